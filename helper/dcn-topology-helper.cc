@@ -1,0 +1,289 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "dcn-topology-helper.h"
+
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/ipv4-static-routing.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DcnTopologyHelper");
+
+DcnTopologyHelper::DcnTopologyHelper(const Topology& topology)
+    : m_topology(topology)
+{
+    m_topology.Validate();
+}
+
+void
+DcnTopologyHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    m_p2p.SetDeviceAttribute(name, value);
+}
+
+void
+DcnTopologyHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    m_p2p.SetChannelAttribute(name, value);
+}
+
+void
+DcnTopologyHelper::Install()
+{
+    CreateNodesAndLinks();
+    InternetStackHelper stack;
+    InstallStack(stack);
+    AssignIpv4Addresses();
+    InstallFlowTreeRoutes();
+}
+
+void
+DcnTopologyHelper::Require(bool done, const std::string& step, const std::string& first) const
+{
+    if (!done)
+    {
+        throw std::logic_error("DcnTopologyHelper::" + step + " needs " + first + " first");
+    }
+}
+
+void
+DcnTopologyHelper::CreateNodesAndLinks()
+{
+    Require(m_nodes.GetN() == 0, "CreateNodesAndLinks", "a fresh helper (it ran already)");
+    NS_LOG_FUNCTION(this << m_topology.GetName());
+    m_nodes.Create(m_topology.GetNNodes());
+    for (uint32_t id = 0; id < m_nodes.GetN(); ++id)
+    {
+        m_modelId[m_nodes.Get(id)->GetId()] = id;
+    }
+    m_links.reserve(m_topology.GetNLinks());
+    for (const auto& link : m_topology.GetLinks())
+    {
+        m_links.push_back(m_p2p.Install(m_nodes.Get(link.a), m_nodes.Get(link.b)));
+    }
+}
+
+void
+DcnTopologyHelper::InstallStack(InternetStackHelper& stack)
+{
+    Require(m_nodes.GetN() != 0, "InstallStack", "CreateNodesAndLinks");
+    stack.Install(m_nodes);
+    m_stackInstalled = true;
+}
+
+void
+DcnTopologyHelper::AssignIpv4Addresses(Ipv4Address base)
+{
+    Require(m_stackInstalled, "AssignIpv4Addresses", "InstallStack");
+    Require(m_interfaces.empty(), "AssignIpv4Addresses", "a helper without addresses");
+    const uint64_t first = base.Get();
+    const uint64_t needed = uint64_t{4} * m_topology.GetNLinks();
+    if (first % 4 != 0)
+    {
+        throw std::invalid_argument("AssignIpv4Addresses: base must be a multiple of 4 (a /30 "
+                                    "network address)");
+    }
+    if (first + needed > (uint64_t{1} << 32))
+    {
+        throw std::invalid_argument("AssignIpv4Addresses: " +
+                                    std::to_string(m_topology.GetNLinks()) +
+                                    " links need /30 subnets past 255.255.255.255; choose a "
+                                    "lower base");
+    }
+    const Ipv4Mask mask("255.255.255.252");
+    m_interfaces.resize(m_topology.GetNLinks());
+    for (uint32_t i = 0; i < m_topology.GetNLinks(); ++i)
+    {
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            Ptr<NetDevice> device = m_links[i].Get(end);
+            Ptr<Ipv4> ipv4 = device->GetNode()->GetObject<Ipv4>();
+            int32_t iface = ipv4->GetInterfaceForDevice(device);
+            if (iface < 0)
+            {
+                iface = static_cast<int32_t>(ipv4->AddInterface(device));
+            }
+            const Ipv4Address address(static_cast<uint32_t>(first + 4 * uint64_t{i} + 1 + end));
+            ipv4->AddAddress(iface, Ipv4InterfaceAddress(address, mask));
+            ipv4->SetMetric(iface, 1);
+            ipv4->SetUp(iface);
+            m_interfaces[i].Add(ipv4, iface);
+        }
+    }
+}
+
+void
+DcnTopologyHelper::InstallFlowTreeRoutes()
+{
+    InstallFlowTreeRoutes(BuildShortestPathTrees(m_topology));
+}
+
+void
+DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
+{
+    Require(!m_interfaces.empty(), "InstallFlowTreeRoutes", "AssignIpv4Addresses");
+    std::vector<bool> seen(m_topology.GetNServers(), false);
+    Ipv4StaticRoutingHelper routingHelper;
+    for (const auto& tree : trees)
+    {
+        const uint32_t root = tree.GetRoot();
+        if (seen[root])
+        {
+            throw std::invalid_argument("InstallFlowTreeRoutes: two trees have root " +
+                                        std::to_string(root) + "; give at most one per root");
+        }
+        seen[root] = true;
+        for (uint32_t node = 0; node < m_topology.GetNNodes(); ++node)
+        {
+            const uint32_t parent = tree.GetParent(node);
+            if (parent == FlowTree::NONE)
+            {
+                continue; // the root itself, or a node outside the tree
+            }
+            const auto link = static_cast<uint32_t>(m_topology.FindLink(node, parent));
+            const uint32_t iface = GetInterface(node, link);
+            const Ipv4Address gateway = GetLinkAddress(parent, link);
+            Ptr<Ipv4StaticRouting> routing =
+                routingHelper.GetStaticRouting(m_nodes.Get(node)->GetObject<Ipv4>());
+            for (uint32_t port = 0; port < m_topology.GetNPorts(root); ++port)
+            {
+                routing->AddHostRouteTo(GetPortAddress(root, port), gateway, iface);
+            }
+        }
+    }
+}
+
+const Topology&
+DcnTopologyHelper::GetTopology() const
+{
+    return m_topology;
+}
+
+NodeContainer
+DcnTopologyHelper::GetServers() const
+{
+    NodeContainer servers;
+    for (uint32_t i = 0; i < m_topology.GetNServers(); ++i)
+    {
+        servers.Add(GetNode(i));
+    }
+    return servers;
+}
+
+NodeContainer
+DcnTopologyHelper::GetSwitches() const
+{
+    NodeContainer switches;
+    for (uint32_t id = m_topology.GetNServers(); id < m_topology.GetNNodes(); ++id)
+    {
+        switches.Add(GetNode(id));
+    }
+    return switches;
+}
+
+NodeContainer
+DcnTopologyHelper::GetNodes() const
+{
+    return m_nodes;
+}
+
+Ptr<Node>
+DcnTopologyHelper::GetServer(uint32_t i) const
+{
+    if (i >= m_topology.GetNServers())
+    {
+        throw std::out_of_range("server " + std::to_string(i) + " does not exist (" +
+                                std::to_string(m_topology.GetNServers()) + " servers)");
+    }
+    return GetNode(i);
+}
+
+Ptr<Node>
+DcnTopologyHelper::GetSwitch(uint32_t j) const
+{
+    if (j >= m_topology.GetNSwitches())
+    {
+        throw std::out_of_range("switch " + std::to_string(j) + " does not exist (" +
+                                std::to_string(m_topology.GetNSwitches()) + " switches)");
+    }
+    return GetNode(m_topology.GetNServers() + j);
+}
+
+Ptr<Node>
+DcnTopologyHelper::GetNode(uint32_t id) const
+{
+    Require(m_nodes.GetN() != 0, "GetNode", "CreateNodesAndLinks");
+    if (id >= m_nodes.GetN())
+    {
+        throw std::out_of_range("node " + std::to_string(id) + " does not exist (" +
+                                std::to_string(m_nodes.GetN()) + " nodes)");
+    }
+    return m_nodes.Get(id);
+}
+
+uint32_t
+DcnTopologyHelper::GetModelId(Ptr<const Node> node) const
+{
+    const auto it = m_modelId.find(node->GetId());
+    if (it == m_modelId.end())
+    {
+        throw std::invalid_argument("ns-3 node " + std::to_string(node->GetId()) +
+                                    " was not created by this DcnTopologyHelper");
+    }
+    return it->second;
+}
+
+NetDeviceContainer
+DcnTopologyHelper::GetLinkDevices(uint32_t link) const
+{
+    Require(!m_links.empty(), "GetLinkDevices", "CreateNodesAndLinks");
+    return m_links.at(link);
+}
+
+uint32_t
+DcnTopologyHelper::GetInterface(uint32_t node, uint32_t link) const
+{
+    const TopologyLink& l = m_topology.GetLink(link);
+    return m_interfaces.at(link).Get(l.a == node ? 0 : 1).second;
+}
+
+Ipv4Address
+DcnTopologyHelper::GetLinkAddress(uint32_t node, uint32_t link) const
+{
+    Require(!m_interfaces.empty(), "GetLinkAddress", "AssignIpv4Addresses");
+    const TopologyLink& l = m_topology.GetLink(link);
+    return m_interfaces.at(link).GetAddress(l.a == node ? 0 : 1);
+}
+
+Ipv4Address
+DcnTopologyHelper::GetPortAddress(uint32_t node, uint32_t port) const
+{
+    const auto& ports = m_topology.GetPortLinks(node);
+    if (port >= ports.size())
+    {
+        throw std::out_of_range("node " + std::to_string(node) + " has no port " +
+                                std::to_string(port) + " (" + std::to_string(ports.size()) +
+                                " ports)");
+    }
+    return GetLinkAddress(node, ports[port]);
+}
+
+Ipv4Address
+DcnTopologyHelper::GetServerAddress(uint32_t server) const
+{
+    if (server >= m_topology.GetNServers())
+    {
+        throw std::out_of_range("server " + std::to_string(server) + " does not exist (" +
+                                std::to_string(m_topology.GetNServers()) + " servers)");
+    }
+    return GetPortAddress(server, 0);
+}
+
+} // namespace ns3

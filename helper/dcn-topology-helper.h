@@ -1,0 +1,159 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef DCN_TOPOLOGY_HELPER_H
+#define DCN_TOPOLOGY_HELPER_H
+
+#include "ns3/flow-tree.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/ipv4-interface-container.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/topology.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * Turns a Topology into an ns-3 network: one node per server and per switch, one
+ * point-to-point link per topology link, the internet stack, IPv4 addresses, and static host
+ * routes that follow flow trees, so that a packet from server u to server v travels exactly
+ * the path of u in v's flow tree (servers relay, switches forward as IP routers).
+ *
+ * Usage, in the shape of ns-3's layout helpers:
+ * \code
+ *   DcnTopologyHelper dcn(BuildTopology("bcube:n=3,k=1"));
+ *   dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+ *   dcn.SetChannelAttribute("Delay", StringValue("1us"));
+ *   dcn.Install(); // nodes, links, stack, addresses, shortest-path flow-tree routes
+ *   Ipv4Address to = dcn.GetServerAddress(4);
+ * \endcode
+ * The steps Install() takes are public too, for a caller that wants its own stack or trees.
+ *
+ * Addressing: link i gets the /30 subnet base + 4i; its end a takes .1, its end b .2. A
+ * server's address (GetServerAddress) is the one on its first port; routes are installed to
+ * every address of every server, so replies to any source address follow the trees as well.
+ */
+class DcnTopologyHelper
+{
+  public:
+    /**
+     * \param topology the topology to build; it is validated and copied
+     * \throws std::invalid_argument when the topology is not valid (see Topology::Validate)
+     */
+    explicit DcnTopologyHelper(const Topology& topology);
+
+    /**
+     * Sets an attribute of every point-to-point device created (e.g. "DataRate").
+     * \param name the attribute name \param value its value
+     */
+    void SetDeviceAttribute(std::string name, const AttributeValue& value);
+    /**
+     * Sets an attribute of every point-to-point channel created (e.g. "Delay").
+     * \param name the attribute name \param value its value
+     */
+    void SetChannelAttribute(std::string name, const AttributeValue& value);
+    /**
+     * Sets the queue type and attributes of every device created.
+     * \param type the queue's TypeId name, e.g. "ns3::DropTailQueue<Packet>"
+     * \param args name and value pairs of the queue's attributes
+     */
+    template <typename... Ts>
+    void SetQueue(std::string type, Ts&&... args);
+
+    /**
+     * Builds everything: CreateNodesAndLinks(), InstallStack() with a default
+     * InternetStackHelper, AssignIpv4Addresses() and InstallFlowTreeRoutes() with the default
+     * shortest-path trees.
+     */
+    void Install();
+
+    /** Creates the nodes (model id order: servers, then switches) and the links. */
+    void CreateNodesAndLinks();
+    /**
+     * Installs an internet stack on every node.
+     * \param stack the helper to install with
+     */
+    void InstallStack(InternetStackHelper& stack);
+    /**
+     * Gives every link its own /30 subnet, starting at base.
+     * \param base the first subnet's network address, a multiple of 4
+     * \throws std::invalid_argument when base is not /30-aligned or the subnets would run past
+     *         255.255.255.255
+     */
+    void AssignIpv4Addresses(Ipv4Address base = Ipv4Address("10.0.0.0"));
+    /** Installs static host routes that follow the default shortest-path flow trees. */
+    void InstallFlowTreeRoutes();
+    /**
+     * Installs static host routes that follow the given flow trees: for each tree, every node
+     * in it gets a route to every address of the root via its parent.
+     * \param trees one tree per root server (any order, at most one per root)
+     * \throws std::invalid_argument when two trees share a root
+     */
+    void InstallFlowTreeRoutes(const std::vector<FlowTree>& trees);
+
+    /// \return the topology being built
+    const Topology& GetTopology() const;
+    /// \return the server nodes, server i at index i
+    NodeContainer GetServers() const;
+    /// \return the switch nodes, switch j (model id N+j) at index j
+    NodeContainer GetSwitches() const;
+    /// \return every node in model id order
+    NodeContainer GetNodes() const;
+    /// \param i a server index \return its node
+    Ptr<Node> GetServer(uint32_t i) const;
+    /// \param j a switch index (0 for the first switch) \return its node
+    Ptr<Node> GetSwitch(uint32_t j) const;
+    /// \param id a model node id \return its node
+    Ptr<Node> GetNode(uint32_t id) const;
+    /**
+     * \param node an ns-3 node created by this helper
+     * \return its model node id
+     * \throws std::invalid_argument when this helper did not create it
+     */
+    uint32_t GetModelId(Ptr<const Node> node) const;
+    /// \param link a topology link index \return its two devices, at end a then end b
+    NetDeviceContainer GetLinkDevices(uint32_t link) const;
+    /// \param server a server \return its address (the one on its first port)
+    Ipv4Address GetServerAddress(uint32_t server) const;
+    /**
+     * \param node a model node id \param port one of its ports
+     * \return the node's address on the link of that port
+     */
+    Ipv4Address GetPortAddress(uint32_t node, uint32_t port) const;
+
+  private:
+    /// \return the interface index of node's end of link \param node a model id \param link
+    uint32_t GetInterface(uint32_t node, uint32_t link) const;
+    /// \return node's address on link \param node a model id \param link a link index
+    Ipv4Address GetLinkAddress(uint32_t node, uint32_t link) const;
+    /// Throws std::logic_error when a step is called before the one it needs.
+    void Require(bool done, const std::string& step, const std::string& first) const;
+
+    Topology m_topology;                      //!< the model
+    PointToPointHelper m_p2p;                 //!< makes the links
+    NodeContainer m_nodes;                    //!< all nodes, model id order
+    std::vector<NetDeviceContainer> m_links;  //!< devices per link (end a, end b)
+    std::vector<Ipv4InterfaceContainer> m_interfaces; //!< addresses per link (end a, end b)
+    std::map<uint32_t, uint32_t> m_modelId;   //!< ns-3 node id -> model id
+    bool m_stackInstalled{false};             //!< InstallStack done
+};
+
+template <typename... Ts>
+void
+DcnTopologyHelper::SetQueue(std::string type, Ts&&... args)
+{
+    m_p2p.SetQueue(type, std::forward<Ts>(args)...);
+}
+
+} // namespace ns3
+
+#endif /* DCN_TOPOLOGY_HELPER_H */

@@ -1,0 +1,597 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "topology-generators.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ns3
+{
+
+namespace
+{
+
+constexpr uint64_t SATURATED = std::numeric_limits<uint64_t>::max();
+
+/// a * b, saturated at UINT64_MAX so that size checks can run before anything overflows.
+uint64_t
+SatMul(uint64_t a, uint64_t b)
+{
+    if (a != 0 && b > SATURATED / a)
+    {
+        return SATURATED;
+    }
+    return a * b;
+}
+
+uint64_t
+SatAdd(uint64_t a, uint64_t b)
+{
+    return (a > SATURATED - b) ? SATURATED : a + b;
+}
+
+uint64_t
+SatPow(uint64_t base, uint64_t exp)
+{
+    uint64_t result = 1;
+    for (uint64_t i = 0; i < exp && result != SATURATED; ++i)
+    {
+        result = SatMul(result, base);
+    }
+    return result;
+}
+
+void
+RequireAtLeast(const std::string& kind,
+               const std::string& param,
+               int64_t value,
+               int64_t min,
+               const std::string& why = "")
+{
+    if (value < min)
+    {
+        throw std::invalid_argument(kind + " " + param + " must be >= " + std::to_string(min) +
+                                    ", got " + std::to_string(value) + why);
+    }
+}
+
+/// A uniform integer in [0, n) drawn from a 64-bit Mersenne Twister by rejection, so that the
+/// same seed gives the same graph with every standard library (the std distributions do not).
+uint64_t
+UniformIndex(std::mt19937_64& rng, uint64_t n)
+{
+    const uint64_t limit = SATURATED - (SATURATED % n);
+    uint64_t x = 0;
+    do
+    {
+        x = rng();
+    } while (x >= limit);
+    return x % n;
+}
+
+/// The switch-to-switch graph of a Jellyfish under construction.
+class SwitchGraph
+{
+  public:
+    SwitchGraph(uint32_t switches, uint32_t degree)
+        : m_free(switches, degree)
+    {
+    }
+
+    static uint64_t Key(uint32_t a, uint32_t b)
+    {
+        return a < b ? (uint64_t{a} << 32 | b) : (uint64_t{b} << 32 | a);
+    }
+
+    bool Adjacent(uint32_t a, uint32_t b) const
+    {
+        return m_edgeIndex.count(Key(a, b)) != 0;
+    }
+
+    void Add(uint32_t a, uint32_t b)
+    {
+        m_edgeIndex[Key(a, b)] = m_edges.size();
+        m_edges.emplace_back(std::min(a, b), std::max(a, b));
+        --m_free[a];
+        --m_free[b];
+    }
+
+    void Remove(size_t index)
+    {
+        const auto [a, b] = m_edges[index];
+        m_edgeIndex.erase(Key(a, b));
+        if (index + 1 != m_edges.size())
+        {
+            m_edges[index] = m_edges.back();
+            m_edgeIndex[Key(m_edges[index].first, m_edges[index].second)] = index;
+        }
+        m_edges.pop_back();
+        ++m_free[a];
+        ++m_free[b];
+    }
+
+    std::vector<uint32_t> SwitchesWithFreePorts() const
+    {
+        std::vector<uint32_t> result;
+        for (uint32_t s = 0; s < m_free.size(); ++s)
+        {
+            if (m_free[s] > 0)
+            {
+                result.push_back(s);
+            }
+        }
+        return result;
+    }
+
+    std::vector<uint32_t> m_free;                     //!< free switch ports per switch
+    std::vector<std::pair<uint32_t, uint32_t>> m_edges; //!< links, a < b
+    std::unordered_map<uint64_t, size_t> m_edgeIndex;   //!< pair key -> index in m_edges
+};
+
+/// Links random non-adjacent pairs of switches with free ports until no such pair is left.
+void
+LinkRandomPairs(SwitchGraph& g, std::mt19937_64& rng)
+{
+    while (true)
+    {
+        const auto open = g.SwitchesWithFreePorts();
+        if (open.size() < 2)
+        {
+            return;
+        }
+        // Random tries first; when they keep failing, look at every pair to know for sure.
+        bool linked = false;
+        for (size_t attempt = 0; attempt < 2 * open.size() + 16 && !linked; ++attempt)
+        {
+            const uint32_t a = open[UniformIndex(rng, open.size())];
+            const uint32_t b = open[UniformIndex(rng, open.size())];
+            if (a != b && !g.Adjacent(a, b))
+            {
+                g.Add(a, b);
+                linked = true;
+            }
+        }
+        if (linked)
+        {
+            continue;
+        }
+        std::vector<std::pair<uint32_t, uint32_t>> pairs;
+        for (size_t i = 0; i < open.size(); ++i)
+        {
+            for (size_t j = i + 1; j < open.size(); ++j)
+            {
+                if (!g.Adjacent(open[i], open[j]))
+                {
+                    pairs.emplace_back(open[i], open[j]);
+                }
+            }
+        }
+        if (pairs.empty())
+        {
+            return;
+        }
+        const auto [a, b] = pairs[UniformIndex(rng, pairs.size())];
+        g.Add(a, b);
+    }
+}
+
+/// One step of the fix-up: frees a port pair by removing a random link. Returns false when
+/// nothing more can be done.
+bool
+FixUpOnce(SwitchGraph& g, std::mt19937_64& rng)
+{
+    const auto open = g.SwitchesWithFreePorts();
+    for (uint32_t s : open)
+    {
+        if (g.m_free[s] < 2)
+        {
+            continue;
+        }
+        // A switch with two free ports: remove (x, y) and link s-x and s-y.
+        std::vector<size_t> candidates;
+        for (size_t e = 0; e < g.m_edges.size(); ++e)
+        {
+            const auto [x, y] = g.m_edges[e];
+            if (x != s && y != s && !g.Adjacent(s, x) && !g.Adjacent(s, y))
+            {
+                candidates.push_back(e);
+            }
+        }
+        if (candidates.empty())
+        {
+            continue;
+        }
+        const size_t e = candidates[UniformIndex(rng, candidates.size())];
+        const auto [x, y] = g.m_edges[e];
+        g.Remove(e);
+        g.Add(s, x);
+        g.Add(s, y);
+        return true;
+    }
+    if (open.size() >= 2)
+    {
+        // Switches with one free port each, all adjacent to one another: take the first two,
+        // a and b, remove a link (x, y) and link a-x and b-y.
+        const uint32_t a = open[0];
+        const uint32_t b = open[1];
+        std::vector<std::pair<size_t, bool>> candidates; // (edge, swap ends)
+        for (size_t e = 0; e < g.m_edges.size(); ++e)
+        {
+            const auto [x, y] = g.m_edges[e];
+            if (x == a || x == b || y == a || y == b)
+            {
+                continue;
+            }
+            if (!g.Adjacent(a, x) && !g.Adjacent(b, y))
+            {
+                candidates.emplace_back(e, false);
+            }
+            if (!g.Adjacent(a, y) && !g.Adjacent(b, x))
+            {
+                candidates.emplace_back(e, true);
+            }
+        }
+        if (!candidates.empty())
+        {
+            const auto [e, swapEnds] = candidates[UniformIndex(rng, candidates.size())];
+            auto [x, y] = g.m_edges[e];
+            if (swapEnds)
+            {
+                std::swap(x, y);
+            }
+            g.Remove(e);
+            g.Add(a, x);
+            g.Add(b, y);
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Parses "kind:key=value,..." into its kind and an ordered key->value map.
+struct Spec
+{
+    std::string kind;
+    std::map<std::string, std::string> values;
+};
+
+Spec
+ParseSpec(const std::string& spec)
+{
+    const auto colon = spec.find(':');
+    Spec result;
+    result.kind = spec.substr(0, colon);
+    if (result.kind == "file" || colon == std::string::npos)
+    {
+        if (colon != std::string::npos)
+        {
+            result.values["path"] = spec.substr(colon + 1);
+        }
+        return result;
+    }
+    const std::string rest = spec.substr(colon + 1);
+    size_t pos = 0;
+    while (pos <= rest.size())
+    {
+        const auto comma = std::min(rest.find(',', pos), rest.size());
+        const std::string item = rest.substr(pos, comma - pos);
+        pos = comma + 1;
+        if (item.empty())
+        {
+            continue;
+        }
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+        {
+            throw std::invalid_argument("topology spec '" + spec + "': expected key=value, got '" +
+                                        item + "'");
+        }
+        const std::string key = item.substr(0, eq);
+        if (!result.values.emplace(key, item.substr(eq + 1)).second)
+        {
+            throw std::invalid_argument("topology spec '" + spec + "': key '" + key +
+                                        "' is given twice");
+        }
+    }
+    return result;
+}
+
+/// Takes the integer value of `key` out of the spec, or `fallback` when absent and allowed.
+int64_t
+TakeInteger(Spec& spec, const std::string& key, const int64_t* fallback)
+{
+    const auto it = spec.values.find(key);
+    if (it == spec.values.end())
+    {
+        if (fallback)
+        {
+            return *fallback;
+        }
+        throw std::invalid_argument(spec.kind + " needs '" + key + "', e.g. " + spec.kind + ":" +
+                                    key + "=...");
+    }
+    const std::string text = it->second;
+    spec.values.erase(it);
+    size_t used = 0;
+    int64_t value = 0;
+    try
+    {
+        value = std::stoll(text, &used, 10);
+    }
+    catch (const std::out_of_range&)
+    {
+        throw std::invalid_argument(spec.kind + " " + key + " = '" + text +
+                                    "' is out of range for a 64-bit integer");
+    }
+    catch (const std::invalid_argument&)
+    {
+        used = 0;
+    }
+    if (used != text.size() || text.empty())
+    {
+        throw std::invalid_argument(spec.kind + " " + key + " must be a whole number, got '" +
+                                    text + "'");
+    }
+    return value;
+}
+
+void
+RejectUnknownKeys(const Spec& spec, const std::string& accepted)
+{
+    if (!spec.values.empty())
+    {
+        throw std::invalid_argument("unknown key '" + spec.values.begin()->first + "' for " +
+                                    spec.kind + "; accepted keys: " + accepted);
+    }
+}
+
+} // namespace
+
+Topology
+MakeBCube(int64_t n, int64_t k)
+{
+    RequireAtLeast("BCube", "n", n, 2);
+    RequireAtLeast("BCube", "k", k, 0);
+    const std::string name = "bcube(n=" + std::to_string(n) + ",k=" + std::to_string(k) + ")";
+    const uint64_t perLevel = SatPow(n, k);
+    const uint64_t servers = SatMul(perLevel, n);
+    const uint64_t levels = static_cast<uint64_t>(k) + 1;
+    CheckTopologySize(name, servers, SatMul(levels, perLevel), SatMul(levels, servers));
+
+    Topology t(name,
+               static_cast<uint32_t>(servers),
+               static_cast<uint32_t>(levels * perLevel));
+    const auto un = static_cast<uint64_t>(n);
+    for (uint64_t s = 0; s < servers; ++s)
+    {
+        uint64_t weight = 1; // n^level
+        for (uint64_t level = 0; level < levels; ++level, weight *= un)
+        {
+            // The switch index is s with digit `level` removed.
+            const uint64_t low = s % weight;
+            const uint64_t high = s / (weight * un);
+            const uint64_t index = high * weight + low;
+            t.AddLink(static_cast<uint32_t>(s),
+                      static_cast<uint32_t>(servers + level * perLevel + index));
+        }
+    }
+    return t;
+}
+
+Topology
+MakeDCell(int64_t n, int64_t k)
+{
+    RequireAtLeast("DCell", "n", n, 2);
+    RequireAtLeast("DCell", "k", k, 0);
+    const std::string name = "dcell(n=" + std::to_string(n) + ",k=" + std::to_string(k) + ")";
+    std::vector<uint64_t> t{static_cast<uint64_t>(n)}; // t[l] = servers in a DCell_l
+    for (int64_t l = 1; l <= k && t.back() != SATURATED; ++l)
+    {
+        t.push_back(SatMul(t.back(), SatAdd(t.back(), 1)));
+    }
+    const uint64_t servers = t.back();
+    const uint64_t links = SatMul(servers / 2, static_cast<uint64_t>(k) + 2) +
+                           ((servers % 2) * (static_cast<uint64_t>(k) + 2)) / 2;
+    CheckTopologySize(name, servers, servers == SATURATED ? SATURATED : servers / n, links);
+
+    const auto un = static_cast<uint64_t>(n);
+    Topology topo(name, static_cast<uint32_t>(servers), static_cast<uint32_t>(servers / un));
+    // Level 0: each server links to the switch of its DCell_0.
+    for (uint64_t s = 0; s < servers; ++s)
+    {
+        topo.AddLink(static_cast<uint32_t>(s), static_cast<uint32_t>(servers + s / un));
+    }
+    // Level l: in each DCell_l, sub-DCell i links to sub-DCell j through [i, j-1] - [j, i].
+    for (size_t l = 1; l < t.size(); ++l)
+    {
+        const uint64_t sub = t[l - 1];
+        const uint64_t groups = sub + 1;
+        for (uint64_t base = 0; base < servers; base += t[l])
+        {
+            for (uint64_t i = 0; i < groups; ++i)
+            {
+                for (uint64_t j = i + 1; j < groups; ++j)
+                {
+                    topo.AddLink(static_cast<uint32_t>(base + i * sub + (j - 1)),
+                                 static_cast<uint32_t>(base + j * sub + i));
+                }
+            }
+        }
+    }
+    return topo;
+}
+
+Topology
+MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitch, uint64_t seed)
+{
+    RequireAtLeast("Jellyfish", "switches", switches, 2);
+    RequireAtLeast("Jellyfish", "servers", serversPerSwitch, 1, " (servers per switch)");
+    RequireAtLeast("Jellyfish", "degree", degree, 1, " (switch-to-switch ports per switch)");
+    const std::string name = "jellyfish(switches=" + std::to_string(switches) +
+                             ",degree=" + std::to_string(degree) +
+                             ",servers=" + std::to_string(serversPerSwitch) +
+                             ",seed=" + std::to_string(seed) + ")";
+    if (degree > switches - 1)
+    {
+        throw std::invalid_argument("Jellyfish degree must be between 1 and switches-1 = " +
+                                    std::to_string(switches - 1) + ", got " +
+                                    std::to_string(degree) +
+                                    ": a switch cannot have more switch neighbours than there "
+                                    "are other switches");
+    }
+    const auto us = static_cast<uint64_t>(switches);
+    const auto ur = static_cast<uint64_t>(degree);
+    const uint64_t servers = SatMul(us, static_cast<uint64_t>(serversPerSwitch));
+    CheckTopologySize(name, servers, us, SatAdd(servers, SatMul(us, ur) / 2));
+
+    std::mt19937_64 rng(seed);
+    SwitchGraph g(static_cast<uint32_t>(switches), static_cast<uint32_t>(degree));
+    LinkRandomPairs(g, rng);
+    while (FixUpOnce(g, rng))
+    {
+        LinkRandomPairs(g, rng);
+    }
+
+    Topology t(name, static_cast<uint32_t>(servers), static_cast<uint32_t>(switches));
+    for (uint64_t s = 0; s < servers; ++s)
+    {
+        t.AddLink(static_cast<uint32_t>(s),
+                  static_cast<uint32_t>(servers + s / static_cast<uint64_t>(serversPerSwitch)));
+    }
+    auto edges = g.m_edges;
+    std::sort(edges.begin(), edges.end());
+    for (const auto& [a, b] : edges)
+    {
+        t.AddLink(static_cast<uint32_t>(servers + a), static_cast<uint32_t>(servers + b));
+    }
+    if (!t.IsConnected())
+    {
+        throw std::invalid_argument(name + " came out disconnected (" +
+                                    std::to_string(t.CountComponents()) +
+                                    " components); try another seed or a larger degree");
+    }
+    return t;
+}
+
+Topology
+MakeFatTree(int64_t k)
+{
+    if (k < 2 || k % 2 != 0)
+    {
+        throw std::invalid_argument("FatTree k must be even and >= 2, got " + std::to_string(k));
+    }
+    const std::string name = "fattree(k=" + std::to_string(k) + ")";
+    const auto uk = static_cast<uint64_t>(k);
+    const uint64_t half = uk / 2;
+    const uint64_t servers = SatMul(SatMul(uk, uk), uk) / 4;
+    CheckTopologySize(name, servers, SatMul(SatMul(uk, uk), 5) / 4, SatMul(servers, 3));
+
+    const uint64_t edgeBase = servers;
+    const uint64_t aggBase = edgeBase + uk * half;
+    const uint64_t coreBase = aggBase + uk * half;
+    Topology t(name, static_cast<uint32_t>(servers), static_cast<uint32_t>(5 * uk * uk / 4));
+    auto link = [&t](uint64_t a, uint64_t b) {
+        t.AddLink(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+    };
+    for (uint64_t s = 0; s < servers; ++s)
+    {
+        link(s, edgeBase + s / half); // server s sits under edge switch s / (k/2)
+    }
+    for (uint64_t pod = 0; pod < uk; ++pod)
+    {
+        for (uint64_t e = 0; e < half; ++e)
+        {
+            for (uint64_t a = 0; a < half; ++a)
+            {
+                link(edgeBase + pod * half + e, aggBase + pod * half + a);
+            }
+        }
+    }
+    for (uint64_t pod = 0; pod < uk; ++pod)
+    {
+        for (uint64_t a = 0; a < half; ++a)
+        {
+            for (uint64_t c = 0; c < half; ++c)
+            {
+                link(aggBase + pod * half + a, coreBase + a * half + c);
+            }
+        }
+    }
+    return t;
+}
+
+Topology
+BuildTopology(const std::string& specText)
+{
+    Spec spec = ParseSpec(specText);
+    const int64_t one = 1;
+    Topology t;
+    if (spec.kind == "bcube" || spec.kind == "dcell")
+    {
+        const int64_t n = TakeInteger(spec, "n", nullptr);
+        const int64_t k = TakeInteger(spec, "k", nullptr);
+        RejectUnknownKeys(spec, "n, k");
+        t = (spec.kind == "bcube") ? MakeBCube(n, k) : MakeDCell(n, k);
+    }
+    else if (spec.kind == "jellyfish")
+    {
+        const int64_t switches = TakeInteger(spec, "switches", nullptr);
+        const int64_t degree = TakeInteger(spec, "degree", nullptr);
+        const int64_t servers = TakeInteger(spec, "servers", &one);
+        const int64_t seed = TakeInteger(spec, "seed", &one);
+        RejectUnknownKeys(spec, "switches, degree, servers (default 1), seed (default 1)");
+        if (seed < 0)
+        {
+            throw std::invalid_argument("Jellyfish seed must be >= 0, got " +
+                                        std::to_string(seed));
+        }
+        t = MakeJellyfish(switches, degree, servers, static_cast<uint64_t>(seed));
+    }
+    else if (spec.kind == "fattree")
+    {
+        const int64_t k = TakeInteger(spec, "k", nullptr);
+        RejectUnknownKeys(spec, "k");
+        t = MakeFatTree(k);
+    }
+    else if (spec.kind == "file")
+    {
+        const auto it = spec.values.find("path");
+        if (it == spec.values.end() || it->second.empty())
+        {
+            throw std::invalid_argument("topology spec 'file:' needs a path, e.g. file:my.topo");
+        }
+        return ReadTopologyFile(it->second);
+    }
+    else
+    {
+        throw std::invalid_argument(
+            "unknown topology kind '" + spec.kind + "' in spec '" + specText +
+            "'; accepted kinds: bcube:n=N,k=K  dcell:n=N,k=K  "
+            "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  file:PATH");
+    }
+    t.Validate();
+    return t;
+}
+
+std::vector<std::string>
+PaperTopologySpecs()
+{
+    return {"bcube:n=3,k=1",
+            "bcube:n=4,k=1",
+            "bcube:n=5,k=1",
+            "dcell:n=4,k=1",
+            "dcell:n=5,k=1",
+            "dcell:n=6,k=1",
+            "jellyfish:switches=10,degree=4,servers=1,seed=1",
+            "jellyfish:switches=15,degree=4,servers=1,seed=1",
+            "jellyfish:switches=20,degree=4,servers=1,seed=1"};
+}
+
+} // namespace ns3

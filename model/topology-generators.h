@@ -1,0 +1,100 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_TOPOLOGY_GENERATORS_H
+#define ALLREDUCE_TOPOLOGY_GENERATORS_H
+
+#include "topology.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * BCube(n,k) (Guo et al., SIGCOMM 2009): n^(k+1) servers, k+1 levels of n^k n-port switches.
+ *
+ * Server s has base-n digits a_k..a_0; its port i links to the level-i switch whose index is
+ * s with digit i removed. Switch j of level i is node n^(k+1) + i*n^k + j.
+ * \param n switch ports, >= 2
+ * \param k levels above 0, >= 0
+ * \return the topology, named "bcube(n=N,k=K)"
+ * \throws std::invalid_argument for a bad parameter or a size that does not fit in memory
+ */
+Topology MakeBCube(int64_t n, int64_t k);
+
+/**
+ * \ingroup allreduce
+ * DCell(n,k) (Guo et al., SIGCOMM 2008): t_k servers with t_0 = n and
+ * t_k = t_{k-1} * (t_{k-1} + 1); one n-port switch per DCell_0.
+ *
+ * Server uid u is in DCell_0 number u / n, whose switch is node t_k + u / n. At level l, in each
+ * DCell_l, server [i, j-1] links to server [j, i] for every i < j, where [a, b] is server b of
+ * sub-DCell_{l-1} a.
+ * \param n servers per DCell_0, >= 2
+ * \param k level, >= 0
+ * \return the topology, named "dcell(n=N,k=K)"
+ * \throws std::invalid_argument for a bad parameter or a size that does not fit in memory
+ */
+Topology MakeDCell(int64_t n, int64_t k);
+
+/**
+ * \ingroup allreduce
+ * Jellyfish (Singla et al., NSDI 2012): a random regular graph of switches with servers
+ * attached.
+ *
+ * Switch-switch links are added between random pairs of switches that have free ports and are
+ * not yet adjacent. When no such pair is left but a switch still has two free ports, a random
+ * existing link (x, y) is removed and the switch is linked to x and y (the paper's fix-up); two
+ * adjacent switches with one free port each are completed the same way. Every switch ends with
+ * exactly `degree` switch links when switches*degree is even; otherwise one switch has one fewer.
+ * Server i attaches to switch i / serversPerSwitch; servers come first, switches after.
+ * \param switches number of switches, >= 2
+ * \param degree switch-to-switch ports per switch, 1..switches-1
+ * \param serversPerSwitch servers on each switch, >= 1
+ * \param seed the random seed; the same seed gives the same graph
+ * \return the topology, named "jellyfish(switches=S,degree=R,servers=H,seed=X)"
+ * \throws std::invalid_argument for a bad parameter, a size that does not fit in memory, or a
+ *         graph that comes out disconnected (say which seed, and that another may work)
+ */
+Topology MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitch, uint64_t seed);
+
+/**
+ * \ingroup allreduce
+ * FatTree(k) (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2 aggregation switches,
+ * (k/2)^2 core switches, k/2 servers per edge switch.
+ *
+ * Nodes: servers (pod-major), then edge switches, aggregation switches and core switches, each
+ * pod-major. Aggregation switch j of each pod links to core switches j*k/2 .. j*k/2 + k/2 - 1.
+ * \param k switch ports, even and >= 2
+ * \return the topology, named "fattree(k=K)"
+ * \throws std::invalid_argument for a bad parameter or a size that does not fit in memory
+ */
+Topology MakeFatTree(int64_t k);
+
+/**
+ * \ingroup allreduce
+ * Builds a topology from a spec string, the one argument every example takes:
+ * `bcube:n=3,k=1`, `dcell:n=4,k=1`, `jellyfish:switches=10,degree=4,servers=1,seed=1`,
+ * `fattree:k=4` or `file:PATH`. Jellyfish's `servers` and `seed` default to 1.
+ * \param spec the spec
+ * \return the validated topology
+ * \throws std::invalid_argument naming the kind, key or value that is wrong and what is accepted
+ */
+Topology BuildTopology(const std::string& spec);
+
+/**
+ * \ingroup allreduce
+ * \return the spec strings of the nine topologies the seed paper evaluates (its Table 2):
+ *         BCube(3..5,1), DCell(4..6,1) and Jellyfish with 10, 15 and 20 switches (degree 4, one
+ *         server each, seed 1)
+ */
+std::vector<std::string> PaperTopologySpecs();
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_TOPOLOGY_GENERATORS_H */

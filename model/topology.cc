@@ -1,0 +1,573 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "topology.h"
+
+#include <deque>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+constexpr uint32_t UNREACHED = std::numeric_limits<uint32_t>::max();
+
+/// Bytes a node and a link take in a Topology and its flow trees, for the size message.
+constexpr double BYTES_PER_NODE = 96.0;
+constexpr double BYTES_PER_LINK = 64.0;
+
+std::string
+FormatGiB(double bytes)
+{
+    std::ostringstream os;
+    os << std::setprecision(3) << bytes / (1024.0 * 1024.0 * 1024.0) << " GiB";
+    return os.str();
+}
+
+std::string
+FormatCount(uint64_t n)
+{
+    if (n == std::numeric_limits<uint64_t>::max())
+    {
+        return "more than 1.8e19";
+    }
+    return std::to_string(n);
+}
+
+} // namespace
+
+Topology::Topology(std::string name, uint32_t servers, uint32_t switches)
+    : m_name(std::move(name)),
+      m_nServers(servers),
+      m_nSwitches(switches)
+{
+    CheckTopologySize(m_name, servers, switches, 0);
+    m_neighbors.resize(GetNNodes());
+    m_portLinks.resize(GetNNodes());
+}
+
+void
+Topology::CheckNode(uint32_t node) const
+{
+    if (node >= GetNNodes())
+    {
+        throw std::out_of_range("node " + std::to_string(node) + " is not in topology '" +
+                                m_name + "' (nodes are 0.." + std::to_string(GetNNodes()) +
+                                " exclusive)");
+    }
+}
+
+uint64_t
+Topology::PairKey(uint32_t a, uint32_t b)
+{
+    if (a > b)
+    {
+        std::swap(a, b);
+    }
+    return (uint64_t{a} << 32) | b;
+}
+
+uint32_t
+Topology::AddLink(uint32_t a, uint32_t b)
+{
+    const uint32_t n = GetNNodes();
+    if (a >= n || b >= n)
+    {
+        throw std::invalid_argument("link " + std::to_string(a) + "-" + std::to_string(b) +
+                                    " names a node that does not exist (nodes are 0.." +
+                                    std::to_string(n == 0 ? 0 : n - 1) + ")");
+    }
+    if (a == b)
+    {
+        throw std::invalid_argument("link " + std::to_string(a) + "-" + std::to_string(b) +
+                                    " joins a node to itself; links must join two nodes");
+    }
+    if (m_links.size() >= MAX_LINKS)
+    {
+        throw std::invalid_argument("topology '" + m_name + "' would have more than " +
+                                    std::to_string(MAX_LINKS) + " links, the limit");
+    }
+    const auto index = static_cast<uint32_t>(m_links.size());
+    if (!m_linkIndex.emplace(PairKey(a, b), index).second)
+    {
+        throw std::invalid_argument("link " + std::to_string(a) + "-" + std::to_string(b) +
+                                    " is given twice; parallel links are not supported");
+    }
+    m_links.push_back({a, b});
+    m_neighbors[a].push_back(b);
+    m_neighbors[b].push_back(a);
+    m_portLinks[a].push_back(index);
+    m_portLinks[b].push_back(index);
+    return index;
+}
+
+const std::string&
+Topology::GetName() const
+{
+    return m_name;
+}
+
+void
+Topology::SetName(std::string name)
+{
+    m_name = std::move(name);
+}
+
+uint32_t
+Topology::GetNServers() const
+{
+    return m_nServers;
+}
+
+uint32_t
+Topology::GetNSwitches() const
+{
+    return m_nSwitches;
+}
+
+uint32_t
+Topology::GetNNodes() const
+{
+    return m_nServers + m_nSwitches;
+}
+
+uint32_t
+Topology::GetNLinks() const
+{
+    return static_cast<uint32_t>(m_links.size());
+}
+
+bool
+Topology::IsServer(uint32_t node) const
+{
+    CheckNode(node);
+    return node < m_nServers;
+}
+
+NodeKind
+Topology::GetKind(uint32_t node) const
+{
+    return IsServer(node) ? NodeKind::SERVER : NodeKind::SWITCH;
+}
+
+const TopologyLink&
+Topology::GetLink(uint32_t index) const
+{
+    if (index >= m_links.size())
+    {
+        throw std::out_of_range("link " + std::to_string(index) + " is not in topology '" +
+                                m_name + "' (" + std::to_string(m_links.size()) + " links)");
+    }
+    return m_links[index];
+}
+
+const std::vector<TopologyLink>&
+Topology::GetLinks() const
+{
+    return m_links;
+}
+
+const std::vector<uint32_t>&
+Topology::GetNeighbors(uint32_t node) const
+{
+    CheckNode(node);
+    return m_neighbors[node];
+}
+
+const std::vector<uint32_t>&
+Topology::GetPortLinks(uint32_t node) const
+{
+    CheckNode(node);
+    return m_portLinks[node];
+}
+
+uint32_t
+Topology::GetNPorts(uint32_t node) const
+{
+    return static_cast<uint32_t>(GetNeighbors(node).size());
+}
+
+int64_t
+Topology::FindLink(uint32_t a, uint32_t b) const
+{
+    auto it = m_linkIndex.find(PairKey(a, b));
+    return it == m_linkIndex.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
+bool
+Topology::HasLink(uint32_t a, uint32_t b) const
+{
+    return FindLink(a, b) >= 0;
+}
+
+std::vector<uint32_t>
+Topology::GetHopDistances(uint32_t from) const
+{
+    CheckNode(from);
+    std::vector<uint32_t> dist(GetNNodes(), UNREACHED);
+    std::deque<uint32_t> queue{from};
+    dist[from] = 0;
+    while (!queue.empty())
+    {
+        const uint32_t u = queue.front();
+        queue.pop_front();
+        for (uint32_t v : m_neighbors[u])
+        {
+            if (dist[v] == UNREACHED)
+            {
+                dist[v] = dist[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    return dist;
+}
+
+uint32_t
+Topology::CountComponents() const
+{
+    std::vector<bool> seen(GetNNodes(), false);
+    uint32_t components = 0;
+    std::vector<uint32_t> stack;
+    for (uint32_t start = 0; start < GetNNodes(); ++start)
+    {
+        if (seen[start])
+        {
+            continue;
+        }
+        ++components;
+        seen[start] = true;
+        stack.push_back(start);
+        while (!stack.empty())
+        {
+            const uint32_t u = stack.back();
+            stack.pop_back();
+            for (uint32_t v : m_neighbors[u])
+            {
+                if (!seen[v])
+                {
+                    seen[v] = true;
+                    stack.push_back(v);
+                }
+            }
+        }
+    }
+    return components;
+}
+
+bool
+Topology::IsConnected() const
+{
+    return CountComponents() <= 1;
+}
+
+uint32_t
+Topology::GetServerDiameter() const
+{
+    uint32_t diameter = 0;
+    for (uint32_t s = 0; s < m_nServers; ++s)
+    {
+        const auto dist = GetHopDistances(s);
+        for (uint32_t t = 0; t < m_nServers; ++t)
+        {
+            if (dist[t] == UNREACHED)
+            {
+                throw std::invalid_argument("topology '" + m_name + "' is disconnected: server " +
+                                            std::to_string(t) + " cannot be reached from server " +
+                                            std::to_string(s));
+            }
+            diameter = std::max(diameter, dist[t]);
+        }
+    }
+    return diameter;
+}
+
+void
+Topology::Validate() const
+{
+    if (m_nServers == 0)
+    {
+        throw std::invalid_argument("topology '" + m_name +
+                                    "' has no servers; it needs at least one");
+    }
+    for (uint32_t s = 0; s < m_nServers; ++s)
+    {
+        if (m_neighbors[s].empty())
+        {
+            throw std::invalid_argument("topology '" + m_name + "': server " + std::to_string(s) +
+                                        " has no link; every server needs at least one");
+        }
+    }
+    const uint32_t components = CountComponents();
+    if (components > 1)
+    {
+        const auto dist = GetHopDistances(0);
+        uint32_t unreached = 0;
+        while (dist[unreached] != UNREACHED)
+        {
+            ++unreached;
+        }
+        throw std::invalid_argument(
+            "topology '" + m_name + "' is disconnected: it has " + std::to_string(components) +
+            " components, and node " + std::to_string(unreached) +
+            " cannot be reached from server 0; every node must be reachable");
+    }
+}
+
+bool
+Topology::operator==(const Topology& other) const
+{
+    return m_name == other.m_name && m_nServers == other.m_nServers &&
+           m_nSwitches == other.m_nSwitches && m_links == other.m_links;
+}
+
+bool
+Topology::operator!=(const Topology& other) const
+{
+    return !(*this == other);
+}
+
+void
+CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switches, uint64_t links)
+{
+    const uint64_t max = std::numeric_limits<uint64_t>::max();
+    const uint64_t nodes = (servers > max - switches) ? max : servers + switches;
+    if (nodes <= Topology::MAX_NODES && links <= Topology::MAX_LINKS)
+    {
+        return;
+    }
+    const double bytes = static_cast<double>(nodes) * BYTES_PER_NODE +
+                         static_cast<double>(links) * BYTES_PER_LINK;
+    const double limitBytes = static_cast<double>(Topology::MAX_NODES) * BYTES_PER_NODE +
+                              static_cast<double>(Topology::MAX_LINKS) * BYTES_PER_LINK;
+    throw std::invalid_argument(
+        what + " is too large to fit in memory: it would have " + FormatCount(servers) +
+        " servers, " + FormatCount(switches) + " switches and " + FormatCount(links) +
+        " links (about " + FormatGiB(bytes) + "); the limit is " +
+        std::to_string(Topology::MAX_NODES) + " nodes and " + std::to_string(Topology::MAX_LINKS) +
+        " links (about " + FormatGiB(limitBytes) + "). Choose smaller parameters.");
+}
+
+void
+WriteTopology(const Topology& topology, std::ostream& os)
+{
+    os << "# ns3-allreduce topology file, format 1\n";
+    os << "# servers are nodes 0.." << (topology.GetNServers() - 1) << ", switches the rest\n";
+    if (!topology.GetName().empty())
+    {
+        os << "topology " << topology.GetName() << "\n";
+    }
+    os << "servers " << topology.GetNServers() << "\n";
+    os << "switches " << topology.GetNSwitches() << "\n";
+    for (const auto& link : topology.GetLinks())
+    {
+        os << "link " << link.a << " " << link.b << "\n";
+    }
+}
+
+void
+WriteTopologyFile(const Topology& topology, const std::string& path)
+{
+    std::ofstream os(path);
+    if (!os)
+    {
+        throw std::invalid_argument("cannot write topology file '" + path +
+                                    "': check that its directory exists and is writable");
+    }
+    WriteTopology(topology, os);
+    os.flush();
+    if (!os)
+    {
+        throw std::invalid_argument("writing topology file '" + path + "' failed");
+    }
+}
+
+namespace
+{
+
+/// Parses a whole non-negative decimal number that fits in uint32_t.
+bool
+ParseCount(const std::string& text, uint32_t& value)
+{
+    if (text.empty() || text.size() > 10)
+    {
+        return false;
+    }
+    uint64_t v = 0;
+    for (char c : text)
+    {
+        if (c < '0' || c > '9')
+        {
+            return false;
+        }
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (v > std::numeric_limits<uint32_t>::max())
+    {
+        return false;
+    }
+    value = static_cast<uint32_t>(v);
+    return true;
+}
+
+} // namespace
+
+Topology
+ReadTopology(std::istream& is, const std::string& source)
+{
+    std::string name;
+    bool haveServers = false;
+    bool haveSwitches = false;
+    uint32_t servers = 0;
+    uint32_t switches = 0;
+    Topology topology;
+    bool created = false;
+
+    std::string line;
+    uint32_t lineNo = 0;
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(source + ":" + std::to_string(lineNo) + ": " + what);
+    };
+
+    while (std::getline(is, line))
+    {
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r')
+        {
+            line.pop_back();
+        }
+        const auto hash = line.find('#');
+        if (hash != std::string::npos)
+        {
+            line.erase(hash);
+        }
+        std::istringstream fields(line);
+        std::string keyword;
+        if (!(fields >> keyword))
+        {
+            continue; // blank or comment-only line
+        }
+        std::vector<std::string> args;
+        for (std::string arg; fields >> arg;)
+        {
+            args.push_back(arg);
+        }
+        if (keyword == "topology")
+        {
+            if (args.empty())
+            {
+                fail("'topology' needs a name, e.g. 'topology my-dcn'");
+            }
+            if (created)
+            {
+                fail("'topology' must come before the first 'link'");
+            }
+            const auto start = line.find_first_not_of(" \t", line.find("topology") + 8);
+            name = line.substr(start);
+            name.erase(name.find_last_not_of(" \t") + 1);
+        }
+        else if (keyword == "servers" || keyword == "switches")
+        {
+            uint32_t value = 0;
+            if (args.size() != 1 || !ParseCount(args[0], value))
+            {
+                fail("expected '" + keyword + " COUNT' with a whole number COUNT >= 0, got '" +
+                     line + "'");
+            }
+            if (created)
+            {
+                fail("'" + keyword + "' must come before the first 'link'");
+            }
+            bool& have = (keyword == "servers") ? haveServers : haveSwitches;
+            if (have)
+            {
+                fail("'" + keyword + "' is given twice");
+            }
+            have = true;
+            (keyword == "servers" ? servers : switches) = value;
+        }
+        else if (keyword == "link")
+        {
+            uint32_t a = 0;
+            uint32_t b = 0;
+            if (args.size() != 2 || !ParseCount(args[0], a) || !ParseCount(args[1], b))
+            {
+                fail("expected 'link A B' with two node ids, got '" + line + "'");
+            }
+            if (!haveServers || !haveSwitches)
+            {
+                fail("'servers N' and 'switches M' must come before the first 'link'");
+            }
+            if (!created)
+            {
+                try
+                {
+                    topology = Topology(name.empty() ? source : name, servers, switches);
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    fail(e.what());
+                }
+                created = true;
+            }
+            try
+            {
+                topology.AddLink(a, b);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                fail(e.what());
+            }
+        }
+        else
+        {
+            fail("unknown keyword '" + keyword +
+                 "'; expected 'topology', 'servers', 'switches' or 'link'");
+        }
+    }
+    if (is.bad())
+    {
+        throw std::invalid_argument(source + ": read error");
+    }
+    if (!haveServers || !haveSwitches)
+    {
+        throw std::invalid_argument(source + ": missing '" +
+                                    std::string(haveServers ? "switches" : "servers") +
+                                    "' line; a topology file needs 'servers N' and 'switches M'");
+    }
+    if (!created)
+    {
+        topology = Topology(name.empty() ? source : name, servers, switches);
+    }
+    try
+    {
+        topology.Validate();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(source + ": " + e.what());
+    }
+    return topology;
+}
+
+Topology
+ReadTopologyFile(const std::string& path)
+{
+    std::ifstream is(path);
+    if (!is)
+    {
+        throw std::invalid_argument("cannot open topology file '" + path +
+                                    "': check the path (file:PATH takes a path to a topology "
+                                    "file, see doc/allreduce.rst)");
+    }
+    return ReadTopology(is, path);
+}
+
+} // namespace ns3

@@ -1,0 +1,103 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// The CMake lists and the wscript (for waf-based ns-3) must name the same files.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace
+{
+
+std::string
+Slurp(const std::string& relative)
+{
+    const std::string path = std::string(ALLREDUCE_SOURCE_DIR) + "/" + relative;
+    std::ifstream is(path);
+    EXPECT_TRUE(is.good()) << "cannot read " << path;
+    std::stringstream ss;
+    ss << is.rdbuf();
+    return ss.str();
+}
+
+/// The words of CMake's `set(NAME word word ...)`.
+std::set<std::string>
+CMakeList(const std::string& text, const std::string& name)
+{
+    const std::regex block("set\\(" + name + "\\s+([^)]*)\\)");
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(text, m, block)) << "no set(" << name << " ...) in CMake";
+    std::set<std::string> words;
+    std::istringstream ss(m.size() > 1 ? m[1].str() : "");
+    for (std::string w; ss >> w;)
+    {
+        words.insert(w);
+    }
+    return words;
+}
+
+/// The quoted strings of `<prefix> [ '...', ... ]` in a wscript.
+std::set<std::string>
+WafList(const std::string& text, const std::string& prefix)
+{
+    const std::regex block(prefix + "\\s*=?\\s*\\[([^\\]]*)\\]");
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(text, m, block)) << "no '" << prefix << "' list in wscript";
+    std::set<std::string> words;
+    const std::string body = m.size() > 1 ? m[1].str() : "";
+    const std::regex quoted("'([^']*)'|\"([^\"]*)\"");
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), quoted);
+         it != std::sregex_iterator();
+         ++it)
+    {
+        words.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+    }
+    return words;
+}
+
+} // namespace
+
+TEST(BuildFiles, WscriptAndCMakeListTheSameModuleSources)
+{
+    const std::string cmake = Slurp("CMakeLists.txt");
+    const std::string waf = Slurp("wscript");
+    EXPECT_EQ(WafList(waf, "module.source"), CMakeList(cmake, "ALLREDUCE_SOURCES"));
+    EXPECT_EQ(WafList(waf, "headers.source"), CMakeList(cmake, "ALLREDUCE_HEADERS"));
+    EXPECT_EQ(WafList(waf, "module_test.source"), CMakeList(cmake, "ALLREDUCE_TEST_SOURCES"));
+    EXPECT_EQ(WafList(waf, "create_ns3_module\\('allreduce',"),
+              CMakeList(cmake, "ALLREDUCE_NS3_MODULES"));
+}
+
+TEST(BuildFiles, WscriptAndCMakeListTheSameExamples)
+{
+    const std::string cmake = Slurp("examples/CMakeLists.txt");
+    const std::string waf = Slurp("examples/wscript");
+    std::set<std::string> wafExamples;
+    const std::regex program("create_ns3_program\\('([^']+)'");
+    for (auto it = std::sregex_iterator(waf.begin(), waf.end(), program);
+         it != std::sregex_iterator();
+         ++it)
+    {
+        wafExamples.insert((*it)[1].str());
+    }
+    EXPECT_EQ(wafExamples, CMakeList(cmake, "ALLREDUCE_EXAMPLES"));
+}
+
+TEST(BuildFiles, EveryListedFileExists)
+{
+    const std::string cmake = Slurp("CMakeLists.txt");
+    for (const char* list : {"ALLREDUCE_SOURCES", "ALLREDUCE_HEADERS", "ALLREDUCE_TEST_SOURCES"})
+    {
+        for (const auto& file : CMakeList(cmake, list))
+        {
+            std::ifstream is(std::string(ALLREDUCE_SOURCE_DIR) + "/" + file);
+            EXPECT_TRUE(is.good()) << file << " is listed in " << list << " but does not exist";
+        }
+    }
+}

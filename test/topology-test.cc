@@ -1,0 +1,389 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Counts and structure of the topology generators, the spec strings and the topology file.
+
+#include "ns3/topology-generators.h"
+#include "ns3/topology.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+uint32_t
+Pow(uint32_t base, uint32_t exp)
+{
+    uint32_t r = 1;
+    for (uint32_t i = 0; i < exp; ++i)
+    {
+        r *= base;
+    }
+    return r;
+}
+
+/// Number of switch neighbours of a switch.
+uint32_t
+SwitchDegree(const Topology& t, uint32_t node)
+{
+    uint32_t d = 0;
+    for (uint32_t v : t.GetNeighbors(node))
+    {
+        d += t.IsServer(v) ? 0 : 1;
+    }
+    return d;
+}
+
+} // namespace
+
+TEST(BCube, ThreeByOneHasFifteenNodesAndEighteenLinks)
+{
+    const Topology t = MakeBCube(3, 1);
+    EXPECT_EQ(t.GetName(), "bcube(n=3,k=1)");
+    EXPECT_EQ(t.GetNServers(), 9u);
+    EXPECT_EQ(t.GetNSwitches(), 6u);
+    EXPECT_EQ(t.GetNNodes(), 15u);
+    EXPECT_EQ(t.GetNLinks(), 18u);
+}
+
+TEST(BCube, CountsFollowTheFormulas)
+{
+    for (uint32_t n : {2u, 3u, 4u, 5u})
+    {
+        for (uint32_t k : {0u, 1u, 2u})
+        {
+            const Topology t = MakeBCube(n, k);
+            EXPECT_EQ(t.GetNServers(), Pow(n, k + 1)) << t.GetName();
+            EXPECT_EQ(t.GetNSwitches(), (k + 1) * Pow(n, k)) << t.GetName();
+            EXPECT_EQ(t.GetNLinks(), (k + 1) * Pow(n, k + 1)) << t.GetName();
+        }
+    }
+}
+
+TEST(BCube, ServersHaveKPlusOnePortsWiredByTheirDigits)
+{
+    const uint32_t n = 3;
+    const uint32_t k = 2;
+    const Topology t = MakeBCube(n, k);
+    const uint32_t servers = t.GetNServers();
+    const uint32_t perLevel = Pow(n, k);
+    for (uint32_t s = 0; s < servers; ++s)
+    {
+        ASSERT_EQ(t.GetNPorts(s), k + 1);
+        for (uint32_t level = 0; level <= k; ++level)
+        {
+            // Port `level` goes to the level-`level` switch named by the other digits.
+            const uint32_t sw = t.GetNeighbors(s)[level];
+            ASSERT_FALSE(t.IsServer(sw));
+            const uint32_t index = sw - servers - level * perLevel;
+            ASSERT_LT(index, perLevel);
+            const uint32_t weight = Pow(n, level);
+            const uint32_t expected = (s / (weight * n)) * weight + s % weight;
+            EXPECT_EQ(index, expected) << "server " << s << " level " << level;
+        }
+    }
+    // Every switch joins n servers that differ only in the digit of its level.
+    for (uint32_t sw = servers; sw < t.GetNNodes(); ++sw)
+    {
+        ASSERT_EQ(t.GetNPorts(sw), n);
+        const uint32_t level = (sw - servers) / perLevel;
+        const uint32_t weight = Pow(n, level);
+        std::set<uint32_t> digits;
+        for (uint32_t s : t.GetNeighbors(sw))
+        {
+            ASSERT_TRUE(t.IsServer(s));
+            digits.insert((s / weight) % n);
+            EXPECT_EQ(s - ((s / weight) % n) * weight, t.GetNeighbors(sw)[0] -
+                                                           ((t.GetNeighbors(sw)[0] / weight) % n) *
+                                                               weight);
+        }
+        EXPECT_EQ(digits.size(), n);
+    }
+}
+
+TEST(BCube, ServerDiameterIsTwiceTheLevels)
+{
+    EXPECT_EQ(MakeBCube(3, 1).GetServerDiameter(), 4u);
+    EXPECT_EQ(MakeBCube(2, 2).GetServerDiameter(), 6u);
+}
+
+TEST(DCell, FourByOneHasTwentyFiveNodesAndThirtyLinks)
+{
+    const Topology t = MakeDCell(4, 1);
+    EXPECT_EQ(t.GetName(), "dcell(n=4,k=1)");
+    EXPECT_EQ(t.GetNServers(), 20u);
+    EXPECT_EQ(t.GetNSwitches(), 5u);
+    EXPECT_EQ(t.GetNLinks(), 30u);
+}
+
+TEST(DCell, LevelOneLinksFollowTheRule)
+{
+    // In DCell_1, server [i, j-1] links to server [j, i] for every i < j.
+    const uint32_t n = 4;
+    const Topology t = MakeDCell(n, 1);
+    uint32_t levelLinks = 0;
+    for (uint32_t i = 0; i <= n; ++i)
+    {
+        for (uint32_t j = i + 1; j <= n; ++j)
+        {
+            EXPECT_TRUE(t.HasLink(i * n + (j - 1), j * n + i)) << i << "," << j;
+            ++levelLinks;
+        }
+    }
+    uint32_t serverLinks = 0;
+    for (const auto& link : t.GetLinks())
+    {
+        serverLinks += (t.IsServer(link.a) && t.IsServer(link.b)) ? 1 : 0;
+    }
+    EXPECT_EQ(serverLinks, levelLinks);
+    // Level 0: server u hangs off the switch of its DCell_0.
+    for (uint32_t u = 0; u < t.GetNServers(); ++u)
+    {
+        EXPECT_EQ(t.GetNeighbors(u)[0], t.GetNServers() + u / n);
+        EXPECT_EQ(t.GetNPorts(u), 2u);
+    }
+}
+
+TEST(DCell, LevelTwoLinksFollowTheRuleInEverySubDCell)
+{
+    const Topology t = MakeDCell(2, 2); // t0=2, t1=6, t2=42
+    ASSERT_EQ(t.GetNServers(), 42u);
+    EXPECT_EQ(t.GetNSwitches(), 21u);
+    EXPECT_EQ(t.GetNLinks(), 42u * 4 / 2);
+    // Level 2: sub-DCell_1s of 6 servers, 7 of them; [i, j-1] - [j, i].
+    for (uint32_t i = 0; i < 7; ++i)
+    {
+        for (uint32_t j = i + 1; j < 7; ++j)
+        {
+            EXPECT_TRUE(t.HasLink(i * 6 + (j - 1), j * 6 + i)) << i << "," << j;
+        }
+    }
+    // Level 1 inside each DCell_1: 3 DCell_0s of 2 servers.
+    for (uint32_t base = 0; base < 42; base += 6)
+    {
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            for (uint32_t j = i + 1; j < 3; ++j)
+            {
+                EXPECT_TRUE(t.HasLink(base + i * 2 + (j - 1), base + j * 2 + i));
+            }
+        }
+    }
+    for (uint32_t u = 0; u < t.GetNServers(); ++u)
+    {
+        EXPECT_EQ(t.GetNPorts(u), 3u) << "server " << u;
+    }
+}
+
+TEST(Jellyfish, IsDegreeRegularAndConnectedWhereParityAllows)
+{
+    for (uint32_t switches : {10u, 15u, 20u, 33u})
+    {
+        for (uint32_t degree : {3u, 4u, 6u})
+        {
+            if ((switches * degree) % 2 != 0)
+            {
+                continue;
+            }
+            for (uint64_t seed = 1; seed <= 15; ++seed)
+            {
+                const Topology t = MakeJellyfish(switches, degree, 2, seed);
+                ASSERT_TRUE(t.IsConnected()) << t.GetName();
+                ASSERT_EQ(t.GetNServers(), 2 * switches);
+                for (uint32_t sw = t.GetNServers(); sw < t.GetNNodes(); ++sw)
+                {
+                    ASSERT_EQ(SwitchDegree(t, sw), degree) << t.GetName() << " switch " << sw;
+                }
+                for (uint32_t s = 0; s < t.GetNServers(); ++s)
+                {
+                    ASSERT_EQ(t.GetNeighbors(s), std::vector<uint32_t>{t.GetNServers() + s / 2});
+                }
+            }
+        }
+    }
+}
+
+TEST(Jellyfish, OddParityLeavesExactlyOneSwitchOnePortShort)
+{
+    for (uint64_t seed = 1; seed <= 10; ++seed)
+    {
+        const Topology t = MakeJellyfish(15, 3, 1, seed);
+        uint32_t short_ = 0;
+        for (uint32_t sw = t.GetNServers(); sw < t.GetNNodes(); ++sw)
+        {
+            const uint32_t d = SwitchDegree(t, sw);
+            ASSERT_TRUE(d == 3 || d == 2);
+            short_ += (d == 2) ? 1 : 0;
+        }
+        EXPECT_EQ(short_, 1u) << "seed " << seed;
+    }
+}
+
+TEST(Jellyfish, SameSeedGivesSameGraphAndOtherSeedsDiffer)
+{
+    const Topology a = MakeJellyfish(20, 4, 1, 7);
+    const Topology b = MakeJellyfish(20, 4, 1, 7);
+    EXPECT_EQ(a.GetLinks(), b.GetLinks());
+    std::set<std::vector<std::pair<uint32_t, uint32_t>>> graphs;
+    for (uint64_t seed = 1; seed <= 5; ++seed)
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> edges;
+        for (const auto& l : MakeJellyfish(20, 4, 1, seed).GetLinks())
+        {
+            edges.emplace_back(l.a, l.b);
+        }
+        graphs.insert(edges);
+    }
+    EXPECT_EQ(graphs.size(), 5u) << "five seeds should give five different graphs";
+}
+
+TEST(Jellyfish, DenseGraphsNeedTheFixUpAndStillComeOutRegular)
+{
+    // degree = switches - 2 leaves the random process stuck often; the fix-up completes it.
+    for (uint64_t seed = 1; seed <= 30; ++seed)
+    {
+        const Topology t = MakeJellyfish(10, 8, 1, seed);
+        for (uint32_t sw = t.GetNServers(); sw < t.GetNNodes(); ++sw)
+        {
+            ASSERT_EQ(SwitchDegree(t, sw), 8u) << "seed " << seed;
+        }
+    }
+    const Topology complete = MakeJellyfish(6, 5, 1, 3);
+    EXPECT_EQ(complete.GetNLinks(), 6u + 15u);
+}
+
+TEST(FatTree, KFourHasSixteenServersTwentySwitchesFortyEightLinks)
+{
+    const Topology t = MakeFatTree(4);
+    EXPECT_EQ(t.GetNServers(), 16u);
+    EXPECT_EQ(t.GetNSwitches(), 20u);
+    EXPECT_EQ(t.GetNLinks(), 48u);
+    EXPECT_EQ(t.GetServerDiameter(), 6u);
+}
+
+TEST(FatTree, PodsAreWiredEdgeToAggregationAndAggregationToEveryCoreGroup)
+{
+    const uint32_t k = 6;
+    const uint32_t half = k / 2;
+    const Topology t = MakeFatTree(k);
+    const uint32_t servers = k * k * k / 4;
+    ASSERT_EQ(t.GetNServers(), servers);
+    ASSERT_EQ(t.GetNSwitches(), 5 * k * k / 4);
+    ASSERT_EQ(t.GetNLinks(), 3 * k * k * k / 4);
+    const uint32_t edge = servers;
+    const uint32_t agg = edge + k * half;
+    const uint32_t core = agg + k * half;
+    auto podOf = [&](uint32_t sw) { return (sw < agg ? sw - edge : sw - agg) / half; };
+    for (uint32_t e = edge; e < agg; ++e)
+    {
+        uint32_t down = 0;
+        uint32_t up = 0;
+        for (uint32_t v : t.GetNeighbors(e))
+        {
+            if (t.IsServer(v))
+            {
+                ++down;
+                EXPECT_EQ(v / (half * half), podOf(e)) << "server in another pod";
+            }
+            else
+            {
+                ++up;
+                ASSERT_GE(v, agg);
+                ASSERT_LT(v, core);
+                EXPECT_EQ(podOf(v), podOf(e));
+            }
+        }
+        EXPECT_EQ(down, half);
+        EXPECT_EQ(up, half);
+    }
+    for (uint32_t c = core; c < t.GetNNodes(); ++c)
+    {
+        std::set<uint32_t> pods;
+        for (uint32_t v : t.GetNeighbors(c))
+        {
+            ASSERT_GE(v, agg);
+            ASSERT_LT(v, core);
+            pods.insert(podOf(v));
+        }
+        EXPECT_EQ(t.GetNPorts(c), k);
+        EXPECT_EQ(pods.size(), k) << "a core switch reaches every pod once";
+    }
+}
+
+TEST(PaperTopologies, HaveTheSizesOfTableTwo)
+{
+    const std::vector<std::pair<uint32_t, uint32_t>> expected{
+        {15, 18}, {24, 32}, {35, 50}, {25, 30}, {36, 45}, {49, 63}, {20, 30}, {30, 45}, {40, 60}};
+    const auto specs = PaperTopologySpecs();
+    ASSERT_EQ(specs.size(), expected.size());
+    for (size_t i = 0; i < specs.size(); ++i)
+    {
+        const Topology t = BuildTopology(specs[i]);
+        EXPECT_EQ(t.GetNNodes(), expected[i].first) << specs[i];
+        EXPECT_EQ(t.GetNLinks(), expected[i].second) << specs[i];
+    }
+}
+
+TEST(Spec, BuildsEachKindAndAppliesJellyfishDefaults)
+{
+    EXPECT_EQ(BuildTopology("bcube:n=3,k=1"), MakeBCube(3, 1));
+    EXPECT_EQ(BuildTopology("dcell:k=1,n=4"), MakeDCell(4, 1));
+    EXPECT_EQ(BuildTopology("fattree:k=4"), MakeFatTree(4));
+    EXPECT_EQ(BuildTopology("jellyfish:switches=10,degree=4"), MakeJellyfish(10, 4, 1, 1));
+    EXPECT_EQ(BuildTopology("jellyfish:switches=10,degree=4,servers=2,seed=9"),
+              MakeJellyfish(10, 4, 2, 9));
+}
+
+TEST(TopologyFile, RoundTripGivesTheSameGraph)
+{
+    for (const std::string spec :
+         {"bcube:n=3,k=1", "dcell:n=3,k=1", "jellyfish:switches=12,degree=3,seed=4", "fattree:k=4"})
+    {
+        const Topology original = BuildTopology(spec);
+        std::stringstream text;
+        WriteTopology(original, text);
+        const Topology back = ReadTopology(text, "memory");
+        EXPECT_EQ(back, original) << spec;
+        EXPECT_EQ(back.GetNeighbors(0), original.GetNeighbors(0)) << "port order kept";
+    }
+}
+
+TEST(TopologyFile, RoundTripThroughADiskFileAndTheFileSpec)
+{
+    const Topology original = MakeDCell(4, 1);
+    const std::string path = ::testing::TempDir() + "allreduce-roundtrip.topo";
+    WriteTopologyFile(original, path);
+    EXPECT_EQ(BuildTopology("file:" + path), original);
+    std::remove(path.c_str());
+}
+
+TEST(TopologyFile, ReadsCommentsBlankLinesAndAHandWrittenGraph)
+{
+    std::istringstream text("# two servers through one switch\n"
+                            "\n"
+                            "topology tiny star   # a name\n"
+                            "servers 2\r\n"
+                            "switches 1\n"
+                            "link 0 2\n"
+                            "   link 2 1\n");
+    const Topology t = ReadTopology(text, "tiny.topo");
+    EXPECT_EQ(t.GetName(), "tiny star");
+    EXPECT_EQ(t.GetNServers(), 2u);
+    EXPECT_EQ(t.GetNSwitches(), 1u);
+    EXPECT_EQ(t.GetNLinks(), 2u);
+    EXPECT_EQ(t.GetServerDiameter(), 2u);
+    EXPECT_EQ(t.GetKind(2), NodeKind::SWITCH);
+}
+
+TEST(TopologyFile, UnnamedFileIsNamedAfterItsSource)
+{
+    std::istringstream text("servers 2\nswitches 0\nlink 0 1\n");
+    EXPECT_EQ(ReadTopology(text, "pair.topo").GetName(), "pair.topo");
+}

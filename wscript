@@ -1,0 +1,34 @@
+# -*- Mode: python; py-indent-offset: 4; indent-tabs-mode: nil; coding: utf-8; -*-
+# Build script for waf-based ns-3 (3.35 and older): put this directory in the source tree as
+# contrib/allreduce. It lists the same files as CMakeLists.txt (a test checks that they agree).
+
+
+def configure(conf):
+    conf.env.append_value('CXXFLAGS', '-std=c++17')
+
+
+def build(bld):
+    module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications'])
+    module.source = [
+        'model/topology.cc',
+        'model/topology-generators.cc',
+        'model/flow-tree.cc',
+        'helper/dcn-topology-helper.cc',
+    ]
+
+    module_test = bld.create_ns3_module_test_library('allreduce')
+    module_test.source = [
+        'test/allreduce-test-suite.cc',
+    ]
+
+    headers = bld(features='ns3header')
+    headers.module = 'allreduce'
+    headers.source = [
+        'model/topology.h',
+        'model/topology-generators.h',
+        'model/flow-tree.h',
+        'helper/dcn-topology-helper.h',
+    ]
+
+    if bld.env.ENABLE_EXAMPLES:
+        bld.recurse('examples')
