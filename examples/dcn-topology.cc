@@ -181,6 +181,32 @@ WriteDot(const Topology& t, const std::string& path)
     os << "}\n";
 }
 
+/// A short axis label: the name without its keys, e.g. "jellyfish(10,4,1,1)".
+std::string
+ShortLabel(const std::string& name)
+{
+    std::string label;
+    bool skipping = false;
+    for (char c : name)
+    {
+        if (c == '(' || c == ',')
+        {
+            skipping = true;
+            label += c;
+        }
+        else if (c == '=' && skipping)
+        {
+            label.erase(label.find_last_of("(,") + 1);
+            skipping = false;
+        }
+        else
+        {
+            label += c;
+        }
+    }
+    return label;
+}
+
 /// Writes PREFIX.dat and PREFIX.plt and runs gnuplot to draw PREFIX.png; returns what it made.
 std::string
 Plot(const std::vector<Summary>& rows, const std::string& prefix)
@@ -198,7 +224,8 @@ Plot(const std::vector<Summary>& rows, const std::string& prefix)
         os << "# topology servers switches links diameter\n";
         for (const auto& r : rows)
         {
-            os << nlohmann::json(r.topology.GetName()).dump() << " " << r.topology.GetNServers()
+            os << nlohmann::json(ShortLabel(r.topology.GetName())).dump() << " "
+               << r.topology.GetNServers()
                << " " << r.topology.GetNSwitches() << " " << r.topology.GetNLinks() << " "
                << r.diameter << "\n";
         }
@@ -216,7 +243,7 @@ Plot(const std::vector<Summary>& rows, const std::string& prefix)
            << "set xtics rotate by -30 left\n"
            << "set key top left\n"
            << "set grid ytics\n"
-           << "set bmargin 7\n"
+           << "set bmargin 5\n"
            << "plot '" << dat << "' using 2:xtic(1) title 'servers', "
            << "'' using 3 title 'switches', '' using 4 title 'links'\n";
     }
