@@ -10,7 +10,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DALLREDUCE_WITH_TORCH=OFF > /dev/null
 fi
 cmake --build "$build" -j "${JOBS:-$(nproc)}" --target allreduce-core-tests allreduce-test-runner
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 "$build/test/allreduce-core-tests" --gtest_brief=1
 "$build/test/allreduce-test-runner" --suite=allreduce

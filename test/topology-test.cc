@@ -235,7 +235,8 @@ TEST(Jellyfish, SameSeedGivesSameGraphAndOtherSeedsDiffer)
     for (uint64_t seed = 1; seed <= 5; ++seed)
     {
         std::vector<std::pair<uint32_t, uint32_t>> edges;
-        for (const auto& l : MakeJellyfish(20, 4, 1, seed).GetLinks())
+        const Topology t = MakeJellyfish(20, 4, 1, seed);
+        for (const auto& l : t.GetLinks())
         {
             edges.emplace_back(l.a, l.b);
         }
