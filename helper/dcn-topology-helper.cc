@@ -56,7 +56,11 @@ DcnTopologyHelper::Require(bool done, const std::string& step, const std::string
 void
 DcnTopologyHelper::CreateNodesAndLinks()
 {
-    Require(m_nodes.GetN() == 0, "CreateNodesAndLinks", "a fresh helper (it ran already)");
+    if (m_nodes.GetN() != 0)
+    {
+        throw std::logic_error("DcnTopologyHelper::CreateNodesAndLinks ran already; use a new "
+                               "helper for another network");
+    }
     NS_LOG_FUNCTION(this << m_topology.GetName());
     m_nodes.Create(m_topology.GetNNodes());
     for (uint32_t id = 0; id < m_nodes.GetN(); ++id)
@@ -82,7 +86,10 @@ void
 DcnTopologyHelper::AssignIpv4Addresses(Ipv4Address base)
 {
     Require(m_stackInstalled, "AssignIpv4Addresses", "InstallStack");
-    Require(m_interfaces.empty(), "AssignIpv4Addresses", "a helper without addresses");
+    if (!m_interfaces.empty())
+    {
+        throw std::logic_error("DcnTopologyHelper::AssignIpv4Addresses ran already");
+    }
     const uint64_t first = base.Get();
     const uint64_t needed = uint64_t{4} * m_topology.GetNLinks();
     if (first % 4 != 0)

@@ -139,22 +139,31 @@ class SwitchGraph
 void
 LinkRandomPairs(SwitchGraph& g, std::mt19937_64& rng)
 {
-    while (true)
-    {
-        const auto open = g.SwitchesWithFreePorts();
-        if (open.size() < 2)
+    // The switches with free ports, kept up to date as ports fill so no pick scans them all.
+    std::vector<uint32_t> open = g.SwitchesWithFreePorts();
+    auto link = [&g, &open](size_t i, size_t j) {
+        g.Add(open[i], open[j]);
+        // Drop full switches, the larger index first so that the smaller one stays valid.
+        for (size_t k : {std::max(i, j), std::min(i, j)})
         {
-            return;
+            if (g.m_free[open[k]] == 0)
+            {
+                open[k] = open.back();
+                open.pop_back();
+            }
         }
+    };
+    while (open.size() >= 2)
+    {
         // Random tries first; when they keep failing, look at every pair to know for sure.
         bool linked = false;
         for (size_t attempt = 0; attempt < 2 * open.size() + 16 && !linked; ++attempt)
         {
-            const uint32_t a = open[UniformIndex(rng, open.size())];
-            const uint32_t b = open[UniformIndex(rng, open.size())];
-            if (a != b && !g.Adjacent(a, b))
+            const size_t i = UniformIndex(rng, open.size());
+            const size_t j = UniformIndex(rng, open.size());
+            if (i != j && !g.Adjacent(open[i], open[j]))
             {
-                g.Add(a, b);
+                link(i, j);
                 linked = true;
             }
         }
@@ -162,14 +171,14 @@ LinkRandomPairs(SwitchGraph& g, std::mt19937_64& rng)
         {
             continue;
         }
-        std::vector<std::pair<uint32_t, uint32_t>> pairs;
+        std::vector<std::pair<size_t, size_t>> pairs;
         for (size_t i = 0; i < open.size(); ++i)
         {
             for (size_t j = i + 1; j < open.size(); ++j)
             {
                 if (!g.Adjacent(open[i], open[j]))
                 {
-                    pairs.emplace_back(open[i], open[j]);
+                    pairs.emplace_back(i, j);
                 }
             }
         }
@@ -177,8 +186,8 @@ LinkRandomPairs(SwitchGraph& g, std::mt19937_64& rng)
         {
             return;
         }
-        const auto [a, b] = pairs[UniformIndex(rng, pairs.size())];
-        g.Add(a, b);
+        const auto [i, j] = pairs[UniformIndex(rng, pairs.size())];
+        link(i, j);
     }
 }
 
