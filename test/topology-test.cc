@@ -95,14 +95,14 @@ TEST(BCube, ServersHaveKPlusOnePortsWiredByTheirDigits)
         ASSERT_EQ(t.GetNPorts(sw), n);
         const uint32_t level = (sw - servers) / perLevel;
         const uint32_t weight = Pow(n, level);
+        auto digit = [&](uint32_t s) { return (s / weight) % n; };
+        auto otherDigits = [&](uint32_t s) { return s - digit(s) * weight; };
         std::set<uint32_t> digits;
         for (uint32_t s : t.GetNeighbors(sw))
         {
             ASSERT_TRUE(t.IsServer(s));
-            digits.insert((s / weight) % n);
-            EXPECT_EQ(s - ((s / weight) % n) * weight, t.GetNeighbors(sw)[0] -
-                                                           ((t.GetNeighbors(sw)[0] / weight) % n) *
-                                                               weight);
+            digits.insert(digit(s));
+            EXPECT_EQ(otherDigits(s), otherDigits(t.GetNeighbors(sw)[0]));
         }
         EXPECT_EQ(digits.size(), n);
     }
