@@ -13,6 +13,7 @@ def build(bld):
         'model/topology.cc',
         'model/topology-generators.cc',
         'model/flow-tree.cc',
+        'model/flow-tree-routing.cc',
         'helper/dcn-topology-helper.cc',
     ]
 
@@ -27,6 +28,7 @@ def build(bld):
         'model/topology.h',
         'model/topology-generators.h',
         'model/flow-tree.h',
+        'model/flow-tree-routing.h',
         'helper/dcn-topology-helper.h',
     ]
 

@@ -4,8 +4,7 @@
 
 #include "dcn-topology-helper.h"
 
-#include "ns3/ipv4-static-routing-helper.h"
-#include "ns3/ipv4-static-routing.h"
+#include "ns3/ipv4-list-routing.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 
@@ -137,7 +136,6 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
 {
     Require(!m_interfaces.empty(), "InstallFlowTreeRoutes", "AssignIpv4Addresses");
     std::vector<bool> seen(m_topology.GetNServers(), false);
-    Ipv4StaticRoutingHelper routingHelper;
     for (const auto& tree : trees)
     {
         const uint32_t root = tree.GetRoot();
@@ -147,6 +145,28 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
                                         std::to_string(root) + "; give at most one per root");
         }
         seen[root] = true;
+    }
+    if (m_routing.empty())
+    {
+        for (uint32_t node = 0; node < m_topology.GetNNodes(); ++node)
+        {
+            Ptr<Ipv4> ipv4 = m_nodes.Get(node)->GetObject<Ipv4>();
+            Ptr<Ipv4ListRouting> list = DynamicCast<Ipv4ListRouting>(ipv4->GetRoutingProtocol());
+            if (!list)
+            {
+                throw std::invalid_argument(
+                    "InstallFlowTreeRoutes needs Ipv4ListRouting (InternetStackHelper's default) "
+                    "on every node; node " + std::to_string(node) + " has " +
+                    ipv4->GetRoutingProtocol()->GetInstanceTypeId().GetName());
+            }
+            Ptr<FlowTreeRouting> routing = CreateObject<FlowTreeRouting>();
+            list->AddRoutingProtocol(routing, FLOW_TREE_ROUTING_PRIORITY);
+            m_routing.push_back(routing);
+        }
+    }
+    for (const auto& tree : trees)
+    {
+        const uint32_t root = tree.GetRoot();
         for (uint32_t node = 0; node < m_topology.GetNNodes(); ++node)
         {
             const uint32_t parent = tree.GetParent(node);
@@ -157,14 +177,24 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
             const auto link = static_cast<uint32_t>(m_topology.FindLink(node, parent));
             const uint32_t iface = GetInterface(node, link);
             const Ipv4Address gateway = GetLinkAddress(parent, link);
-            Ptr<Ipv4StaticRouting> routing =
-                routingHelper.GetStaticRouting(m_nodes.Get(node)->GetObject<Ipv4>());
             for (uint32_t port = 0; port < m_topology.GetNPorts(root); ++port)
             {
-                routing->AddHostRouteTo(GetPortAddress(root, port), gateway, iface);
+                m_routing[node]->AddHostRoute(GetPortAddress(root, port), gateway, iface);
             }
         }
     }
+}
+
+Ptr<FlowTreeRouting>
+DcnTopologyHelper::GetRouting(uint32_t node) const
+{
+    Require(!m_routing.empty(), "GetRouting", "InstallFlowTreeRoutes");
+    if (node >= m_routing.size())
+    {
+        throw std::out_of_range("node " + std::to_string(node) + " does not exist (" +
+                                std::to_string(m_routing.size()) + " nodes)");
+    }
+    return m_routing[node];
 }
 
 const Topology&

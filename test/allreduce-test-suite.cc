@@ -5,12 +5,15 @@
 // The ns-3 TestSuite "allreduce": checks on a real ns-3 network built by DcnTopologyHelper.
 
 #include "ns3/allreduce-module.h"
+#include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
 using namespace ns3;
@@ -221,6 +224,133 @@ class HelperStructureTestCase : public TestCase
 
 /**
  * \ingroup allreduce-tests
+ * A TCP bulk transfer between two servers several hops apart completes: data and
+ * acknowledgements both find their way along the flow trees.
+ */
+class TcpTransferTestCase : public TestCase
+{
+  public:
+    TcpTransferTestCase()
+        : TestCase("a TCP bulk transfer across DCell(4,1) delivers every byte")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Topology topology = BuildTopology("dcell:n=4,k=1");
+        DcnTopologyHelper dcn(topology);
+        dcn.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+        dcn.SetChannelAttribute("Delay", StringValue("2us"));
+        dcn.Install();
+        const uint32_t src = 0;
+        const uint32_t dst = topology.GetNServers() - 1; // the farthest DCell_0
+        const uint32_t bytes = 200000;
+        const uint16_t port = 5000;
+
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sink = sinkHelper.Install(dcn.GetServer(dst));
+        BulkSendHelper bulk("ns3::TcpSocketFactory",
+                            InetSocketAddress(dcn.GetServerAddress(dst), port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(bytes));
+        ApplicationContainer source = bulk.Install(dcn.GetServer(src));
+        sink.Start(Seconds(0));
+        source.Start(MilliSeconds(1));
+        Simulator::Stop(Seconds(2));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(DynamicCast<PacketSink>(sink.Get(0))->GetTotalRx(),
+                              bytes,
+                              "bytes received by server " << dst << " from server " << src);
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup allreduce-tests
+ * Every node holds one flow-tree route per address of every other server, pointing at its
+ * parent in that server's tree; a route through an interface that is down is not used.
+ */
+class RoutingTableTestCase : public TestCase
+{
+  public:
+    RoutingTableTestCase()
+        : TestCase("FlowTreeRouting holds a route per server address via the tree parent")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Topology topology = BuildTopology("bcube:n=3,k=1");
+        DcnTopologyHelper dcn(topology);
+        dcn.Install();
+        const auto trees = BuildShortestPathTrees(topology);
+        for (uint32_t node = 0; node < topology.GetNNodes(); ++node)
+        {
+            const uint32_t others = topology.GetNServers() - (topology.IsServer(node) ? 1 : 0);
+            NS_TEST_ASSERT_MSG_EQ(dcn.GetRouting(node)->GetNRoutes(),
+                                  others * 2,
+                                  "routes on node " << node);
+            for (uint32_t root = 0; root < topology.GetNServers(); ++root)
+            {
+                if (root == node)
+                {
+                    continue;
+                }
+                const uint32_t parent = trees[root].GetParent(node);
+                for (uint32_t port = 0; port < 2; ++port)
+                {
+                    uint32_t iface = 0;
+                    Ipv4Address gateway;
+                    NS_TEST_ASSERT_MSG_EQ(dcn.GetRouting(node)->LookupHostRoute(
+                                              dcn.GetPortAddress(root, port),
+                                              iface,
+                                              gateway),
+                                          true,
+                                          "no route");
+                    const auto link = static_cast<uint32_t>(topology.FindLink(node, parent));
+                    const auto& l = topology.GetLink(link);
+                    const uint32_t parentPort =
+                        std::find(topology.GetPortLinks(parent).begin(),
+                                  topology.GetPortLinks(parent).end(),
+                                  link) -
+                        topology.GetPortLinks(parent).begin();
+                    NS_TEST_ASSERT_MSG_EQ(gateway,
+                                          dcn.GetPortAddress(parent, parentPort),
+                                          "gateway of node " << node << " to root " << root);
+                    NS_TEST_ASSERT_MSG_EQ(dcn.GetLinkDevices(link).Get(l.a == node ? 0 : 1),
+                                          dcn.GetNode(node)->GetObject<Ipv4>()->GetNetDevice(
+                                              iface),
+                                          "interface of node " << node << " to root " << root);
+                }
+            }
+        }
+
+        // Take server 0's route to server 4 down: RouteOutput then finds no route.
+        Ptr<Ipv4> ipv4 = dcn.GetServer(0)->GetObject<Ipv4>();
+        uint32_t iface = 0;
+        Ipv4Address gateway;
+        dcn.GetRouting(0)->LookupHostRoute(dcn.GetServerAddress(4), iface, gateway);
+        Ipv4Header header;
+        header.SetDestination(dcn.GetServerAddress(4));
+        Socket::SocketErrno error = Socket::ERROR_NOTERROR;
+        NS_TEST_ASSERT_MSG_NE(dcn.GetRouting(0)->RouteOutput(Create<Packet>(), header, nullptr,
+                                                             error),
+                              nullptr,
+                              "route while up");
+        ipv4->SetDown(iface);
+        NS_TEST_ASSERT_MSG_EQ(dcn.GetRouting(0)->RouteOutput(Create<Packet>(), header, nullptr,
+                                                             error),
+                              nullptr,
+                              "route while down");
+        NS_TEST_ASSERT_MSG_EQ(error, Socket::ERROR_NOROUTETOHOST, "error while down");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup allreduce-tests
  * The TestSuite "allreduce".
  */
 class AllReduceTestSuite : public TestSuite
@@ -232,6 +362,8 @@ class AllReduceTestSuite : public TestSuite
         AddTestCase(new PacketFollowsFlowTreeTestCase("bcube:n=3,k=1"), TestCase::QUICK);
         AddTestCase(new PacketFollowsFlowTreeTestCase("dcell:n=4,k=1"), TestCase::QUICK);
         AddTestCase(new HelperStructureTestCase(), TestCase::QUICK);
+        AddTestCase(new TcpTransferTestCase(), TestCase::QUICK);
+        AddTestCase(new RoutingTableTestCase(), TestCase::QUICK);
     }
 };
 

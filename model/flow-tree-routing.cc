@@ -1,0 +1,193 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "flow-tree-routing.h"
+
+#include "ns3/ipv4-route.h"
+#include "ns3/log.h"
+#include "ns3/names.h"
+#include "ns3/node.h"
+#include "ns3/output-stream-wrapper.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowTreeRouting");
+
+NS_OBJECT_ENSURE_REGISTERED(FlowTreeRouting);
+
+TypeId
+FlowTreeRouting::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FlowTreeRouting")
+                            .SetParent<Ipv4RoutingProtocol>()
+                            .SetGroupName("AllReduce")
+                            .AddConstructor<FlowTreeRouting>();
+    return tid;
+}
+
+FlowTreeRouting::FlowTreeRouting()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FlowTreeRouting::~FlowTreeRouting()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+FlowTreeRouting::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_routes.clear();
+    m_ipv4 = nullptr;
+    Ipv4RoutingProtocol::DoDispose();
+}
+
+void
+FlowTreeRouting::AddHostRoute(Ipv4Address destination, Ipv4Address nextHop, uint32_t interface)
+{
+    NS_LOG_FUNCTION(this << destination << nextHop << interface);
+    m_routes[destination.Get()] = Route{interface, nextHop};
+}
+
+uint32_t
+FlowTreeRouting::GetNRoutes() const
+{
+    return static_cast<uint32_t>(m_routes.size());
+}
+
+bool
+FlowTreeRouting::LookupHostRoute(Ipv4Address destination,
+                                 uint32_t& interface,
+                                 Ipv4Address& nextHop) const
+{
+    const auto it = m_routes.find(destination.Get());
+    if (it == m_routes.end())
+    {
+        return false;
+    }
+    interface = it->second.interface;
+    nextHop = it->second.nextHop;
+    return true;
+}
+
+Ptr<Ipv4Route>
+FlowTreeRouting::MakeRoute(Ipv4Address destination) const
+{
+    const auto it = m_routes.find(destination.Get());
+    if (it == m_routes.end() || !m_ipv4 || !m_ipv4->IsUp(it->second.interface))
+    {
+        return nullptr;
+    }
+    const uint32_t interface = it->second.interface;
+    Ptr<Ipv4Route> route = Create<Ipv4Route>();
+    route->SetDestination(destination);
+    route->SetGateway(it->second.nextHop);
+    route->SetOutputDevice(m_ipv4->GetNetDevice(interface));
+    route->SetSource(m_ipv4->GetAddress(interface, 0).GetLocal());
+    return route;
+}
+
+Ptr<Ipv4Route>
+FlowTreeRouting::RouteOutput(Ptr<Packet> p,
+                             const Ipv4Header& header,
+                             Ptr<NetDevice> oif,
+                             Socket::SocketErrno& sockerr)
+{
+    NS_LOG_FUNCTION(this << p << header.GetDestination() << oif);
+    Ptr<Ipv4Route> route = MakeRoute(header.GetDestination());
+    if (route && oif && route->GetOutputDevice() != oif)
+    {
+        route = nullptr; // the caller insists on another device
+    }
+    sockerr = route ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
+    return route;
+}
+
+bool
+FlowTreeRouting::RouteInput(Ptr<const Packet> p,
+                            const Ipv4Header& header,
+                            Ptr<const NetDevice> idev,
+                            UnicastForwardCallback ucb,
+                            MulticastForwardCallback /* mcb */,
+                            LocalDeliverCallback /* lcb */,
+                            ErrorCallback /* ecb */)
+{
+    NS_LOG_FUNCTION(this << p << header.GetDestination() << idev);
+    // Ipv4ListRouting delivers local packets before asking its protocols; this one forwards.
+    const uint32_t iif = static_cast<uint32_t>(m_ipv4->GetInterfaceForDevice(idev));
+    if (!m_ipv4->IsForwarding(iif))
+    {
+        return false;
+    }
+    Ptr<Ipv4Route> route = MakeRoute(header.GetDestination());
+    if (!route)
+    {
+        return false;
+    }
+    ucb(route, p, header);
+    return true;
+}
+
+void
+FlowTreeRouting::NotifyInterfaceUp(uint32_t)
+{
+}
+
+void
+FlowTreeRouting::NotifyInterfaceDown(uint32_t)
+{
+}
+
+void
+FlowTreeRouting::NotifyAddAddress(uint32_t, Ipv4InterfaceAddress)
+{
+}
+
+void
+FlowTreeRouting::NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress)
+{
+}
+
+void
+FlowTreeRouting::SetIpv4(Ptr<Ipv4> ipv4)
+{
+    NS_LOG_FUNCTION(this << ipv4);
+    m_ipv4 = ipv4;
+}
+
+void
+FlowTreeRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit unit) const
+{
+    std::ostream& os = *stream->GetStream();
+    Ptr<Node> node = m_ipv4 ? m_ipv4->GetObject<Node>() : nullptr;
+    os << "Node: " << (node ? node->GetId() : 0) << ", Time: " << Now().As(unit)
+       << ", FlowTreeRouting table (" << m_routes.size() << " host routes)\n";
+    os << std::left << std::setw(16) << "Destination" << std::setw(16) << "Gateway"
+       << "Iface\n";
+    std::vector<std::pair<uint32_t, Route>> sorted(m_routes.begin(), m_routes.end());
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+    });
+    for (const auto& [destination, route] : sorted)
+    {
+        std::ostringstream dest;
+        std::ostringstream gateway;
+        dest << Ipv4Address(destination);
+        gateway << route.nextHop;
+        os << std::setw(16) << dest.str() << std::setw(16) << gateway.str() << route.interface
+           << "\n";
+    }
+    os << std::right << "\n";
+}
+
+} // namespace ns3
