@@ -17,8 +17,12 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
   # apt-get source needs deb-src entries: derive them from the configured Debian sources.
   if [ ! -f /etc/apt/sources.list.d/allreduce-deb-src.sources ] &&
      ! grep -rqs '^\(Types:.*deb-src\|deb-src\)' /etc/apt/sources.list /etc/apt/sources.list.d; then
-    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
-      > /etc/apt/sources.list.d/allreduce-deb-src.sources
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+        > /etc/apt/sources.list.d/allreduce-deb-src.sources
+    else
+      sed -n 's/^deb /deb-src /p' /etc/apt/sources.list > /etc/apt/sources.list.d/allreduce-deb-src.list
+    fi
   fi
   apt-get update -qq
   mkdir -p "$cache"
