@@ -271,12 +271,24 @@ struct Spec
     std::map<std::string, std::string> values;
 };
 
+/// The text without leading and trailing blanks.
+std::string
+Trim(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos)
+    {
+        return "";
+    }
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
 Spec
 ParseSpec(const std::string& spec)
 {
     const auto colon = spec.find(':');
     Spec result;
-    result.kind = spec.substr(0, colon);
+    result.kind = Trim(spec.substr(0, colon));
     if (result.kind == "file" || colon == std::string::npos)
     {
         if (colon != std::string::npos)
@@ -290,7 +302,7 @@ ParseSpec(const std::string& spec)
     while (pos <= rest.size())
     {
         const auto comma = std::min(rest.find(',', pos), rest.size());
-        const std::string item = rest.substr(pos, comma - pos);
+        const std::string item = Trim(rest.substr(pos, comma - pos));
         pos = comma + 1;
         if (item.empty())
         {
@@ -302,8 +314,8 @@ ParseSpec(const std::string& spec)
             throw std::invalid_argument("topology spec '" + spec + "': expected key=value, got '" +
                                         item + "'");
         }
-        const std::string key = item.substr(0, eq);
-        if (!result.values.emplace(key, item.substr(eq + 1)).second)
+        const std::string key = Trim(item.substr(0, eq));
+        if (!result.values.emplace(key, Trim(item.substr(eq + 1))).second)
         {
             throw std::invalid_argument("topology spec '" + spec + "': key '" + key +
                                         "' is given twice");

@@ -337,6 +337,7 @@ TEST(Spec, BuildsEachKindAndAppliesJellyfishDefaults)
     EXPECT_EQ(BuildTopology("bcube:n=3,k=1"), MakeBCube(3, 1));
     EXPECT_EQ(BuildTopology("dcell:k=1,n=4"), MakeDCell(4, 1));
     EXPECT_EQ(BuildTopology("fattree:k=4"), MakeFatTree(4));
+    EXPECT_EQ(BuildTopology(" bcube: n = 3 , k=1 "), MakeBCube(3, 1)) << "blanks are ignored";
     EXPECT_EQ(BuildTopology("jellyfish:switches=10,degree=4"), MakeJellyfish(10, 4, 1, 1));
     EXPECT_EQ(BuildTopology("jellyfish:switches=10,degree=4,servers=2,seed=9"),
               MakeJellyfish(10, 4, 2, 9));
