@@ -245,6 +245,26 @@ TEST(Jellyfish, SameSeedGivesSameGraphAndOtherSeedsDiffer)
     EXPECT_EQ(graphs.size(), 5u) << "five seeds should give five different graphs";
 }
 
+TEST(Jellyfish, TheSeedOneGraphOfTheHeadlineNeverChanges)
+{
+    // Every result on Jellyfish depends on this graph: a change to the random process must show
+    // up here, not silently in the tables.
+    const Topology t = MakeJellyfish(10, 4, 1, 1);
+    std::vector<std::pair<uint32_t, uint32_t>> switchLinks;
+    for (const auto& l : t.GetLinks())
+    {
+        if (!t.IsServer(l.a))
+        {
+            switchLinks.emplace_back(l.a, l.b);
+        }
+    }
+    const std::vector<std::pair<uint32_t, uint32_t>> expected{
+        {10, 11}, {10, 13}, {10, 16}, {10, 19}, {11, 12}, {11, 14}, {11, 17},
+        {12, 15}, {12, 18}, {12, 19}, {13, 16}, {13, 17}, {13, 19}, {14, 16},
+        {14, 18}, {14, 19}, {15, 16}, {15, 17}, {15, 18}, {17, 18}};
+    EXPECT_EQ(switchLinks, expected);
+}
+
 TEST(Jellyfish, DenseGraphsNeedTheFixUpAndStillComeOutRegular)
 {
     // degree = switches - 2 leaves the random process stuck often; the fix-up completes it.
