@@ -225,9 +225,8 @@ Plot(const std::vector<Summary>& rows, const std::string& prefix)
         for (const auto& r : rows)
         {
             os << nlohmann::json(ShortLabel(r.topology.GetName())).dump() << " "
-               << r.topology.GetNServers()
-               << " " << r.topology.GetNSwitches() << " " << r.topology.GetNLinks() << " "
-               << r.diameter << "\n";
+               << r.topology.GetNServers() << " " << r.topology.GetNSwitches() << " "
+               << r.topology.GetNLinks() << " " << r.diameter << "\n";
         }
     }
     {

@@ -26,8 +26,9 @@ namespace ns3
  * \ingroup allreduce
  * Turns a Topology into an ns-3 network: one node per server and per switch, one
  * point-to-point link per topology link, the internet stack, IPv4 addresses, and static host
- * routes (FlowTreeRouting) that follow flow trees, so that a packet from server u to server v travels exactly
- * the path of u in v's flow tree (servers relay, switches forward as IP routers).
+ * routes (FlowTreeRouting) that follow flow trees, so that a packet from server u to server v
+ * travels exactly the path of u in v's flow tree (servers relay, switches forward as IP
+ * routers).
  *
  * Usage, in the shape of ns-3's layout helpers:
  * \code

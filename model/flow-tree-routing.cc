@@ -6,7 +6,6 @@
 
 #include "ns3/ipv4-route.h"
 #include "ns3/log.h"
-#include "ns3/names.h"
 #include "ns3/node.h"
 #include "ns3/output-stream-wrapper.h"
 #include "ns3/simulator.h"
@@ -83,15 +82,15 @@ FlowTreeRouting::LookupHostRoute(Ipv4Address destination,
 Ptr<Ipv4Route>
 FlowTreeRouting::MakeRoute(Ipv4Address destination) const
 {
-    const auto it = m_routes.find(destination.Get());
-    if (it == m_routes.end() || !m_ipv4 || !m_ipv4->IsUp(it->second.interface))
+    uint32_t interface = 0;
+    Ipv4Address nextHop;
+    if (!m_ipv4 || !LookupHostRoute(destination, interface, nextHop) || !m_ipv4->IsUp(interface))
     {
         return nullptr;
     }
-    const uint32_t interface = it->second.interface;
     Ptr<Ipv4Route> route = Create<Ipv4Route>();
     route->SetDestination(destination);
-    route->SetGateway(it->second.nextHop);
+    route->SetGateway(nextHop);
     route->SetOutputDevice(m_ipv4->GetNetDevice(interface));
     route->SetSource(m_ipv4->GetAddress(interface, 0).GetLocal());
     return route;
