@@ -1,0 +1,92 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_BALANCED_SCHEDULER_H
+#define ALLREDUCE_BALANCED_SCHEDULER_H
+
+#include "scheduler.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * Chooses, for every root, a shortest-path flow tree that balances the load of the directed
+ * links: starting from the shortest-path trees, local search over each node's parent,
+ * minimizing the sum of squared directed-link loads of the merge workloads (DESIGN §3) over all
+ * roots. A parent is a neighbour one hop closer to the root; with longerPaths also any
+ * neighbour no farther from the root than the node (paths may then grow, never loop).
+ * \param topology a connected topology
+ * \param maxPasses passes over all (root, node) choices; stops early when a pass improves
+ *        nothing
+ * \param longerPaths allow parents that are not on a shortest path
+ * \param seed seed of the order in which choices are visited
+ * \return one flow tree per root, indexed by root
+ */
+std::vector<FlowTree> BuildBalancedTrees(const Topology& topology,
+                                         uint32_t maxPasses,
+                                         bool longerPaths,
+                                         uint64_t seed);
+
+/**
+ * \ingroup allreduce
+ * `balanced`: our heuristic. It balances the link load of the merge workloads by choosing the
+ * flow trees (BuildBalancedTrees), then list-schedules with a dynamic priority: a workload on a
+ * link that still has much to carry goes first (most-loaded-link first), combined with its
+ * critical path. It runs several priority rules and seeded random tie-breaks, on both the
+ * balanced and the default trees, and keeps the schedule with the fewest rounds. Every choice
+ * is seeded: the same Seed gives the same schedule.
+ */
+class BalancedScheduler : public ListScheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    std::string GetName() const override;
+    WorkloadSet MakeWorkloads(const Topology& topology, uint32_t pieces) override;
+    Plan MakePlan(const Topology& topology, uint32_t pieces) override;
+
+    /// The priority rules tried; keys compare lexicographically, highest first.
+    enum class Rule : uint8_t
+    {
+        HeightThenLoad, //!< critical path, then the most loaded link it uses, then random
+        LoadThenHeight, //!< the most loaded link it uses, then critical path, then random
+        SumThenHeight,  //!< the summed remaining load of its links, then critical path
+        HeightOnly,     //!< critical path, then random
+    };
+
+    /**
+     * Sets the rule and the random tie-break used from the next Prepare on (MakePlan leaves
+     * the best one set, so that SelectRound repeats the best schedule).
+     * \param rule the priority rule
+     * \param tieSeed seed of the random tie-break order (0: by id)
+     */
+    void SetRule(Rule rule, uint64_t tieSeed);
+
+  protected:
+    std::vector<uint64_t> ComputePriorities(const WorkloadSet& workloads) override;
+    void UpdatePriorities(const RoundEngine& engine, std::vector<uint64_t>& priority) override;
+
+  private:
+    uint32_t m_seed{1};                //!< Seed attribute
+    uint32_t m_tries{32};              //!< Tries attribute
+    uint32_t m_passes{50};             //!< TreePasses attribute
+    Rule m_rule{Rule::HeightThenLoad}; //!< rule in use
+    uint64_t m_tieSeed{0};             //!< tie-break seed in use
+
+    const WorkloadSet* m_workloads{nullptr}; //!< the workloads being scheduled
+    std::vector<uint32_t> m_remaining;       //!< per directed link, load not yet done
+    std::vector<uint32_t> m_tie;             //!< per workload, random tie-break rank
+    uint32_t m_seenRounds{0};                //!< closed rounds already subtracted
+};
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_BALANCED_SCHEDULER_H */

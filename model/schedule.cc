@@ -1,0 +1,608 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "schedule.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <ostream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+const char* const SCHEDULE_FORMAT = "ns3-allreduce-schedule/1";
+
+namespace
+{
+
+std::string
+Name(uint32_t id)
+{
+    return "workload " + std::to_string(id);
+}
+
+/// Per (server, chunk, piece), the set of servers whose contributions it holds, as bits.
+class HeldData
+{
+  public:
+    HeldData(uint32_t servers, uint32_t pieces)
+        : m_servers(servers),
+          m_pieces(pieces),
+          m_words((servers + 63) / 64),
+          m_bits(static_cast<size_t>(servers) * servers * pieces * m_words, 0)
+    {
+        for (uint32_t s = 0; s < servers; ++s)
+        {
+            for (uint32_t c = 0; c < servers; ++c)
+            {
+                for (uint32_t p = 0; p < pieces; ++p)
+                {
+                    Set(s, c, p, s);
+                }
+            }
+        }
+    }
+
+    bool Has(uint32_t server, uint32_t chunk, uint32_t piece, uint32_t who) const
+    {
+        return (Word(server, chunk, piece)[who / 64] >> (who % 64)) & 1;
+    }
+
+    void Set(uint32_t server, uint32_t chunk, uint32_t piece, uint32_t who)
+    {
+        Word(server, chunk, piece)[who / 64] |= uint64_t{1} << (who % 64);
+    }
+
+    void SetAll(uint32_t server, uint32_t chunk, uint32_t piece)
+    {
+        for (uint32_t who = 0; who < m_servers; ++who)
+        {
+            Set(server, chunk, piece, who);
+        }
+    }
+
+    /// \return the first server whose contribution is missing, or m_servers
+    uint32_t FirstMissing(uint32_t server, uint32_t chunk, uint32_t piece) const
+    {
+        for (uint32_t who = 0; who < m_servers; ++who)
+        {
+            if (!Has(server, chunk, piece, who))
+            {
+                return who;
+            }
+        }
+        return m_servers;
+    }
+
+  private:
+    uint64_t* Word(uint32_t server, uint32_t chunk, uint32_t piece)
+    {
+        return &m_bits[((static_cast<size_t>(server) * m_servers + chunk) * m_pieces + piece) *
+                       m_words];
+    }
+
+    const uint64_t* Word(uint32_t server, uint32_t chunk, uint32_t piece) const
+    {
+        return const_cast<HeldData*>(this)->Word(server, chunk, piece);
+    }
+
+    uint32_t m_servers;
+    uint32_t m_pieces;
+    uint32_t m_words;
+    std::vector<uint64_t> m_bits;
+};
+
+std::string
+Where(const Workload& w)
+{
+    return "chunk " + std::to_string(w.chunk) + " piece " + std::to_string(w.piece);
+}
+
+} // namespace
+
+ScheduleCheck
+ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
+{
+    constexpr uint32_t UNSCHEDULED = 0xffffffffu;
+    const uint32_t n = workloads.GetN();
+    const uint32_t servers = workloads.GetTopology().GetNServers();
+    const auto& all = workloads.GetAll();
+    std::vector<uint32_t> roundOf(n, UNSCHEDULED);
+    std::vector<uint32_t> linkStamp(workloads.GetNDirectedLinks(), UNSCHEDULED);
+    HeldData held(servers, workloads.GetPieces());
+    ScheduleCheck check;
+    const auto fail = [&check](uint32_t round, const std::string& what) {
+        check.error = "round " + std::to_string(round) + ": " + what;
+        return check;
+    };
+    for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
+    {
+        const auto& round = schedule.rounds[t];
+        if (round.empty())
+        {
+            return fail(t, "is empty");
+        }
+        for (uint32_t id : round)
+        {
+            if (id >= n)
+            {
+                return fail(t, Name(id) + " does not exist; there are " + std::to_string(n));
+            }
+            if (roundOf[id] != UNSCHEDULED)
+            {
+                return fail(t, Name(id) + " is scheduled again (first in round " +
+                                   std::to_string(roundOf[id]) + ")");
+            }
+            roundOf[id] = t;
+            for (uint32_t l : all[id].links)
+            {
+                if (linkStamp[l] == t)
+                {
+                    const TopologyLink& link = workloads.GetTopology().GetLink(l / 2);
+                    return fail(t, Name(id) + " uses link " +
+                                       std::to_string(l % 2 ? link.b : link.a) + "->" +
+                                       std::to_string(l % 2 ? link.a : link.b) +
+                                       ", which another workload of the round uses");
+                }
+                linkStamp[l] = t;
+            }
+        }
+        for (uint32_t id : round)
+        {
+            for (uint32_t d : all[id].deps)
+            {
+                if (roundOf[d] == UNSCHEDULED || roundOf[d] >= t)
+                {
+                    return fail(t, Name(id) + " depends on " + Name(d) +
+                                       ", which has not finished in an earlier round");
+                }
+            }
+        }
+        // Senders read what they held at the start of the round ...
+        for (uint32_t id : round)
+        {
+            const Workload& w = all[id];
+            if (w.phase == Phase::Gather)
+            {
+                const uint32_t missing = held.FirstMissing(w.src, w.chunk, w.piece);
+                if (missing < servers)
+                {
+                    return fail(t, Name(id) + " gathers " + Where(w) + " from server " +
+                                       std::to_string(w.src) +
+                                       ", which does not hold the complete sum yet (server " +
+                                       std::to_string(missing) + "'s contribution is missing)");
+                }
+                continue;
+            }
+            for (uint32_t c : w.carries)
+            {
+                if (!held.Has(w.src, w.chunk, w.piece, c))
+                {
+                    return fail(t, Name(id) + " carries server " + std::to_string(c) +
+                                       "'s contribution to " + Where(w) + ", which server " +
+                                       std::to_string(w.src) + " does not hold");
+                }
+            }
+        }
+        // ... and receivers add (reduce) or take (gather) at its end.
+        for (uint32_t id : round)
+        {
+            const Workload& w = all[id];
+            if (w.phase == Phase::Gather)
+            {
+                held.SetAll(w.dst, w.chunk, w.piece);
+                continue;
+            }
+            for (uint32_t c : w.carries)
+            {
+                if (held.Has(w.dst, w.chunk, w.piece, c))
+                {
+                    return fail(t, Name(id) + " adds server " + std::to_string(c) +
+                                       "'s contribution to " + Where(w) + " at server " +
+                                       std::to_string(w.dst) + " a second time");
+                }
+                held.Set(w.dst, w.chunk, w.piece, c);
+            }
+        }
+    }
+    const auto end = static_cast<uint32_t>(schedule.rounds.size());
+    for (uint32_t id = 0; id < n; ++id)
+    {
+        if (roundOf[id] == UNSCHEDULED)
+        {
+            check.error = Name(id) + " is never scheduled";
+            return check;
+        }
+    }
+    for (uint32_t s = 0; s < servers; ++s)
+    {
+        for (uint32_t c = 0; c < servers; ++c)
+        {
+            for (uint32_t p = 0; p < workloads.GetPieces(); ++p)
+            {
+                const uint32_t missing = held.FirstMissing(s, c, p);
+                if (missing < servers)
+                {
+                    check.error = "after round " + std::to_string(end > 0 ? end - 1 : 0) +
+                                  ": server " + std::to_string(s) + " does not hold the full sum "
+                                  "of chunk " + std::to_string(c) + " piece " +
+                                  std::to_string(p) + " (server " + std::to_string(missing) +
+                                  "'s contribution is missing)";
+                    return check;
+                }
+            }
+        }
+    }
+    check.valid = true;
+    return check;
+}
+
+uint32_t
+RoundBounds::GetMax() const
+{
+    return std::max({bandwidth, links, path});
+}
+
+uint32_t
+ComputeBandwidthBound(const Topology& topology, uint32_t pieces)
+{
+    const uint64_t n = topology.GetNServers();
+    uint64_t ports = 0;
+    for (uint32_t s = 0; s < n; ++s)
+    {
+        ports += topology.GetNPorts(s);
+    }
+    if (n < 2 || ports == 0)
+    {
+        return 0;
+    }
+    const uint64_t total = 2 * n * (n - 1) * pieces;
+    return static_cast<uint32_t>((total + ports - 1) / ports);
+}
+
+RoundBounds
+ComputeBounds(const WorkloadSet& workloads)
+{
+    RoundBounds b;
+    b.bandwidth = ComputeBandwidthBound(workloads.GetTopology(), workloads.GetPieces());
+    for (uint32_t load : workloads.GetLinkLoads())
+    {
+        b.links = std::max(b.links, load);
+    }
+    for (uint32_t id = 0; id < workloads.GetN(); ++id)
+    {
+        b.path = std::max(b.path, workloads.GetHeight(id));
+    }
+    return b;
+}
+
+namespace
+{
+
+void
+WriteList(std::ostream& os, const std::vector<uint32_t>& v)
+{
+    os << '[';
+    for (size_t i = 0; i < v.size(); ++i)
+    {
+        os << (i ? "," : "") << v[i];
+    }
+    os << ']';
+}
+
+} // namespace
+
+void
+WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule& schedule)
+{
+    const Topology& topo = workloads.GetTopology();
+    // Streamed by hand rather than through a JSON tree: a 512-server schedule has half a
+    // million workloads, and a tree of them would take gigabytes.
+    os << "{\"format\": " << nlohmann::json(SCHEDULE_FORMAT).dump() << ",\n";
+    os << " \"topology\": {\"name\": " << nlohmann::json(topo.GetName()).dump()
+       << ", \"servers\": " << topo.GetNServers() << ",\n  \"nodes\": [";
+    for (uint32_t i = 0; i < topo.GetNNodes(); ++i)
+    {
+        os << (i ? ", " : "") << "{\"id\": " << i << ", \"kind\": \""
+           << (topo.IsServer(i) ? "server" : "switch") << "\"}";
+    }
+    os << "],\n  \"links\": [";
+    for (uint32_t i = 0; i < topo.GetNLinks(); ++i)
+    {
+        os << (i ? ", " : "") << '[' << topo.GetLink(i).a << ", " << topo.GetLink(i).b << ']';
+    }
+    os << "]},\n";
+    os << " \"gradient_pieces\": " << workloads.GetPieces() << ", \"merge\": "
+       << (workloads.GetSemantics() == WorkloadSemantics::ParameterServer ? "false" : "true")
+       << ", \"semantics\": \"" << ToString(workloads.GetSemantics())
+       << "\", \"scheduler\": " << nlohmann::json(schedule.scheduler).dump() << ",\n";
+    os << " \"workloads\": [";
+    std::vector<uint32_t> everyone(topo.GetNServers());
+    for (uint32_t s = 0; s < topo.GetNServers(); ++s)
+    {
+        everyone[s] = s;
+    }
+    for (const Workload& w : workloads.GetAll())
+    {
+        os << (w.id ? ",\n  " : "\n  ") << "{\"id\": " << w.id << ", \"chunk\": " << w.chunk
+           << ", \"piece\": " << w.piece << ", \"phase\": \"" << ToString(w.phase)
+           << "\", \"src\": " << w.src << ", \"dst\": " << w.dst << ", \"path\": ";
+        WriteList(os, w.path);
+        os << ", \"deps\": ";
+        WriteList(os, w.deps);
+        os << ", \"carries\": ";
+        WriteList(os, w.phase == Phase::Gather ? everyone : w.carries);
+        os << '}';
+    }
+    os << "],\n \"rounds\": [";
+    for (size_t t = 0; t < schedule.rounds.size(); ++t)
+    {
+        os << (t ? ",\n  " : "\n  ");
+        WriteList(os, schedule.rounds[t]);
+    }
+    os << "]}\n";
+}
+
+void
+WriteScheduleFile(const std::string& path, const WorkloadSet& workloads, const Schedule& schedule)
+{
+    std::ofstream os(path);
+    if (!os)
+    {
+        throw std::invalid_argument("cannot write schedule file '" + path + "'");
+    }
+    WriteScheduleJson(os, workloads, schedule);
+    os.flush();
+    if (!os)
+    {
+        throw std::invalid_argument("error while writing schedule file '" + path + "'");
+    }
+}
+
+namespace
+{
+
+using nlohmann::json;
+
+/// Reads fields of a JSON document with errors that name the source and the field.
+class Fields
+{
+  public:
+    explicit Fields(std::string source)
+        : m_source(std::move(source))
+    {
+    }
+
+    [[noreturn]] void Fail(const std::string& field, const std::string& what) const
+    {
+        throw std::invalid_argument("schedule file " + m_source + ": field '" + field + "' " +
+                                    what);
+    }
+
+    const json& Member(const json& object, const std::string& key, const std::string& field) const
+    {
+        if (!object.is_object())
+        {
+            Fail(field, "must be a JSON object");
+        }
+        auto it = object.find(key);
+        if (it == object.end())
+        {
+            Fail(field + (field.empty() ? "" : ".") + key, "is missing");
+        }
+        return *it;
+    }
+
+    uint32_t Uint(const json& v, const std::string& field) const
+    {
+        if (!v.is_number_unsigned() || v.get<uint64_t>() > 0xfffffffeULL)
+        {
+            Fail(field, "must be a non-negative integer, got " + v.dump());
+        }
+        return v.get<uint32_t>();
+    }
+
+    std::vector<uint32_t> UintList(const json& v, const std::string& field) const
+    {
+        if (!v.is_array())
+        {
+            Fail(field, "must be an array of non-negative integers, got " + Short(v));
+        }
+        std::vector<uint32_t> out;
+        out.reserve(v.size());
+        for (size_t i = 0; i < v.size(); ++i)
+        {
+            out.push_back(Uint(v[i], field + "[" + std::to_string(i) + "]"));
+        }
+        return out;
+    }
+
+    std::string String(const json& v, const std::string& field) const
+    {
+        if (!v.is_string())
+        {
+            Fail(field, "must be a string, got " + Short(v));
+        }
+        return v.get<std::string>();
+    }
+
+    const json& Array(const json& v, const std::string& field) const
+    {
+        if (!v.is_array())
+        {
+            Fail(field, "must be an array, got " + Short(v));
+        }
+        return v;
+    }
+
+    static std::string Short(const json& v)
+    {
+        std::string s = v.dump();
+        return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+    }
+
+  private:
+    std::string m_source;
+};
+
+Topology
+ReadTopologyField(const Fields& f, const json& t)
+{
+    const std::string name = f.String(f.Member(t, "name", "topology"), "topology.name");
+    const uint32_t servers = f.Uint(f.Member(t, "servers", "topology"), "topology.servers");
+    const json& nodes = f.Array(f.Member(t, "nodes", "topology"), "topology.nodes");
+    uint32_t seenServers = 0;
+    for (size_t i = 0; i < nodes.size(); ++i)
+    {
+        const std::string field = "topology.nodes[" + std::to_string(i) + "]";
+        const uint32_t id = f.Uint(f.Member(nodes[i], "id", field), field + ".id");
+        if (id != i)
+        {
+            f.Fail(field + ".id", "must be " + std::to_string(i) +
+                                      " (nodes are listed by id from 0), got " +
+                                      std::to_string(id));
+        }
+        const std::string kind = f.String(f.Member(nodes[i], "kind", field), field + ".kind");
+        if (kind != "server" && kind != "switch")
+        {
+            f.Fail(field + ".kind", "must be \"server\" or \"switch\", got \"" + kind + "\"");
+        }
+        if ((kind == "server") != (i < servers))
+        {
+            f.Fail(field + ".kind", "must be " +
+                                        std::string(i < servers ? "\"server\"" : "\"switch\"") +
+                                        ": servers are nodes 0.." + std::to_string(servers) +
+                                        " exclusive and switches follow them");
+        }
+        seenServers += kind == "server";
+    }
+    if (seenServers != servers)
+    {
+        f.Fail("topology.servers", "says " + std::to_string(servers) + " but the nodes list " +
+                                       std::to_string(seenServers) + " servers");
+    }
+    Topology topo(name, servers, static_cast<uint32_t>(nodes.size() - servers));
+    const json& links = f.Array(f.Member(t, "links", "topology"), "topology.links");
+    for (size_t i = 0; i < links.size(); ++i)
+    {
+        const std::string field = "topology.links[" + std::to_string(i) + "]";
+        const auto ends = f.UintList(links[i], field);
+        if (ends.size() != 2)
+        {
+            f.Fail(field, "must be a pair [a, b] of node ids");
+        }
+        try
+        {
+            topo.AddLink(ends[0], ends[1]);
+        }
+        catch (const std::exception& e)
+        {
+            f.Fail(field, std::string("is not a valid link: ") + e.what());
+        }
+    }
+    return topo;
+}
+
+} // namespace
+
+ScheduleFile
+ReadScheduleJson(std::istream& is, const std::string& source)
+{
+    const Fields f(source);
+    json doc;
+    try
+    {
+        doc = json::parse(is);
+    }
+    catch (const json::parse_error& e)
+    {
+        throw std::invalid_argument("schedule file " + source + " is not valid JSON: " +
+                                    e.what());
+    }
+    const std::string format = f.String(f.Member(doc, "format", ""), "format");
+    if (format != SCHEDULE_FORMAT)
+    {
+        f.Fail("format", "must be \"" + std::string(SCHEDULE_FORMAT) + "\", got \"" + format +
+                             "\"");
+    }
+    const Topology topo = ReadTopologyField(f, f.Member(doc, "topology", ""));
+    const uint32_t pieces = f.Uint(f.Member(doc, "gradient_pieces", ""), "gradient_pieces");
+    if (pieces == 0)
+    {
+        f.Fail("gradient_pieces", "must be >= 1, got 0");
+    }
+    const json& merge = f.Member(doc, "merge", "");
+    if (!merge.is_boolean())
+    {
+        f.Fail("merge", "must be true or false, got " + Fields::Short(merge));
+    }
+    WorkloadSemantics semantics =
+        merge.get<bool>() ? WorkloadSemantics::Merge : WorkloadSemantics::ParameterServer;
+    if (doc.contains("semantics"))
+    {
+        try
+        {
+            semantics = ParseWorkloadSemantics(f.String(doc["semantics"], "semantics"));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            f.Fail("semantics", e.what());
+        }
+    }
+    ScheduleFile out;
+    out.schedule.scheduler = f.String(f.Member(doc, "scheduler", ""), "scheduler");
+    const json& list = f.Array(f.Member(doc, "workloads", ""), "workloads");
+    std::vector<Workload> workloads(list.size());
+    for (size_t i = 0; i < list.size(); ++i)
+    {
+        const std::string field = "workloads[" + std::to_string(i) + "]";
+        const json& j = list[i];
+        Workload& w = workloads[i];
+        w.id = f.Uint(f.Member(j, "id", field), field + ".id");
+        w.chunk = f.Uint(f.Member(j, "chunk", field), field + ".chunk");
+        w.piece = f.Uint(f.Member(j, "piece", field), field + ".piece");
+        const std::string phase = f.String(f.Member(j, "phase", field), field + ".phase");
+        if (phase != "reduce" && phase != "gather")
+        {
+            f.Fail(field + ".phase", "must be \"reduce\" or \"gather\", got \"" + phase + "\"");
+        }
+        w.phase = phase == "reduce" ? Phase::Reduce : Phase::Gather;
+        w.src = f.Uint(f.Member(j, "src", field), field + ".src");
+        w.dst = f.Uint(f.Member(j, "dst", field), field + ".dst");
+        w.path = f.UintList(f.Member(j, "path", field), field + ".path");
+        w.deps = f.UintList(f.Member(j, "deps", field), field + ".deps");
+        w.carries = f.UintList(f.Member(j, "carries", field), field + ".carries");
+    }
+    try
+    {
+        out.workloads = WorkloadSet(topo, std::move(workloads), semantics, pieces);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument("schedule file " + source + ": " + e.what());
+    }
+    const json& rounds = f.Array(f.Member(doc, "rounds", ""), "rounds");
+    for (size_t t = 0; t < rounds.size(); ++t)
+    {
+        out.schedule.rounds.push_back(
+            f.UintList(rounds[t], "rounds[" + std::to_string(t) + "]"));
+    }
+    return out;
+}
+
+ScheduleFile
+ReadScheduleFile(const std::string& path)
+{
+    std::ifstream is(path);
+    if (!is)
+    {
+        throw std::invalid_argument("cannot open schedule file '" + path + "'");
+    }
+    return ReadScheduleJson(is, "'" + path + "'");
+}
+
+} // namespace ns3

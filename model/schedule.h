@@ -1,0 +1,145 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_SCHEDULE_H
+#define ALLREDUCE_SCHEDULE_H
+
+#include "workload.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * A schedule: the workloads of each round, in order (DESIGN §4), and the scheduler that made it.
+ */
+struct Schedule
+{
+    std::string scheduler;                     //!< name of the scheduler that made it
+    std::vector<std::vector<uint32_t>> rounds; //!< workload ids per round
+
+    /// \return the number of rounds
+    uint32_t GetNRounds() const
+    {
+        return static_cast<uint32_t>(rounds.size());
+    }
+};
+
+/**
+ * \ingroup allreduce
+ * The verdict of ValidateSchedule.
+ */
+struct ScheduleCheck
+{
+    bool valid{false}; //!< true when every rule holds
+    std::string error; //!< the first broken rule, naming the round and workload (empty if valid)
+};
+
+/**
+ * \ingroup allreduce
+ * Checks a schedule against its workloads, by simulating the data each server holds:
+ *  - every workload is scheduled exactly once, and ids exist;
+ *  - no two workloads of a round use the same directed link;
+ *  - every dependency finished in an earlier round;
+ *  - a workload carries only data its sender holds at the start of the round (a gather
+ *    workload's sender must hold the complete sum), and a reduce workload never adds a
+ *    contribution its receiver already holds (no contribution added twice);
+ *  - at the end every server holds the full sum (every server's contribution) of every chunk
+ *    piece.
+ * \param workloads the workloads
+ * \param schedule the schedule
+ * \return the verdict; never throws for a bad schedule
+ */
+ScheduleCheck ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule);
+
+/**
+ * \ingroup allreduce
+ * Lower bounds on the rounds of any schedule (DESIGN §4).
+ */
+struct RoundBounds
+{
+    uint32_t bandwidth{0}; //!< ceil(2·N·(N−1)·k / Σ ports of servers), for any AllReduce
+    uint32_t links{0};     //!< the most workloads one directed link carries, for these workloads
+    uint32_t path{0};      //!< workloads in the longest dependency chain, for these workloads
+
+    /// \return the largest of the three
+    uint32_t GetMax() const;
+};
+
+/**
+ * \ingroup allreduce
+ * \param workloads the workloads in use
+ * \return the three bounds
+ */
+RoundBounds ComputeBounds(const WorkloadSet& workloads);
+
+/**
+ * \ingroup allreduce
+ * \param topology a topology
+ * \param pieces pieces per chunk
+ * \return the bandwidth bound ceil(2·N·(N−1)·k / Σ ports of servers) (0 for one server)
+ */
+uint32_t ComputeBandwidthBound(const Topology& topology, uint32_t pieces);
+
+/// Format tag of schedule files (DESIGN §5).
+extern const char* const SCHEDULE_FORMAT;
+
+/**
+ * \ingroup allreduce
+ * Writes the schedule file of DESIGN §5: the topology (name, servers, nodes, links), pieces,
+ * whether servers merge, the semantics, the scheduler, every workload and the rounds.
+ * \param os where to write
+ * \param workloads the workloads
+ * \param schedule the schedule
+ */
+void WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule& schedule);
+
+/**
+ * \ingroup allreduce
+ * \param path file to write
+ * \param workloads the workloads
+ * \param schedule the schedule
+ * \throws std::invalid_argument when the file cannot be written
+ */
+void WriteScheduleFile(const std::string& path,
+                       const WorkloadSet& workloads,
+                       const Schedule& schedule);
+
+/**
+ * \ingroup allreduce
+ * A schedule file's content: its workloads (with their topology) and its schedule.
+ */
+struct ScheduleFile
+{
+    WorkloadSet workloads; //!< the workloads, checked against the file's topology
+    Schedule schedule;     //!< the rounds as written (not yet validated)
+};
+
+/**
+ * \ingroup allreduce
+ * Reads a schedule file. The structure is checked (fields, types, the topology, each
+ * workload against it); whether the schedule is valid is ValidateSchedule's job.
+ * \param is the JSON text
+ * \param source name used in errors (a file name)
+ * \return the content
+ * \throws std::invalid_argument naming the source and the field or workload that is wrong
+ */
+ScheduleFile ReadScheduleJson(std::istream& is, const std::string& source);
+
+/**
+ * \ingroup allreduce
+ * \param path a schedule file
+ * \return its content
+ * \throws std::invalid_argument when it cannot be opened or is malformed
+ */
+ScheduleFile ReadScheduleFile(const std::string& path);
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_SCHEDULE_H */

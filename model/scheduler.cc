@@ -1,0 +1,270 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "scheduler.h"
+
+#include "ns3/log.h"
+#include "ns3/object-factory.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AllReduceScheduler");
+
+NS_OBJECT_ENSURE_REGISTERED(Scheduler);
+NS_OBJECT_ENSURE_REGISTERED(ListScheduler);
+
+TypeId
+Scheduler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::Scheduler").SetParent<Object>().SetGroupName("AllReduce");
+    return tid;
+}
+
+WorkloadSet
+Scheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
+{
+    return WorkloadSet::Build(topology,
+                              BuildShortestPathTrees(topology),
+                              WorkloadSemantics::Merge,
+                              pieces);
+}
+
+void
+Scheduler::Prepare(const WorkloadSet& /* workloads */)
+{
+}
+
+Plan
+Scheduler::MakePlan(const Topology& topology, uint32_t pieces)
+{
+    Plan plan;
+    plan.workloads = MakeWorkloads(topology, pieces);
+    plan.schedule = RunRounds(*this, plan.workloads);
+    return plan;
+}
+
+Schedule
+RunRounds(Scheduler& scheduler, const WorkloadSet& workloads)
+{
+    scheduler.Prepare(workloads);
+    RoundEngine engine(workloads);
+    while (!engine.IsDone())
+    {
+        const std::string where = "scheduler '" + scheduler.GetName() + "' in round " +
+                                  std::to_string(engine.GetRound()) + ": ";
+        if (engine.GetReady().empty())
+        {
+            throw std::runtime_error(where + "no workload is ready but " +
+                                     std::to_string(workloads.GetN() - engine.GetNDone()) +
+                                     " are not done");
+        }
+        const std::vector<uint32_t> picks = scheduler.SelectRound(engine);
+        if (picks.empty())
+        {
+            throw std::runtime_error(where + "returned no workload although " +
+                                     std::to_string(engine.GetReady().size()) + " are ready");
+        }
+        try
+        {
+            engine.StepRound(picks);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::runtime_error(where + e.what());
+        }
+        NS_LOG_DEBUG(scheduler.GetName() << " round " << engine.GetRound() - 1 << ": "
+                                         << picks.size() << " workloads");
+    }
+    Schedule schedule;
+    schedule.scheduler = scheduler.GetName();
+    schedule.rounds = engine.GetRounds();
+    return schedule;
+}
+
+TypeId
+ListScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::ListScheduler").SetParent<Scheduler>().SetGroupName("AllReduce");
+    return tid;
+}
+
+void
+ListScheduler::Prepare(const WorkloadSet& workloads)
+{
+    m_priority = ComputePriorities(workloads);
+    if (m_priority.size() != workloads.GetN())
+    {
+        throw std::logic_error("scheduler '" + GetName() + "' gave " +
+                               std::to_string(m_priority.size()) + " priorities for " +
+                               std::to_string(workloads.GetN()) + " workloads");
+    }
+    m_linkStamp.assign(workloads.GetNDirectedLinks(), 0);
+    m_call = 0;
+    m_fromServer.assign(workloads.GetNDirectedLinks(), false);
+    m_serverPorts = 0;
+    const Topology& topo = workloads.GetTopology();
+    for (uint32_t i = 0; i < topo.GetNLinks(); ++i)
+    {
+        m_fromServer[2 * i] = topo.IsServer(topo.GetLink(i).a);
+        m_fromServer[2 * i + 1] = topo.IsServer(topo.GetLink(i).b);
+        m_serverPorts += m_fromServer[2 * i] + m_fromServer[2 * i + 1];
+    }
+}
+
+void
+ListScheduler::UpdatePriorities(const RoundEngine& /* engine */, std::vector<uint64_t>& /* priority */)
+{
+}
+
+std::vector<uint32_t>
+ListScheduler::SelectRound(const RoundEngine& engine)
+{
+    UpdatePriorities(engine, m_priority);
+    std::vector<uint32_t> ready = engine.GetReady();
+    std::sort(ready.begin(), ready.end(), [this](uint32_t a, uint32_t b) {
+        return m_priority[a] != m_priority[b] ? m_priority[a] > m_priority[b] : a < b;
+    });
+    ++m_call;
+    const auto& all = engine.GetWorkloads().GetAll();
+    // Links the engine already has in this round count as taken.
+    uint32_t serverPortsUsed = 0;
+    for (uint32_t id : engine.GetPicked())
+    {
+        for (uint32_t l : all[id].links)
+        {
+            m_linkStamp[l] = m_call;
+            serverPortsUsed += m_fromServer[l];
+        }
+    }
+    std::vector<uint32_t> picks;
+    for (uint32_t id : ready)
+    {
+        // Every workload leaves a server: once every server port is taken, nothing fits.
+        if (serverPortsUsed == m_serverPorts)
+        {
+            break;
+        }
+        const auto& links = all[id].links;
+        bool fits = true;
+        for (uint32_t l : links)
+        {
+            if (m_linkStamp[l] == m_call)
+            {
+                fits = false;
+                break;
+            }
+        }
+        if (!fits)
+        {
+            continue;
+        }
+        for (uint32_t l : links)
+        {
+            m_linkStamp[l] = m_call;
+            serverPortsUsed += m_fromServer[l];
+        }
+        picks.push_back(id);
+    }
+    return picks;
+}
+
+namespace
+{
+
+struct Entry
+{
+    std::string name;
+    std::string typeId;
+    std::string description;
+};
+
+std::vector<Entry>&
+Registry()
+{
+    static std::vector<Entry> entries{
+        {"ps", "ns3::ParameterServerScheduler",
+         "Parameter Server baseline: every server sends to the chunk owner and back, no merge"},
+        {"ring", "ns3::RingScheduler", "Ring AllReduce baseline over servers 0..N-1"},
+        {"greedy", "ns3::GreedyScheduler",
+         "critical-path list scheduling of merge workloads on shortest-path trees"},
+        {"balanced", "ns3::BalancedScheduler",
+         "load-balanced flow trees (shortest or not) chosen by search, then list scheduling"},
+    };
+    return entries;
+}
+
+} // namespace
+
+void
+RegisterScheduler(const std::string& name, const std::string& typeId, const std::string& description)
+{
+    if (name.empty() ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") !=
+            std::string::npos)
+    {
+        throw std::invalid_argument("scheduler name must be letters, digits, '-' or '_', got '" +
+                                    name + "'");
+    }
+    for (const Entry& e : Registry())
+    {
+        if (e.name == name)
+        {
+            throw std::invalid_argument("scheduler name '" + name + "' is already taken by " +
+                                        e.typeId);
+        }
+    }
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeId, &tid) || !tid.IsChildOf(Scheduler::GetTypeId()))
+    {
+        throw std::invalid_argument("'" + typeId + "' is not the TypeId of a Scheduler subclass");
+    }
+    Registry().push_back({name, typeId, description});
+}
+
+std::vector<std::pair<std::string, std::string>>
+ListSchedulers()
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Entry& e : Registry())
+    {
+        out.emplace_back(e.name, e.description);
+    }
+    return out;
+}
+
+Ptr<Scheduler>
+CreateScheduler(const std::string& name)
+{
+    std::string typeId = name;
+    for (const Entry& e : Registry())
+    {
+        if (e.name == name)
+        {
+            typeId = e.typeId;
+        }
+    }
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeId, &tid) || !tid.IsChildOf(Scheduler::GetTypeId()) ||
+        !tid.HasConstructor())
+    {
+        std::string names;
+        for (const Entry& e : Registry())
+        {
+            names += (names.empty() ? "" : ", ") + e.name;
+        }
+        throw std::invalid_argument("unknown scheduler '" + name + "'; available: " + names +
+                                    " (or the TypeId name of a Scheduler subclass)");
+    }
+    ObjectFactory factory;
+    factory.SetTypeId(tid);
+    return factory.Create<Scheduler>();
+}
+
+} // namespace ns3

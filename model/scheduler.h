@@ -1,0 +1,169 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_SCHEDULER_H
+#define ALLREDUCE_SCHEDULER_H
+
+#include "round-engine.h"
+#include "schedule.h"
+#include "workload.h"
+
+#include "ns3/object.h"
+#include "ns3/ptr.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * The workloads a scheduler chose to build and the schedule it made for them.
+ */
+struct Plan
+{
+    WorkloadSet workloads; //!< the workloads (semantics, trees)
+    Schedule schedule;     //!< their rounds
+};
+
+/**
+ * \ingroup allreduce
+ * The scheduler hook (DESIGN §6): one interface for every scheduler, flow level and packet
+ * level, in the shape of ns-3's TcpCongestionOps. A scheduler
+ *  - builds the workloads it schedules (MakeWorkloads: which semantics, which flow trees);
+ *  - is told once which workloads it will schedule (Prepare);
+ *  - at each decision point sees the RoundEngine's state (ready workloads, links in use,
+ *    what is done, round index) and returns the workloads to start, in order (SelectRound).
+ * MakePlan runs the whole thing on the round engine; a scheduler that searches (tries several
+ * tree sets, keeps the best) overrides it.
+ *
+ * To add a scheduler: derive from Scheduler (or ListScheduler), give it a TypeId, and either
+ * create it by TypeId name or call RegisterScheduler to give it a short name.
+ */
+class Scheduler : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /// \return the short name (as on the command line)
+    virtual std::string GetName() const = 0;
+
+    /**
+     * \param topology the topology
+     * \param pieces pieces per chunk
+     * \return the workloads this scheduler schedules; the default is the merge semantics on
+     *         the shortest-path flow trees
+     */
+    virtual WorkloadSet MakeWorkloads(const Topology& topology, uint32_t pieces);
+
+    /**
+     * Called once before the first round.
+     * \param workloads the workloads to schedule (they outlive the run)
+     */
+    virtual void Prepare(const WorkloadSet& workloads);
+
+    /**
+     * \param engine the state: ready workloads, links in use, done, round index
+     * \return the workloads to start now, in order; they must fit together with those the
+     *         engine has already picked this round
+     */
+    virtual std::vector<uint32_t> SelectRound(const RoundEngine& engine) = 0;
+
+    /**
+     * Builds the workloads and schedules them round by round on a RoundEngine.
+     * \param topology the topology
+     * \param pieces pieces per chunk
+     * \return the workloads and the schedule
+     * \throws std::runtime_error when the scheduler returns an empty or invalid round
+     */
+    virtual Plan MakePlan(const Topology& topology, uint32_t pieces);
+};
+
+/**
+ * \ingroup allreduce
+ * Runs a scheduler over given workloads on a fresh RoundEngine until every workload is done.
+ * \param scheduler the scheduler (Prepare is called first)
+ * \param workloads the workloads
+ * \return the schedule
+ * \throws std::runtime_error naming the scheduler and round when it stalls or breaks a rule
+ */
+Schedule RunRounds(Scheduler& scheduler, const WorkloadSet& workloads);
+
+/**
+ * \ingroup allreduce
+ * List scheduling: every round takes the ready workloads in priority order (highest first,
+ * then lowest id) and adds each one that shares no directed link with those already taken.
+ * Derived classes set the priorities in ComputePriorities.
+ */
+class ListScheduler : public Scheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    void Prepare(const WorkloadSet& workloads) override;
+    std::vector<uint32_t> SelectRound(const RoundEngine& engine) override;
+
+  protected:
+    /**
+     * \param workloads the workloads to schedule
+     * \return one priority per workload (higher goes first)
+     */
+    virtual std::vector<uint64_t> ComputePriorities(const WorkloadSet& workloads) = 0;
+
+    /**
+     * Called at the start of every SelectRound, for schedulers whose priorities change as
+     * the schedule unfolds; the default keeps them fixed.
+     * \param engine the state
+     * \param priority per workload; only the ready workloads' entries are read this round
+     */
+    virtual void UpdatePriorities(const RoundEngine& engine, std::vector<uint64_t>& priority);
+
+  private:
+    std::vector<uint64_t> m_priority;  //!< per workload
+    std::vector<uint32_t> m_linkStamp; //!< per directed link, the last call that used it
+    uint32_t m_call{0};                //!< SelectRound calls so far
+    uint32_t m_serverPorts{0};         //!< directed links leaving servers
+    std::vector<bool> m_fromServer;    //!< per directed link, true when it leaves a server
+};
+
+/**
+ * \ingroup allreduce
+ * Makes a short name known to CreateScheduler and ListSchedulers.
+ * \param name short name (letters, digits, '-', '_')
+ * \param typeId the TypeId name of a Scheduler subclass, e.g. "ns3::GreedyScheduler"
+ * \param description one line for --list-schedulers
+ * \throws std::invalid_argument for a taken name or a TypeId that is not a Scheduler
+ */
+void RegisterScheduler(const std::string& name,
+                       const std::string& typeId,
+                       const std::string& description);
+
+/**
+ * \ingroup allreduce
+ * \return (name, description) of every registered scheduler, built-ins first
+ */
+std::vector<std::pair<std::string, std::string>> ListSchedulers();
+
+/**
+ * \ingroup allreduce
+ * \param name a registered short name ("ps", "ring", "greedy", ...) or a TypeId name of a
+ *        Scheduler subclass
+ * \return a new scheduler
+ * \throws std::invalid_argument naming the available schedulers when there is no such one
+ */
+Ptr<Scheduler> CreateScheduler(const std::string& name);
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_SCHEDULER_H */

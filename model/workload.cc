@@ -1,0 +1,584 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "workload.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace ns3
+{
+
+std::string
+ToString(WorkloadSemantics semantics)
+{
+    switch (semantics)
+    {
+    case WorkloadSemantics::Merge:
+        return "merge";
+    case WorkloadSemantics::ParameterServer:
+        return "ps";
+    case WorkloadSemantics::Ring:
+        return "ring";
+    }
+    return "?";
+}
+
+WorkloadSemantics
+ParseWorkloadSemantics(const std::string& name)
+{
+    if (name == "merge")
+    {
+        return WorkloadSemantics::Merge;
+    }
+    if (name == "ps")
+    {
+        return WorkloadSemantics::ParameterServer;
+    }
+    if (name == "ring")
+    {
+        return WorkloadSemantics::Ring;
+    }
+    throw std::invalid_argument("workload semantics must be merge, ps or ring, got '" + name +
+                                "'");
+}
+
+std::string
+ToString(Phase phase)
+{
+    return phase == Phase::Reduce ? "reduce" : "gather";
+}
+
+uint32_t
+GetDirectedLink(const Topology& topology, uint32_t a, uint32_t b)
+{
+    const int64_t link = topology.FindLink(a, b);
+    if (link < 0)
+    {
+        throw std::invalid_argument("no link between nodes " + std::to_string(a) + " and " +
+                                    std::to_string(b));
+    }
+    const auto i = static_cast<uint32_t>(link);
+    return topology.GetLink(i).a == a ? 2 * i : 2 * i + 1;
+}
+
+namespace
+{
+
+/// The nodes from server u along the tree up to the first server after it, both included.
+std::vector<uint32_t>
+PathToNextServer(const FlowTree& tree, uint32_t u, uint32_t nServers)
+{
+    std::vector<uint32_t> path{u};
+    uint32_t v = tree.GetParent(u);
+    path.push_back(v);
+    while (v >= nServers)
+    {
+        v = tree.GetParent(v);
+        path.push_back(v);
+    }
+    return path;
+}
+
+/// Appends the workloads of one chunk piece under merge semantics (DESIGN §3).
+void
+AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServers, uint32_t piece)
+{
+    const uint32_t root = tree.GetRoot();
+    const auto base = static_cast<uint32_t>(out.size());
+    // Servers other than the root, in id order, get reduce ids base+i and gather ids
+    // base+(N-1)+i.
+    std::vector<uint32_t> index(nServers, FlowTree::NONE);
+    std::vector<uint32_t> next(nServers, FlowTree::NONE);
+    uint32_t i = 0;
+    for (uint32_t u = 0; u < nServers; ++u)
+    {
+        if (u != root)
+        {
+            index[u] = i++;
+            next[u] = tree.GetNextServer(u);
+        }
+    }
+    const uint32_t others = nServers - 1;
+    out.resize(base + 2 * others);
+    std::vector<uint32_t> intoRoot;
+    for (uint32_t u = 0; u < nServers; ++u)
+    {
+        if (u == root)
+        {
+            continue;
+        }
+        Workload& r = out[base + index[u]];
+        r.id = base + index[u];
+        r.chunk = root;
+        r.piece = piece;
+        r.phase = Phase::Reduce;
+        r.src = u;
+        r.dst = next[u];
+        r.path = PathToNextServer(tree, u, nServers);
+        if (next[u] == root)
+        {
+            intoRoot.push_back(r.id);
+        }
+        else
+        {
+            out[base + index[next[u]]].deps.push_back(r.id);
+        }
+        Workload& g = out[base + others + index[u]];
+        g.id = base + others + index[u];
+        g.chunk = root;
+        g.piece = piece;
+        g.phase = Phase::Gather;
+        g.src = next[u];
+        g.dst = u;
+        g.path.assign(r.path.rbegin(), r.path.rend());
+        if (next[u] != root)
+        {
+            g.deps.push_back(base + others + index[next[u]]);
+        }
+    }
+    for (uint32_t u = 0; u < nServers; ++u)
+    {
+        if (u != root && next[u] == root)
+        {
+            out[base + others + index[u]].deps = intoRoot;
+        }
+    }
+    // carries: a server's own contribution and everything merged into it. Deeper servers
+    // first, so that every child is complete before its parent takes it.
+    std::vector<uint32_t> order;
+    for (uint32_t u = 0; u < nServers; ++u)
+    {
+        if (u != root)
+        {
+            order.push_back(u);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [&tree](uint32_t a, uint32_t b) {
+        return tree.GetDepth(a) > tree.GetDepth(b);
+    });
+    for (uint32_t u : order)
+    {
+        Workload& r = out[base + index[u]];
+        r.carries.push_back(u);
+        for (uint32_t d : r.deps)
+        {
+            const auto& child = out[d].carries;
+            r.carries.insert(r.carries.end(), child.begin(), child.end());
+        }
+    }
+    for (uint32_t u : order)
+    {
+        auto& c = out[base + index[u]].carries;
+        std::sort(c.begin(), c.end());
+    }
+}
+
+/// Appends the workloads of one chunk piece of the Parameter Server baseline.
+void
+AddParameterServerChunk(std::vector<Workload>& out,
+                        const FlowTree& tree,
+                        uint32_t nServers,
+                        uint32_t piece)
+{
+    const uint32_t root = tree.GetRoot();
+    const auto base = static_cast<uint32_t>(out.size());
+    const uint32_t others = nServers - 1;
+    std::vector<uint32_t> reduces;
+    for (uint32_t u = 0; u < nServers; ++u)
+    {
+        if (u == root)
+        {
+            continue;
+        }
+        Workload w;
+        w.id = static_cast<uint32_t>(out.size());
+        w.chunk = root;
+        w.piece = piece;
+        w.phase = Phase::Reduce;
+        w.src = u;
+        w.dst = root;
+        w.path = tree.GetPathToRoot(u);
+        w.carries = {u};
+        reduces.push_back(w.id);
+        out.push_back(std::move(w));
+    }
+    for (uint32_t i = 0; i < others; ++i)
+    {
+        Workload g;
+        g.id = base + others + i;
+        g.chunk = root;
+        g.piece = piece;
+        g.phase = Phase::Gather;
+        g.src = root;
+        g.dst = out[base + i].src;
+        g.path.assign(out[base + i].path.rbegin(), out[base + i].path.rend());
+        g.deps = reduces;
+        out.push_back(std::move(g));
+    }
+}
+
+/// Appends the workloads of the Ring baseline for one piece of every chunk.
+void
+AddRingPiece(std::vector<Workload>& out,
+             const std::vector<FlowTree>& trees,
+             uint32_t nServers,
+             uint32_t piece)
+{
+    const uint32_t n = nServers;
+    const auto base = static_cast<uint32_t>(out.size());
+    // Ids are step-major: reduce step t of chunk c is base + t*n + c; gather step t of chunk c
+    // is base + (n-1)*n + t*n + c.
+    const auto id = [base, n](uint32_t phase, uint32_t t, uint32_t c) {
+        return base + phase * (n - 1) * n + t * n + c;
+    };
+    for (uint32_t phase = 0; phase < 2; ++phase)
+    {
+        for (uint32_t t = 0; t + 1 < n; ++t)
+        {
+            for (uint32_t c = 0; c < n; ++c)
+            {
+                Workload w;
+                w.id = id(phase, t, c);
+                w.chunk = c;
+                w.piece = piece;
+                w.phase = phase == 0 ? Phase::Reduce : Phase::Gather;
+                // Reduce step t: server c+t sends chunk c, carrying c..c+t, to c+t+1. The
+                // complete sum lands on c-1, which starts the gather.
+                w.src = phase == 0 ? (c + t) % n : (c + n - 1 + t) % n;
+                w.dst = (w.src + 1) % n;
+                w.path = trees[w.dst].GetPathToRoot(w.src);
+                if (phase == 0)
+                {
+                    for (uint32_t j = 0; j <= t; ++j)
+                    {
+                        w.carries.push_back((c + j) % n);
+                    }
+                    std::sort(w.carries.begin(), w.carries.end());
+                    if (t > 0)
+                    {
+                        w.deps.push_back(id(0, t - 1, c));
+                    }
+                }
+                else
+                {
+                    w.deps.push_back(t > 0 ? id(1, t - 1, c) : id(0, n - 2, c));
+                }
+                out.push_back(std::move(w));
+            }
+        }
+    }
+}
+
+} // namespace
+
+WorkloadSet
+WorkloadSet::Build(const Topology& topology,
+                   const std::vector<FlowTree>& trees,
+                   WorkloadSemantics semantics,
+                   uint32_t pieces)
+{
+    const uint32_t n = topology.GetNServers();
+    if (pieces == 0)
+    {
+        throw std::invalid_argument("pieces per chunk must be >= 1, got 0");
+    }
+    if (trees.size() != n)
+    {
+        throw std::invalid_argument("need one flow tree per server (" + std::to_string(n) +
+                                    "), got " + std::to_string(trees.size()));
+    }
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (trees[r].GetRoot() != r || trees[r].GetParents().size() != topology.GetNNodes())
+        {
+            throw std::invalid_argument("flow tree " + std::to_string(r) +
+                                        " is not the tree of root " + std::to_string(r) +
+                                        " in topology '" + topology.GetName() + "'");
+        }
+    }
+    const uint64_t total = 2ULL * n * (n > 0 ? n - 1 : 0) * pieces;
+    if (total > (1ULL << 31))
+    {
+        throw std::invalid_argument("2*N*(N-1)*k = " + std::to_string(total) +
+                                    " workloads is more than the limit of 2^31; use fewer "
+                                    "pieces or a smaller topology");
+    }
+    WorkloadSet set;
+    set.m_topology = topology;
+    set.m_semantics = semantics;
+    set.m_pieces = pieces;
+    set.m_workloads.reserve(total);
+    for (uint32_t p = 0; p < pieces; ++p)
+    {
+        if (semantics == WorkloadSemantics::Ring)
+        {
+            if (n > 1)
+            {
+                AddRingPiece(set.m_workloads, trees, n, p);
+            }
+            continue;
+        }
+        for (uint32_t r = 0; r < n && n > 1; ++r)
+        {
+            if (semantics == WorkloadSemantics::Merge)
+            {
+                AddMergeChunk(set.m_workloads, trees[r], n, p);
+            }
+            else
+            {
+                AddParameterServerChunk(set.m_workloads, trees[r], n, p);
+            }
+        }
+    }
+    set.Index();
+    return set;
+}
+
+WorkloadSet::WorkloadSet(const Topology& topology,
+                         std::vector<Workload> workloads,
+                         WorkloadSemantics semantics,
+                         uint32_t pieces)
+    : m_topology(topology),
+      m_semantics(semantics),
+      m_pieces(pieces),
+      m_workloads(std::move(workloads))
+{
+    if (pieces == 0)
+    {
+        throw std::invalid_argument("gradient pieces must be >= 1, got 0");
+    }
+    const uint32_t n = topology.GetNServers();
+    for (size_t i = 0; i < m_workloads.size(); ++i)
+    {
+        const Workload& w = m_workloads[i];
+        const std::string name = "workload " + std::to_string(i);
+        const auto fail = [&name](const std::string& what) {
+            throw std::invalid_argument(name + ": " + what);
+        };
+        if (w.id != i)
+        {
+            fail("id must be " + std::to_string(i) + " (ids count from 0 in order), got " +
+                 std::to_string(w.id));
+        }
+        if (w.chunk >= n)
+        {
+            fail("chunk must be a server 0.." + std::to_string(n - 1) + ", got " +
+                 std::to_string(w.chunk));
+        }
+        if (w.piece >= pieces)
+        {
+            fail("piece must be 0.." + std::to_string(pieces - 1) + ", got " +
+                 std::to_string(w.piece));
+        }
+        if (w.src >= n || w.dst >= n)
+        {
+            fail("src and dst must be servers 0.." + std::to_string(n - 1) + ", got src " +
+                 std::to_string(w.src) + " dst " + std::to_string(w.dst));
+        }
+        if (w.src == w.dst)
+        {
+            fail("src and dst are the same server " + std::to_string(w.src));
+        }
+        if (w.path.size() < 2 || w.path.front() != w.src || w.path.back() != w.dst)
+        {
+            fail("path must run from src " + std::to_string(w.src) + " to dst " +
+                 std::to_string(w.dst));
+        }
+        for (size_t h = 0; h + 1 < w.path.size(); ++h)
+        {
+            if (w.path[h] >= topology.GetNNodes() || w.path[h + 1] >= topology.GetNNodes() ||
+                !topology.HasLink(w.path[h], w.path[h + 1]))
+            {
+                fail("path step " + std::to_string(w.path[h]) + " -> " +
+                     std::to_string(w.path[h + 1]) + " is not a link of topology '" +
+                     topology.GetName() + "'");
+            }
+        }
+        for (uint32_t d : w.deps)
+        {
+            if (d >= m_workloads.size() || d == i)
+            {
+                fail("dependency " + std::to_string(d) + " is not another workload 0.." +
+                     std::to_string(m_workloads.size() - 1));
+            }
+        }
+        if (w.phase == Phase::Reduce && w.carries.empty())
+        {
+            fail("a reduce workload must carry at least one server's contribution");
+        }
+        for (size_t c = 0; c < w.carries.size(); ++c)
+        {
+            if (w.carries[c] >= n || (c > 0 && w.carries[c] <= w.carries[c - 1]))
+            {
+                fail("carries must list distinct servers 0.." + std::to_string(n - 1) +
+                     " in ascending order");
+            }
+        }
+        if (w.phase == Phase::Gather && !w.carries.empty() && w.carries.size() != n)
+        {
+            fail("a gather workload carries the complete sum, i.e. all " + std::to_string(n) +
+                 " servers, got " + std::to_string(w.carries.size()));
+        }
+    }
+    for (Workload& w : m_workloads)
+    {
+        if (w.phase == Phase::Gather)
+        {
+            w.carries.clear();
+        }
+    }
+    Index();
+}
+
+void
+WorkloadSet::Index()
+{
+    const auto count = static_cast<uint32_t>(m_workloads.size());
+    m_dependents.assign(count, {});
+    std::vector<uint32_t> pending(count, 0);
+    for (Workload& w : m_workloads)
+    {
+        w.links.clear();
+        w.links.reserve(w.path.size() - 1);
+        for (size_t h = 0; h + 1 < w.path.size(); ++h)
+        {
+            w.links.push_back(GetDirectedLink(m_topology, w.path[h], w.path[h + 1]));
+        }
+        for (uint32_t d : w.deps)
+        {
+            m_dependents[d].push_back(w.id);
+        }
+        pending[w.id] = static_cast<uint32_t>(w.deps.size());
+    }
+    // Kahn's order; heights in reverse of it.
+    std::vector<uint32_t> order;
+    order.reserve(count);
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        if (pending[i] == 0)
+        {
+            order.push_back(i);
+        }
+    }
+    for (size_t head = 0; head < order.size(); ++head)
+    {
+        for (uint32_t d : m_dependents[order[head]])
+        {
+            if (--pending[d] == 0)
+            {
+                order.push_back(d);
+            }
+        }
+    }
+    if (order.size() != count)
+    {
+        for (uint32_t i = 0; i < count; ++i)
+        {
+            if (pending[i] > 0)
+            {
+                throw std::invalid_argument("workload " + std::to_string(i) +
+                                            ": its dependencies form a cycle, so it can never "
+                                            "be scheduled");
+            }
+        }
+    }
+    m_height.assign(count, 1);
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+    {
+        for (uint32_t d : m_dependents[*it])
+        {
+            m_height[*it] = std::max(m_height[*it], m_height[d] + 1);
+        }
+    }
+}
+
+uint32_t
+WorkloadSet::GetN() const
+{
+    return static_cast<uint32_t>(m_workloads.size());
+}
+
+const Workload&
+WorkloadSet::Get(uint32_t id) const
+{
+    if (id >= m_workloads.size())
+    {
+        throw std::invalid_argument("no workload " + std::to_string(id) + "; there are " +
+                                    std::to_string(m_workloads.size()));
+    }
+    return m_workloads[id];
+}
+
+const std::vector<Workload>&
+WorkloadSet::GetAll() const
+{
+    return m_workloads;
+}
+
+const std::vector<uint32_t>&
+WorkloadSet::GetDependents(uint32_t id) const
+{
+    return m_dependents.at(id);
+}
+
+uint32_t
+WorkloadSet::GetHeight(uint32_t id) const
+{
+    return m_height.at(id);
+}
+
+std::vector<uint32_t>
+WorkloadSet::GetCarries(uint32_t id) const
+{
+    const Workload& w = Get(id);
+    if (w.phase == Phase::Reduce)
+    {
+        return w.carries;
+    }
+    std::vector<uint32_t> all(m_topology.GetNServers());
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+}
+
+const Topology&
+WorkloadSet::GetTopology() const
+{
+    return m_topology;
+}
+
+WorkloadSemantics
+WorkloadSet::GetSemantics() const
+{
+    return m_semantics;
+}
+
+uint32_t
+WorkloadSet::GetPieces() const
+{
+    return m_pieces;
+}
+
+uint32_t
+WorkloadSet::GetNDirectedLinks() const
+{
+    return 2 * m_topology.GetNLinks();
+}
+
+std::vector<uint32_t>
+WorkloadSet::GetLinkLoads() const
+{
+    std::vector<uint32_t> load(GetNDirectedLinks(), 0);
+    for (const Workload& w : m_workloads)
+    {
+        for (uint32_t l : w.links)
+        {
+            ++load[l];
+        }
+    }
+    return load;
+}
+
+} // namespace ns3

@@ -1,0 +1,162 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_WORKLOAD_H
+#define ALLREDUCE_WORKLOAD_H
+
+#include "flow-tree.h"
+#include "topology.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * How an AllReduce is cut into workloads (DESIGN §3).
+ */
+enum class WorkloadSemantics
+{
+    Merge,           //!< the seed paper's workload tree: servers aggregate on the way to the root
+    ParameterServer, //!< every server sends straight to the chunk's owner and back, no merge
+    Ring,            //!< Ring AllReduce over servers 0, 1, ..., N-1, 0
+};
+
+/// \return "merge", "ps" or "ring"
+std::string ToString(WorkloadSemantics semantics);
+/**
+ * \param name "merge", "ps" or "ring"
+ * \return the semantics
+ * \throws std::invalid_argument for any other name
+ */
+WorkloadSemantics ParseWorkloadSemantics(const std::string& name);
+
+/// \ingroup allreduce The two phases of an AllReduce.
+enum class Phase
+{
+    Reduce, //!< reduce-scatter: partial sums travel toward the chunk's owner
+    Gather, //!< all-gather: the complete sum travels back to every server
+};
+
+/// \return "reduce" or "gather"
+std::string ToString(Phase phase);
+
+/**
+ * \ingroup allreduce
+ * One workload: one piece of one chunk moved from one server to another along a path of
+ * directed links, taking one round.
+ */
+struct Workload
+{
+    uint32_t id{0};                //!< index in its WorkloadSet
+    uint32_t chunk{0};             //!< chunk (= its owner server)
+    uint32_t piece{0};             //!< piece of the chunk, 0..k-1
+    Phase phase{Phase::Reduce};    //!< reduce-scatter or all-gather
+    uint32_t src{0};               //!< sending server
+    uint32_t dst{0};               //!< receiving server
+    std::vector<uint32_t> path;    //!< nodes from src to dst, both included
+    std::vector<uint32_t> deps;    //!< workloads that must finish in an earlier round
+    /**
+     * Servers whose contributions it carries, ascending. For a Gather workload this is every
+     * server and is kept empty here to save memory (see WorkloadSet::GetCarries).
+     */
+    std::vector<uint32_t> carries;
+    std::vector<uint32_t> links;   //!< directed links of the path (link i: 2i a->b, 2i+1 b->a)
+};
+
+/**
+ * \ingroup allreduce
+ * The workloads of one AllReduce on one topology: 2·N·(N−1)·k of them when built by Build,
+ * any checked set when read from a schedule file. Also keeps, per workload, the workloads
+ * that depend on it, and per workload the longest chain of workloads that depends on it.
+ */
+class WorkloadSet
+{
+  public:
+    WorkloadSet() = default;
+
+    /**
+     * Builds the workloads of DESIGN §3.
+     * \param topology the topology
+     * \param trees one flow tree per root server, indexed by root (Merge and
+     *        ParameterServer route along them; Ring routes s -> s+1 along the tree of s+1)
+     * \param semantics merge, parameter server or ring
+     * \param pieces pieces per chunk (k >= 1)
+     * \throws std::invalid_argument for a bad argument (named)
+     */
+    static WorkloadSet Build(const Topology& topology,
+                             const std::vector<FlowTree>& trees,
+                             WorkloadSemantics semantics,
+                             uint32_t pieces);
+
+    /**
+     * Takes a list of workloads (for example read from a schedule file) and checks it against
+     * the topology: ids 0..n-1 in order, servers at both ends, a path that walks existing
+     * links from src to dst, chunk and piece in range, dependencies that exist and form no
+     * cycle, carries that are servers in ascending order. Fills each workload's links.
+     * \throws std::invalid_argument naming the workload and the field that is wrong
+     */
+    WorkloadSet(const Topology& topology,
+                std::vector<Workload> workloads,
+                WorkloadSemantics semantics,
+                uint32_t pieces);
+
+    /// \return the number of workloads
+    uint32_t GetN() const;
+    /// \param id a workload id \return the workload
+    const Workload& Get(uint32_t id) const;
+    /// \return all workloads, indexed by id
+    const std::vector<Workload>& GetAll() const;
+    /// \param id a workload id \return the workloads that depend on it
+    const std::vector<uint32_t>& GetDependents(uint32_t id) const;
+    /**
+     * \param id a workload id
+     * \return the number of workloads in the longest dependency chain that starts with it
+     *         (1 for a workload nothing depends on)
+     */
+    uint32_t GetHeight(uint32_t id) const;
+    /**
+     * \param id a workload id
+     * \return the servers whose contributions it carries (all servers for a Gather workload)
+     */
+    std::vector<uint32_t> GetCarries(uint32_t id) const;
+    /// \return the topology the workloads run on
+    const Topology& GetTopology() const;
+    /// \return the semantics they were built with
+    WorkloadSemantics GetSemantics() const;
+    /// \return pieces per chunk
+    uint32_t GetPieces() const;
+    /// \return the number of directed links (twice the topology's links)
+    uint32_t GetNDirectedLinks() const;
+    /// \return per directed link, how many workloads use it
+    std::vector<uint32_t> GetLinkLoads() const;
+
+  private:
+    /// Fills links, dependents and heights; checks the dependency graph has no cycle.
+    void Index();
+
+    Topology m_topology;                         //!< the topology
+    WorkloadSemantics m_semantics{WorkloadSemantics::Merge}; //!< how they were cut
+    uint32_t m_pieces{1};                        //!< pieces per chunk
+    std::vector<Workload> m_workloads;           //!< by id
+    std::vector<std::vector<uint32_t>> m_dependents; //!< reverse of deps
+    std::vector<uint32_t> m_height;              //!< longest chain starting at each workload
+};
+
+/**
+ * \ingroup allreduce
+ * \param topology the topology
+ * \param a one end of a link
+ * \param b the other end
+ * \return the directed link a->b (2i when a is link i's first end, else 2i+1)
+ * \throws std::invalid_argument when there is no link between a and b
+ */
+uint32_t GetDirectedLink(const Topology& topology, uint32_t a, uint32_t b);
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_WORKLOAD_H */
