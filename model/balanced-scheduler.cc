@@ -268,7 +268,7 @@ BalancedScheduler::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::BalancedScheduler")
-            .SetParent<ListScheduler>()
+            .SetParent<PriorityListScheduler>()
             .SetGroupName("AllReduce")
             .AddConstructor<BalancedScheduler>()
             .AddAttribute("Seed",

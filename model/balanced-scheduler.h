@@ -5,7 +5,7 @@
 #ifndef ALLREDUCE_BALANCED_SCHEDULER_H
 #define ALLREDUCE_BALANCED_SCHEDULER_H
 
-#include "scheduler.h"
+#include "allreduce-scheduler.h"
 
 #include <cstdint>
 #include <vector>
@@ -41,7 +41,7 @@ std::vector<FlowTree> BuildBalancedTrees(const Topology& topology,
  * balanced and the default trees, and keeps the schedule with the fewest rounds. Every choice
  * is seeded: the same Seed gives the same schedule.
  */
-class BalancedScheduler : public ListScheduler
+class BalancedScheduler : public PriorityListScheduler
 {
   public:
     /**

@@ -17,7 +17,7 @@ TypeId
 GreedyScheduler::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::GreedyScheduler")
-                            .SetParent<ListScheduler>()
+                            .SetParent<PriorityListScheduler>()
                             .SetGroupName("AllReduce")
                             .AddConstructor<GreedyScheduler>();
     return tid;

@@ -5,7 +5,7 @@
 #ifndef ALLREDUCE_BASELINE_SCHEDULERS_H
 #define ALLREDUCE_BASELINE_SCHEDULERS_H
 
-#include "scheduler.h"
+#include "allreduce-scheduler.h"
 
 namespace ns3
 {
@@ -16,7 +16,7 @@ namespace ns3
  * trees. A workload's priority is the length of the longest dependency chain it starts (its
  * height), then the length of its path, so that long chains and long paths start early.
  */
-class GreedyScheduler : public ListScheduler
+class GreedyScheduler : public PriorityListScheduler
 {
   public:
     /**

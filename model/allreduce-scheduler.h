@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_SCHEDULER_H
-#define ALLREDUCE_SCHEDULER_H
+#ifndef ALLREDUCE_ALLREDUCE_SCHEDULER_H
+#define ALLREDUCE_ALLREDUCE_SCHEDULER_H
 
 #include "round-engine.h"
 #include "schedule.h"
@@ -40,10 +40,10 @@ struct Plan
  * MakePlan runs the whole thing on the round engine; a scheduler that searches (tries several
  * tree sets, keeps the best) overrides it.
  *
- * To add a scheduler: derive from Scheduler (or ListScheduler), give it a TypeId, and either
+ * To add a scheduler: derive from AllReduceScheduler (or PriorityListScheduler), give it a TypeId, and either
  * create it by TypeId name or call RegisterScheduler to give it a short name.
  */
-class Scheduler : public Object
+class AllReduceScheduler : public Object
 {
   public:
     /**
@@ -94,7 +94,7 @@ class Scheduler : public Object
  * \return the schedule
  * \throws std::runtime_error naming the scheduler and round when it stalls or breaks a rule
  */
-Schedule RunRounds(Scheduler& scheduler, const WorkloadSet& workloads);
+Schedule RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads);
 
 /**
  * \ingroup allreduce
@@ -102,7 +102,7 @@ Schedule RunRounds(Scheduler& scheduler, const WorkloadSet& workloads);
  * then lowest id) and adds each one that shares no directed link with those already taken.
  * Derived classes set the priorities in ComputePriorities.
  */
-class ListScheduler : public Scheduler
+class PriorityListScheduler : public AllReduceScheduler
 {
   public:
     /**
@@ -141,9 +141,9 @@ class ListScheduler : public Scheduler
  * \ingroup allreduce
  * Makes a short name known to CreateScheduler and ListSchedulers.
  * \param name short name (letters, digits, '-', '_')
- * \param typeId the TypeId name of a Scheduler subclass, e.g. "ns3::GreedyScheduler"
+ * \param typeId the TypeId name of an AllReduceScheduler subclass, e.g. "ns3::GreedyScheduler"
  * \param description one line for --list-schedulers
- * \throws std::invalid_argument for a taken name or a TypeId that is not a Scheduler
+ * \throws std::invalid_argument for a taken name or a TypeId that is not a AllReduceScheduler
  */
 void RegisterScheduler(const std::string& name,
                        const std::string& typeId,
@@ -158,12 +158,39 @@ std::vector<std::pair<std::string, std::string>> ListSchedulers();
 /**
  * \ingroup allreduce
  * \param name a registered short name ("ps", "ring", "greedy", ...) or a TypeId name of a
- *        Scheduler subclass
+ *        AllReduceScheduler subclass
  * \return a new scheduler
  * \throws std::invalid_argument naming the available schedulers when there is no such one
  */
-Ptr<Scheduler> CreateScheduler(const std::string& name);
+Ptr<AllReduceScheduler> CreateScheduler(const std::string& name);
+
+/**
+ * \ingroup allreduce
+ * A scheduler's plan with what a user compares: bounds, validity and the time it took.
+ */
+struct SchedulerResult
+{
+    Plan plan;             //!< workloads and schedule
+    RoundBounds bounds;    //!< lower bounds for these workloads
+    ScheduleCheck check;   //!< the validator's verdict
+    double seconds{0};     //!< wall time of building and scheduling (not validating)
+
+    /// \return rounds divided by the bandwidth bound (0 when the bound is 0)
+    double GetRatio() const;
+};
+
+/**
+ * \ingroup allreduce
+ * Creates a scheduler by name, plans the AllReduce, computes its bounds and validates it.
+ * \param topology the topology
+ * \param scheduler a name for CreateScheduler
+ * \param pieces pieces per chunk
+ * \return the result
+ */
+SchedulerResult EvaluateScheduler(const Topology& topology,
+                                  const std::string& scheduler,
+                                  uint32_t pieces);
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_SCHEDULER_H */
+#endif /* ALLREDUCE_ALLREDUCE_SCHEDULER_H */

@@ -2,12 +2,13 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#include "scheduler.h"
+#include "allreduce-scheduler.h"
 
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <stdexcept>
 
@@ -16,18 +17,18 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("AllReduceScheduler");
 
-NS_OBJECT_ENSURE_REGISTERED(Scheduler);
-NS_OBJECT_ENSURE_REGISTERED(ListScheduler);
+NS_OBJECT_ENSURE_REGISTERED(AllReduceScheduler);
+NS_OBJECT_ENSURE_REGISTERED(PriorityListScheduler);
 
 TypeId
-Scheduler::GetTypeId()
+AllReduceScheduler::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::Scheduler").SetParent<Object>().SetGroupName("AllReduce");
+    static TypeId tid = TypeId("ns3::AllReduceScheduler").SetParent<Object>().SetGroupName("AllReduce");
     return tid;
 }
 
 WorkloadSet
-Scheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
+AllReduceScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
     return WorkloadSet::Build(topology,
                               BuildShortestPathTrees(topology),
@@ -36,12 +37,12 @@ Scheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 }
 
 void
-Scheduler::Prepare(const WorkloadSet& /* workloads */)
+AllReduceScheduler::Prepare(const WorkloadSet& /* workloads */)
 {
 }
 
 Plan
-Scheduler::MakePlan(const Topology& topology, uint32_t pieces)
+AllReduceScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
     Plan plan;
     plan.workloads = MakeWorkloads(topology, pieces);
@@ -50,7 +51,7 @@ Scheduler::MakePlan(const Topology& topology, uint32_t pieces)
 }
 
 Schedule
-RunRounds(Scheduler& scheduler, const WorkloadSet& workloads)
+RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads)
 {
     scheduler.Prepare(workloads);
     RoundEngine engine(workloads);
@@ -88,15 +89,15 @@ RunRounds(Scheduler& scheduler, const WorkloadSet& workloads)
 }
 
 TypeId
-ListScheduler::GetTypeId()
+PriorityListScheduler::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::ListScheduler").SetParent<Scheduler>().SetGroupName("AllReduce");
+        TypeId("ns3::PriorityListScheduler").SetParent<AllReduceScheduler>().SetGroupName("AllReduce");
     return tid;
 }
 
 void
-ListScheduler::Prepare(const WorkloadSet& workloads)
+PriorityListScheduler::Prepare(const WorkloadSet& workloads)
 {
     m_priority = ComputePriorities(workloads);
     if (m_priority.size() != workloads.GetN())
@@ -119,12 +120,12 @@ ListScheduler::Prepare(const WorkloadSet& workloads)
 }
 
 void
-ListScheduler::UpdatePriorities(const RoundEngine& /* engine */, std::vector<uint64_t>& /* priority */)
+PriorityListScheduler::UpdatePriorities(const RoundEngine& /* engine */, std::vector<uint64_t>& /* priority */)
 {
 }
 
 std::vector<uint32_t>
-ListScheduler::SelectRound(const RoundEngine& engine)
+PriorityListScheduler::SelectRound(const RoundEngine& engine)
 {
     UpdatePriorities(engine, m_priority);
     std::vector<uint32_t> ready = engine.GetReady();
@@ -221,9 +222,9 @@ RegisterScheduler(const std::string& name, const std::string& typeId, const std:
         }
     }
     TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(typeId, &tid) || !tid.IsChildOf(Scheduler::GetTypeId()))
+    if (!TypeId::LookupByNameFailSafe(typeId, &tid) || !tid.IsChildOf(AllReduceScheduler::GetTypeId()))
     {
-        throw std::invalid_argument("'" + typeId + "' is not the TypeId of a Scheduler subclass");
+        throw std::invalid_argument("'" + typeId + "' is not the TypeId of an AllReduceScheduler subclass");
     }
     Registry().push_back({name, typeId, description});
 }
@@ -239,7 +240,7 @@ ListSchedulers()
     return out;
 }
 
-Ptr<Scheduler>
+Ptr<AllReduceScheduler>
 CreateScheduler(const std::string& name)
 {
     std::string typeId = name;
@@ -251,7 +252,7 @@ CreateScheduler(const std::string& name)
         }
     }
     TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(typeId, &tid) || !tid.IsChildOf(Scheduler::GetTypeId()) ||
+    if (!TypeId::LookupByNameFailSafe(typeId, &tid) || !tid.IsChildOf(AllReduceScheduler::GetTypeId()) ||
         !tid.HasConstructor())
     {
         std::string names;
@@ -260,11 +261,33 @@ CreateScheduler(const std::string& name)
             names += (names.empty() ? "" : ", ") + e.name;
         }
         throw std::invalid_argument("unknown scheduler '" + name + "'; available: " + names +
-                                    " (or the TypeId name of a Scheduler subclass)");
+                                    " (or the TypeId name of an AllReduceScheduler subclass)");
     }
     ObjectFactory factory;
     factory.SetTypeId(tid);
-    return factory.Create<Scheduler>();
+    return factory.Create<AllReduceScheduler>();
+}
+
+double
+SchedulerResult::GetRatio() const
+{
+    return bounds.bandwidth == 0 ? 0.0
+                                 : static_cast<double>(plan.schedule.GetNRounds()) /
+                                       bounds.bandwidth;
+}
+
+SchedulerResult
+EvaluateScheduler(const Topology& topology, const std::string& scheduler, uint32_t pieces)
+{
+    Ptr<AllReduceScheduler> s = CreateScheduler(scheduler);
+    SchedulerResult result;
+    const auto start = std::chrono::steady_clock::now();
+    result.plan = s->MakePlan(topology, pieces);
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.bounds = ComputeBounds(result.plan.workloads);
+    result.check = ValidateSchedule(result.plan.workloads, result.plan.schedule);
+    return result;
 }
 
 } // namespace ns3

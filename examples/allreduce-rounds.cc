@@ -1,0 +1,172 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Schedules one AllReduce at flow level (rounds) and reports it against the lower bounds; or
+// validates a schedule file. The schedule is always checked by the validator.
+//
+//   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=balanced
+//   allreduce-rounds --topology=dcell:n=4,k=1 --scheduler=ring --pieces=2 --format=json
+//   allreduce-rounds --topology=bcube:n=3,k=1 --schedule-out=bcube.json
+//   allreduce-rounds --schedule-in=bcube.json             (validate a file, from anywhere)
+//   allreduce-rounds --list-schedulers
+//   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=balanced --ns3::BalancedScheduler::Seed=7
+//
+// Exit status: 0 when the schedule is valid, 1 for bad input, 2 when the schedule is invalid.
+
+#include "ns3/allreduce-module.h"
+#include "ns3/core-module.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    std::string topology;
+    std::string scheduler = "greedy";
+    uint32_t pieces = 1;
+    std::string scheduleOut;
+    std::string scheduleIn;
+    std::string format = "text";
+    bool listSchedulers = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.Usage("Schedules an AllReduce in rounds on a data-center topology and compares the "
+              "rounds with the lower bounds.\n"
+              "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
+              "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  file:PATH");
+    cmd.AddValue("topology", "topology spec", topology);
+    cmd.AddValue("scheduler", "scheduler name (see --list-schedulers) or TypeId name", scheduler);
+    cmd.AddValue("pieces", "pieces per chunk (k >= 1)", pieces);
+    cmd.AddValue("schedule-out", "write the schedule as JSON (DESIGN §5) to this file",
+                 scheduleOut);
+    cmd.AddValue("schedule-in",
+                 "validate this schedule file instead of scheduling (with --topology, the "
+                 "file's topology must be that one)",
+                 scheduleIn);
+    cmd.AddValue("format", "text or json", format);
+    cmd.AddValue("list-schedulers", "print the available scheduler names, one a line",
+                 listSchedulers);
+    cmd.Parse(argc, argv);
+
+    if (listSchedulers)
+    {
+        for (const auto& entry : ListSchedulers())
+        {
+            std::cout << entry.first << "\n";
+        }
+        return 0;
+    }
+    try
+    {
+        if (format != "text" && format != "json")
+        {
+            throw std::invalid_argument("--format must be text or json, got '" + format + "'");
+        }
+        SchedulerResult result;
+        if (!scheduleIn.empty())
+        {
+            ScheduleFile file = ReadScheduleFile(scheduleIn);
+            if (!topology.empty())
+            {
+                const Topology expected = BuildTopology(topology);
+                const Topology& got = file.workloads.GetTopology();
+                if (expected.GetNServers() != got.GetNServers() ||
+                    expected.GetNSwitches() != got.GetNSwitches() ||
+                    expected.GetLinks() != got.GetLinks())
+                {
+                    throw std::invalid_argument(
+                        "schedule file '" + scheduleIn + "' is for topology '" + got.GetName() +
+                        "' (" + std::to_string(got.GetNNodes()) + " nodes, " +
+                        std::to_string(got.GetNLinks()) + " links), which is not --topology=" +
+                        topology + " (" + std::to_string(expected.GetNNodes()) + " nodes, " +
+                        std::to_string(expected.GetNLinks()) + " links)");
+                }
+            }
+            result.plan.workloads = std::move(file.workloads);
+            result.plan.schedule = std::move(file.schedule);
+            result.bounds = ComputeBounds(result.plan.workloads);
+            result.check = ValidateSchedule(result.plan.workloads, result.plan.schedule);
+        }
+        else
+        {
+            if (topology.empty())
+            {
+                throw std::invalid_argument(
+                    "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
+            }
+            if (pieces == 0)
+            {
+                throw std::invalid_argument("--pieces must be >= 1, got 0");
+            }
+            result = EvaluateScheduler(BuildTopology(topology), scheduler, pieces);
+        }
+        const WorkloadSet& ws = result.plan.workloads;
+        const Topology& topo = ws.GetTopology();
+        if (format == "json")
+        {
+            nlohmann::json out{
+                {"topology", topo.GetName()},
+                {"servers", topo.GetNServers()},
+                {"nodes", topo.GetNNodes()},
+                {"links", topo.GetNLinks()},
+                {"workloads", ws.GetN()},
+                {"pieces", ws.GetPieces()},
+                {"semantics", ToString(ws.GetSemantics())},
+                {"scheduler", result.plan.schedule.scheduler},
+                {"rounds", result.plan.schedule.GetNRounds()},
+                {"bound_bandwidth", result.bounds.bandwidth},
+                {"bound_links", result.bounds.links},
+                {"bound_path", result.bounds.path},
+                {"ratio_bandwidth", result.GetRatio()},
+                {"valid", result.check.valid},
+            };
+            if (!result.check.valid)
+            {
+                out["error"] = result.check.error;
+            }
+            if (scheduleIn.empty())
+            {
+                out["seconds"] = result.seconds;
+            }
+            std::cout << out.dump(2) << std::endl;
+        }
+        else
+        {
+            std::cout << "topology    " << topo.GetName() << ": " << topo.GetNServers()
+                      << " servers, " << topo.GetNNodes() << " nodes, " << topo.GetNLinks()
+                      << " links\n"
+                      << "scheduler   " << result.plan.schedule.scheduler << " ("
+                      << ToString(ws.GetSemantics()) << " workloads, " << ws.GetPieces()
+                      << (ws.GetPieces() == 1 ? " piece" : " pieces") << " per chunk)\n"
+                      << "workloads   " << ws.GetN() << "\n"
+                      << "rounds      " << result.plan.schedule.GetNRounds() << "\n"
+                      << "bounds      bandwidth " << result.bounds.bandwidth << ", links "
+                      << result.bounds.links << ", critical path " << result.bounds.path << "\n"
+                      << "ratio       " << std::fixed << std::setprecision(3)
+                      << result.GetRatio() << " x the bandwidth bound\n"
+                      << "valid       "
+                      << (result.check.valid ? "yes" : "NO: " + result.check.error) << "\n";
+            if (scheduleIn.empty())
+            {
+                std::cout << "time        " << std::setprecision(4) << result.seconds << " s\n";
+            }
+        }
+        if (!scheduleOut.empty())
+        {
+            WriteScheduleFile(scheduleOut, ws, result.plan.schedule);
+            std::cerr << "wrote schedule to " << scheduleOut << "\n";
+        }
+        return result.check.valid ? 0 : 2;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "allreduce-rounds: error: " << e.what() << std::endl;
+        return 1;
+    }
+}
