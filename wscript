@@ -14,6 +14,12 @@ def build(bld):
         'model/topology-generators.cc',
         'model/flow-tree.cc',
         'model/flow-tree-routing.cc',
+        'model/workload.cc',
+        'model/round-engine.cc',
+        'model/schedule.cc',
+        'model/allreduce-scheduler.cc',
+        'model/baseline-schedulers.cc',
+        'model/balanced-scheduler.cc',
         'helper/dcn-topology-helper.cc',
     ]
 
@@ -29,6 +35,12 @@ def build(bld):
         'model/topology-generators.h',
         'model/flow-tree.h',
         'model/flow-tree-routing.h',
+        'model/workload.h',
+        'model/round-engine.h',
+        'model/schedule.h',
+        'model/allreduce-scheduler.h',
+        'model/baseline-schedulers.h',
+        'model/balanced-scheduler.h',
         'helper/dcn-topology-helper.h',
     ]
 

@@ -15,6 +15,8 @@
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
+#include "example-util.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -25,15 +27,11 @@
 #include <sstream>
 
 using namespace ns3;
+using allreduce_example::RunGnuplot;
+using allreduce_example::ShortLabel;
 
 namespace
 {
-
-#ifdef ALLREDUCE_GNUPLOT
-const char* const GNUPLOT = ALLREDUCE_GNUPLOT;
-#else
-const char* const GNUPLOT = "gnuplot";
-#endif
 
 /// What one row of output says about a topology.
 struct Summary
@@ -182,31 +180,6 @@ WriteDot(const Topology& t, const std::string& path)
 }
 
 /// A short axis label: the name without its keys, e.g. "jellyfish(10,4,1,1)".
-std::string
-ShortLabel(const std::string& name)
-{
-    std::string label;
-    bool skipping = false;
-    for (char c : name)
-    {
-        if (c == '(' || c == ',')
-        {
-            skipping = true;
-            label += c;
-        }
-        else if (c == '=' && skipping)
-        {
-            label.erase(label.find_last_of("(,") + 1);
-            skipping = false;
-        }
-        else
-        {
-            label += c;
-        }
-    }
-    return label;
-}
-
 /// Writes PREFIX.dat and PREFIX.plt and runs gnuplot to draw PREFIX.png; returns what it made.
 std::string
 Plot(const std::vector<Summary>& rows, const std::string& prefix)
@@ -246,12 +219,7 @@ Plot(const std::vector<Summary>& rows, const std::string& prefix)
            << "plot '" << dat << "' using 2:xtic(1) title 'servers', "
            << "'' using 3 title 'switches', '' using 4 title 'links'\n";
     }
-    const std::string command = std::string(GNUPLOT) + " '" + plt + "'";
-    if (std::system(command.c_str()) != 0)
-    {
-        return dat + " and " + plt + " (gnuplot failed or is missing; run: gnuplot " + plt + ")";
-    }
-    return png + " (data " + dat + ", script " + plt + ")";
+    return RunGnuplot(plt, png, dat);
 }
 
 std::vector<std::string>
