@@ -1,0 +1,247 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// The validator catches every kind of broken schedule; schedule files round-trip and bad ones
+// are refused with the field named.
+
+#include "ns3/allreduce-module.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+Plan
+GreedyPlan(const std::string& spec)
+{
+    return CreateScheduler("greedy")->MakePlan(BuildTopology(spec), 1);
+}
+
+std::string
+Verdict(const Plan& p, const Schedule& s)
+{
+    const ScheduleCheck c = ValidateSchedule(p.workloads, s);
+    return c.valid ? "valid" : c.error;
+}
+
+/// Four servers 0..3 on switch 4: one topology with every workload written out by hand.
+WorkloadSet
+HandMade(const std::vector<Workload>& list)
+{
+    Topology t("star4", 4, 1);
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        t.AddLink(s, 4);
+    }
+    return WorkloadSet(t, list, WorkloadSemantics::Merge, 1);
+}
+
+/// A reduce workload of chunk 0.
+Workload
+Reduce(uint32_t id, uint32_t src, uint32_t dst, std::vector<uint32_t> carries)
+{
+    Workload w;
+    w.id = id;
+    w.chunk = 0;
+    w.src = src;
+    w.dst = dst;
+    w.path = {src, 4, dst};
+    w.carries = std::move(carries);
+    return w;
+}
+
+std::string
+ReadError(const std::string& text)
+{
+    std::istringstream is(text);
+    try
+    {
+        ReadScheduleJson(is, "t.json");
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+std::string
+Replace(std::string text, const std::string& from, const std::string& to)
+{
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST(Validator, AcceptsTheSchedulersSchedules)
+{
+    const Plan p = GreedyPlan("bcube:n=3,k=1");
+    EXPECT_EQ(Verdict(p, p.schedule), "valid");
+}
+
+TEST(Validator, FindsALinkConflict)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    Schedule s = p.schedule;
+    // Workloads 1 (2->6->0) and 2 (3->7->1) are both ready at the start; so is server 2's
+    // reduce toward root 1, which also leaves 2 through switch 6 ... find two that share a link.
+    std::vector<uint32_t> first;
+    for (const Workload& w : p.workloads.GetAll())
+    {
+        if (w.deps.empty() && w.links.front() == p.workloads.Get(1).links.front())
+        {
+            first.push_back(w.id);
+        }
+    }
+    ASSERT_GE(first.size(), 2u);
+    Schedule bad;
+    bad.rounds = {{first[0], first[1]}};
+    EXPECT_EQ(Verdict(p, bad), "round 0: workload " + std::to_string(first[1]) +
+                                   " uses link 2->6, which another workload of the round uses");
+}
+
+TEST(Validator, FindsABrokenDependency)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    Schedule bad;
+    bad.rounds = {{0}}; // 1->0 before 3->1
+    EXPECT_EQ(Verdict(p, bad),
+              "round 0: workload 0 depends on workload 2, which has not finished in an earlier "
+              "round");
+}
+
+TEST(Validator, FindsMissingAndRepeatedWorkloads)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    Schedule s = p.schedule;
+    const uint32_t last = s.rounds.back().back();
+    s.rounds.back().pop_back();
+    if (s.rounds.back().empty())
+    {
+        s.rounds.pop_back();
+    }
+    EXPECT_EQ(Verdict(p, s), "workload " + std::to_string(last) + " is never scheduled");
+    Schedule twice = p.schedule;
+    twice.rounds.push_back({twice.rounds.front().front()});
+    EXPECT_NE(Verdict(p, twice).find("is scheduled again (first in round 0)"), std::string::npos);
+    Schedule unknown = p.schedule;
+    unknown.rounds.push_back({1000});
+    EXPECT_NE(Verdict(p, unknown).find("workload 1000 does not exist"), std::string::npos);
+}
+
+TEST(Validator, FindsAContributionAddedTwice)
+{
+    // 1 and 2 both send server 1's contribution to 0 (2 got it from 1 first).
+    const WorkloadSet ws = HandMade({Reduce(0, 1, 2, {1}), Reduce(1, 2, 0, {1, 2}),
+                                     Reduce(2, 1, 0, {1})});
+    Schedule s;
+    s.rounds = {{0}, {1}, {2}};
+    const ScheduleCheck c = ValidateSchedule(ws, s);
+    EXPECT_FALSE(c.valid);
+    EXPECT_EQ(c.error, "round 2: workload 2 adds server 1's contribution to chunk 0 piece 0 at "
+                       "server 0 a second time");
+}
+
+TEST(Validator, FindsDataCarriedThatTheSenderDoesNotHold)
+{
+    const WorkloadSet ws = HandMade({Reduce(0, 1, 0, {1, 3})});
+    Schedule s;
+    s.rounds = {{0}};
+    EXPECT_EQ(ValidateSchedule(ws, s).error,
+              "round 0: workload 0 carries server 3's contribution to chunk 0 piece 0, which "
+              "server 1 does not hold");
+}
+
+TEST(Validator, FindsAnIncompleteAllReduce)
+{
+    // Everything reaches server 0's chunk, but nothing is gathered back.
+    const WorkloadSet ws =
+        HandMade({Reduce(0, 1, 0, {1}), Reduce(1, 2, 0, {2}), Reduce(2, 3, 0, {3})});
+    Schedule s;
+    s.rounds = {{0}, {1}, {2}};
+    EXPECT_EQ(ValidateSchedule(ws, s).error,
+              "after round 2: server 0 does not hold the full sum of chunk 1 piece 0 (server 1's "
+              "contribution is missing)");
+}
+
+TEST(ScheduleFile, RoundTripsThroughJson)
+{
+    for (const char* name : {"ps", "ring", "balanced"})
+    {
+        const Plan p = CreateScheduler(name)->MakePlan(BuildTopology("dcell:n=2,k=1"), 2);
+        std::stringstream ss;
+        WriteScheduleJson(ss, p.workloads, p.schedule);
+        const ScheduleFile f = ReadScheduleJson(ss, "memory");
+        EXPECT_EQ(f.schedule.scheduler, name);
+        EXPECT_EQ(f.schedule.rounds, p.schedule.rounds);
+        EXPECT_EQ(f.workloads.GetSemantics(), p.workloads.GetSemantics());
+        EXPECT_EQ(f.workloads.GetPieces(), 2u);
+        ASSERT_EQ(f.workloads.GetN(), p.workloads.GetN());
+        for (uint32_t i = 0; i < f.workloads.GetN(); ++i)
+        {
+            EXPECT_EQ(f.workloads.Get(i).path, p.workloads.Get(i).path);
+            EXPECT_EQ(f.workloads.Get(i).deps, p.workloads.Get(i).deps);
+            EXPECT_EQ(f.workloads.GetCarries(i), p.workloads.GetCarries(i));
+        }
+        EXPECT_TRUE(f.workloads.GetTopology() == p.workloads.GetTopology());
+        EXPECT_TRUE(ValidateSchedule(f.workloads, f.schedule).valid);
+    }
+}
+
+TEST(ScheduleFile, MalformedFilesAreRefusedNamingTheField)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    std::stringstream ss;
+    WriteScheduleJson(ss, p.workloads, p.schedule);
+    const std::string good = ss.str();
+    EXPECT_EQ(ReadError(good), "");
+    EXPECT_EQ(ReadError("{\"format\": 1").rfind("schedule file t.json is not valid JSON", 0), 0u);
+    EXPECT_EQ(ReadError(Replace(good, "ns3-allreduce-schedule/1", "other/2")),
+              "schedule file t.json: field 'format' must be \"ns3-allreduce-schedule/1\", got "
+              "\"other/2\"");
+    EXPECT_EQ(ReadError(Replace(good, "\"gradient_pieces\": 1", "\"pieces\": 1")),
+              "schedule file t.json: field 'gradient_pieces' is missing");
+    EXPECT_EQ(ReadError(Replace(good, "\"path\": [3,7,1]", "\"path\": \"3-7-1\"")),
+              "schedule file t.json: field 'workloads[2].path' must be an array of non-negative "
+              "integers, got \"3-7-1\"");
+    EXPECT_EQ(ReadError(Replace(good, "\"path\": [3,7,1]", "\"path\": [3,5,1]")),
+              "schedule file t.json: workload 2: path step 5 -> 1 is not a link of topology "
+              "'bcube(n=2,k=1)'");
+    EXPECT_EQ(ReadError(Replace(good, "\"phase\": \"reduce\"", "\"phase\": \"scatter\"")),
+              "schedule file t.json: field 'workloads[0].phase' must be \"reduce\" or "
+              "\"gather\", got \"scatter\"");
+    EXPECT_EQ(ReadError(Replace(good, "{\"id\": 4, \"kind\": \"switch\"}",
+                                "{\"id\": 4, \"kind\": \"router\"}")),
+              "schedule file t.json: field 'topology.nodes[4].kind' must be \"server\" or "
+              "\"switch\", got \"router\"");
+    EXPECT_EQ(ReadError(Replace(good, "[0, 4], ", "[0, 0], ")),
+              "schedule file t.json: field 'topology.links[0]' is not a valid link: link 0-0 "
+              "joins a node to itself; links must join two nodes");
+    EXPECT_EQ(ReadError(Replace(good, "\"rounds\": [", "\"rounds\": [7, ")),
+              "schedule file t.json: field 'rounds[0]' must be an array of non-negative "
+              "integers, got 7");
+}
+
+TEST(ScheduleFile, MissingFileIsNamed)
+{
+    EXPECT_THROW(
+        {
+            try
+            {
+                ReadScheduleFile("/nonexistent/s.json");
+            }
+            catch (const std::invalid_argument& e)
+            {
+                EXPECT_STREQ(e.what(), "cannot open schedule file '/nonexistent/s.json'");
+                throw;
+            }
+        },
+        std::invalid_argument);
+}

@@ -1,0 +1,261 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Workloads of DESIGN §3: counts, ends, contributions, and hand-computed small cases.
+
+#include "ns3/allreduce-module.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+const WorkloadSemantics ALL_SEMANTICS[] = {WorkloadSemantics::Merge,
+                                           WorkloadSemantics::ParameterServer,
+                                           WorkloadSemantics::Ring};
+
+WorkloadSet
+Make(const std::string& spec, WorkloadSemantics semantics, uint32_t pieces = 1)
+{
+    const Topology t = BuildTopology(spec);
+    return WorkloadSet::Build(t, BuildShortestPathTrees(t), semantics, pieces);
+}
+
+/// Four servers on one switch, as a topology file would give them.
+Topology
+StarOfFour()
+{
+    Topology t("star4", 4, 1);
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        t.AddLink(s, 4);
+    }
+    return t;
+}
+
+} // namespace
+
+TEST(Workloads, CountIsTwoNTimesNMinusOneTimesPieces)
+{
+    for (const char* spec : {"bcube:n=2,k=1", "bcube:n=3,k=1", "dcell:n=2,k=1", "fattree:k=4",
+                             "jellyfish:switches=10,degree=4"})
+    {
+        for (WorkloadSemantics sem : ALL_SEMANTICS)
+        {
+            for (uint32_t k : {1u, 3u})
+            {
+                const WorkloadSet ws = Make(spec, sem, k);
+                const uint32_t n = ws.GetTopology().GetNServers();
+                EXPECT_EQ(ws.GetN(), 2 * n * (n - 1) * k) << spec << " " << ToString(sem);
+            }
+        }
+    }
+}
+
+TEST(Workloads, MergeWorkloadsStartAndEndAtServersAndFollowLinks)
+{
+    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=4,k=1", "fattree:k=4"})
+    {
+        const WorkloadSet ws = Make(spec, WorkloadSemantics::Merge);
+        const Topology& t = ws.GetTopology();
+        for (const Workload& w : ws.GetAll())
+        {
+            EXPECT_TRUE(t.IsServer(w.src));
+            EXPECT_TRUE(t.IsServer(w.dst));
+            // Merge happens only at servers: everything between src and dst is a switch.
+            for (size_t h = 1; h + 1 < w.path.size(); ++h)
+            {
+                EXPECT_FALSE(t.IsServer(w.path[h])) << spec << " workload " << w.id;
+            }
+            EXPECT_EQ(w.links.size() + 1, w.path.size());
+        }
+    }
+}
+
+TEST(Workloads, ContributionsReachingEachRootCoverEveryServerOnce)
+{
+    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=3,k=1", "jellyfish:switches=8,degree=3"})
+    {
+        for (WorkloadSemantics sem : ALL_SEMANTICS)
+        {
+            const WorkloadSet ws = Make(spec, sem, 2);
+            const uint32_t n = ws.GetTopology().GetNServers();
+            // (chunk, piece) -> how often each server's contribution reaches the final holder
+            std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> seen;
+            for (const Workload& w : ws.GetAll())
+            {
+                // The ring's reduce ends at chunk-1; the others at the chunk's owner.
+                const uint32_t holder =
+                    sem == WorkloadSemantics::Ring ? (w.chunk + n - 1) % n : w.chunk;
+                if (w.phase == Phase::Reduce && w.dst == holder)
+                {
+                    auto& count = seen[{w.chunk, w.piece}];
+                    count.resize(n, 0);
+                    for (uint32_t c : w.carries)
+                    {
+                        ++count[c];
+                    }
+                }
+            }
+            ASSERT_EQ(seen.size(), n * 2u) << spec;
+            for (auto& [key, count] : seen)
+            {
+                const uint32_t holder =
+                    sem == WorkloadSemantics::Ring ? (key.first + n - 1) % n : key.first;
+                ++count[holder]; // its own contribution
+                for (uint32_t s = 0; s < n; ++s)
+                {
+                    EXPECT_EQ(count[s], 1u) << spec << " " << ToString(sem) << " chunk "
+                                            << key.first << " server " << s;
+                }
+            }
+        }
+    }
+}
+
+// BCube(2,1): servers 0..3; level-0 switches 4 (servers 0,1) and 5 (2,3); level-1 switches
+// 6 (0,2) and 7 (1,3). The BFS tree of root 0 reaches 1 via 4, 2 via 6, and 3 via 7 and 1.
+TEST(Workloads, BCubeTwoOneRootZeroByHand)
+{
+    const WorkloadSet ws = Make("bcube:n=2,k=1", WorkloadSemantics::Merge);
+    ASSERT_EQ(ws.GetN(), 24u);
+    const auto& w = ws.GetAll();
+    // Reduce: 1->0 carries {1,3} after 3->1; 2->0 carries {2}.
+    EXPECT_EQ(w[0].src, 1u);
+    EXPECT_EQ(w[0].dst, 0u);
+    EXPECT_EQ(w[0].path, (std::vector<uint32_t>{1, 4, 0}));
+    EXPECT_EQ(w[0].deps, (std::vector<uint32_t>{2}));
+    EXPECT_EQ(w[0].carries, (std::vector<uint32_t>{1, 3}));
+    EXPECT_EQ(w[1].path, (std::vector<uint32_t>{2, 6, 0}));
+    EXPECT_TRUE(w[1].deps.empty());
+    EXPECT_EQ(w[2].path, (std::vector<uint32_t>{3, 7, 1}));
+    EXPECT_EQ(w[2].carries, (std::vector<uint32_t>{3}));
+    // Gather: 0->1 and 0->2 once both reduces into 0 arrived; 1->3 after 0->1.
+    EXPECT_EQ(w[3].phase, Phase::Gather);
+    EXPECT_EQ(w[3].path, (std::vector<uint32_t>{0, 4, 1}));
+    EXPECT_EQ(w[3].deps, (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(w[4].path, (std::vector<uint32_t>{0, 6, 2}));
+    EXPECT_EQ(w[5].path, (std::vector<uint32_t>{1, 7, 3}));
+    EXPECT_EQ(w[5].deps, (std::vector<uint32_t>{3}));
+    EXPECT_EQ(ws.GetCarries(5), (std::vector<uint32_t>{0, 1, 2, 3}));
+    // Longest chain 3->1, 1->0, 0->1, 1->3: four workloads, so four rounds at least.
+    EXPECT_EQ(ws.GetHeight(2), 4u);
+    const RoundBounds b = ComputeBounds(ws);
+    EXPECT_EQ(b.bandwidth, 3u); // ceil(2*4*3 / 8 server ports)
+    EXPECT_EQ(b.path, 4u);
+    // Greedy reaches the critical path: four rounds.
+    Ptr<AllReduceScheduler> greedy = CreateScheduler("greedy");
+    const Plan plan = greedy->MakePlan(ws.GetTopology(), 1);
+    EXPECT_EQ(plan.schedule.GetNRounds(), 4u);
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
+
+// Ring on four servers around one switch: step t of reduce-scatter has server c+t send chunk
+// c, carrying c..c+t, to c+t+1.
+TEST(Workloads, RingOfFourByHand)
+{
+    const Topology star = StarOfFour();
+    const WorkloadSet ws =
+        WorkloadSet::Build(star, BuildShortestPathTrees(star), WorkloadSemantics::Ring, 1);
+    ASSERT_EQ(ws.GetN(), 24u);
+    // Ids are step-major: reduce step t chunk c is 4t + c, gather step t chunk c is 12 + 4t + c.
+    const Workload& r21 = ws.Get(4 * 2 + 1); // reduce step 2, chunk 1
+    EXPECT_EQ(r21.phase, Phase::Reduce);
+    EXPECT_EQ(r21.chunk, 1u);
+    EXPECT_EQ(r21.src, 3u);
+    EXPECT_EQ(r21.dst, 0u);
+    EXPECT_EQ(r21.path, (std::vector<uint32_t>{3, 4, 0}));
+    EXPECT_EQ(r21.carries, (std::vector<uint32_t>{1, 2, 3}));
+    EXPECT_EQ(r21.deps, (std::vector<uint32_t>{4 * 1 + 1}));
+    // Chunk 1's sum lands on server 0, which starts its gather: 0 -> 1 after reduce step 2.
+    const Workload& g01 = ws.Get(12 + 1);
+    EXPECT_EQ(g01.phase, Phase::Gather);
+    EXPECT_EQ(g01.src, 0u);
+    EXPECT_EQ(g01.dst, 1u);
+    EXPECT_EQ(g01.deps, (std::vector<uint32_t>{4 * 2 + 1}));
+    const Workload& g21 = ws.Get(12 + 4 * 2 + 1);
+    EXPECT_EQ(g21.src, 2u);
+    EXPECT_EQ(g21.dst, 3u);
+    EXPECT_EQ(g21.deps, (std::vector<uint32_t>{12 + 4 + 1}));
+    // The ring needs 2(N-1) = 6 steps, and on a star every step fits one round.
+    EXPECT_EQ(ComputeBounds(ws).path, 6u);
+    Ptr<AllReduceScheduler> ring = CreateScheduler("ring");
+    const Plan plan = ring->MakePlan(star, 1);
+    EXPECT_EQ(plan.schedule.GetNRounds(), 6u);
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
+
+TEST(Workloads, PiecesAreIndependentCopies)
+{
+    const WorkloadSet one = Make("bcube:n=2,k=1", WorkloadSemantics::Merge, 1);
+    const WorkloadSet two = Make("bcube:n=2,k=1", WorkloadSemantics::Merge, 2);
+    ASSERT_EQ(two.GetN(), 2 * one.GetN());
+    for (uint32_t i = 0; i < one.GetN(); ++i)
+    {
+        const Workload& b = two.Get(one.GetN() + i);
+        EXPECT_EQ(b.piece, 1u);
+        EXPECT_EQ(b.path, one.Get(i).path);
+        EXPECT_EQ(b.deps.size(), one.Get(i).deps.size());
+    }
+}
+
+TEST(Workloads, BadInputIsRefusedWithItsName)
+{
+    const Topology t = BuildTopology("bcube:n=2,k=1");
+    const auto trees = BuildShortestPathTrees(t);
+    EXPECT_THROW(
+        {
+            try
+            {
+                WorkloadSet::Build(t, trees, WorkloadSemantics::Merge, 0);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                EXPECT_STREQ(e.what(), "pieces per chunk must be >= 1, got 0");
+                throw;
+            }
+        },
+        std::invalid_argument);
+    EXPECT_THROW(WorkloadSet::Build(t, {trees[0]}, WorkloadSemantics::Merge, 1),
+                 std::invalid_argument);
+    EXPECT_THROW(ParseWorkloadSemantics("tree"), std::invalid_argument);
+    // A cycle of dependencies can never be scheduled.
+    std::vector<Workload> list(2);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        list[i].id = i;
+        list[i].src = 1;
+        list[i].dst = 0;
+        list[i].path = {1, 4, 0};
+        list[i].carries = {1};
+        list[i].deps = {1 - i};
+    }
+    try
+    {
+        WorkloadSet(t, list, WorkloadSemantics::Merge, 1);
+        ADD_FAILURE() << "a dependency cycle was accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("form a cycle"), std::string::npos) << e.what();
+    }
+    list[0].deps.clear();
+    list[1].deps.clear();
+    list[1].path = {1, 6, 0}; // 1 and 6 are not linked
+    try
+    {
+        WorkloadSet(t, list, WorkloadSemantics::Merge, 1);
+        ADD_FAILURE() << "a path over a missing link was accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_STREQ(e.what(), "workload 1: path step 1 -> 6 is not a link of topology "
+                               "'bcube(n=2,k=1)'");
+    }
+}
