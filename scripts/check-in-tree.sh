@@ -52,11 +52,15 @@ cmake --build "$build" -j "$jobs" > "$cache/build.log" 2>&1 || { tail -50 "$cach
 
 runner=$(find "$src/build/utils" -name 'ns3.37-test-runner*' -type f | head -1)
 example=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-dcn-topology*' -type f | head -1)
+rounds=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-allreduce-rounds*' -type f | head -1)
 test -x "$runner" || { echo "ns-3 test-runner was not built" >&2; exit 1; }
 test -x "$example" || { echo "dcn-topology example was not built in-tree" >&2; exit 1; }
+test -x "$rounds" || { echo "allreduce-rounds example was not built in-tree" >&2; exit 1; }
 
 echo "== ns-3 test-runner --suite=allreduce (in-tree)"
 "$runner" --suite=allreduce --verbose
 echo "== dcn-topology (in-tree)"
 "$example" --topology=bcube:n=3,k=1
+echo "== allreduce-rounds (in-tree)"
+"$rounds" --topology=bcube:n=3,k=1 --scheduler=balanced
 echo "in-tree build and TestSuite: OK"

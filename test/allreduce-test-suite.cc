@@ -353,6 +353,38 @@ class RoutingTableTestCase : public TestCase
  * \ingroup allreduce-tests
  * The TestSuite "allreduce".
  */
+/**
+ * Flow level, for in-tree users (who run ns-3's test-runner, not the GoogleTest core tests):
+ * every registered scheduler gives a valid schedule, no shorter than the lower bounds.
+ */
+class FlowLevelSchedulersTestCase : public TestCase
+{
+  public:
+    FlowLevelSchedulersTestCase()
+        : TestCase("every scheduler's schedule is valid and respects the bounds")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const char* spec : {"bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4"})
+        {
+            const Topology t = BuildTopology(spec);
+            for (const auto& entry : ListSchedulers())
+            {
+                const SchedulerResult r = EvaluateScheduler(t, entry.first, 1);
+                NS_TEST_EXPECT_MSG_EQ(r.check.valid,
+                                      true,
+                                      entry.first << " on " << spec << ": " << r.check.error);
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(r.plan.schedule.GetNRounds(),
+                                            r.bounds.GetMax(),
+                                            entry.first << " on " << spec);
+            }
+        }
+    }
+};
+
 class AllReduceTestSuite : public TestSuite
 {
   public:
@@ -364,6 +396,7 @@ class AllReduceTestSuite : public TestSuite
         AddTestCase(new HelperStructureTestCase(), TestCase::QUICK);
         AddTestCase(new TcpTransferTestCase(), TestCase::QUICK);
         AddTestCase(new RoutingTableTestCase(), TestCase::QUICK);
+        AddTestCase(new FlowLevelSchedulersTestCase(), TestCase::QUICK);
     }
 };
 

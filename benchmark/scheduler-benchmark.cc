@@ -1,0 +1,96 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Benchmarks (Google Benchmark) of the flow-level core: building the workloads, and planning
+// an AllReduce with each scheduler (workloads + rounds), on BCube(5,1), DCell(6,1) and the
+// large cases BCube(8,2) (512 servers, 523,264 workloads) and DCell(3,2) (156 servers).
+// Reports wall time, rounds, and the process's peak resident memory after the case
+// (cases run from small to large, so the peak belongs to the largest case run so far).
+//
+//   build/benchmark/allreduce-benchmarks --benchmark_filter=Plan
+
+#include "ns3/allreduce-module.h"
+
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+const char* const FLOW_SPECS[] = {
+    "bcube:n=5,k=1",
+    "dcell:n=6,k=1",
+    "dcell:n=3,k=2",
+    "bcube:n=8,k=2",
+};
+
+const char* const SCHEDULERS[] = {"ps", "ring", "greedy", "balanced"};
+
+double
+PeakRssMiB()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
+}
+
+void
+BuildWorkloadsBench(benchmark::State& state)
+{
+    const std::string spec = FLOW_SPECS[state.range(0)];
+    state.SetLabel(spec);
+    const Topology t = BuildTopology(spec);
+    const auto trees = BuildShortestPathTrees(t);
+    uint32_t n = 0;
+    for (auto _ : state)
+    {
+        WorkloadSet ws = WorkloadSet::Build(t, trees, WorkloadSemantics::Merge, 1);
+        n = ws.GetN();
+        benchmark::DoNotOptimize(n);
+    }
+    state.counters["workloads"] = n;
+    state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+
+void
+PlanBench(benchmark::State& state)
+{
+    const std::string spec = FLOW_SPECS[state.range(0)];
+    const std::string name = SCHEDULERS[state.range(1)];
+    state.SetLabel(name + " on " + spec);
+    const Topology t = BuildTopology(spec);
+    uint32_t rounds = 0;
+    for (auto _ : state)
+    {
+        Ptr<AllReduceScheduler> s = CreateScheduler(name);
+        const Plan plan = s->MakePlan(t, 1);
+        rounds = plan.schedule.GetNRounds();
+        benchmark::DoNotOptimize(rounds);
+    }
+    state.counters["rounds"] = rounds;
+    state.counters["bound"] = ComputeBandwidthBound(t, 1);
+    state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+
+void
+SmallAndLarge(benchmark::internal::Benchmark* b)
+{
+    for (int64_t spec = 0; spec < 4; ++spec)
+    {
+        for (int64_t s = 0; s < 4; ++s)
+        {
+            b->Args({spec, s});
+        }
+    }
+}
+
+} // namespace
+
+BENCHMARK(BuildWorkloadsBench)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(PlanBench)->Apply(SmallAndLarge)->Unit(benchmark::kMillisecond)->Iterations(1);
