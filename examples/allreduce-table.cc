@@ -30,6 +30,7 @@
 using namespace ns3;
 using allreduce_example::RunGnuplot;
 using allreduce_example::ShortLabel;
+using allreduce_example::SplitList;
 
 namespace
 {
@@ -114,21 +115,6 @@ MeanStd(const Cell& c, const std::vector<double>& v, int precision)
     return os.str();
 }
 
-std::vector<std::string>
-Split(const std::string& text, char sep)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, sep);)
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 int
@@ -151,7 +137,7 @@ main(int argc, char* argv[])
 
     try
     {
-        std::vector<std::string> schedulers = Split(schedulerList, ',');
+        std::vector<std::string> schedulers = SplitList(schedulerList, ',');
         if (schedulers.empty())
         {
             for (const auto& entry : ListSchedulers())

@@ -29,6 +29,7 @@
 using namespace ns3;
 using allreduce_example::RunGnuplot;
 using allreduce_example::ShortLabel;
+using allreduce_example::SplitList;
 
 namespace
 {
@@ -222,21 +223,6 @@ Plot(const std::vector<Summary>& rows, const std::string& prefix)
     return RunGnuplot(plt, png, dat);
 }
 
-std::vector<std::string>
-SplitSpecs(const std::string& text)
-{
-    std::vector<std::string> specs;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, ';');)
-    {
-        if (!item.empty())
-        {
-            specs.push_back(item);
-        }
-    }
-    return specs;
-}
-
 } // namespace
 
 int
@@ -264,7 +250,7 @@ main(int argc, char* argv[])
 
     try
     {
-        std::vector<std::string> specs = SplitSpecs(topology);
+        std::vector<std::string> specs = SplitList(topology, ';');
         if (paper)
         {
             const auto nine = PaperTopologySpecs();

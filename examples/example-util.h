@@ -8,7 +8,9 @@
 #define ALLREDUCE_EXAMPLE_UTIL_H
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace allreduce_example
 {
@@ -45,6 +47,22 @@ ShortLabel(const std::string& name)
         }
     }
     return label;
+}
+
+/// "a;b;;c" split at sep into its non-empty items.
+inline std::vector<std::string>
+SplitList(const std::string& text, char sep)
+{
+    std::vector<std::string> items;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, sep);)
+    {
+        if (!item.empty())
+        {
+            items.push_back(item);
+        }
+    }
+    return items;
 }
 
 /// Runs gnuplot on plt (which draws png from dat); returns a sentence saying what was made.
