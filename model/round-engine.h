@@ -24,7 +24,8 @@ namespace ns3
  * CloseRound, which finishes its workloads and makes their dependents ready. Every invalid
  * step (a workload that is not ready, already picked, or shares a directed link with one
  * picked this round; an empty round) throws std::invalid_argument and leaves the state as it
- * was. Ready sets and link marks are kept incrementally: no step scans all workloads.
+ * was (after a refused StepRound, only the order of GetReady may differ). Ready sets and link
+ * marks are kept incrementally: no step scans all workloads.
  */
 class RoundEngine
 {

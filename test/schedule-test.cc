@@ -90,8 +90,8 @@ TEST(Validator, FindsALinkConflict)
 {
     const Plan p = GreedyPlan("bcube:n=2,k=1");
     Schedule s = p.schedule;
-    // Workloads 1 (2->6->0) and 2 (3->7->1) are both ready at the start; so is server 2's
-    // reduce toward root 1, which also leaves 2 through switch 6 ... find two that share a link.
+    // Two workloads ready at the start that both leave server 2 through switch 6, as workload
+    // 1 (2->6->0) does.
     std::vector<uint32_t> first;
     for (const Workload& w : p.workloads.GetAll())
     {
