@@ -173,6 +173,12 @@ main(int argc, char* argv[])
                 if (seed == 1)
                 {
                     row.name = topo.GetName();
+                    if (random && row.seeds > 1)
+                    {
+                        // The row averages seeds 1..S: say so in its name.
+                        row.name = row.name.substr(0, row.name.rfind("seed=")) + "seed=1.." +
+                                   std::to_string(row.seeds) + ")";
+                    }
                     row.nodes = topo.GetNNodes();
                     row.links = topo.GetNLinks();
                     row.servers = topo.GetNServers();
@@ -198,7 +204,7 @@ main(int argc, char* argv[])
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
         // The table for a person.
-        std::cout << std::left << std::setw(22) << "topology" << std::right << std::setw(6)
+        std::cout << std::left << std::setw(24) << "topology" << std::right << std::setw(6)
                   << "nodes" << std::setw(6) << "links" << std::setw(10) << "workloads"
                   << std::setw(7) << "bound";
         for (const auto& name : schedulers)
@@ -210,7 +216,7 @@ main(int argc, char* argv[])
         for (const auto& row : rows)
         {
             Cell boundCell;
-            std::cout << std::left << std::setw(22) << ShortLabel(row.name).substr(0, 21)
+            std::cout << std::left << std::setw(24) << ShortLabel(row.name)
                       << std::right << std::setw(6) << row.nodes << std::setw(6) << row.links
                       << std::setw(10) << row.workloads << std::setw(7)
                       << MeanStd(boundCell, row.bound, 1);
@@ -226,7 +232,7 @@ main(int argc, char* argv[])
             const PaperRow& p = PaperRounds().at(row.spec);
             std::cout << "   " << p.ps << "/" << p.ring << "/" << p.rl << "\n";
         }
-        std::cout << std::left << std::setw(51) << "geometric mean of rounds / bound" << std::right;
+        std::cout << std::left << std::setw(53) << "geometric mean of rounds / bound" << std::right;
         for (const auto& name : schedulers)
         {
             std::ostringstream g;
