@@ -88,10 +88,7 @@ main(int argc, char* argv[])
                         std::to_string(expected.GetNLinks()) + " links)");
                 }
             }
-            result.plan.workloads = std::move(file.workloads);
-            result.plan.schedule = std::move(file.schedule);
-            result.bounds = ComputeBounds(result.plan.workloads);
-            result.check = ValidateSchedule(result.plan.workloads, result.plan.schedule);
+            result = EvaluatePlan(Plan{std::move(file.workloads), std::move(file.schedule)});
         }
         else
         {

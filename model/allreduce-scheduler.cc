@@ -277,16 +277,25 @@ SchedulerResult::GetRatio() const
 }
 
 SchedulerResult
+EvaluatePlan(Plan plan)
+{
+    SchedulerResult result;
+    result.plan = std::move(plan);
+    result.bounds = ComputeBounds(result.plan.workloads);
+    result.check = ValidateSchedule(result.plan.workloads, result.plan.schedule);
+    return result;
+}
+
+SchedulerResult
 EvaluateScheduler(const Topology& topology, const std::string& scheduler, uint32_t pieces)
 {
     Ptr<AllReduceScheduler> s = CreateScheduler(scheduler);
-    SchedulerResult result;
     const auto start = std::chrono::steady_clock::now();
-    result.plan = s->MakePlan(topology, pieces);
-    result.seconds =
+    Plan plan = s->MakePlan(topology, pieces);
+    const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.bounds = ComputeBounds(result.plan.workloads);
-    result.check = ValidateSchedule(result.plan.workloads, result.plan.schedule);
+    SchedulerResult result = EvaluatePlan(std::move(plan));
+    result.seconds = seconds;
     return result;
 }
 

@@ -181,6 +181,14 @@ struct SchedulerResult
 
 /**
  * \ingroup allreduce
+ * Computes a plan's bounds and validates it (for a plan from a scheduler or a file).
+ * \param plan the workloads and schedule
+ * \return the result (seconds left at 0)
+ */
+SchedulerResult EvaluatePlan(Plan plan);
+
+/**
+ * \ingroup allreduce
  * Creates a scheduler by name, plans the AllReduce, computes its bounds and validates it.
  * \param topology the topology
  * \param scheduler a name for CreateScheduler

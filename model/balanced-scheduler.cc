@@ -321,10 +321,7 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
                                             BuildBalancedTrees(topology, m_passes, false, m_seed),
                                             WorkloadSemantics::Merge,
                                             pieces));
-    candidates.push_back(WorkloadSet::Build(topology,
-                                            BuildShortestPathTrees(topology),
-                                            WorkloadSemantics::Merge,
-                                            pieces));
+    candidates.push_back(AllReduceScheduler::MakeWorkloads(topology, pieces)); // default trees
     const uint64_t budget = 2000000;
     const uint32_t n = std::max<uint32_t>(1, candidates.front().GetN());
     const auto tries = static_cast<uint32_t>(std::min<uint64_t>(m_tries, std::max<uint64_t>(1, budget / n)));
