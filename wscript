@@ -8,7 +8,8 @@ def configure(conf):
 
 
 def build(bld):
-    module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications'])
+    module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications',
+                                                'flow-monitor'])
     module.source = [
         'model/topology.cc',
         'model/topology-generators.cc',
@@ -20,7 +21,11 @@ def build(bld):
         'model/allreduce-scheduler.cc',
         'model/baseline-schedulers.cc',
         'model/balanced-scheduler.cc',
+        'model/allreduce-application.cc',
+        'model/allreduce-controller.cc',
         'helper/dcn-topology-helper.cc',
+        'helper/allreduce-helper.cc',
+        'helper/allreduce-experiment.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('allreduce')
@@ -41,7 +46,11 @@ def build(bld):
         'model/allreduce-scheduler.h',
         'model/baseline-schedulers.h',
         'model/balanced-scheduler.h',
+        'model/allreduce-application.h',
+        'model/allreduce-controller.h',
         'helper/dcn-topology-helper.h',
+        'helper/allreduce-helper.h',
+        'helper/allreduce-experiment.h',
     ]
 
     if bld.env.ENABLE_EXAMPLES:

@@ -75,17 +75,13 @@ main(int argc, char* argv[])
             if (!topology.empty())
             {
                 const Topology expected = BuildTopology(topology);
-                const Topology& got = file.workloads.GetTopology();
-                if (expected.GetNServers() != got.GetNServers() ||
-                    expected.GetNSwitches() != got.GetNSwitches() ||
-                    expected.GetLinks() != got.GetLinks())
+                const std::string differs =
+                    file.workloads.GetTopology().DescribeDifference(expected);
+                if (!differs.empty())
                 {
-                    throw std::invalid_argument(
-                        "schedule file '" + scheduleIn + "' is for topology '" + got.GetName() +
-                        "' (" + std::to_string(got.GetNNodes()) + " nodes, " +
-                        std::to_string(got.GetNLinks()) + " links), which is not --topology=" +
-                        topology + " (" + std::to_string(expected.GetNNodes()) + " nodes, " +
-                        std::to_string(expected.GetNLinks()) + " links)");
+                    throw std::invalid_argument("schedule file '" + scheduleIn +
+                                                "' does not match --topology=" + topology + ": " +
+                                                differs);
                 }
             }
             result = EvaluatePlan(Plan{std::move(file.workloads), std::move(file.schedule)});

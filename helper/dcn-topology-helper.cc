@@ -6,7 +6,9 @@
 
 #include "ns3/ipv4-list-routing.h"
 #include "ns3/ipv4.h"
+#include "ns3/error-model.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 
 #include <stdexcept>
 
@@ -160,6 +162,11 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
                     ipv4->GetRoutingProtocol()->GetInstanceTypeId().GetName());
             }
             Ptr<FlowTreeRouting> routing = CreateObject<FlowTreeRouting>();
+            if (node < m_topology.GetNServers())
+            {
+                // One address per server, whatever port its packets leave from.
+                routing->SetSourceAddress(GetServerAddress(node));
+            }
             list->AddRoutingProtocol(routing, FLOW_TREE_ROUTING_PRIORITY);
             m_routing.push_back(routing);
         }
@@ -183,6 +190,116 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
             }
         }
     }
+}
+
+void
+DcnTopologyHelper::InstallFlowRoute(const std::vector<uint32_t>& path,
+                                    uint16_t sourcePort,
+                                    uint16_t destinationPort)
+{
+    Require(!m_routing.empty(), "InstallFlowRoute", "InstallFlowTreeRoutes");
+    if (path.size() < 2 || path.front() >= m_topology.GetNServers() ||
+        path.back() >= m_topology.GetNServers())
+    {
+        throw std::invalid_argument("InstallFlowRoute: a path must run from one server to "
+                                    "another through at least one link");
+    }
+    std::vector<uint32_t> links;
+    for (size_t i = 0; i + 1 < path.size(); ++i)
+    {
+        const int64_t link = path[i] < m_topology.GetNNodes() && path[i + 1] < m_topology.GetNNodes()
+                                 ? m_topology.FindLink(path[i], path[i + 1])
+                                 : -1;
+        if (link < 0)
+        {
+            throw std::invalid_argument("InstallFlowRoute: nodes " + std::to_string(path[i]) +
+                                        " and " + std::to_string(path[i + 1]) +
+                                        " on the path are not linked");
+        }
+        links.push_back(static_cast<uint32_t>(link));
+    }
+    const Ipv4Address source = GetServerAddress(path.front());
+    const Ipv4Address destination = GetServerAddress(path.back());
+    for (size_t i = 0; i < links.size(); ++i)
+    {
+        const uint32_t here = path[i];
+        const uint32_t next = path[i + 1];
+        m_routing[here]->AddFlowRoute(source,
+                                      sourcePort,
+                                      destination,
+                                      destinationPort,
+                                      GetLinkAddress(next, links[i]),
+                                      GetInterface(here, links[i]));
+        m_routing[next]->AddFlowRoute(destination,
+                                      destinationPort,
+                                      source,
+                                      sourcePort,
+                                      GetLinkAddress(here, links[i]),
+                                      GetInterface(next, links[i]));
+    }
+}
+
+void
+DcnTopologyHelper::SetLinkUp(uint32_t link, bool up)
+{
+    Require(!m_interfaces.empty(), "SetLinkUp", "AssignIpv4Addresses");
+    if (link >= m_interfaces.size())
+    {
+        throw std::out_of_range("link " + std::to_string(link) + " does not exist (" +
+                                std::to_string(m_interfaces.size()) + " links)");
+    }
+    NS_LOG_FUNCTION(this << link << up);
+    for (uint32_t end = 0; end < 2; ++end)
+    {
+        const auto [ipv4, iface] = m_interfaces[link].Get(end);
+        if (up)
+        {
+            ipv4->SetUp(iface);
+        }
+        else
+        {
+            ipv4->SetDown(iface);
+        }
+    }
+}
+
+bool
+DcnTopologyHelper::IsLinkUp(uint32_t link) const
+{
+    Require(!m_interfaces.empty(), "IsLinkUp", "AssignIpv4Addresses");
+    const auto& ends = m_interfaces.at(link);
+    return ends.Get(0).first->IsUp(ends.Get(0).second) &&
+           ends.Get(1).first->IsUp(ends.Get(1).second);
+}
+
+int64_t
+DcnTopologyHelper::SetPacketLoss(double rate, int64_t stream)
+{
+    Require(!m_links.empty(), "SetPacketLoss", "CreateNodesAndLinks");
+    if (!(rate >= 0.0 && rate < 1.0))
+    {
+        throw std::invalid_argument("packet loss rate must be in [0, 1), got " +
+                                    std::to_string(rate));
+    }
+    int64_t used = 0;
+    for (const auto& devices : m_links)
+    {
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            Ptr<RateErrorModel> model = CreateObject<RateErrorModel>();
+            model->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            model->SetRate(rate);
+            used += model->AssignStreams(stream + used);
+            devices.Get(end)->SetAttribute("ReceiveErrorModel", PointerValue(model));
+        }
+    }
+    return used;
+}
+
+void
+DcnTopologyHelper::EnablePcapAll(const std::string& prefix)
+{
+    m_p2p.EnablePcapAll(prefix);
 }
 
 Ptr<FlowTreeRouting>

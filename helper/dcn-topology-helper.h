@@ -106,6 +106,43 @@ class DcnTopologyHelper
      */
     void InstallFlowTreeRoutes(const std::vector<FlowTree>& trees);
     /**
+     * Makes one TCP or UDP connection take a given path: installs a flow route for the packets
+     * from source to destination at every node of the path but the last, and one for the
+     * replies (addresses and ports swapped) along the reversed path.
+     * \param path model node ids from the sending server to the receiving server; consecutive
+     *        nodes must be linked
+     * \param sourcePort the sender's port \param destinationPort the receiver's port
+     * \throws std::invalid_argument when the path is shorter than two nodes, its ends are not
+     *         servers, or two consecutive nodes are not linked
+     */
+    void InstallFlowRoute(const std::vector<uint32_t>& path,
+                          uint16_t sourcePort,
+                          uint16_t destinationPort);
+    /**
+     * Takes a link down (both its IPv4 interfaces) or up again, e.g. from a scheduled event to
+     * model a failure mid-run. Routes through a down interface are not used, and packets
+     * arriving on it are dropped.
+     * \param link a topology link index \param up false for down, true for up
+     */
+    void SetLinkUp(uint32_t link, bool up);
+    /// \param link a topology link index \return false when either end of it is down
+    bool IsLinkUp(uint32_t link) const;
+    /**
+     * Makes every device drop received packets at random, with probability rate each
+     * (RateErrorModel, per packet), from random streams starting at stream.
+     * \param rate the loss probability, in [0, 1)
+     * \param stream the first random stream number (for reproducible runs)
+     * \return the number of streams used
+     * \throws std::invalid_argument when rate is outside [0, 1)
+     */
+    int64_t SetPacketLoss(double rate, int64_t stream = 0);
+    /**
+     * Writes a pcap trace of every device.
+     * \param prefix the file name prefix
+     */
+    void EnablePcapAll(const std::string& prefix);
+
+    /**
      * \param node a model node id
      * \return the node's flow-tree routes (after InstallFlowTreeRoutes)
      */

@@ -58,10 +58,37 @@ FlowTreeRouting::AddHostRoute(Ipv4Address destination, Ipv4Address nextHop, uint
     m_routes[destination.Get()] = Route{interface, nextHop};
 }
 
+void
+FlowTreeRouting::AddFlowRoute(Ipv4Address source,
+                              uint16_t sourcePort,
+                              Ipv4Address destination,
+                              uint16_t destinationPort,
+                              Ipv4Address nextHop,
+                              uint32_t interface)
+{
+    NS_LOG_FUNCTION(this << source << sourcePort << destination << destinationPort << nextHop
+                         << interface);
+    m_flowRoutes[FlowKey{source.Get(), destination.Get(), sourcePort, destinationPort}] =
+        Route{interface, nextHop};
+}
+
+void
+FlowTreeRouting::SetSourceAddress(Ipv4Address address)
+{
+    NS_LOG_FUNCTION(this << address);
+    m_source = address;
+}
+
 uint32_t
 FlowTreeRouting::GetNRoutes() const
 {
     return static_cast<uint32_t>(m_routes.size());
+}
+
+uint32_t
+FlowTreeRouting::GetNFlowRoutes() const
+{
+    return static_cast<uint32_t>(m_flowRoutes.size());
 }
 
 bool
@@ -80,20 +107,43 @@ FlowTreeRouting::LookupHostRoute(Ipv4Address destination,
 }
 
 Ptr<Ipv4Route>
-FlowTreeRouting::MakeRoute(Ipv4Address destination) const
+FlowTreeRouting::MakeRoute(Ipv4Address destination, const Route& r) const
 {
-    uint32_t interface = 0;
-    Ipv4Address nextHop;
-    if (!m_ipv4 || !LookupHostRoute(destination, interface, nextHop) || !m_ipv4->IsUp(interface))
+    if (!m_ipv4 || !m_ipv4->IsUp(r.interface))
     {
         return nullptr;
     }
     Ptr<Ipv4Route> route = Create<Ipv4Route>();
     route->SetDestination(destination);
-    route->SetGateway(nextHop);
-    route->SetOutputDevice(m_ipv4->GetNetDevice(interface));
-    route->SetSource(m_ipv4->GetAddress(interface, 0).GetLocal());
+    route->SetGateway(r.nextHop);
+    route->SetOutputDevice(m_ipv4->GetNetDevice(r.interface));
+    route->SetSource(m_source == Ipv4Address::GetAny() ? m_ipv4->GetAddress(r.interface, 0).GetLocal()
+                                                        : m_source);
     return route;
+}
+
+Ptr<Ipv4Route>
+FlowTreeRouting::MakeRoute(Ptr<const Packet> p, const Ipv4Header& header) const
+{
+    const Ipv4Address destination = header.GetDestination();
+    const uint8_t protocol = header.GetProtocol();
+    // TCP (6) and UDP (17) headers both start with the source and destination ports.
+    if (!m_flowRoutes.empty() && p && (protocol == 6 || protocol == 17) && p->GetSize() >= 4)
+    {
+        uint8_t ports[4];
+        p->CopyData(ports, 4);
+        const FlowKey key{header.GetSource().Get(),
+                          destination.Get(),
+                          static_cast<uint16_t>((ports[0] << 8) | ports[1]),
+                          static_cast<uint16_t>((ports[2] << 8) | ports[3])};
+        const auto it = m_flowRoutes.find(key);
+        if (it != m_flowRoutes.end())
+        {
+            return MakeRoute(destination, it->second);
+        }
+    }
+    const auto it = m_routes.find(destination.Get());
+    return it == m_routes.end() ? nullptr : MakeRoute(destination, it->second);
 }
 
 Ptr<Ipv4Route>
@@ -103,7 +153,7 @@ FlowTreeRouting::RouteOutput(Ptr<Packet> p,
                              Socket::SocketErrno& sockerr)
 {
     NS_LOG_FUNCTION(this << p << header.GetDestination() << oif);
-    Ptr<Ipv4Route> route = MakeRoute(header.GetDestination());
+    Ptr<Ipv4Route> route = MakeRoute(p, header);
     if (route && oif && route->GetOutputDevice() != oif)
     {
         route = nullptr; // the caller insists on another device
@@ -128,7 +178,7 @@ FlowTreeRouting::RouteInput(Ptr<const Packet> p,
     {
         return false;
     }
-    Ptr<Ipv4Route> route = MakeRoute(header.GetDestination());
+    Ptr<Ipv4Route> route = MakeRoute(p, header);
     if (!route)
     {
         return false;
@@ -170,7 +220,8 @@ FlowTreeRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit u
     std::ostream& os = *stream->GetStream();
     Ptr<Node> node = m_ipv4 ? m_ipv4->GetObject<Node>() : nullptr;
     os << "Node: " << (node ? node->GetId() : 0) << ", Time: " << Now().As(unit)
-       << ", FlowTreeRouting table (" << m_routes.size() << " host routes)\n";
+       << ", FlowTreeRouting table (" << m_routes.size() << " host routes, "
+       << m_flowRoutes.size() << " flow routes)\n";
     os << std::left << std::setw(16) << "Destination" << std::setw(16) << "Gateway"
        << "Iface\n";
     std::vector<std::pair<uint32_t, Route>> sorted(m_routes.begin(), m_routes.end());

@@ -334,6 +334,35 @@ Topology::operator!=(const Topology& other) const
     return !(*this == other);
 }
 
+std::string
+Topology::DescribeDifference(const Topology& other) const
+{
+    const auto counts = [](const Topology& t) {
+        return "'" + t.GetName() + "' has " + std::to_string(t.GetNServers()) + " servers, " +
+               std::to_string(t.GetNSwitches()) + " switches and " +
+               std::to_string(t.GetNLinks()) + " links";
+    };
+    // e.g. "'bcube(n=3,k=1)' has 9 servers, ... links; 'dcell(n=2,k=1)' has 6 servers, ..."
+
+    if (m_nServers != other.m_nServers || m_nSwitches != other.m_nSwitches ||
+        m_links.size() != other.m_links.size())
+    {
+        return counts(*this) + "; " + counts(other);
+    }
+    for (size_t i = 0; i < m_links.size(); ++i)
+    {
+        const TopologyLink& x = m_links[i];
+        const TopologyLink& y = other.m_links[i];
+        if (!(x == y))
+        {
+            return "link " + std::to_string(i) + " is " + std::to_string(x.a) + "-" +
+                   std::to_string(x.b) + " in '" + GetName() + "' but " + std::to_string(y.a) +
+                   "-" + std::to_string(y.b) + " in '" + other.GetName() + "'";
+        }
+    }
+    return "";
+}
+
 void
 CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switches, uint64_t links)
 {

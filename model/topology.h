@@ -139,6 +139,12 @@ class Topology
     bool operator==(const Topology& other) const;
     /// \return the negation of operator==
     bool operator!=(const Topology& other) const;
+    /**
+     * \param other another topology
+     * \return empty when both have the same servers, switches and links in the same order
+     *         (names aside), else the first difference in words
+     */
+    std::string DescribeDifference(const Topology& other) const;
 
   private:
     /// \param node a node id \throws std::out_of_range when it is not a node of this topology

@@ -1,0 +1,212 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "allreduce-experiment.h"
+
+#include "allreduce-helper.h"
+#include "dcn-topology-helper.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/flow-monitor-helper.h"
+#include "ns3/ipv4-flow-classifier.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <chrono>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AllReduceExperiment");
+
+namespace
+{
+
+/// Adds a transmitted packet's size to a directed link's count.
+void
+CountBytes(uint64_t* bytes, Ptr<const Packet> packet)
+{
+    *bytes += packet->GetSize();
+}
+
+/// \return the value parsed by an ns-3 attribute type, or throws naming the option
+template <typename V>
+V
+ParseAttribute(const std::string& what, const std::string& text)
+{
+    V value;
+    Ptr<const AttributeChecker> checker = MakeStringChecker();
+    if (!value.DeserializeFromString(text, checker))
+    {
+        throw std::invalid_argument(what + " '" + text + "' is not valid");
+    }
+    return value;
+}
+
+} // namespace
+
+std::vector<double>
+PacketRunReport::GetLinkUtilization() const
+{
+    std::vector<double> out(linkBytes.size(), 0.0);
+    const double capacity = dataRateBps * result.completionTime;
+    for (size_t i = 0; i < linkBytes.size() && capacity > 0; ++i)
+    {
+        out[i] = linkBytes[i] * 8.0 / capacity;
+    }
+    return out;
+}
+
+PacketRunReport
+RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
+{
+    if (config.mode != "barrier" && config.mode != "async")
+    {
+        throw std::invalid_argument("mode must be barrier or async, got '" + config.mode + "'");
+    }
+    if (config.values != "integer" && config.values != "float")
+    {
+        throw std::invalid_argument("values must be integer or float, got '" + config.values +
+                                    "'");
+    }
+    const DataRate rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
+    const Time delay = ParseAttribute<TimeValue>("delay", config.delay).Get();
+    if (rate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("data rate must be above 0, got '" + config.dataRate + "'");
+    }
+    if (delay.IsNegative())
+    {
+        throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");
+    }
+    if (!(config.stallTimeout > 0))
+    {
+        throw std::invalid_argument("stall timeout must be above 0 s");
+    }
+    const Topology& topo = plan.workloads.GetTopology();
+    if (config.linkDown >= static_cast<int64_t>(topo.GetNLinks()))
+    {
+        throw std::invalid_argument("link " + std::to_string(config.linkDown) +
+                                    " does not exist (" + std::to_string(topo.GetNLinks()) +
+                                    " links)");
+    }
+
+    DcnTopologyHelper dcn(topo);
+    dcn.SetDeviceAttribute("DataRate", DataRateValue(rate));
+    dcn.SetChannelAttribute("Delay", TimeValue(delay));
+    dcn.Install();
+    if (config.loss > 0)
+    {
+        dcn.SetPacketLoss(config.loss, config.lossStream);
+    }
+
+    AllReduceHelper allreduce(dcn);
+    allreduce.SetAttribute("Seed", UintegerValue(config.seed));
+    allreduce.SetAttribute("Values", StringValue(config.values));
+    allreduce.SetControllerAttribute("Mode", StringValue(config.mode));
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(config.gradientBytes));
+    allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
+    try
+    {
+        allreduce.Install(plan);
+    }
+    catch (...)
+    {
+        Simulator::Destroy();
+        throw;
+    }
+    Ptr<AllReduceController> controller = allreduce.GetController();
+
+    PacketRunReport report;
+    report.linkBytes.assign(2 * topo.GetNLinks(), 0);
+    for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+    {
+        const NetDeviceContainer devices = dcn.GetLinkDevices(link);
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            // The device at end a transmits on directed link 2i (a->b), end b on 2i+1.
+            devices.Get(end)->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeBoundCallback(&CountBytes, &report.linkBytes[2 * link + end]));
+        }
+    }
+    if (config.linkDown >= 0)
+    {
+        Simulator::Schedule(Seconds(config.linkDownAt),
+                            &DcnTopologyHelper::SetLinkUp,
+                            &dcn,
+                            static_cast<uint32_t>(config.linkDown),
+                            false);
+    }
+    if (!config.pcapPrefix.empty())
+    {
+        dcn.EnablePcapAll(config.pcapPrefix);
+    }
+    FlowMonitorHelper flowHelper;
+    Ptr<FlowMonitor> monitor;
+    if (config.flowMonitor)
+    {
+        monitor = flowHelper.Install(dcn.GetNodes());
+    }
+
+    const auto wallStart = std::chrono::steady_clock::now();
+    Simulator::Run();
+    report.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    report.events = Simulator::GetEventCount();
+
+    report.result = controller->GetResult();
+    report.verification = controller->Verify();
+    report.dataRateBps = static_cast<double>(rate.GetBitRate());
+    report.pieceTime =
+        controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
+    report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;
+
+    if (monitor)
+    {
+        monitor->CheckForLostPackets();
+        Ptr<Ipv4FlowClassifier> classifier =
+            DynamicCast<Ipv4FlowClassifier>(flowHelper.GetClassifier());
+        std::map<std::pair<uint32_t, uint16_t>, uint32_t> byPort; // (src address, port) -> w
+        for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+        {
+            byPort[{dcn.GetServerAddress(plan.workloads.Get(w).src).Get(),
+                    controller->GetSourcePort(w)}] = w;
+        }
+        for (const auto& [id, stats] : monitor->GetFlowStats())
+        {
+            const Ipv4FlowClassifier::FiveTuple t = classifier->FindFlow(id);
+            const auto it = byPort.find({t.sourceAddress.Get(), t.sourcePort});
+            if (it == byPort.end())
+            {
+                NS_LOG_DEBUG("unmatched " << t.sourceAddress << ":" << t.sourcePort << " -> " << t.destinationAddress << ":" << t.destinationPort);
+                ++report.ackFlows;
+                continue;
+            }
+            FlowReport f;
+            f.workload = it->second;
+            f.src = plan.workloads.Get(f.workload).src;
+            f.dst = plan.workloads.Get(f.workload).dst;
+            f.txBytes = stats.txBytes;
+            f.rxBytes = stats.rxBytes;
+            f.txPackets = stats.txPackets;
+            f.rxPackets = stats.rxPackets;
+            f.lostPackets = stats.lostPackets;
+            f.meanDelay = stats.rxPackets ? stats.delaySum.GetSeconds() / stats.rxPackets : 0;
+            f.duration = (stats.timeLastRxPacket - stats.timeFirstTxPacket).GetSeconds();
+            report.flows.push_back(f);
+        }
+        std::sort(report.flows.begin(), report.flows.end(), [](const auto& a, const auto& b) {
+            return a.workload < b.workload;
+        });
+    }
+    Simulator::Destroy();
+    return report;
+}
+
+} // namespace ns3

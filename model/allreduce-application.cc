@@ -1,0 +1,487 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "allreduce-application.h"
+
+#include "allreduce-controller.h"
+
+#include "ns3/enum.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/tcp-socket.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("AllReduceApplication");
+
+NS_OBJECT_ENSURE_REGISTERED(AllReduceApplication);
+
+GradientLayout::GradientLayout(uint64_t values, uint32_t chunks, uint32_t pieces)
+    : m_values(values),
+      m_pieces(chunks * pieces),
+      m_k(pieces)
+{
+    if (chunks == 0 || pieces == 0 || values < uint64_t{chunks} * pieces)
+    {
+        throw std::invalid_argument(
+            "a gradient of " + std::to_string(values) + " float32 values (" +
+            std::to_string(values * 4) + " bytes) cannot be split into " +
+            std::to_string(chunks) + " chunks x " + std::to_string(pieces) +
+            " pieces: every piece needs at least one value, so use at least " +
+            std::to_string(uint64_t{chunks} * pieces * 4) + " bytes or fewer pieces");
+    }
+}
+
+uint64_t
+GradientLayout::GetNValues() const
+{
+    return m_values;
+}
+
+uint64_t
+GradientLayout::GetOffset(uint32_t chunk, uint32_t piece) const
+{
+    // Pieces in (chunk, piece) order; the first (P mod pieces) are one value longer.
+    const uint64_t i = uint64_t{chunk} * m_k + piece;
+    const uint64_t base = m_values / m_pieces;
+    const uint64_t extra = m_values % m_pieces;
+    return i * base + std::min<uint64_t>(i, extra);
+}
+
+uint64_t
+GradientLayout::GetSize(uint32_t chunk, uint32_t piece) const
+{
+    const uint64_t i = uint64_t{chunk} * m_k + piece;
+    return m_values / m_pieces + (i < m_values % m_pieces ? 1 : 0);
+}
+
+uint64_t
+GradientLayout::GetMaxPieceSize() const
+{
+    return m_values / m_pieces + (m_values % m_pieces ? 1 : 0);
+}
+
+namespace
+{
+
+/// SplitMix64 (Steele, Lea, Flood 2014): fixed output on every platform, unlike std::
+/// distributions, so a gradient is the same wherever the seed is the same.
+uint64_t
+SplitMix64(uint64_t& state)
+{
+    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+} // namespace
+
+std::vector<float>
+MakeGradient(uint64_t values, uint32_t server, uint32_t seed, GradientValues kind)
+{
+    uint64_t state = (uint64_t{seed} << 32) ^ server;
+    SplitMix64(state); // decorrelate neighbouring (seed, server) pairs
+    std::vector<float> out(values);
+    for (auto& v : out)
+    {
+        const uint64_t r = SplitMix64(state);
+        if (kind == GRADIENT_INTEGER)
+        {
+            v = static_cast<float>(static_cast<int64_t>(r % 129) - 64);
+        }
+        else
+        {
+            v = static_cast<float>(static_cast<double>(r >> 40) / double(1 << 23) - 1.0);
+        }
+    }
+    return out;
+}
+
+TypeId
+AllReduceApplication::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::AllReduceApplication")
+            .SetParent<Application>()
+            .SetGroupName("AllReduce")
+            .AddConstructor<AllReduceApplication>()
+            .AddAttribute("Protocol",
+                          "The socket factory of the transfers (a stream socket, e.g. TCP).",
+                          TypeIdValue(TcpSocketFactory::GetTypeId()),
+                          MakeTypeIdAccessor(&AllReduceApplication::m_protocol),
+                          MakeTypeIdChecker())
+            .AddAttribute("Port",
+                          "The port the application listens on.",
+                          UintegerValue(5000),
+                          MakeUintegerAccessor(&AllReduceApplication::m_port),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("Seed",
+                          "Seed of this server's initial gradient.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&AllReduceApplication::m_seed),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Values",
+                          "What the initial gradient holds: integer values in [-64, 64] "
+                          "(sums exact) or float values in [-1, 1).",
+                          EnumValue(GRADIENT_INTEGER),
+                          MakeEnumAccessor(&AllReduceApplication::m_values),
+                          MakeEnumChecker(GRADIENT_INTEGER,
+                                          "integer",
+                                          GRADIENT_FLOAT,
+                                          "float"))
+            .AddAttribute("SegmentSize",
+                          "TCP maximum segment size of the transfers, in bytes.",
+                          UintegerValue(1448),
+                          MakeUintegerAccessor(&AllReduceApplication::m_segmentSize),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("SendSize",
+                          "Most bytes handed to the socket in one Send call.",
+                          UintegerValue(65536),
+                          MakeUintegerAccessor(&AllReduceApplication::m_sendSize),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("TransferStarted",
+                            "This server started sending a workload.",
+                            MakeTraceSourceAccessor(&AllReduceApplication::m_transferStarted),
+                            "ns3::AllReduceApplication::WorkloadTracedCallback")
+            .AddTraceSource("TransferFinished",
+                            "A workload to this server arrived whole and was applied.",
+                            MakeTraceSourceAccessor(&AllReduceApplication::m_transferFinished),
+                            "ns3::AllReduceApplication::WorkloadTracedCallback")
+            .AddTraceSource("RoundFinished",
+                            "Every transfer of a round of the schedule finished.",
+                            MakeTraceSourceAccessor(&AllReduceApplication::m_roundFinished),
+                            "ns3::AllReduceApplication::RoundTracedCallback")
+            .AddTraceSource("CollectiveFinished",
+                            "Every transfer of the AllReduce finished.",
+                            MakeTraceSourceAccessor(&AllReduceApplication::m_collectiveFinished),
+                            "ns3::AllReduceApplication::TimeTracedCallback");
+    return tid;
+}
+
+AllReduceApplication::AllReduceApplication()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+AllReduceApplication::~AllReduceApplication()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+AllReduceApplication::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_controller = nullptr;
+    m_listener = nullptr;
+    m_outgoing.clear();
+    m_incoming.clear();
+    Application::DoDispose();
+}
+
+void
+AllReduceApplication::SetController(Ptr<AllReduceController> controller, uint32_t server)
+{
+    m_controller = controller;
+    m_server = server;
+    m_vector = MakeInitialGradient();
+}
+
+uint32_t
+AllReduceApplication::GetServer() const
+{
+    return m_server;
+}
+
+uint16_t
+AllReduceApplication::GetPort() const
+{
+    return m_port;
+}
+
+GradientValues
+AllReduceApplication::GetValues() const
+{
+    return m_values;
+}
+
+std::vector<float>
+AllReduceApplication::MakeInitialGradient() const
+{
+    NS_ABORT_MSG_UNLESS(m_controller, "AllReduceApplication has no controller; install it "
+                                      "with AllReduceHelper");
+    return MakeGradient(m_controller->GetLayout().GetNValues(), m_server, m_seed, m_values);
+}
+
+const std::vector<float>&
+AllReduceApplication::GetVector() const
+{
+    return m_vector;
+}
+
+uint64_t
+AllReduceApplication::GetBytesSent() const
+{
+    return m_bytesSent;
+}
+
+void
+AllReduceApplication::StartApplication()
+{
+    NS_LOG_FUNCTION(this);
+    NS_ABORT_MSG_UNLESS(m_controller, "AllReduceApplication has no controller; install it "
+                                      "with AllReduceHelper");
+    m_listener = Socket::CreateSocket(GetNode(), m_protocol);
+    NS_ABORT_MSG_UNLESS(m_listener->GetSocketType() == Socket::NS3_SOCK_STREAM,
+                        "AllReduceApplication needs a stream socket factory (such as "
+                        "ns3::TcpSocketFactory) for Protocol, got "
+                            << m_protocol.GetName());
+    if (m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) == -1)
+    {
+        NS_FATAL_ERROR("AllReduceApplication on server " << m_server << " cannot listen on port "
+                                                         << m_port);
+    }
+    m_listener->Listen();
+    m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                  MakeCallback(&AllReduceApplication::Accept, this));
+}
+
+void
+AllReduceApplication::StopApplication()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_listener)
+    {
+        m_listener->Close();
+        m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                      MakeNullCallback<void, Ptr<Socket>, const Address&>());
+    }
+    for (auto& [socket, out] : m_outgoing)
+    {
+        socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+        socket->Close();
+    }
+    for (auto& [socket, in] : m_incoming)
+    {
+        socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        socket->Close();
+    }
+}
+
+void
+AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t sourcePort)
+{
+    NS_LOG_FUNCTION(this << workload << to << sourcePort);
+    const Workload& w = m_controller->GetWorkloads().Get(workload);
+    NS_ABORT_MSG_UNLESS(w.src == m_server, "workload " << workload << " is sent by server "
+                                                       << w.src << ", not " << m_server);
+    const GradientLayout& layout = m_controller->GetLayout();
+    const uint64_t offset = layout.GetOffset(w.chunk, w.piece);
+    const uint64_t size = layout.GetSize(w.chunk, w.piece);
+    const uint64_t payload = size * sizeof(float);
+    NS_ABORT_MSG_UNLESS(payload <= UINT32_MAX, "a piece of " << payload
+                                                             << " bytes does not fit the 32-bit "
+                                                                "transfer header; use more pieces");
+
+    Outgoing out;
+    out.workload = workload;
+    // Snapshot now: this is the data the schedule says the server holds when the round starts.
+    out.bytes.resize(HEADER_BYTES + payload);
+    const uint32_t header[2] = {workload, static_cast<uint32_t>(payload)};
+    std::memcpy(out.bytes.data(), header, HEADER_BYTES);
+    std::memcpy(out.bytes.data() + HEADER_BYTES, m_vector.data() + offset, payload);
+
+    Ptr<Socket> socket = Socket::CreateSocket(GetNode(), m_protocol);
+    if (Ptr<TcpSocket> tcp = DynamicCast<TcpSocket>(socket))
+    {
+        tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
+    }
+    const Ipv4Address from = m_controller->GetServerAddress(m_server);
+    if (socket->Bind(InetSocketAddress(from, sourcePort)) == -1)
+    {
+        NS_FATAL_ERROR("server " << m_server << " cannot send workload " << workload
+                                 << " from port " << sourcePort << ": it is in use");
+    }
+    m_outgoing.emplace(socket, std::move(out));
+    socket->SetConnectCallback(MakeCallback(&AllReduceApplication::ConnectionSucceeded, this),
+                               MakeCallback(&AllReduceApplication::ConnectionFailed, this));
+    socket->SetSendCallback(MakeCallback(&AllReduceApplication::SendMore, this));
+    socket->Connect(InetSocketAddress(to, m_controller->GetApplication(w.dst)->GetPort()));
+    m_transferStarted(workload);
+}
+
+void
+AllReduceApplication::ConnectionSucceeded(Ptr<Socket> socket)
+{
+    NS_LOG_FUNCTION(this << socket);
+    SendMore(socket, socket->GetTxAvailable());
+}
+
+void
+AllReduceApplication::ConnectionFailed(Ptr<Socket> socket)
+{
+    NS_LOG_FUNCTION(this << socket);
+    const auto it = m_outgoing.find(socket);
+    if (it != m_outgoing.end())
+    {
+        const uint32_t workload = it->second.workload;
+        m_outgoing.erase(it);
+        m_controller->NotifyTransferFailed(workload);
+    }
+}
+
+void
+AllReduceApplication::SendMore(Ptr<Socket> socket, uint32_t /* available */)
+{
+    const auto it = m_outgoing.find(socket);
+    if (it == m_outgoing.end())
+    {
+        return;
+    }
+    Outgoing& out = it->second;
+    while (out.sent < out.bytes.size())
+    {
+        const uint32_t room = socket->GetTxAvailable();
+        if (room == 0)
+        {
+            return; // SendMore runs again when the buffer drains
+        }
+        const auto n = static_cast<uint32_t>(
+            std::min<uint64_t>({out.bytes.size() - out.sent, room, m_sendSize}));
+        const int accepted = socket->Send(out.bytes.data() + out.sent, n, 0);
+        if (accepted <= 0)
+        {
+            return;
+        }
+        out.sent += static_cast<uint32_t>(accepted);
+    }
+    // All handed over: TCP delivers the rest and closes after it.
+    m_bytesSent += out.bytes.size() - HEADER_BYTES;
+    socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+    socket->Close();
+    m_outgoing.erase(it);
+}
+
+void
+AllReduceApplication::Accept(Ptr<Socket> socket, const Address& from)
+{
+    NS_LOG_FUNCTION(this << socket << from);
+    m_incoming.emplace(socket, Incoming{});
+    socket->SetRecvCallback(MakeCallback(&AllReduceApplication::Receive, this));
+}
+
+void
+AllReduceApplication::Receive(Ptr<Socket> socket)
+{
+    const auto it = m_incoming.find(socket);
+    if (it == m_incoming.end())
+    {
+        return;
+    }
+    Incoming& in = it->second;
+    Ptr<Packet> packet;
+    while ((packet = socket->Recv()))
+    {
+        uint32_t size = packet->GetSize();
+        if (size == 0)
+        {
+            break;
+        }
+        m_controller->NotifyProgress(size);
+        uint32_t at = 0;
+        if (in.headerGot < HEADER_BYTES)
+        {
+            const uint32_t n = std::min(HEADER_BYTES - in.headerGot, size);
+            packet->CopyData(in.header + in.headerGot, n);
+            in.headerGot += n;
+            at = n;
+            if (in.headerGot == HEADER_BYTES)
+            {
+                uint32_t header[2];
+                std::memcpy(header, in.header, HEADER_BYTES);
+                in.workload = header[0];
+                const WorkloadSet& ws = m_controller->GetWorkloads();
+                NS_ABORT_MSG_UNLESS(in.workload < ws.GetN() &&
+                                        ws.Get(in.workload).dst == m_server,
+                                    "server " << m_server << " got a transfer header for "
+                                              << "workload " << in.workload
+                                              << ", which is not addressed to it");
+                const Workload& w = ws.Get(in.workload);
+                const uint64_t expected =
+                    m_controller->GetLayout().GetSize(w.chunk, w.piece) * sizeof(float);
+                NS_ABORT_MSG_UNLESS(header[1] == expected,
+                                    "workload " << in.workload << " announces " << header[1]
+                                                << " bytes, its piece has " << expected);
+                in.payload.resize(expected / sizeof(float));
+            }
+        }
+        if (at < size)
+        {
+            NS_ABORT_MSG_UNLESS(in.got + (size - at) <= in.payload.size() * sizeof(float),
+                                "workload " << in.workload << " sent more bytes than its piece");
+            Ptr<Packet> rest = at == 0 ? packet : packet->CreateFragment(at, size - at);
+            rest->CopyData(reinterpret_cast<uint8_t*>(in.payload.data()) + in.got, size - at);
+            in.got += size - at;
+        }
+        if (in.headerGot == HEADER_BYTES && in.got == in.payload.size() * sizeof(float))
+        {
+            const uint32_t workload = in.workload;
+            Apply(in);
+            socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+            socket->Close();
+            m_incoming.erase(it);
+            m_transferFinished(workload);
+            m_controller->NotifyTransferFinished(workload);
+            return;
+        }
+    }
+}
+
+void
+AllReduceApplication::Apply(const Incoming& in)
+{
+    const Workload& w = m_controller->GetWorkloads().Get(in.workload);
+    const uint64_t offset = m_controller->GetLayout().GetOffset(w.chunk, w.piece);
+    const uint64_t n = in.payload.size();
+    const float* values = in.payload.data();
+    float* target = m_vector.data() + offset;
+    if (w.phase == Phase::Reduce)
+    {
+        for (uint64_t i = 0; i < n; ++i)
+        {
+            target[i] += values[i]; // the merge
+        }
+    }
+    else
+    {
+        std::memcpy(target, values, n * sizeof(float));
+    }
+    NS_LOG_INFO("server " << m_server << " applied workload " << in.workload << " ("
+                          << ToString(w.phase) << ", " << n << " values)");
+}
+
+void
+AllReduceApplication::NotifyRoundFinished(uint32_t round)
+{
+    m_roundFinished(round);
+}
+
+void
+AllReduceApplication::NotifyCollectiveFinished()
+{
+    m_collectiveFinished(Simulator::Now());
+}
+
+} // namespace ns3

@@ -1,0 +1,204 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_APPLICATION_H
+#define ALLREDUCE_APPLICATION_H
+
+#include "ns3/application.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/socket.h"
+#include "ns3/traced-callback.h"
+#include "ns3/type-id.h"
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+class AllReduceController;
+
+/**
+ * \ingroup allreduce
+ * What a server's initial gradient holds.
+ */
+enum GradientValues
+{
+    GRADIENT_INTEGER, //!< whole numbers in [-64, 64]: every sum is exact in float32
+    GRADIENT_FLOAT,   //!< uniform floats in [-1, 1): sums agree within a rounding tolerance
+};
+
+/**
+ * \ingroup allreduce
+ * How a gradient of P float32 values is cut into N chunks (chunk c owned by server c) and each
+ * chunk into k pieces: as evenly as possible, the first ones one value longer when it does not
+ * divide.
+ */
+class GradientLayout
+{
+  public:
+    GradientLayout() = default;
+    /**
+     * \param values P, the number of float32 values in the gradient
+     * \param chunks N, one per server
+     * \param pieces k, per chunk
+     * \throws std::invalid_argument when a piece would be empty (P < N·k), stating the sizes
+     */
+    GradientLayout(uint64_t values, uint32_t chunks, uint32_t pieces);
+    /// \return P
+    uint64_t GetNValues() const;
+    /// \param chunk a chunk \param piece a piece \return the index of its first value
+    uint64_t GetOffset(uint32_t chunk, uint32_t piece) const;
+    /// \param chunk a chunk \param piece a piece \return its number of values
+    uint64_t GetSize(uint32_t chunk, uint32_t piece) const;
+    /// \return the number of values of the largest piece
+    uint64_t GetMaxPieceSize() const;
+
+  private:
+    uint64_t m_values{0}; //!< P
+    uint32_t m_pieces{1}; //!< N·k pieces in all
+    uint32_t m_k{1};      //!< pieces per chunk
+};
+
+/**
+ * \ingroup allreduce
+ * A server's initial gradient, the same for the same arguments on every platform (SplitMix64).
+ * \param values P \param server the server \param seed the seed \param kind integer or float
+ * \return P values
+ */
+std::vector<float> MakeGradient(uint64_t values, uint32_t server, uint32_t seed, GradientValues kind);
+
+/**
+ * \ingroup allreduce
+ * The AllReduce application of one server (DESIGN §8). It holds the server's gradient as
+ * float32 values and, when its AllReduceController starts a workload, sends that workload's
+ * piece of its current vector as real bytes to the workload's receiver over a new connection
+ * of its socket factory (TCP by default), from its own port so that the packets take the
+ * workload's path. A transfer opens with an 8-byte header (workload id, payload bytes). On the
+ * receiving server a reduce-scatter piece is added to the vector (the merge) and an all-gather
+ * piece replaces it; the transfer has finished when its last byte is applied.
+ *
+ * The application is driven: install it with AllReduceHelper, which also builds the
+ * controller, the routes and the ports.
+ */
+class AllReduceApplication : public Application
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    AllReduceApplication();
+    ~AllReduceApplication() override;
+
+    /**
+     * Called by the controller before the simulation starts.
+     * \param controller the controller \param server this application's server
+     */
+    void SetController(Ptr<AllReduceController> controller, uint32_t server);
+    /// \return this application's server (model id)
+    uint32_t GetServer() const;
+    /// \return the port it listens on
+    uint16_t GetPort() const;
+    /// \return the initial gradient of this server (recomputed from Seed and Values)
+    std::vector<float> MakeInitialGradient() const;
+    /// \return the current vector: the initial gradient until the run, the sum after it
+    const std::vector<float>& GetVector() const;
+    /// \return GradientValues of this server
+    GradientValues GetValues() const;
+
+    /**
+     * Starts sending one workload (called by the controller).
+     * \param workload a workload whose sender is this server
+     * \param to the receiver's address \param sourcePort the port to send from
+     */
+    void StartTransfer(uint32_t workload, Ipv4Address to, uint16_t sourcePort);
+    /// Fires RoundFinished (called by the controller). \param round the round
+    void NotifyRoundFinished(uint32_t round);
+    /// Fires CollectiveFinished (called by the controller).
+    void NotifyCollectiveFinished();
+    /// \return payload bytes this application sent (headers excluded)
+    uint64_t GetBytesSent() const;
+
+    /// TracedCallback signature of a workload event. \param workload the workload id
+    typedef void (*WorkloadTracedCallback)(uint32_t workload);
+    /// TracedCallback signature of a round's end. \param round the round index
+    typedef void (*RoundTracedCallback)(uint32_t round);
+    /// TracedCallback signature of the collective's end. \param time the completion time
+    typedef void (*TimeTracedCallback)(Time time);
+
+    /// Bytes of the header that opens every transfer.
+    static constexpr uint32_t HEADER_BYTES = 8;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    /// A transfer this server is sending.
+    struct Outgoing
+    {
+        uint32_t workload{0};        //!< its workload
+        std::vector<uint8_t> bytes;  //!< header and payload, snapshot at the start
+        uint64_t sent{0};            //!< bytes handed to the socket so far
+    };
+
+    /// A transfer this server is receiving.
+    struct Incoming
+    {
+        uint8_t header[HEADER_BYTES];  //!< the header as it arrives
+        uint32_t headerGot{0};         //!< header bytes so far
+        uint32_t workload{0};          //!< its workload, once the header is in
+        std::vector<float> payload;    //!< the payload as it arrives
+        uint64_t got{0};               //!< payload bytes so far
+    };
+
+    /// \param socket a sending socket whose connection is up
+    void ConnectionSucceeded(Ptr<Socket> socket);
+    /// \param socket a sending socket whose connection failed
+    void ConnectionFailed(Ptr<Socket> socket);
+    /// \param socket a sending socket \param available bytes free in its buffer
+    void SendMore(Ptr<Socket> socket, uint32_t available);
+    /// \param socket a new connection \param from its peer
+    void Accept(Ptr<Socket> socket, const Address& from);
+    /// \param socket a receiving socket with data
+    void Receive(Ptr<Socket> socket);
+    /**
+     * Applies a complete incoming transfer: adds (reduce) or copies (gather) its values.
+     * \param in the transfer
+     */
+    void Apply(const Incoming& in);
+
+    // Attributes
+    TypeId m_protocol;        //!< socket factory
+    uint16_t m_port{0};       //!< listening port
+    uint32_t m_seed{0};       //!< gradient seed
+    GradientValues m_values{GRADIENT_INTEGER}; //!< gradient kind
+    uint32_t m_segmentSize{0}; //!< TCP segment size
+    uint32_t m_sendSize{0};   //!< most bytes per Send call
+
+    Ptr<AllReduceController> m_controller;  //!< the controller
+    uint32_t m_server{0};                   //!< this server
+    std::vector<float> m_vector;            //!< the current vector
+    Ptr<Socket> m_listener;                 //!< the listening socket
+    std::map<Ptr<Socket>, Outgoing> m_outgoing; //!< transfers being sent
+    std::map<Ptr<Socket>, Incoming> m_incoming; //!< transfers being received
+    uint64_t m_bytesSent{0};                //!< payload bytes sent
+
+    TracedCallback<uint32_t> m_transferStarted;  //!< a transfer from this server started
+    TracedCallback<uint32_t> m_transferFinished; //!< a transfer to this server was applied
+    TracedCallback<uint32_t> m_roundFinished;    //!< a round of the schedule finished
+    TracedCallback<Time> m_collectiveFinished;   //!< the whole AllReduce finished
+};
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_APPLICATION_H */
