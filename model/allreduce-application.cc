@@ -146,6 +146,17 @@ AllReduceApplication::GetTypeId()
                           UintegerValue(1448),
                           MakeUintegerAccessor(&AllReduceApplication::m_segmentSize),
                           MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("MinRto",
+                          "TCP minimum retransmission timeout of the transfers (ns-3's default, "
+                          "1 s, is made for the wide area; data-center stacks use milliseconds).",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&AllReduceApplication::m_minRto),
+                          MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("ConnTimeout",
+                          "TCP timeout before a lost connection request (SYN) is sent again.",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&AllReduceApplication::m_connTimeout),
+                          MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("SendSize",
                           "Most bytes handed to the socket in one Send call.",
                           UintegerValue(65536),
@@ -253,6 +264,12 @@ AllReduceApplication::StartApplication()
         NS_FATAL_ERROR("AllReduceApplication on server " << m_server << " cannot listen on port "
                                                          << m_port);
     }
+    if (Ptr<TcpSocket> tcp = DynamicCast<TcpSocket>(m_listener))
+    {
+        // Accepted sockets are forked from the listener and inherit these.
+        tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
+        tcp->SetAttribute("MinRto", TimeValue(m_minRto));
+    }
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
                                   MakeCallback(&AllReduceApplication::Accept, this));
@@ -307,6 +324,8 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
     if (Ptr<TcpSocket> tcp = DynamicCast<TcpSocket>(socket))
     {
         tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
+        tcp->SetAttribute("ConnTimeout", TimeValue(m_connTimeout));
+        tcp->SetAttribute("MinRto", TimeValue(m_minRto));
     }
     const Ipv4Address from = m_controller->GetServerAddress(m_server);
     if (socket->Bind(InetSocketAddress(from, sourcePort)) == -1)
@@ -318,8 +337,13 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
     socket->SetConnectCallback(MakeCallback(&AllReduceApplication::ConnectionSucceeded, this),
                                MakeCallback(&AllReduceApplication::ConnectionFailed, this));
     socket->SetSendCallback(MakeCallback(&AllReduceApplication::SendMore, this));
-    socket->Connect(InetSocketAddress(to, m_controller->GetApplication(w.dst)->GetPort()));
     m_transferStarted(workload);
+    if (socket->Connect(InetSocketAddress(to, m_controller->GetApplication(w.dst)->GetPort())) ==
+        -1)
+    {
+        // No route at all (e.g. the first link is down): report it, outside this call chain.
+        Simulator::ScheduleNow(&AllReduceApplication::ConnectionFailed, this, socket);
+    }
 }
 
 void

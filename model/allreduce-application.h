@@ -184,6 +184,8 @@ class AllReduceApplication : public Application
     GradientValues m_values{GRADIENT_INTEGER}; //!< gradient kind
     uint32_t m_segmentSize{0}; //!< TCP segment size
     uint32_t m_sendSize{0};   //!< most bytes per Send call
+    Time m_minRto;            //!< TCP minimum RTO
+    Time m_connTimeout;       //!< TCP SYN retransmission timeout
 
     Ptr<AllReduceController> m_controller;  //!< the controller
     uint32_t m_server{0};                   //!< this server

@@ -383,8 +383,8 @@ AllReduceController::NotifyTransferFailed(uint32_t workload)
     NS_LOG_FUNCTION(this << workload);
     if (!m_ended)
     {
-        End("the connection of " + Describe(workload) + " failed at t=" +
-            std::to_string(Simulator::Now().GetSeconds()) + " s");
+        End("at t=" + std::to_string((Simulator::Now() - m_startTime).GetSeconds()) +
+            " s the connection of " + DescribeWithLinks(workload) + " failed");
     }
 }
 
@@ -403,6 +403,40 @@ AllReduceController::Describe(uint32_t workload) const
     return os.str();
 }
 
+int64_t
+AllReduceController::FindDownLink(uint32_t workload) const
+{
+    if (!m_linkUp.IsNull())
+    {
+        for (uint32_t directed : m_workloads.Get(workload).links)
+        {
+            if (!m_linkUp(directed / 2))
+            {
+                return directed / 2;
+            }
+        }
+    }
+    return -1;
+}
+
+std::string
+AllReduceController::DescribeWithLinks(uint32_t workload) const
+{
+    std::string out = Describe(workload);
+    const int64_t down = FindDownLink(workload);
+    if (down >= 0)
+    {
+        const TopologyLink& l = m_workloads.GetTopology().GetLink(static_cast<uint32_t>(down));
+        out += "; link " + std::to_string(down) + " (" + std::to_string(l.a) + "-" +
+               std::to_string(l.b) + ") on its path is down";
+    }
+    else if (!m_linkUp.IsNull())
+    {
+        out += "; every link on its path is up";
+    }
+    return out;
+}
+
 void
 AllReduceController::CheckStall()
 {
@@ -419,51 +453,26 @@ AllReduceController::CheckStall()
         return;
     }
     std::ostringstream os;
-    os << "stall: no data arrived for " << m_stallTimeout.As(Time::S) << " (since t="
+    os << "stall: no data arrived for " << m_stallTimeout.GetSeconds() << " s (since t="
        << (m_lastProgress - m_startTime).GetSeconds() << " s); " << m_result.transfersFinished
        << " of " << m_workloads.GetN() << " transfers finished, " << m_inFlight.size()
        << " in flight";
-    // Name the first stuck workload, preferring one whose path crosses a link that is down.
-    const Topology& topo = m_workloads.GetTopology();
+    // Name a stuck workload, preferring one whose path crosses a link that is down.
     int64_t stuck = -1;
-    int64_t downLink = -1;
     for (uint32_t w : m_inFlight)
     {
-        if (stuck < 0)
+        if (stuck < 0 || FindDownLink(w) >= 0)
         {
             stuck = w;
         }
-        if (m_linkUp.IsNull())
-        {
-            break;
-        }
-        for (uint32_t directed : m_workloads.Get(w).links)
-        {
-            if (!m_linkUp(directed / 2))
-            {
-                stuck = w;
-                downLink = directed / 2;
-                break;
-            }
-        }
-        if (downLink >= 0)
+        if (FindDownLink(w) >= 0)
         {
             break;
         }
     }
     if (stuck >= 0)
     {
-        os << "; stuck: " << Describe(static_cast<uint32_t>(stuck));
-        if (downLink >= 0)
-        {
-            const TopologyLink& l = topo.GetLink(static_cast<uint32_t>(downLink));
-            os << "; link " << downLink << " (" << l.a << "-" << l.b
-               << ") on its path is down";
-        }
-        else if (!m_linkUp.IsNull())
-        {
-            os << "; every link on its path is up";
-        }
+        os << "; stuck: " << DescribeWithLinks(static_cast<uint32_t>(stuck));
     }
     m_result.stalled = true;
     const std::string report = os.str();

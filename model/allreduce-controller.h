@@ -160,6 +160,10 @@ class AllReduceController : public Object
     void CheckStall();
     /// Ends the run: stops the simulator. \param error empty when it finished
     void End(const std::string& error);
+    /// \param workload a workload \return a link of its path that is down, or -1
+    int64_t FindDownLink(uint32_t workload) const;
+    /// \param workload a workload \return Describe() and the state of its path's links
+    std::string DescribeWithLinks(uint32_t workload) const;
     /// \param workload a workload \return "workload 3 (reduce, chunk 1, piece 0, 0 -> 4)"
     std::string Describe(uint32_t workload) const;
 

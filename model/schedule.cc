@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -449,43 +451,56 @@ class Fields
     std::string m_source;
 };
 
-Topology
+/// A file's topology, renumbered: servers first (by file id), then switches (by file id).
+struct FileTopology
+{
+    Topology topology;                      //!< in model ids
+    std::vector<uint32_t> fileIds;          //!< model id -> file id
+    std::unordered_map<uint32_t, uint32_t> modelIds; //!< file id -> model id
+};
+
+FileTopology
 ReadTopologyField(const Fields& f, const json& t)
 {
     const std::string name = f.String(f.Member(t, "name", "topology"), "topology.name");
     const uint32_t servers = f.Uint(f.Member(t, "servers", "topology"), "topology.servers");
     const json& nodes = f.Array(f.Member(t, "nodes", "topology"), "topology.nodes");
-    uint32_t seenServers = 0;
+    // Other tools number nodes their own way: any distinct ids, servers and switches mixed.
+    std::map<uint32_t, bool> kinds; // file id -> is a server, in id order
     for (size_t i = 0; i < nodes.size(); ++i)
     {
         const std::string field = "topology.nodes[" + std::to_string(i) + "]";
         const uint32_t id = f.Uint(f.Member(nodes[i], "id", field), field + ".id");
-        if (id != i)
-        {
-            f.Fail(field + ".id", "must be " + std::to_string(i) +
-                                      " (nodes are listed by id from 0), got " +
-                                      std::to_string(id));
-        }
         const std::string kind = f.String(f.Member(nodes[i], "kind", field), field + ".kind");
         if (kind != "server" && kind != "switch")
         {
             f.Fail(field + ".kind", "must be \"server\" or \"switch\", got \"" + kind + "\"");
         }
-        if ((kind == "server") != (i < servers))
+        if (!kinds.emplace(id, kind == "server").second)
         {
-            f.Fail(field + ".kind", "must be " +
-                                        std::string(i < servers ? "\"server\"" : "\"switch\"") +
-                                        ": servers are nodes 0.." + std::to_string(servers) +
-                                        " exclusive and switches follow them");
+            f.Fail(field + ".id", "repeats node id " + std::to_string(id));
         }
-        seenServers += kind == "server";
     }
+    FileTopology out;
+    for (const bool wantServer : {true, false})
+    {
+        for (const auto& [id, isServer] : kinds)
+        {
+            if (isServer == wantServer)
+            {
+                out.modelIds[id] = static_cast<uint32_t>(out.fileIds.size());
+                out.fileIds.push_back(id);
+            }
+        }
+    }
+    const auto seenServers = static_cast<uint32_t>(
+        std::count_if(kinds.begin(), kinds.end(), [](const auto& k) { return k.second; }));
     if (seenServers != servers)
     {
         f.Fail("topology.servers", "says " + std::to_string(servers) + " but the nodes list " +
                                        std::to_string(seenServers) + " servers");
     }
-    Topology topo(name, servers, static_cast<uint32_t>(nodes.size() - servers));
+    out.topology = Topology(name, servers, static_cast<uint32_t>(nodes.size() - servers));
     const json& links = f.Array(f.Member(t, "links", "topology"), "topology.links");
     for (size_t i = 0; i < links.size(); ++i)
     {
@@ -495,16 +510,24 @@ ReadTopologyField(const Fields& f, const json& t)
         {
             f.Fail(field, "must be a pair [a, b] of node ids");
         }
+        for (const uint32_t end : ends)
+        {
+            if (!out.modelIds.count(end))
+            {
+                f.Fail(field, "names node " + std::to_string(end) + ", which is not in "
+                                                                    "topology.nodes");
+            }
+        }
         try
         {
-            topo.AddLink(ends[0], ends[1]);
+            out.topology.AddLink(out.modelIds.at(ends[0]), out.modelIds.at(ends[1]));
         }
         catch (const std::exception& e)
         {
             f.Fail(field, std::string("is not a valid link: ") + e.what());
         }
     }
-    return topo;
+    return out;
 }
 
 } // namespace
@@ -529,7 +552,20 @@ ReadScheduleJson(std::istream& is, const std::string& source)
         f.Fail("format", "must be \"" + std::string(SCHEDULE_FORMAT) + "\", got \"" + format +
                              "\"");
     }
-    const Topology topo = ReadTopologyField(f, f.Member(doc, "topology", ""));
+    const FileTopology file = ReadTopologyField(f, f.Member(doc, "topology", ""));
+    const Topology& topo = file.topology;
+    // Node ids in workloads are the file's; unknown ones map to an id the set check refuses.
+    const auto toModel = [&file, &topo](uint32_t id) {
+        const auto it = file.modelIds.find(id);
+        return it == file.modelIds.end() ? topo.GetNNodes() + id : it->second;
+    };
+    const auto toModelList = [&toModel](std::vector<uint32_t> ids) {
+        for (auto& id : ids)
+        {
+            id = toModel(id);
+        }
+        return ids;
+    };
     const uint32_t pieces = f.Uint(f.Member(doc, "gradient_pieces", ""), "gradient_pieces");
     if (pieces == 0)
     {
@@ -554,6 +590,7 @@ ReadScheduleJson(std::istream& is, const std::string& source)
         }
     }
     ScheduleFile out;
+    out.nodeIds = file.fileIds;
     out.schedule.scheduler = f.String(f.Member(doc, "scheduler", ""), "scheduler");
     const json& list = f.Array(f.Member(doc, "workloads", ""), "workloads");
     std::vector<Workload> workloads(list.size());
@@ -563,7 +600,7 @@ ReadScheduleJson(std::istream& is, const std::string& source)
         const json& j = list[i];
         Workload& w = workloads[i];
         w.id = f.Uint(f.Member(j, "id", field), field + ".id");
-        w.chunk = f.Uint(f.Member(j, "chunk", field), field + ".chunk");
+        w.chunk = toModel(f.Uint(f.Member(j, "chunk", field), field + ".chunk"));
         w.piece = f.Uint(f.Member(j, "piece", field), field + ".piece");
         const std::string phase = f.String(f.Member(j, "phase", field), field + ".phase");
         if (phase != "reduce" && phase != "gather")
@@ -571,11 +608,12 @@ ReadScheduleJson(std::istream& is, const std::string& source)
             f.Fail(field + ".phase", "must be \"reduce\" or \"gather\", got \"" + phase + "\"");
         }
         w.phase = phase == "reduce" ? Phase::Reduce : Phase::Gather;
-        w.src = f.Uint(f.Member(j, "src", field), field + ".src");
-        w.dst = f.Uint(f.Member(j, "dst", field), field + ".dst");
-        w.path = f.UintList(f.Member(j, "path", field), field + ".path");
+        w.src = toModel(f.Uint(f.Member(j, "src", field), field + ".src"));
+        w.dst = toModel(f.Uint(f.Member(j, "dst", field), field + ".dst"));
+        w.path = toModelList(f.UintList(f.Member(j, "path", field), field + ".path"));
         w.deps = f.UintList(f.Member(j, "deps", field), field + ".deps");
-        w.carries = f.UintList(f.Member(j, "carries", field), field + ".carries");
+        w.carries = toModelList(f.UintList(f.Member(j, "carries", field), field + ".carries"));
+        std::sort(w.carries.begin(), w.carries.end());
     }
     try
     {

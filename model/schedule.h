@@ -119,6 +119,12 @@ struct ScheduleFile
 {
     WorkloadSet workloads; //!< the workloads, checked against the file's topology
     Schedule schedule;     //!< the rounds as written (not yet validated)
+    /**
+     * Per model node id, the node's id in the file. The model numbers servers first: servers
+     * in the order of their file ids, then switches likewise, so a file with servers first
+     * from 0 keeps its ids. A chunk is named in the file by its owner's file id.
+     */
+    std::vector<uint32_t> nodeIds;
 };
 
 /**
