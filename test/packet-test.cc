@@ -1,0 +1,444 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Packet-level AllReduce: real gradients over ns-3 TCP, checked exactly, and its faults.
+
+#include "ns3/allreduce-module.h"
+#include "ns3/core-module.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <sstream>
+#include <numeric>
+#include <tuple>
+
+using namespace ns3;
+
+namespace
+{
+
+Plan
+MakeTestPlan(const std::string& spec, const std::string& scheduler, uint32_t pieces = 1)
+{
+    return CreateScheduler(scheduler)->MakePlan(BuildTopology(spec), pieces);
+}
+
+PacketRunConfig
+SmallRun(const std::string& mode)
+{
+    PacketRunConfig config;
+    config.mode = mode;
+    config.gradientBytes = 8192;
+    config.flowMonitor = false;
+    return config;
+}
+
+} // namespace
+
+TEST(GradientLayout, PiecesCoverTheGradientInOrderWithoutGaps)
+{
+    const GradientLayout layout(1000, 7, 3); // 21 pieces: 13 of 48 values, 8 of 47
+    uint64_t next = 0;
+    for (uint32_t c = 0; c < 7; ++c)
+    {
+        for (uint32_t p = 0; p < 3; ++p)
+        {
+            EXPECT_EQ(layout.GetOffset(c, p), next);
+            EXPECT_GE(layout.GetSize(c, p), 47u);
+            EXPECT_LE(layout.GetSize(c, p), 48u);
+            next += layout.GetSize(c, p);
+        }
+    }
+    EXPECT_EQ(next, 1000u);
+    EXPECT_EQ(layout.GetMaxPieceSize(), 48u);
+}
+
+TEST(GradientLayout, TooSmallAGradientIsRefusedWithTheSizes)
+{
+    try
+    {
+        GradientLayout(17, 9, 2);
+        FAIL() << "no exception";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_STREQ(e.what(),
+                     "a gradient of 17 float32 values (68 bytes) cannot be split into 9 chunks "
+                     "x 2 pieces: every piece needs at least one value, so use at least 72 "
+                     "bytes or fewer pieces");
+    }
+}
+
+TEST(Gradient, SameSeedSameValuesAndIntegersStayInRange)
+{
+    const auto a = MakeGradient(1000, 3, 7, GRADIENT_INTEGER);
+    EXPECT_EQ(a, MakeGradient(1000, 3, 7, GRADIENT_INTEGER));
+    EXPECT_NE(a, MakeGradient(1000, 4, 7, GRADIENT_INTEGER));
+    EXPECT_NE(a, MakeGradient(1000, 3, 8, GRADIENT_INTEGER));
+    for (float v : a)
+    {
+        EXPECT_EQ(v, std::round(v));
+        EXPECT_LE(std::fabs(v), 64.0f);
+    }
+    for (float v : MakeGradient(1000, 3, 7, GRADIENT_FLOAT))
+    {
+        EXPECT_GE(v, -1.0f);
+        EXPECT_LT(v, 1.0f);
+    }
+}
+
+/// Every scheduler, both modes, on small topologies of every family: exact sums everywhere.
+class PacketExactSum
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string>>
+{
+};
+
+TEST_P(PacketExactSum, EveryServerEndsWithTheExactSum)
+{
+    const auto& [spec, scheduler, mode] = GetParam();
+    const Plan plan = MakeTestPlan(spec, scheduler);
+    const PacketRunReport report = RunPacketAllReduce(plan, SmallRun(mode));
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    EXPECT_EQ(report.result.transfersFinished, plan.workloads.GetN());
+    EXPECT_TRUE(report.verification.verified) << report.verification.message;
+    EXPECT_TRUE(report.verification.exact);
+    EXPECT_EQ(report.verification.maxError, 0.0);
+    EXPECT_GT(report.result.completionTime, 0.0);
+    // Each chunk moves 2(N−1) times (N−1 reduce, N−1 gather): 2(N−1) gradients of bytes.
+    const uint64_t n = plan.workloads.GetTopology().GetNServers();
+    EXPECT_EQ(report.result.payloadBytes, 2 * (n - 1) * 8192);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SmallTopologies,
+    PacketExactSum,
+    ::testing::Combine(::testing::Values("bcube:n=2,k=1",
+                                         "dcell:n=2,k=1",
+                                         "fattree:k=4",
+                                         "jellyfish:switches=6,degree=3,seed=2"),
+                       ::testing::Values("ps", "ring", "greedy", "balanced"),
+                       ::testing::Values("barrier", "async")));
+
+TEST(PacketLevel, BarrierRoundsFollowOneAnother)
+{
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    const PacketRunReport report = RunPacketAllReduce(plan, SmallRun("barrier"));
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    const auto& r = report.result;
+    ASSERT_EQ(r.roundEnd.size(), plan.schedule.GetNRounds());
+    for (uint32_t t = 0; t + 1 < r.roundEnd.size(); ++t)
+    {
+        EXPECT_LT(r.roundStart[t], r.roundEnd[t]);
+        EXPECT_GE(r.roundStart[t + 1], r.roundEnd[t]) << "round " << t + 1 << " started early";
+    }
+    EXPECT_EQ(r.completionTime, r.roundEnd.back());
+}
+
+TEST(PacketLevel, AsyncStartsAfterDependenciesAndNeverSharesALink)
+{
+    const Plan plan = MakeTestPlan("dcell:n=3,k=1", "balanced", 2);
+    const PacketRunReport report = RunPacketAllReduce(plan, SmallRun("async"));
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    const auto& r = report.result;
+    const WorkloadSet& ws = plan.workloads;
+    std::vector<std::vector<uint32_t>> onLink(ws.GetNDirectedLinks());
+    for (uint32_t w = 0; w < ws.GetN(); ++w)
+    {
+        for (uint32_t d : ws.Get(w).deps)
+        {
+            EXPECT_GE(r.transferStart[w], r.transferEnd[d]) << "workload " << w << " dep " << d;
+        }
+        for (uint32_t link : ws.Get(w).links)
+        {
+            onLink[link].push_back(w);
+        }
+    }
+    for (const auto& users : onLink)
+    {
+        for (size_t i = 0; i < users.size(); ++i)
+        {
+            for (size_t j = i + 1; j < users.size(); ++j)
+            {
+                const uint32_t a = users[i];
+                const uint32_t b = users[j];
+                EXPECT_TRUE(r.transferEnd[a] <= r.transferStart[b] ||
+                            r.transferEnd[b] <= r.transferStart[a])
+                    << "workloads " << a << " and " << b << " overlap on a link";
+            }
+        }
+    }
+}
+
+TEST(PacketLevel, PacketsTravelOnlyTheWorkloadPathsAndTheirReverse)
+{
+    // balanced moves DCell traffic off the shortest paths, so per-destination routes would
+    // put bytes on other links.
+    const Plan plan = MakeTestPlan("dcell:n=3,k=1", "balanced");
+    const PacketRunReport report = RunPacketAllReduce(plan, SmallRun("barrier"));
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    std::set<uint32_t> data;
+    std::set<uint32_t> acks;
+    for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+    {
+        for (uint32_t link : plan.workloads.Get(w).links)
+        {
+            data.insert(link);
+            acks.insert(link ^ 1u); // the same link, the other direction
+        }
+    }
+    for (uint32_t link = 0; link < report.linkBytes.size(); ++link)
+    {
+        if (data.count(link) || acks.count(link))
+        {
+            EXPECT_GT(report.linkBytes[link], 0u) << "directed link " << link;
+        }
+        else
+        {
+            EXPECT_EQ(report.linkBytes[link], 0u) << "directed link " << link << " is on no path";
+        }
+    }
+}
+
+TEST(PacketLevel, FloatGradientsAgreeWithinTheStatedTolerance)
+{
+    PacketRunConfig config = SmallRun("async");
+    config.values = "float";
+    const PacketRunReport report =
+        RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"), config);
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    EXPECT_TRUE(report.verification.verified) << report.verification.message;
+    EXPECT_FALSE(report.verification.exact);
+    EXPECT_LT(report.verification.maxError, 1e-5);
+}
+
+TEST(PacketLevel, AFileWithOtherNodeNumberingReplaysWithTheSameRounds)
+{
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "balanced");
+    std::stringstream written;
+    WriteScheduleJson(written, plan.workloads, plan.schedule);
+    // Renumber as another tool might: switches first, every id shifted by 100 and reversed.
+    nlohmann::json doc = nlohmann::json::parse(written);
+    const uint32_t nodes = plan.workloads.GetTopology().GetNNodes();
+    const auto other = [nodes](uint32_t id) { return 100 + nodes - 1 - id; };
+    for (auto& node : doc["topology"]["nodes"])
+    {
+        node["id"] = other(node["id"].get<uint32_t>());
+    }
+    for (auto& link : doc["topology"]["links"])
+    {
+        link = {other(link[0].get<uint32_t>()), other(link[1].get<uint32_t>())};
+    }
+    for (auto& w : doc["workloads"])
+    {
+        for (const char* key : {"chunk", "src", "dst"})
+        {
+            w[key] = other(w[key].get<uint32_t>());
+        }
+        for (const char* key : {"path", "carries"})
+        {
+            for (auto& id : w[key])
+            {
+                id = other(id.get<uint32_t>());
+            }
+        }
+    }
+    std::stringstream renumbered(doc.dump());
+    const ScheduleFile file = ReadScheduleJson(renumbered, "renumbered");
+    // Servers come first again, ordered by their file ids (reversed here).
+    EXPECT_EQ(file.nodeIds.front(), other(8));
+    EXPECT_EQ(file.nodeIds.back(), other(9));
+    ASSERT_TRUE(ValidateSchedule(file.workloads, file.schedule).valid);
+
+    const Plan replay{file.workloads, file.schedule};
+    const PacketRunReport report = RunPacketAllReduce(replay, SmallRun("barrier"));
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    EXPECT_TRUE(report.verification.verified) << report.verification.message;
+    EXPECT_EQ(report.result.roundEnd.size(), plan.schedule.GetNRounds());
+    for (double end : report.result.roundEnd)
+    {
+        EXPECT_GT(end, 0.0);
+    }
+    // Each replayed workload took the path written in the file.
+    for (uint32_t w = 0; w < file.workloads.GetN(); ++w)
+    {
+        const auto& path = file.workloads.Get(w).path;
+        const auto& written_path = doc["workloads"][w]["path"];
+        ASSERT_EQ(path.size(), written_path.size());
+        for (size_t i = 0; i < path.size(); ++i)
+        {
+            EXPECT_EQ(file.nodeIds[path[i]], written_path[i].get<uint32_t>());
+        }
+    }
+}
+
+TEST(PacketFaults, OnePercentLossIsRecoveredByTcpAndTheSumIsExact)
+{
+    for (const std::string mode : {"barrier", "async"})
+    {
+        PacketRunConfig config = SmallRun(mode);
+        config.gradientBytes = 256 * 1024;
+        config.loss = 0.01;
+        config.flowMonitor = true;
+        const PacketRunReport report =
+            RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"), config);
+        ASSERT_TRUE(report.result.finished) << mode << ": " << report.result.error;
+        EXPECT_TRUE(report.verification.verified) << report.verification.message;
+        uint64_t lost = 0;
+        for (const auto& f : report.flows)
+        {
+            lost += f.txPackets - f.rxPackets;
+        }
+        EXPECT_GT(lost, 0u) << "1% loss dropped nothing: the error model is not in place";
+    }
+}
+
+TEST(PacketFaults, ALinkDownMidRunIsReportedAsAStallNamingTheWorkloadAndTheLink)
+{
+    PacketRunConfig config = SmallRun("barrier");
+    config.gradientBytes = 1 << 20;
+    config.linkDown = 9; // bcube(3,1): server 4 - switch 13
+    config.linkDownAt = 100e-6;
+    config.stallTimeout = 0.05;
+    const PacketRunReport report =
+        RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"), config);
+    const auto& r = report.result;
+    EXPECT_FALSE(r.finished);
+    EXPECT_TRUE(r.stalled);
+    EXPECT_NE(r.error.find("stall: no data arrived for 0.05 s"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("stuck: workload "), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("link 9 (4-13) on its path is down"), std::string::npos) << r.error;
+    EXPECT_LT(r.transfersFinished, 144u);
+    EXPECT_FALSE(report.verification.verified);
+    EXPECT_NE(report.verification.message.find("verified: false: server "), std::string::npos);
+}
+
+TEST(PacketFaults, AnInvalidScheduleIsRefusedBeforeTheSimulationStarts)
+{
+    Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    std::swap(plan.schedule.rounds.front(), plan.schedule.rounds.back());
+    try
+    {
+        RunPacketAllReduce(plan, SmallRun("barrier"));
+        FAIL() << "no exception";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("the schedule is not valid for its workloads, so "
+                                             "it is not run: "),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(Simulator::Now(), Seconds(0));
+}
+
+TEST(PacketFaults, APlanForAnotherTopologyIsRefused)
+{
+    DcnTopologyHelper dcn(BuildTopology("bcube:n=3,k=1"));
+    dcn.Install();
+    AllReduceHelper allreduce(dcn);
+    try
+    {
+        allreduce.Install(MakeTestPlan("dcell:n=2,k=1", "greedy"));
+        FAIL() << "no exception";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_STREQ(e.what(),
+                     "the workloads are for another topology than the network: "
+                     "'dcell(n=2,k=1)' has 6 servers, 3 switches and 9 links; "
+                     "'bcube(n=3,k=1)' has 9 servers, 6 switches and 18 links");
+    }
+    Simulator::Destroy();
+}
+
+TEST(PacketFaults, AGradientOfPartFloatsOrTooFewValuesIsRefused)
+{
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy", 2);
+    PacketRunConfig config = SmallRun("barrier");
+    config.gradientBytes = 8194;
+    EXPECT_THROW(
+        {
+            try
+            {
+                RunPacketAllReduce(plan, config);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                EXPECT_STREQ(e.what(), "GradientBytes must be a multiple of 4 (float32 values), "
+                                       "got 8194");
+                throw;
+            }
+        },
+        std::invalid_argument);
+    config.gradientBytes = 64; // 16 values for 9 x 2 pieces
+    EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument);
+}
+
+namespace
+{
+uint32_t g_started = 0;
+uint32_t g_finished = 0;
+std::vector<uint32_t> g_rounds;
+uint32_t g_collective = 0;
+
+void
+CountStarted(uint32_t)
+{
+    ++g_started;
+}
+
+void
+CountFinished(uint32_t)
+{
+    ++g_finished;
+}
+
+void
+RecordRound(uint32_t round, Time duration)
+{
+    EXPECT_GT(duration, Seconds(0));
+    g_rounds.push_back(round);
+}
+
+void
+CountCollective(Time)
+{
+    ++g_collective;
+}
+} // namespace
+
+TEST(AllReduceHelper, InstallsAppsWhoseTracesReportEveryTransferRoundAndTheEnd)
+{
+    DcnTopologyHelper dcn(BuildTopology("dcell:n=2,k=1"));
+    dcn.Install();
+    const Plan plan = MakeTestPlan("dcell:n=2,k=1", "greedy");
+    AllReduceHelper allreduce(dcn);
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(4096));
+    ApplicationContainer apps = allreduce.Install(plan);
+    ASSERT_EQ(apps.GetN(), 6u);
+    g_started = g_finished = g_collective = 0;
+    g_rounds.clear();
+    for (uint32_t s = 0; s < apps.GetN(); ++s)
+    {
+        EXPECT_EQ(apps.Get(s)->GetNode(), dcn.GetServer(s));
+        apps.Get(s)->TraceConnectWithoutContext("TransferStarted", MakeCallback(&CountStarted));
+        apps.Get(s)->TraceConnectWithoutContext("TransferFinished",
+                                                MakeCallback(&CountFinished));
+        apps.Get(s)->TraceConnectWithoutContext("CollectiveFinished",
+                                                MakeCallback(&CountCollective));
+    }
+    allreduce.GetController()->TraceConnectWithoutContext("RoundFinished",
+                                                          MakeCallback(&RecordRound));
+    Simulator::Run();
+    EXPECT_EQ(g_started, plan.workloads.GetN());
+    EXPECT_EQ(g_finished, plan.workloads.GetN());
+    EXPECT_EQ(g_collective, 6u);
+    std::vector<uint32_t> expected(plan.schedule.GetNRounds());
+    std::iota(expected.begin(), expected.end(), 0);
+    EXPECT_EQ(g_rounds, expected); // barrier: in order, each once
+    EXPECT_TRUE(allreduce.GetController()->Verify().verified);
+    Simulator::Destroy();
+}
