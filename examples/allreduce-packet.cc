@@ -30,62 +30,11 @@
 #include <iostream>
 
 using namespace ns3;
+using allreduce_example::ParseBytes;
 using allreduce_example::RunGnuplot;
 
 namespace
 {
-
-/// "16MB", "64KiB", "1000" -> bytes; throws naming the option for anything else.
-uint64_t
-ParseBytes(const std::string& text)
-{
-    size_t used = 0;
-    double value = 0;
-    try
-    {
-        value = std::stod(text, &used);
-    }
-    catch (const std::exception&)
-    {
-        used = 0;
-    }
-    const std::string unit = text.substr(used);
-    double scale = 0;
-    if (unit.empty() || unit == "B")
-    {
-        scale = 1;
-    }
-    else if (unit == "KB" || unit == "kB")
-    {
-        scale = 1e3;
-    }
-    else if (unit == "MB")
-    {
-        scale = 1e6;
-    }
-    else if (unit == "GB")
-    {
-        scale = 1e9;
-    }
-    else if (unit == "KiB")
-    {
-        scale = 1024.0;
-    }
-    else if (unit == "MiB")
-    {
-        scale = 1024.0 * 1024;
-    }
-    else if (unit == "GiB")
-    {
-        scale = 1024.0 * 1024 * 1024;
-    }
-    if (used == 0 || scale == 0 || !(value > 0))
-    {
-        throw std::invalid_argument("--gradient-bytes must be a positive size such as 4194304, "
-                                    "4MB or 4MiB, got '" + text + "'");
-    }
-    return static_cast<uint64_t>(value * scale + 0.5);
-}
 
 /// \return seconds parsed from an ns-3 time ("20us", "0.5s"), naming the option when invalid
 double

@@ -7,7 +7,9 @@
 #ifndef ALLREDUCE_EXAMPLE_UTIL_H
 #define ALLREDUCE_EXAMPLE_UTIL_H
 
+#include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,6 +77,58 @@ RunGnuplot(const std::string& plt, const std::string& png, const std::string& da
         return dat + " and " + plt + " (gnuplot failed or is missing; run: gnuplot " + plt + ")";
     }
     return png + " (data " + dat + ", script " + plt + ")";
+}
+
+/// "16MB", "64KiB", "1000" -> bytes; throws naming the option for anything else.
+inline uint64_t
+ParseBytes(const std::string& text)
+{
+    size_t used = 0;
+    double value = 0;
+    try
+    {
+        value = std::stod(text, &used);
+    }
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    const std::string unit = text.substr(used);
+    double scale = 0;
+    if (unit.empty() || unit == "B")
+    {
+        scale = 1;
+    }
+    else if (unit == "KB" || unit == "kB")
+    {
+        scale = 1e3;
+    }
+    else if (unit == "MB")
+    {
+        scale = 1e6;
+    }
+    else if (unit == "GB")
+    {
+        scale = 1e9;
+    }
+    else if (unit == "KiB")
+    {
+        scale = 1024.0;
+    }
+    else if (unit == "MiB")
+    {
+        scale = 1024.0 * 1024;
+    }
+    else if (unit == "GiB")
+    {
+        scale = 1024.0 * 1024 * 1024;
+    }
+    if (used == 0 || scale == 0 || !(value > 0))
+    {
+        throw std::invalid_argument("--gradient-bytes must be a positive size such as 4194304, "
+                                    "4MB or 4MiB, got '" + text + "'");
+    }
+    return static_cast<uint64_t>(value * scale + 0.5);
 }
 
 } // namespace allreduce_example
