@@ -229,6 +229,7 @@ main(int argc, char* argv[])
               << "set yrange [0:*]\n"
               << "set xtics rotate by -30 left\n"
               << "set key top left horizontal\n"
+              << "set offsets 0, 0, 0.6, 0\n"
               << "set grid ytics\n"
               << "set bmargin 5\n";
             for (size_t m = 0; m < modes.size(); ++m)
