@@ -385,6 +385,45 @@ class FlowLevelSchedulersTestCase : public TestCase
     }
 };
 
+/**
+ * Packet level, for in-tree users: an AllReduce run by the applications over TCP ends with the
+ * exact sum on every server, in both modes, with the same rounds as the schedule.
+ */
+class PacketAllReduceTestCase : public TestCase
+{
+  public:
+    PacketAllReduceTestCase()
+        : TestCase("packet-level AllReduce ends with the exact sum on every server")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const char* scheduler : {"ps", "ring", "balanced"})
+        {
+            const Plan plan =
+                CreateScheduler(scheduler)->MakePlan(BuildTopology("dcell:n=3,k=1"), 1);
+            for (const char* mode : {"barrier", "async"})
+            {
+                PacketRunConfig config;
+                config.mode = mode;
+                config.gradientBytes = 16384;
+                const PacketRunReport r = RunPacketAllReduce(plan, config);
+                NS_TEST_EXPECT_MSG_EQ(r.result.finished, true, r.result.error);
+                NS_TEST_EXPECT_MSG_EQ(r.verification.verified,
+                                      true,
+                                      scheduler << " " << mode << ": "
+                                                << r.verification.message);
+                NS_TEST_EXPECT_MSG_EQ(r.result.roundEnd.size(),
+                                      plan.schedule.GetNRounds(),
+                                      "one end per round");
+                NS_TEST_EXPECT_MSG_EQ(r.flows.size(), plan.workloads.GetN(), "one flow each");
+            }
+        }
+    }
+};
+
 class AllReduceTestSuite : public TestSuite
 {
   public:
@@ -397,6 +436,7 @@ class AllReduceTestSuite : public TestSuite
         AddTestCase(new TcpTransferTestCase(), TestCase::QUICK);
         AddTestCase(new RoutingTableTestCase(), TestCase::QUICK);
         AddTestCase(new FlowLevelSchedulersTestCase(), TestCase::QUICK);
+        AddTestCase(new PacketAllReduceTestCase(), TestCase::QUICK);
     }
 };
 
