@@ -55,7 +55,9 @@ example=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-dcn-topolog
 rounds=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-allreduce-rounds*' -type f | head -1)
 test -x "$runner" || { echo "ns-3 test-runner was not built" >&2; exit 1; }
 test -x "$example" || { echo "dcn-topology example was not built in-tree" >&2; exit 1; }
+packet=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-allreduce-packet-*' -type f ! -name '*table*' | head -1)
 test -x "$rounds" || { echo "allreduce-rounds example was not built in-tree" >&2; exit 1; }
+test -x "$packet" || { echo "allreduce-packet example was not built in-tree" >&2; exit 1; }
 
 echo "== ns-3 test-runner --suite=allreduce (in-tree)"
 "$runner" --suite=allreduce --verbose
@@ -63,4 +65,7 @@ echo "== dcn-topology (in-tree)"
 "$example" --topology=bcube:n=3,k=1
 echo "== allreduce-rounds (in-tree)"
 "$rounds" --topology=bcube:n=3,k=1 --scheduler=balanced
+echo "== allreduce-packet (in-tree)"
+"$packet" --topology=bcube:n=3,k=1 --scheduler=greedy --mode=async --gradient-bytes=64KiB \
+  --out="$cache/allreduce-packet"
 echo "in-tree build and TestSuite: OK"
