@@ -31,6 +31,7 @@
 
 using namespace ns3;
 using allreduce_example::ParseBytes;
+using allreduce_example::ReadPlanFile;
 using allreduce_example::RunGnuplot;
 
 namespace
@@ -134,19 +135,7 @@ main(int argc, char* argv[])
         Plan plan;
         if (!scheduleIn.empty())
         {
-            ScheduleFile file = ReadScheduleFile(scheduleIn);
-            if (!topology.empty())
-            {
-                const std::string differs =
-                    file.workloads.GetTopology().DescribeDifference(BuildTopology(topology));
-                if (!differs.empty())
-                {
-                    throw std::invalid_argument("schedule file '" + scheduleIn +
-                                                "' does not match --topology=" + topology +
-                                                ": " + differs);
-                }
-            }
-            plan = Plan{std::move(file.workloads), std::move(file.schedule)};
+            plan = ReadPlanFile(scheduleIn, topology);
         }
         else
         {

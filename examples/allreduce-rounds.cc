@@ -14,6 +14,8 @@
 //
 // Exit status: 0 when the schedule is valid, 1 for bad input, 2 when the schedule is invalid.
 
+#include "example-util.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
@@ -23,6 +25,7 @@
 #include <iostream>
 
 using namespace ns3;
+using allreduce_example::ReadPlanFile;
 
 int
 main(int argc, char* argv[])
@@ -71,20 +74,7 @@ main(int argc, char* argv[])
         SchedulerResult result;
         if (!scheduleIn.empty())
         {
-            ScheduleFile file = ReadScheduleFile(scheduleIn);
-            if (!topology.empty())
-            {
-                const Topology expected = BuildTopology(topology);
-                const std::string differs =
-                    file.workloads.GetTopology().DescribeDifference(expected);
-                if (!differs.empty())
-                {
-                    throw std::invalid_argument("schedule file '" + scheduleIn +
-                                                "' does not match --topology=" + topology + ": " +
-                                                differs);
-                }
-            }
-            result = EvaluatePlan(Plan{std::move(file.workloads), std::move(file.schedule)});
+            result = EvaluatePlan(ReadPlanFile(scheduleIn, topology));
         }
         else
         {

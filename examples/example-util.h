@@ -7,6 +7,8 @@
 #ifndef ALLREDUCE_EXAMPLE_UTIL_H
 #define ALLREDUCE_EXAMPLE_UTIL_H
 
+#include "ns3/allreduce-module.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
@@ -129,6 +131,28 @@ ParseBytes(const std::string& text)
                                     "4MB or 4MiB, got '" + text + "'");
     }
     return static_cast<uint64_t>(value * scale + 0.5);
+}
+
+/**
+ * Reads a schedule file as a plan; with a topology spec, the file must be for that topology.
+ * \param path the file \param topology a spec, or empty for any
+ * \return its workloads and rounds
+ */
+inline ns3::Plan
+ReadPlanFile(const std::string& path, const std::string& topology)
+{
+    ns3::ScheduleFile file = ns3::ReadScheduleFile(path);
+    if (!topology.empty())
+    {
+        const std::string differs =
+            file.workloads.GetTopology().DescribeDifference(ns3::BuildTopology(topology));
+        if (!differs.empty())
+        {
+            throw std::invalid_argument("schedule file '" + path + "' does not match --topology=" +
+                                        topology + ": " + differs);
+        }
+    }
+    return ns3::Plan{std::move(file.workloads), std::move(file.schedule)};
 }
 
 } // namespace allreduce_example

@@ -184,7 +184,6 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
             const auto it = byPort.find({t.sourceAddress.Get(), t.sourcePort});
             if (it == byPort.end())
             {
-                NS_LOG_DEBUG("unmatched " << t.sourceAddress << ":" << t.sourcePort << " -> " << t.destinationAddress << ":" << t.destinationPort);
                 ++report.ackFlows;
                 continue;
             }
@@ -196,7 +195,10 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
             f.rxBytes = stats.rxBytes;
             f.txPackets = stats.txPackets;
             f.rxPackets = stats.rxPackets;
-            f.lostPackets = stats.lostPackets;
+            // Packets dropped on a link (RateErrorModel, a down interface) never reach IP at the
+            // next hop, so FlowMonitor's own lost count misses them: count what never arrived.
+            f.lostPackets = stats.txPackets > stats.rxPackets ? stats.txPackets - stats.rxPackets
+                                                              : 0;
             f.meanDelay = stats.rxPackets ? stats.delaySum.GetSeconds() / stats.rxPackets : 0;
             f.duration = (stats.timeLastRxPacket - stats.timeFirstTxPacket).GetSeconds();
             report.flows.push_back(f);

@@ -49,7 +49,7 @@ struct FlowReport
     uint64_t rxBytes{0};     //!< IP bytes received
     uint32_t txPackets{0};   //!< packets sent
     uint32_t rxPackets{0};   //!< packets received
-    uint32_t lostPackets{0}; //!< packets lost (FlowMonitor's count)
+    uint32_t lostPackets{0}; //!< packets sent but never received (dropped on the way)
     double meanDelay{0};     //!< mean one-way delay in seconds
     double duration{0};      //!< first packet sent to last received, in seconds
 };

@@ -290,7 +290,8 @@ TEST(PacketFaults, OnePercentLossIsRecoveredByTcpAndTheSumIsExact)
         uint64_t lost = 0;
         for (const auto& f : report.flows)
         {
-            lost += f.txPackets - f.rxPackets;
+            lost += f.lostPackets;
+            EXPECT_EQ(f.lostPackets, f.txPackets - f.rxPackets);
         }
         EXPECT_GT(lost, 0u) << "1% loss dropped nothing: the error model is not in place";
     }
