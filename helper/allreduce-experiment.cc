@@ -84,6 +84,15 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     {
         throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");
     }
+    if (!(config.loss >= 0.0 && config.loss < 1.0))
+    {
+        throw std::invalid_argument("packet loss rate must be in [0, 1), got " +
+                                    std::to_string(config.loss));
+    }
+    if (config.linkDown >= 0 && !(config.linkDownAt >= 0))
+    {
+        throw std::invalid_argument("the time a link goes down must not be negative");
+    }
     if (!(config.stallTimeout > 0))
     {
         throw std::invalid_argument("stall timeout must be above 0 s");
