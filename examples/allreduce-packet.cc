@@ -146,14 +146,7 @@ main(int argc, char* argv[])
             }
             plan = CreateScheduler(scheduler)->MakePlan(BuildTopology(topology), pieces);
         }
-        // Refuse an invalid plan before building anything (the controller checks it again).
-        const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
-        if (!check.valid)
-        {
-            throw std::invalid_argument("the schedule is not valid, so it is not run: " +
-                                        check.error);
-        }
-
+        // An invalid schedule is refused by the controller before the simulation starts.
         const PacketRunReport report = RunPacketAllReduce(plan, config);
         const AllReduceRunResult& r = report.result;
         const Topology& topo = plan.workloads.GetTopology();

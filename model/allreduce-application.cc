@@ -242,12 +242,6 @@ AllReduceApplication::GetVector() const
     return m_vector;
 }
 
-uint64_t
-AllReduceApplication::GetBytesSent() const
-{
-    return m_bytesSent;
-}
-
 void
 AllReduceApplication::StartApplication()
 {
@@ -392,7 +386,6 @@ AllReduceApplication::SendMore(Ptr<Socket> socket, uint32_t /* available */)
         out.sent += static_cast<uint32_t>(accepted);
     }
     // All handed over: TCP delivers the rest and closes after it.
-    m_bytesSent += out.bytes.size() - HEADER_BYTES;
     socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
     socket->Close();
     m_outgoing.erase(it);

@@ -123,8 +123,6 @@ class AllReduceApplication : public Application
     void NotifyRoundFinished(uint32_t round);
     /// Fires CollectiveFinished (called by the controller).
     void NotifyCollectiveFinished();
-    /// \return payload bytes this application sent (headers excluded)
-    uint64_t GetBytesSent() const;
 
     /// TracedCallback signature of a workload event. \param workload the workload id
     typedef void (*WorkloadTracedCallback)(uint32_t workload);
@@ -193,7 +191,6 @@ class AllReduceApplication : public Application
     Ptr<Socket> m_listener;                 //!< the listening socket
     std::map<Ptr<Socket>, Outgoing> m_outgoing; //!< transfers being sent
     std::map<Ptr<Socket>, Incoming> m_incoming; //!< transfers being received
-    uint64_t m_bytesSent{0};                //!< payload bytes sent
 
     TracedCallback<uint32_t> m_transferStarted;  //!< a transfer from this server started
     TracedCallback<uint32_t> m_transferFinished; //!< a transfer to this server was applied

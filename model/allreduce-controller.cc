@@ -458,15 +458,12 @@ AllReduceController::CheckStall()
        << " of " << m_workloads.GetN() << " transfers finished, " << m_inFlight.size()
        << " in flight";
     // Name a stuck workload, preferring one whose path crosses a link that is down.
-    int64_t stuck = -1;
+    int64_t stuck = m_inFlight.empty() ? -1 : *m_inFlight.begin();
     for (uint32_t w : m_inFlight)
     {
-        if (stuck < 0 || FindDownLink(w) >= 0)
-        {
-            stuck = w;
-        }
         if (FindDownLink(w) >= 0)
         {
+            stuck = w;
             break;
         }
     }
