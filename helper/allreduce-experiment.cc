@@ -84,11 +84,6 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     {
         throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");
     }
-    if (!(config.loss >= 0.0 && config.loss < 1.0))
-    {
-        throw std::invalid_argument("packet loss rate must be in [0, 1), got " +
-                                    std::to_string(config.loss));
-    }
     if (config.linkDown >= 0 && !(config.linkDownAt >= 0))
     {
         throw std::invalid_argument("the time a link goes down must not be negative");
@@ -108,12 +103,6 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     DcnTopologyHelper dcn(topo);
     dcn.SetDeviceAttribute("DataRate", DataRateValue(rate));
     dcn.SetChannelAttribute("Delay", TimeValue(delay));
-    dcn.Install();
-    if (config.loss > 0)
-    {
-        dcn.SetPacketLoss(config.loss, config.lossStream);
-    }
-
     AllReduceHelper allreduce(dcn);
     allreduce.SetAttribute("Seed", UintegerValue(config.seed));
     allreduce.SetAttribute("Values", StringValue(config.values));
@@ -122,11 +111,16 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
     try
     {
+        dcn.Install();
+        if (config.loss != 0)
+        {
+            dcn.SetPacketLoss(config.loss, config.lossStream); // checks the rate
+        }
         allreduce.Install(plan);
     }
     catch (...)
     {
-        Simulator::Destroy();
+        Simulator::Destroy(); // the nodes built so far
         throw;
     }
     Ptr<AllReduceController> controller = allreduce.GetController();

@@ -207,9 +207,9 @@ DcnTopologyHelper::InstallFlowRoute(const std::vector<uint32_t>& path,
     std::vector<uint32_t> links;
     for (size_t i = 0; i + 1 < path.size(); ++i)
     {
-        const int64_t link = path[i] < m_topology.GetNNodes() && path[i + 1] < m_topology.GetNNodes()
-                                 ? m_topology.FindLink(path[i], path[i + 1])
-                                 : -1;
+        const uint32_t n = m_topology.GetNNodes();
+        const int64_t link =
+            path[i] < n && path[i + 1] < n ? m_topology.FindLink(path[i], path[i + 1]) : -1;
         if (link < 0)
         {
             throw std::invalid_argument("InstallFlowRoute: nodes " + std::to_string(path[i]) +
