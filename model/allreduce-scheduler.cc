@@ -4,6 +4,8 @@
 
 #include "allreduce-scheduler.h"
 
+#include "optimal-scheduler.h"
+
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 
@@ -197,6 +199,9 @@ Registry()
          "critical-path list scheduling of merge workloads on shortest-path trees"},
         {"balanced", "ns3::BalancedScheduler",
          "load-balanced flow trees (shortest or not) chosen by search, then list scheduling"},
+        {"optimal", "ns3::OptimalScheduler",
+         "the fewest rounds for the flow trees in use, proven with an integer program (COIN-OR "
+         "CBC); status and interval when the time limit stops it"},
     };
     return entries;
 }
@@ -263,6 +268,10 @@ CreateScheduler(const std::string& name)
         throw std::invalid_argument("unknown scheduler '" + name + "'; available: " + names +
                                     " (or the TypeId name of an AllReduceScheduler subclass)");
     }
+    if (tid == OptimalScheduler::GetTypeId() && !IsOptimalSchedulerAvailable())
+    {
+        throw std::invalid_argument(GetOptimalSchedulerUnavailableReason());
+    }
     ObjectFactory factory;
     factory.SetTypeId(tid);
     return factory.Create<AllReduceScheduler>();
@@ -289,7 +298,12 @@ EvaluatePlan(Plan plan)
 SchedulerResult
 EvaluateScheduler(const Topology& topology, const std::string& scheduler, uint32_t pieces)
 {
-    Ptr<AllReduceScheduler> s = CreateScheduler(scheduler);
+    return EvaluateScheduler(topology, CreateScheduler(scheduler), pieces);
+}
+
+SchedulerResult
+EvaluateScheduler(const Topology& topology, Ptr<AllReduceScheduler> s, uint32_t pieces)
+{
     const auto start = std::chrono::steady_clock::now();
     Plan plan = s->MakePlan(topology, pieces);
     const double seconds =

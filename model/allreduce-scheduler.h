@@ -199,6 +199,18 @@ SchedulerResult EvaluateScheduler(const Topology& topology,
                                   const std::string& scheduler,
                                   uint32_t pieces);
 
+/**
+ * \ingroup allreduce
+ * As above, with a scheduler the caller made (and keeps, e.g. to read what it reports).
+ * \param topology the topology
+ * \param scheduler the scheduler
+ * \param pieces pieces per chunk
+ * \return the result
+ */
+SchedulerResult EvaluateScheduler(const Topology& topology,
+                                  Ptr<AllReduceScheduler> scheduler,
+                                  uint32_t pieces);
+
 } // namespace ns3
 
 #endif /* ALLREDUCE_ALLREDUCE_SCHEDULER_H */

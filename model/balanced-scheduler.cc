@@ -312,6 +312,33 @@ BalancedScheduler::SetRule(Rule rule, uint64_t tieSeed)
     m_tieSeed = tieSeed;
 }
 
+Schedule
+BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
+{
+    const uint64_t budget = 2000000;
+    const uint32_t n = std::max<uint32_t>(1, workloads.GetN());
+    const auto tries = static_cast<uint32_t>(std::min<uint64_t>(m_tries, std::max<uint64_t>(1, budget / n)));
+    Schedule best;
+    Rule bestRule = Rule::HeightThenLoad;
+    uint64_t bestTie = 0;
+    for (uint32_t i = 0; i < tries; ++i)
+    {
+        const auto rule = static_cast<Rule>(i % 4);
+        // The first pass over the rules breaks ties by id; later ones at random.
+        const uint64_t tie = i < 4 ? 0 : (uint64_t{m_seed} << 32) + i;
+        SetRule(rule, tie);
+        Schedule s = RunRounds(*this, workloads);
+        if (i == 0 || s.GetNRounds() < best.GetNRounds())
+        {
+            best = std::move(s);
+            bestRule = rule;
+            bestTie = tie;
+        }
+    }
+    SetRule(bestRule, bestTie);
+    return best;
+}
+
 Plan
 BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
@@ -322,31 +349,19 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
                                             WorkloadSemantics::Merge,
                                             pieces));
     candidates.push_back(AllReduceScheduler::MakeWorkloads(topology, pieces)); // default trees
-    const uint64_t budget = 2000000;
-    const uint32_t n = std::max<uint32_t>(1, candidates.front().GetN());
-    const auto tries = static_cast<uint32_t>(std::min<uint64_t>(m_tries, std::max<uint64_t>(1, budget / n)));
     Plan best;
     size_t bestSet = 0;
     Rule bestRule = Rule::HeightThenLoad;
     uint64_t bestTie = 0;
-    bool have = false;
     for (size_t set = 0; set < candidates.size(); ++set)
     {
-        for (uint32_t i = 0; i < tries; ++i)
+        Schedule s = ScheduleWorkloads(candidates[set]);
+        if (set == 0 || s.GetNRounds() < best.schedule.GetNRounds())
         {
-            const auto rule = static_cast<Rule>(i % 4);
-            // The first pass over the rules breaks ties by id; later ones at random.
-            const uint64_t tie = i < 4 ? 0 : (uint64_t{m_seed} << 32) + i;
-            SetRule(rule, tie);
-            Schedule s = RunRounds(*this, candidates[set]);
-            if (!have || s.GetNRounds() < best.schedule.GetNRounds())
-            {
-                best.schedule = std::move(s);
-                bestSet = set;
-                bestRule = rule;
-                bestTie = tie;
-                have = true;
-            }
+            best.schedule = std::move(s);
+            bestSet = set;
+            bestRule = m_rule;
+            bestTie = m_tieSeed;
         }
     }
     NS_LOG_INFO("balanced: best " << best.schedule.GetNRounds() << " rounds with tree set "

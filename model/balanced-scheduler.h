@@ -70,6 +70,16 @@ class BalancedScheduler : public PriorityListScheduler
      */
     void SetRule(Rule rule, uint64_t tieSeed);
 
+    /**
+     * List-schedules given workloads (any semantics, any trees) with every priority rule and
+     * tie-break this scheduler tries, and keeps the shortest schedule; the rule that made it
+     * stays set. Used for the schedules of MakePlan, and by other schedulers that want the
+     * best heuristic schedule of their own workloads (e.g. as a starting upper bound).
+     * \param workloads the workloads
+     * \return the schedule with the fewest rounds (the first found among equals)
+     */
+    Schedule ScheduleWorkloads(const WorkloadSet& workloads);
+
   protected:
     std::vector<uint64_t> ComputePriorities(const WorkloadSet& workloads) override;
     void UpdatePriorities(const RoundEngine& engine, std::vector<uint64_t>& priority) override;

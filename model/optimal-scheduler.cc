@@ -1,0 +1,933 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "optimal-scheduler.h"
+
+#include "balanced-scheduler.h"
+
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#ifdef ALLREDUCE_HAVE_CBC
+#include <coin/CbcModel.hpp>
+#include <coin/CbcSolver.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+#endif
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("OptimalScheduler");
+
+NS_OBJECT_ENSURE_REGISTERED(OptimalScheduler);
+
+namespace
+{
+
+constexpr uint32_t NOT_USED = std::numeric_limits<uint32_t>::max();
+
+using Clock = std::chrono::steady_clock;
+
+double
+SecondsSince(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// What one integer program said about one number of rounds.
+enum class Answer
+{
+    Feasible,   //!< a schedule in at most T rounds was found
+    Infeasible, //!< proven: no schedule in T rounds
+    Unknown,    //!< the time ran out first
+};
+
+/**
+ * The choice structure shared by every T: the candidate workload sets, which (root, candidate)
+ * pairs are real options, and per workload its earliest round.
+ */
+struct Instance
+{
+    const std::vector<WorkloadSet>* sets{nullptr};
+    bool treeChoice{false};
+    uint32_t roots{0};
+    /// per root, the distinct candidates offered (the first of each group of equal trees)
+    std::vector<std::vector<uint32_t>> options;
+    /// per candidate, per workload: whether it is in the program (its (root, candidate) is
+    /// an option)
+    std::vector<std::vector<bool>> active;
+    /// per candidate, per workload: the earliest round (dependency chain before it)
+    std::vector<std::vector<uint32_t>> earliest;
+};
+
+/// \return per workload, the number of workloads in the longest chain of dependencies before it
+std::vector<uint32_t>
+EarliestRounds(const WorkloadSet& ws)
+{
+    const uint32_t n = ws.GetN();
+    std::vector<uint32_t> est(n, 0);
+    std::vector<uint32_t> indeg(n);
+    std::vector<uint32_t> order;
+    order.reserve(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        indeg[i] = static_cast<uint32_t>(ws.Get(i).deps.size());
+        if (indeg[i] == 0)
+        {
+            order.push_back(i);
+        }
+    }
+    for (size_t q = 0; q < order.size(); ++q)
+    {
+        const uint32_t w = order[q];
+        for (uint32_t d : ws.GetDependents(w))
+        {
+            est[d] = std::max(est[d], est[w] + 1);
+            if (--indeg[d] == 0)
+            {
+                order.push_back(d);
+            }
+        }
+    }
+    return est;
+}
+
+#ifdef ALLREDUCE_HAVE_CBC
+
+/// The outcome of one program.
+struct Outcome
+{
+    Answer answer{Answer::Unknown};
+    std::vector<std::vector<uint32_t>> roundOf; //!< per candidate, per workload (Feasible)
+    std::vector<uint32_t> chosen;               //!< per root (Feasible)
+    uint64_t variables{0};
+    uint64_t constraints{0};
+    uint64_t nonzeros{0};
+};
+
+/**
+ * Builds the time-indexed program for T rounds and solves it with CBC.
+ * \param inst the instance
+ * \param T the number of rounds asked about
+ * \param seconds the wall time it may take
+ * \return the outcome
+ */
+Outcome
+SolveRounds(const Instance& inst, uint32_t T, double seconds)
+{
+    Outcome out;
+    const auto& sets = *inst.sets;
+    const uint32_t nSets = static_cast<uint32_t>(sets.size());
+    // Windows [est, lst]; a workload whose window is empty rules its option out, or rules
+    // out T when the workload is not optional.
+    std::vector<std::vector<int>> base(nSets);
+    std::vector<std::vector<bool>> optionOk(inst.roots, std::vector<bool>(nSets, false));
+    for (uint32_t r = 0; r < inst.roots; ++r)
+    {
+        for (uint32_t j : inst.options[r])
+        {
+            optionOk[r][j] = true;
+        }
+    }
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        for (uint32_t w = 0; w < sets[j].GetN(); ++w)
+        {
+            if (!inst.active[j][w])
+            {
+                continue;
+            }
+            const uint32_t h = sets[j].GetHeight(w);
+            if (h > T || inst.earliest[j][w] > T - h)
+            {
+                if (!inst.treeChoice)
+                {
+                    out.answer = Answer::Infeasible;
+                    return out;
+                }
+                optionOk[sets[j].Get(w).chunk][j] = false;
+            }
+        }
+    }
+    // Variables: z per (root, option) when a root has two options or more, then x.
+    int nv = 0;
+    std::vector<std::vector<int>> zVar(inst.roots, std::vector<int>(nSets, -1));
+    for (uint32_t r = 0; r < inst.roots; ++r)
+    {
+        uint32_t ok = 0;
+        for (uint32_t j : inst.options[r])
+        {
+            ok += optionOk[r][j] ? 1 : 0;
+        }
+        if (ok == 0)
+        {
+            out.answer = Answer::Infeasible;
+            return out;
+        }
+        if (inst.treeChoice && inst.options[r].size() > 1)
+        {
+            for (uint32_t j : inst.options[r])
+            {
+                if (optionOk[r][j])
+                {
+                    zVar[r][j] = nv++;
+                }
+            }
+        }
+    }
+    const auto inProgram = [&](uint32_t j, uint32_t w) {
+        if (!inst.active[j][w])
+        {
+            return false;
+        }
+        return !inst.treeChoice || optionOk[sets[j].Get(w).chunk][j];
+    };
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        base[j].assign(sets[j].GetN(), -1);
+        for (uint32_t w = 0; w < sets[j].GetN(); ++w)
+        {
+            if (inProgram(j, w))
+            {
+                base[j][w] = nv;
+                nv += static_cast<int>(T - sets[j].GetHeight(w) - inst.earliest[j][w] + 1);
+            }
+        }
+    }
+    const auto x = [&](uint32_t j, uint32_t w, uint32_t t) {
+        return base[j][w] + static_cast<int>(t - inst.earliest[j][w]);
+    };
+    const auto last = [&](uint32_t j, uint32_t w) { return T - sets[j].GetHeight(w); };
+
+    CoinPackedMatrix matrix(false, 0, 0);
+    matrix.setDimensions(0, nv);
+    std::vector<double> rowLo;
+    std::vector<double> rowUp;
+    std::vector<int> idx;
+    std::vector<double> val;
+    const auto addRow = [&](double lo, double up) {
+        matrix.appendRow(static_cast<int>(idx.size()), idx.data(), val.data());
+        rowLo.push_back(lo);
+        rowUp.push_back(up);
+        out.nonzeros += idx.size();
+        idx.clear();
+        val.clear();
+    };
+    const double inf = std::numeric_limits<double>::infinity();
+    // Every workload in exactly one round (or in none when its tree is not chosen).
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        for (uint32_t w = 0; w < sets[j].GetN(); ++w)
+        {
+            if (!inProgram(j, w))
+            {
+                continue;
+            }
+            for (uint32_t t = inst.earliest[j][w]; t <= last(j, w); ++t)
+            {
+                idx.push_back(x(j, w, t));
+                val.push_back(1);
+            }
+            const int z = inst.treeChoice ? zVar[sets[j].Get(w).chunk][j] : -1;
+            if (z >= 0)
+            {
+                idx.push_back(z);
+                val.push_back(-1);
+                addRow(0, 0);
+            }
+            else
+            {
+                addRow(1, 1);
+            }
+        }
+    }
+    // One tree per root.
+    for (uint32_t r = 0; r < inst.roots; ++r)
+    {
+        for (uint32_t j = 0; j < nSets; ++j)
+        {
+            if (zVar[r][j] >= 0)
+            {
+                idx.push_back(zVar[r][j]);
+                val.push_back(1);
+            }
+        }
+        if (!idx.empty())
+        {
+            addRow(1, 1);
+        }
+    }
+    // At most one workload per directed link per round.
+    const uint32_t nLinks = sets.front().GetNDirectedLinks();
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> onLink(nLinks);
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        for (uint32_t w = 0; w < sets[j].GetN(); ++w)
+        {
+            if (inProgram(j, w))
+            {
+                for (uint32_t l : sets[j].Get(w).links)
+                {
+                    onLink[l].emplace_back(j, w);
+                }
+            }
+        }
+    }
+    for (uint32_t l = 0; l < nLinks; ++l)
+    {
+        if (onLink[l].size() < 2)
+        {
+            continue;
+        }
+        for (uint32_t t = 0; t < T; ++t)
+        {
+            for (const auto& [j, w] : onLink[l])
+            {
+                if (inst.earliest[j][w] <= t && t <= last(j, w))
+                {
+                    idx.push_back(x(j, w, t));
+                    val.push_back(1);
+                }
+            }
+            if (idx.size() > 1)
+            {
+                addRow(-inf, 1);
+            }
+            idx.clear();
+            val.clear();
+        }
+    }
+    // Strictly after each dependency: by the end of round t, w may be done only if d was
+    // done by the end of round t-1.
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        for (uint32_t w = 0; w < sets[j].GetN(); ++w)
+        {
+            if (!inProgram(j, w))
+            {
+                continue;
+            }
+            for (uint32_t d : sets[j].Get(w).deps)
+            {
+                for (uint32_t t = inst.earliest[j][w]; t < last(j, w); ++t)
+                {
+                    for (uint32_t s = inst.earliest[j][w]; s <= t; ++s)
+                    {
+                        idx.push_back(x(j, w, s));
+                        val.push_back(1);
+                    }
+                    for (uint32_t s = inst.earliest[j][d]; s < t && s <= last(j, d); ++s)
+                    {
+                        idx.push_back(x(j, d, s));
+                        val.push_back(-1);
+                    }
+                    addRow(-inf, 0);
+                }
+            }
+        }
+    }
+    out.variables = static_cast<uint64_t>(nv);
+    out.constraints = rowLo.size();
+
+    // Objective: the sum of the workloads' rounds. Any schedule in T rounds answers the
+    // question; this objective steers CBC's heuristics toward early, compact rounds (it
+    // found schedules much sooner than a zero objective in our measurements).
+    std::vector<double> colLo(nv, 0.0);
+    std::vector<double> colUp(nv, 1.0);
+    std::vector<double> obj(nv, 0.0);
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        for (uint32_t w = 0; w < sets[j].GetN(); ++w)
+        {
+            if (inProgram(j, w))
+            {
+                for (uint32_t t = inst.earliest[j][w]; t <= last(j, w); ++t)
+                {
+                    obj[x(j, w, t)] = t;
+                }
+            }
+        }
+    }
+    OsiClpSolverInterface solver;
+    solver.messageHandler()->setLogLevel(0);
+    solver.loadProblem(matrix,
+                       colLo.data(),
+                       colUp.data(),
+                       obj.data(),
+                       rowLo.data(),
+                       rowUp.data());
+    for (int c = 0; c < nv; ++c)
+    {
+        solver.setInteger(c);
+    }
+    CbcModel model(solver);
+    model.setLogLevel(0);
+    CbcSolverUsefulData data;
+    data.noPrinting_ = true;
+    data.useSignalHandler_ = false;
+    CbcMain0(model, data);
+    std::ostringstream limit;
+    limit.precision(6);
+    limit << std::fixed << std::max(0.01, seconds);
+    const std::string limitText = limit.str();
+    // Any schedule answers the question: stop at the first one (maxSolutions 1).
+    const char* argv[] = {"allreduce-optimal", "-log", "0", "-timeMode", "elapsed",
+                          "-seconds", limitText.c_str(), "-maxSolutions", "1",
+                          "-solve", "-quit"};
+    CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])),
+             argv,
+             model,
+             [](CbcModel*, int) { return 0; },
+             data);
+    const double* sol = model.bestSolution();
+    if (sol != nullptr && model.getSolutionCount() > 0)
+    {
+        out.answer = Answer::Feasible;
+        out.roundOf.resize(nSets);
+        out.chosen.assign(inst.roots, NOT_USED);
+        for (uint32_t j = 0; j < nSets; ++j)
+        {
+            out.roundOf[j].assign(sets[j].GetN(), NOT_USED);
+            for (uint32_t w = 0; w < sets[j].GetN(); ++w)
+            {
+                if (!inProgram(j, w))
+                {
+                    continue;
+                }
+                for (uint32_t t = inst.earliest[j][w]; t <= last(j, w); ++t)
+                {
+                    if (sol[x(j, w, t)] > 0.5)
+                    {
+                        out.roundOf[j][w] = t;
+                        out.chosen[sets[j].Get(w).chunk] = j;
+                    }
+                }
+            }
+        }
+        for (uint32_t r = 0; r < inst.roots; ++r)
+        {
+            if (out.chosen[r] == NOT_USED)
+            {
+                // A root with no workload of its own (one server): any option will do.
+                out.chosen[r] = inst.options[r].front();
+            }
+        }
+    }
+    else if (model.isProvenInfeasible())
+    {
+        out.answer = Answer::Infeasible;
+    }
+    return out;
+}
+
+#endif // ALLREDUCE_HAVE_CBC
+
+/// \return the rounds of a roundOf assignment, with empty rounds dropped
+Schedule
+CompactRounds(const std::vector<uint32_t>& roundOf)
+{
+    uint32_t horizon = 0;
+    for (uint32_t t : roundOf)
+    {
+        if (t != NOT_USED)
+        {
+            horizon = std::max(horizon, t + 1);
+        }
+    }
+    Schedule s;
+    s.rounds.resize(horizon);
+    for (uint32_t w = 0; w < roundOf.size(); ++w)
+    {
+        if (roundOf[w] != NOT_USED)
+        {
+            s.rounds[roundOf[w]].push_back(w);
+        }
+    }
+    s.rounds.erase(std::remove_if(s.rounds.begin(),
+                                  s.rounds.end(),
+                                  [](const std::vector<uint32_t>& r) { return r.empty(); }),
+                   s.rounds.end());
+    return s;
+}
+
+/// \return the number of distinct rounds used by a roundOf assignment over candidates
+uint32_t
+CountRounds(const std::vector<std::vector<uint32_t>>& roundOf)
+{
+    std::vector<bool> used;
+    for (const auto& v : roundOf)
+    {
+        for (uint32_t t : v)
+        {
+            if (t != NOT_USED)
+            {
+                if (t >= used.size())
+                {
+                    used.resize(t + 1, false);
+                }
+                used[t] = true;
+            }
+        }
+    }
+    return static_cast<uint32_t>(std::count(used.begin(), used.end(), true));
+}
+
+/// Key of a merge workload, the same in every set built from the same tree of its root.
+using WorkloadKey = std::tuple<uint32_t, uint32_t, int, uint32_t, uint32_t>;
+
+WorkloadKey
+KeyOf(const Workload& w)
+{
+    return {w.chunk, w.piece, static_cast<int>(w.phase), w.src, w.dst};
+}
+
+} // namespace
+
+bool
+IsOptimalSchedulerAvailable()
+{
+#ifdef ALLREDUCE_HAVE_CBC
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::string
+GetOptimalSchedulerUnavailableReason()
+{
+    if (IsOptimalSchedulerAvailable())
+    {
+        return "";
+    }
+    return "the 'optimal' scheduler needs COIN-OR CBC, which was not found when this module "
+           "was configured; install it (Debian: apt-get install coinor-libcbc-dev) and "
+           "configure the module again";
+}
+
+std::string
+OptimalSearch::GetStatusName() const
+{
+    switch (status)
+    {
+    case OPTIMAL:
+        return "optimal";
+    case FEASIBLE:
+        return "feasible";
+    case TIME_LIMIT:
+        return "time-limit";
+    }
+    return "?";
+}
+
+std::string
+OptimalSearch::GetInterval() const
+{
+    if (lower == upper)
+    {
+        return std::to_string(upper);
+    }
+    return "[" + std::to_string(lower) + ", " + std::to_string(upper) + "]";
+}
+
+TypeId
+OptimalScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::OptimalScheduler")
+            .SetParent<AllReduceScheduler>()
+            .SetGroupName("AllReduce")
+            .AddConstructor<OptimalScheduler>()
+            .AddAttribute("TimeLimit",
+                          "Wall-time limit of the whole search in seconds (heuristic start, "
+                          "every integer program); when it runs out the best schedule found "
+                          "is returned with its status and proven interval",
+                          DoubleValue(60.0),
+                          MakeDoubleAccessor(&OptimalScheduler::m_timeLimit),
+                          MakeDoubleChecker<double>(0.001))
+            .AddAttribute("TreesPerRoot",
+                          "Candidate flow trees per root the program may choose among (1: the "
+                          "shortest-path trees only; more: also load-balanced trees)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&OptimalScheduler::m_treesPerRoot),
+                          MakeUintegerChecker<uint32_t>(1, 16))
+            .AddAttribute("Seed",
+                          "Seed of the load-balanced candidate trees (TreesPerRoot > 1)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&OptimalScheduler::m_seed),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+std::string
+OptimalScheduler::GetName() const
+{
+    return "optimal";
+}
+
+const OptimalSearch&
+OptimalScheduler::GetSearch() const
+{
+    return m_search;
+}
+
+std::vector<std::vector<FlowTree>>
+OptimalScheduler::BuildCandidateTrees(const Topology& topology, uint32_t k, uint32_t seed)
+{
+    std::vector<std::vector<FlowTree>> out;
+    out.push_back(BuildShortestPathTrees(topology));
+    const auto same = [](const std::vector<FlowTree>& a, const std::vector<FlowTree>& b) {
+        for (size_t r = 0; r < a.size(); ++r)
+        {
+            if (a[r].GetParents() != b[r].GetParents())
+            {
+                return false;
+            }
+        }
+        return true;
+    };
+    // Balanced trees: with longer paths, shortest only, then other seeds. A few more
+    // attempts than k, since some come out equal to one we have.
+    for (uint32_t i = 0; out.size() < k && i < 4 * k; ++i)
+    {
+        std::vector<FlowTree> trees =
+            BuildBalancedTrees(topology, 50, i % 2 == 0, seed + i / 2);
+        bool known = false;
+        for (const auto& t : out)
+        {
+            known = known || same(t, trees);
+        }
+        if (!known)
+        {
+            out.push_back(std::move(trees));
+        }
+    }
+    return out;
+}
+
+void
+OptimalScheduler::Prepare(const WorkloadSet& workloads)
+{
+    std::vector<WorkloadSet> candidates{workloads};
+    std::vector<uint32_t> chosen;
+    const auto roundOf = Search(candidates, false, chosen);
+    m_schedule = CompactRounds(roundOf.front());
+    m_schedule.scheduler = GetName();
+}
+
+std::vector<uint32_t>
+OptimalScheduler::SelectRound(const RoundEngine& engine)
+{
+    const uint32_t t = engine.GetRound();
+    if (t >= m_schedule.rounds.size())
+    {
+        return {};
+    }
+    return m_schedule.rounds[t];
+}
+
+Plan
+OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
+{
+    if (!IsOptimalSchedulerAvailable())
+    {
+        throw std::runtime_error(GetOptimalSchedulerUnavailableReason());
+    }
+    const auto trees = BuildCandidateTrees(topology, m_treesPerRoot, m_seed);
+    std::vector<WorkloadSet> candidates;
+    for (const auto& t : trees)
+    {
+        candidates.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::Merge, pieces));
+    }
+    std::vector<uint32_t> chosen;
+    const auto roundOf = Search(candidates, candidates.size() > 1, chosen);
+    Plan plan;
+    if (candidates.size() == 1)
+    {
+        plan.workloads = std::move(candidates.front());
+        plan.schedule = CompactRounds(roundOf.front());
+    }
+    else
+    {
+        // The chosen tree of every root, and the workloads on them; their ids differ from the
+        // candidates', their keys do not.
+        std::vector<FlowTree> mine;
+        for (uint32_t r = 0; r < topology.GetNServers(); ++r)
+        {
+            mine.push_back(trees[chosen[r]][r]);
+        }
+        plan.workloads = WorkloadSet::Build(topology, mine, WorkloadSemantics::Merge, pieces);
+        std::map<WorkloadKey, uint32_t> roundByKey;
+        for (size_t j = 0; j < candidates.size(); ++j)
+        {
+            for (uint32_t w = 0; w < candidates[j].GetN(); ++w)
+            {
+                const Workload& wl = candidates[j].Get(w);
+                if (chosen[wl.chunk] == j && roundOf[j][w] != NOT_USED)
+                {
+                    roundByKey[KeyOf(wl)] = roundOf[j][w];
+                }
+            }
+        }
+        std::vector<uint32_t> mineRound(plan.workloads.GetN(), NOT_USED);
+        for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+        {
+            const auto it = roundByKey.find(KeyOf(plan.workloads.Get(w)));
+            if (it == roundByKey.end())
+            {
+                throw std::logic_error("optimal: workload " + std::to_string(w) +
+                                       " of the chosen trees has no round");
+            }
+            mineRound[w] = it->second;
+        }
+        plan.schedule = CompactRounds(mineRound);
+    }
+    plan.schedule.scheduler = GetName();
+    m_schedule = plan.schedule;
+    const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
+    if (!check.valid)
+    {
+        throw std::logic_error("optimal: the solver's schedule is invalid (" + check.error +
+                               "); please report this");
+    }
+    return plan;
+}
+
+std::vector<std::vector<uint32_t>>
+OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
+                         bool treeChoice,
+                         std::vector<uint32_t>& chosen)
+{
+    if (!IsOptimalSchedulerAvailable())
+    {
+        throw std::runtime_error(GetOptimalSchedulerUnavailableReason());
+    }
+    NS_ABORT_MSG_IF(candidates.empty() || (!treeChoice && candidates.size() != 1),
+                    "optimal: one candidate without tree choice");
+    const auto start = Clock::now();
+    m_search = OptimalSearch();
+    m_search.treesPerRoot = static_cast<uint32_t>(candidates.size());
+    const Topology& topology = candidates.front().GetTopology();
+    const uint32_t roots = topology.GetNServers();
+    const uint32_t nSets = static_cast<uint32_t>(candidates.size());
+
+    // The start: the best list schedule of every candidate tree set.
+    Ptr<BalancedScheduler> heuristic = CreateObject<BalancedScheduler>();
+    std::vector<std::vector<uint32_t>> best(nSets);
+    uint32_t bestRounds = NOT_USED;
+    uint32_t bestSet = 0;
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        const Schedule s = heuristic->ScheduleWorkloads(candidates[j]);
+        if (s.GetNRounds() < bestRounds)
+        {
+            bestRounds = s.GetNRounds();
+            bestSet = j;
+            for (auto& v : best)
+            {
+                v.assign(v.size(), NOT_USED);
+            }
+            best[j].assign(candidates[j].GetN(), NOT_USED);
+            for (uint32_t t = 0; t < s.rounds.size(); ++t)
+            {
+                for (uint32_t w : s.rounds[t])
+                {
+                    best[j][w] = t;
+                }
+            }
+        }
+    }
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        best[j].resize(candidates[j].GetN(), NOT_USED);
+    }
+    chosen.assign(roots, bestSet);
+    m_search.heuristic = "balanced's list scheduling";
+    m_search.heuristicRounds = bestRounds;
+    m_search.upper = bestRounds;
+
+    // The instance: options per root, and the bounds.
+    Instance inst;
+    inst.sets = &candidates;
+    inst.treeChoice = treeChoice;
+    inst.roots = roots;
+    inst.options.assign(roots, {});
+    inst.active.resize(nSets);
+    inst.earliest.resize(nSets);
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        inst.earliest[j] = EarliestRounds(candidates[j]);
+        inst.active[j].assign(candidates[j].GetN(), true);
+    }
+    if (treeChoice)
+    {
+        // Per root, keep the first of every group of candidates with the same tree (the same
+        // workloads of that chunk); the others leave the program.
+        using Signature = std::vector<std::pair<WorkloadKey, std::vector<uint32_t>>>;
+        std::vector<std::map<Signature, uint32_t>> seen(roots);
+        std::vector<std::vector<Signature>> keys(nSets, std::vector<Signature>(roots));
+        for (uint32_t j = 0; j < nSets; ++j)
+        {
+            for (const Workload& w : candidates[j].GetAll())
+            {
+                keys[j][w.chunk].emplace_back(KeyOf(w), w.path);
+            }
+        }
+        std::vector<std::vector<bool>> rootActive(nSets, std::vector<bool>(roots, false));
+        for (uint32_t r = 0; r < roots; ++r)
+        {
+            for (uint32_t j = 0; j < nSets; ++j)
+            {
+                if (seen[r].emplace(keys[j][r], j).second)
+                {
+                    inst.options[r].push_back(j);
+                    rootActive[j][r] = true;
+                }
+            }
+        }
+        for (uint32_t j = 0; j < nSets; ++j)
+        {
+            for (const Workload& w : candidates[j].GetAll())
+            {
+                inst.active[j][w.id] = rootActive[j][w.chunk];
+            }
+        }
+        // Bounds valid for every choice: per link, the least load each root can put on it;
+        // the least critical path each root can have.
+        RoundBounds b;
+        b.bandwidth = ComputeBandwidthBound(topology, candidates.front().GetPieces());
+        const uint32_t nLinks = candidates.front().GetNDirectedLinks();
+        std::vector<uint32_t> linkLoad(nLinks, 0);
+        for (uint32_t r = 0; r < roots; ++r)
+        {
+            std::vector<uint32_t> least(nLinks, NOT_USED);
+            uint32_t leastPath = NOT_USED;
+            for (uint32_t j : inst.options[r])
+            {
+                std::vector<uint32_t> load(nLinks, 0);
+                uint32_t path = 0;
+                for (const Workload& w : candidates[j].GetAll())
+                {
+                    if (w.chunk == r)
+                    {
+                        for (uint32_t l : w.links)
+                        {
+                            ++load[l];
+                        }
+                        path = std::max(path, candidates[j].GetHeight(w.id) + inst.earliest[j][w.id]);
+                    }
+                }
+                for (uint32_t l = 0; l < nLinks; ++l)
+                {
+                    least[l] = std::min(least[l], load[l]);
+                }
+                leastPath = std::min(leastPath, path);
+            }
+            for (uint32_t l = 0; l < nLinks; ++l)
+            {
+                linkLoad[l] += least[l] == NOT_USED ? 0 : least[l];
+            }
+            b.path = std::max(b.path, leastPath == NOT_USED ? 0 : leastPath);
+        }
+        b.links = nLinks == 0 ? 0 : *std::max_element(linkLoad.begin(), linkLoad.end());
+        m_search.bounds = b;
+    }
+    else
+    {
+        for (uint32_t r = 0; r < roots; ++r)
+        {
+            inst.options[r].push_back(0);
+        }
+        m_search.bounds = ComputeBounds(candidates.front());
+    }
+    for (uint32_t r = 0; r < roots; ++r)
+    {
+        m_search.treeOptions += static_cast<uint32_t>(inst.options[r].size());
+    }
+    m_search.lower = std::min(m_search.bounds.GetMax(), m_search.upper);
+
+#ifdef ALLREDUCE_HAVE_CBC
+    // Ask about round counts between the bounds: the lower bound first (often tight), then
+    // by bisection. A count whose time ran out is left open and the search looks above it.
+    uint32_t open = 0; // the highest count left open so far (0: none)
+    bool first = true;
+    while (m_search.lower < m_search.upper)
+    {
+        const double left = m_timeLimit - SecondsSince(start);
+        const uint32_t floorT = std::max(m_search.lower, open + 1);
+        if (left <= 0.05 || floorT >= m_search.upper)
+        {
+            break;
+        }
+        const uint32_t T = first ? floorT : floorT + (m_search.upper - 1 - floorT) / 2;
+        first = false;
+        // The last count to settle gets all the time left; otherwise half of it, so that a
+        // hard proof cannot starve the counts above it.
+        const bool lastOne = T == floorT && T + 1 == m_search.upper;
+        const double budget = lastOne ? left : left / 2;
+        Outcome o = SolveRounds(inst, T, budget);
+        m_search.variables = std::max(m_search.variables, o.variables);
+        m_search.constraints = std::max(m_search.constraints, o.constraints);
+        m_search.nonzeros = std::max(m_search.nonzeros, o.nonzeros);
+        NS_LOG_INFO("optimal: T=" << T << " -> "
+                                  << (o.answer == Answer::Feasible     ? "feasible"
+                                      : o.answer == Answer::Infeasible ? "infeasible"
+                                                                       : "unknown")
+                                  << " (" << o.variables << " binaries, " << o.constraints
+                                  << " rows) after " << SecondsSince(start) << " s");
+        switch (o.answer)
+        {
+        case Answer::Feasible: {
+            const uint32_t rounds = CountRounds(o.roundOf);
+            m_search.feasible.push_back(T);
+            if (rounds < m_search.upper)
+            {
+                m_search.upper = rounds;
+                best = std::move(o.roundOf);
+                chosen = std::move(o.chosen);
+            }
+            break;
+        }
+        case Answer::Infeasible:
+            m_search.infeasible.push_back(T);
+            m_search.lower = std::max(m_search.lower, T + 1);
+            break;
+        case Answer::Unknown:
+            m_search.unknown.push_back(T);
+            open = std::max(open, T);
+            break;
+        }
+    }
+#endif
+    m_search.lower = std::min(m_search.lower, m_search.upper);
+    if (m_search.lower == m_search.upper)
+    {
+        m_search.status = OptimalSearch::OPTIMAL;
+    }
+    else if (m_search.upper < m_search.heuristicRounds)
+    {
+        m_search.status = OptimalSearch::FEASIBLE;
+    }
+    else
+    {
+        m_search.status = OptimalSearch::TIME_LIMIT;
+    }
+    m_search.seconds = SecondsSince(start);
+    NS_LOG_INFO("optimal: " << m_search.GetStatusName() << " " << m_search.GetInterval()
+                            << " in " << m_search.seconds << " s");
+    return best;
+}
+
+} // namespace ns3

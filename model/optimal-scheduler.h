@@ -1,0 +1,139 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_OPTIMAL_SCHEDULER_H
+#define ALLREDUCE_OPTIMAL_SCHEDULER_H
+
+#include "allreduce-scheduler.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * \return true when the module was built with COIN-OR CBC, so that the `optimal` scheduler
+ *         can solve; false when CBC was not found at configure time
+ */
+bool IsOptimalSchedulerAvailable();
+
+/**
+ * \ingroup allreduce
+ * \return why the `optimal` scheduler cannot run and how to enable it (empty when it can)
+ */
+std::string GetOptimalSchedulerUnavailableReason();
+
+/**
+ * \ingroup allreduce
+ * What an exact search proved about the fewest rounds of some workloads.
+ */
+struct OptimalSearch
+{
+    /// The honest answer.
+    enum Status
+    {
+        OPTIMAL,    //!< the schedule's rounds are proven the fewest possible (lower == upper)
+        FEASIBLE,   //!< a schedule better than the heuristic's, not proven optimal
+        TIME_LIMIT, //!< no better schedule than the heuristic's found in the time limit
+    };
+
+    Status status{TIME_LIMIT};   //!< see Status
+    uint32_t lower{0};           //!< proven lower bound on the rounds
+    uint32_t upper{0};           //!< rounds of the schedule returned
+    RoundBounds bounds;          //!< the combinatorial bounds the search started from
+    std::string heuristic;       //!< the heuristic whose schedule was the first upper bound
+    uint32_t heuristicRounds{0}; //!< its rounds
+    std::vector<uint32_t> infeasible; //!< round counts the integer program proved impossible
+    std::vector<uint32_t> feasible;   //!< round counts for which it found a schedule
+    std::vector<uint32_t> unknown;    //!< round counts left open when their time ran out
+    uint32_t treesPerRoot{1};         //!< candidate flow trees per root offered
+    uint32_t treeOptions{0};          //!< distinct (root, tree) choices in the program
+    uint64_t variables{0};            //!< binaries of the largest program built
+    uint64_t constraints{0};          //!< rows of the largest program built
+    uint64_t nonzeros{0};             //!< coefficients of the largest program built
+    double seconds{0};                //!< wall time of the whole search
+
+    /// \return "optimal", "feasible" or "time-limit"
+    std::string GetStatusName() const;
+    /// \return "12" when proven, "[18, 21]" otherwise
+    std::string GetInterval() const;
+};
+
+/**
+ * \ingroup allreduce
+ * `optimal`: the fewest rounds, exactly, for the workloads in use (DESIGN §4), found with a
+ * time-indexed integer program solved by COIN-OR CBC.
+ *
+ * For a number of rounds T, one binary x[w,t] per workload w and round t in w's window (its
+ * earliest round after its dependency chain, its latest before the chain that depends on
+ * it); every workload in exactly one round; at most one workload per directed link per round;
+ * a workload strictly after each dependency, in the strong (cumulative) form
+ * sum_{s<=t} x[w,s] <= sum_{s<t} x[d,s]. The search starts from the best heuristic schedule
+ * (BalancedScheduler::ScheduleWorkloads on the same workloads) as the upper bound and the
+ * bounds of ComputeBounds as the lower bound, and asks the program about the round counts in
+ * between (the lower bound first, then by bisection) until they meet or TimeLimit is spent.
+ *
+ * With TreesPerRoot = K > 1 (merge workloads only), the program also chooses each root's flow
+ * tree among K candidates: the shortest-path tree, then the trees of BuildBalancedTrees with
+ * and without longer paths and more seeds (duplicates dropped); one binary per (root, tree)
+ * choice, and a workload is scheduled exactly when its tree is chosen.
+ *
+ * MakePlan and Prepare do the search; SelectRound replays its schedule round by round, so
+ * RunRounds(optimal, workloads) schedules any workloads (ps or ring semantics too).
+ * GetSearch tells the status and the interval.
+ */
+class OptimalScheduler : public AllReduceScheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    std::string GetName() const override;
+    void Prepare(const WorkloadSet& workloads) override;
+    std::vector<uint32_t> SelectRound(const RoundEngine& engine) override;
+    Plan MakePlan(const Topology& topology, uint32_t pieces) override;
+
+    /// \return what the last search proved
+    const OptimalSearch& GetSearch() const;
+
+    /**
+     * \param topology the topology
+     * \param k trees per root wanted
+     * \param seed seed of the balanced trees
+     * \return per candidate, one flow tree per root: candidate 0 is the shortest-path trees;
+     *         at most k candidates, fewer when the search finds no more distinct trees
+     */
+    static std::vector<std::vector<FlowTree>> BuildCandidateTrees(const Topology& topology,
+                                                                  uint32_t k,
+                                                                  uint32_t seed);
+
+  private:
+    /**
+     * The search over candidate workload sets (one per candidate tree set, or the one set of
+     * fixed workloads).
+     * \param candidates workloads per candidate tree set (same topology, semantics, pieces)
+     * \param treeChoice whether candidate j's workloads of chunk r stand for root r's j-th
+     *        tree (merge workloads, K > 1); otherwise there must be one candidate
+     * \param[out] chosen per root, the candidate whose workloads of that chunk are used
+     * \return per candidate, per workload, its round (NOT_USED for workloads not chosen)
+     */
+    std::vector<std::vector<uint32_t>> Search(const std::vector<WorkloadSet>& candidates,
+                                              bool treeChoice,
+                                              std::vector<uint32_t>& chosen);
+
+    double m_timeLimit{60};     //!< TimeLimit attribute, seconds
+    uint32_t m_treesPerRoot{1}; //!< TreesPerRoot attribute
+    uint32_t m_seed{1};         //!< Seed attribute (candidate trees)
+    OptimalSearch m_search;     //!< what the last search proved
+    Schedule m_schedule;        //!< the schedule SelectRound replays
+};
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_OPTIMAL_SCHEDULER_H */
