@@ -11,6 +11,11 @@
 //   allreduce-rounds --schedule-in=bcube.json             (validate a file, from anywhere)
 //   allreduce-rounds --list-schedulers
 //   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=balanced --ns3::BalancedScheduler::Seed=7
+//   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=optimal --time-limit=300
+//   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=optimal --trees-per-root=3
+//
+// With --scheduler=optimal the output also says what was proven: "status" (optimal, feasible
+// or time-limit) and the interval ["lower", "upper"] of the fewest rounds.
 //
 // Exit status: 0 when the schedule is valid, 1 for bad input, 2 when the schedule is invalid.
 
@@ -27,6 +32,23 @@
 using namespace ns3;
 using allreduce_example::ReadPlanFile;
 
+namespace
+{
+
+/// \return "none" or "12, 13"
+std::string
+FormatList(const std::vector<uint32_t>& v)
+{
+    std::string s;
+    for (uint32_t x : v)
+    {
+        s += (s.empty() ? "" : ", ") + std::to_string(x);
+    }
+    return s.empty() ? "none" : s + " rounds";
+}
+
+} // namespace
+
 int
 main(int argc, char* argv[])
 {
@@ -37,6 +59,8 @@ main(int argc, char* argv[])
     std::string scheduleIn;
     std::string format = "text";
     bool listSchedulers = false;
+    double timeLimit = 0;
+    uint32_t treesPerRoot = 0;
 
     CommandLine cmd(__FILE__);
     cmd.Usage("Schedules an AllReduce in rounds on a data-center topology and compares the "
@@ -55,6 +79,13 @@ main(int argc, char* argv[])
     cmd.AddValue("format", "text or json", format);
     cmd.AddValue("list-schedulers", "print the available scheduler names, one a line",
                  listSchedulers);
+    cmd.AddValue("time-limit",
+                 "optimal: wall-time limit of the whole search in seconds (default 60)",
+                 timeLimit);
+    cmd.AddValue("trees-per-root",
+                 "optimal: candidate flow trees per root the program may choose among "
+                 "(default 1: the shortest-path trees)",
+                 treesPerRoot);
     cmd.Parse(argc, argv);
 
     if (listSchedulers)
@@ -72,6 +103,7 @@ main(int argc, char* argv[])
             throw std::invalid_argument("--format must be text or json, got '" + format + "'");
         }
         SchedulerResult result;
+        Ptr<OptimalScheduler> optimal;
         if (!scheduleIn.empty())
         {
             result = EvaluatePlan(ReadPlanFile(scheduleIn, topology));
@@ -87,7 +119,32 @@ main(int argc, char* argv[])
             {
                 throw std::invalid_argument("--pieces must be >= 1, got 0");
             }
-            result = EvaluateScheduler(BuildTopology(topology), scheduler, pieces);
+            Ptr<AllReduceScheduler> s = CreateScheduler(scheduler);
+            optimal = DynamicCast<OptimalScheduler>(s);
+            if ((timeLimit != 0 || treesPerRoot != 0) && !optimal)
+            {
+                throw std::invalid_argument(
+                    "--time-limit and --trees-per-root are options of --scheduler=optimal");
+            }
+            if (optimal && timeLimit != 0)
+            {
+                if (!(timeLimit > 0))
+                {
+                    throw std::invalid_argument("--time-limit must be > 0 seconds, got " +
+                                                std::to_string(timeLimit));
+                }
+                optimal->SetAttribute("TimeLimit", DoubleValue(timeLimit));
+            }
+            if (optimal && treesPerRoot != 0)
+            {
+                if (treesPerRoot > 16)
+                {
+                    throw std::invalid_argument("--trees-per-root must be in 1..16, got " +
+                                                std::to_string(treesPerRoot));
+                }
+                optimal->SetAttribute("TreesPerRoot", UintegerValue(treesPerRoot));
+            }
+            result = EvaluateScheduler(BuildTopology(topology), s, pieces);
         }
         const WorkloadSet& ws = result.plan.workloads;
         const Topology& topo = ws.GetTopology();
@@ -117,6 +174,21 @@ main(int argc, char* argv[])
             {
                 out["seconds"] = result.seconds;
             }
+            if (optimal)
+            {
+                const OptimalSearch& search = optimal->GetSearch();
+                out["status"] = search.GetStatusName();
+                out["lower"] = search.lower;
+                out["upper"] = search.upper;
+                out["heuristic_rounds"] = search.heuristicRounds;
+                out["rounds_infeasible"] = search.infeasible;
+                out["rounds_feasible"] = search.feasible;
+                out["rounds_open"] = search.unknown;
+                out["trees_per_root"] = search.treesPerRoot;
+                out["program"] = {{"binaries", search.variables},
+                                  {"rows", search.constraints},
+                                  {"nonzeros", search.nonzeros}};
+            }
             std::cout << out.dump(2) << std::endl;
         }
         else
@@ -138,6 +210,16 @@ main(int argc, char* argv[])
             if (scheduleIn.empty())
             {
                 std::cout << "time        " << std::setprecision(4) << result.seconds << " s\n";
+            }
+            if (optimal)
+            {
+                const OptimalSearch& search = optimal->GetSearch();
+                std::cout << "status      " << search.GetStatusName() << ": fewest rounds "
+                          << search.GetInterval() << " (started from "
+                          << search.heuristicRounds << " by " << search.heuristic << ")\n"
+                          << "proven      infeasible for " << FormatList(search.infeasible)
+                          << "; schedules found for " << FormatList(search.feasible)
+                          << "; left open " << FormatList(search.unknown) << "\n";
             }
         }
         if (!scheduleOut.empty())

@@ -6,9 +6,13 @@
 // schedulers. Per topology: nodes, links, workloads, the bandwidth bound, each scheduler's
 // rounds (mean ± std over seeds for Jellyfish) and its ratio to the bound, and the paper's
 // numbers beside them. Writes PREFIX.csv, PREFIX.json and a Gnuplot figure PREFIX.png.
+// With the `optimal` scheduler (COIN-OR CBC) the table also has the optimum: a number where it
+// was proven, an interval [lower, upper] where the time limit stopped the search, and a second
+// table of every scheduler's gap to it.
 //
 //   allreduce-table                                    (all schedulers, results/allreduce-table.*)
 //   allreduce-table --schedulers=ps,ring,greedy --seeds=3 --out=/tmp/table
+//   allreduce-table --time-limit=120 --trees-per-root=1   (optimum for the shortest-path trees)
 //
 // Exit status: 0 when every schedule is valid, 1 for bad input, 2 when one is invalid.
 
@@ -19,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -66,6 +71,10 @@ struct Cell
     std::vector<double> rounds;
     std::vector<double> ratios;
     double seconds{0};
+    // optimal only: the proven interval and status per seed
+    std::vector<double> lower;
+    std::vector<double> upper;
+    std::vector<std::string> status;
 
     double Mean(const std::vector<double>& v) const
     {
@@ -115,6 +124,44 @@ MeanStd(const Cell& c, const std::vector<double>& v, int precision)
     return os.str();
 }
 
+/// \return the optimum as a number when every seed was proven, else "[lower, upper]" of means
+std::string
+OptimumText(const Cell& c)
+{
+    if (c.Mean(c.lower) == c.Mean(c.upper))
+    {
+        return MeanStd(c, c.upper, 1);
+    }
+    std::ostringstream os;
+    const auto num = [&os](double v) {
+        os << std::fixed << std::setprecision(v == std::floor(v) ? 0 : 1) << v;
+    };
+    os << "[";
+    num(c.Mean(c.lower));
+    os << ", ";
+    num(c.Mean(c.upper));
+    os << "]";
+    return os.str();
+}
+
+/// \return rounds / optimum - 1 in percent, a range when the optimum is an interval
+std::string
+GapText(double rounds, double lower, double upper)
+{
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(0);
+    const double a = 100 * (rounds / upper - 1);
+    const double b = 100 * (rounds / lower - 1);
+    os << (a >= 0 ? "+" : "") << a << "%";
+    if (std::lround(a) != std::lround(b))
+    {
+        os << ".." << (b >= 0 ? "+" : "") << b << "%";
+    }
+    return os.str();
+}
+
+const std::string OPTIMAL = "optimal";
+
 } // namespace
 
 int
@@ -124,6 +171,8 @@ main(int argc, char* argv[])
     uint32_t seeds = 5;
     uint32_t pieces = 1;
     std::string out = "results/allreduce-table";
+    double timeLimit = 20;
+    uint32_t treesPerRoot = 3;
 
     CommandLine cmd(__FILE__);
     cmd.Usage("The seed paper's nine topologies x the schedulers, in rounds, with the lower "
@@ -133,18 +182,35 @@ main(int argc, char* argv[])
     cmd.AddValue("seeds", "Jellyfish seeds 1..SEEDS averaged (mean ± std)", seeds);
     cmd.AddValue("pieces", "pieces per chunk (k >= 1)", pieces);
     cmd.AddValue("out", "output prefix: PREFIX.csv, PREFIX.json, PREFIX.dat/.plt/.png", out);
+    cmd.AddValue("time-limit", "optimal: seconds per topology (and seed)", timeLimit);
+    cmd.AddValue("trees-per-root",
+                 "optimal: candidate flow trees per root (3 covers the trees of greedy and "
+                 "balanced, so the optimum is comparable with both; 1: shortest-path trees)",
+                 treesPerRoot);
     cmd.Parse(argc, argv);
 
     try
     {
         std::vector<std::string> schedulers = SplitList(schedulerList, ',');
+        std::string skipped;
         if (schedulers.empty())
         {
             for (const auto& entry : ListSchedulers())
             {
+                if (entry.first == OPTIMAL && !IsOptimalSchedulerAvailable())
+                {
+                    skipped = "optimal skipped: " + GetOptimalSchedulerUnavailableReason();
+                    continue;
+                }
                 schedulers.push_back(entry.first);
             }
         }
+        if (!(timeLimit > 0) || treesPerRoot == 0 || treesPerRoot > 16)
+        {
+            throw std::invalid_argument("--time-limit must be > 0 and --trees-per-root in 1..16");
+        }
+        const bool withOptimal =
+            std::find(schedulers.begin(), schedulers.end(), OPTIMAL) != schedulers.end();
         for (const auto& name : schedulers)
         {
             CreateScheduler(name); // fails early, naming the available ones
@@ -187,12 +253,26 @@ main(int argc, char* argv[])
                 row.bound.push_back(ComputeBandwidthBound(topo, pieces));
                 for (const auto& name : schedulers)
                 {
-                    const SchedulerResult r = EvaluateScheduler(topo, name, pieces);
+                    Ptr<AllReduceScheduler> scheduler = CreateScheduler(name);
+                    Ptr<OptimalScheduler> optimal = DynamicCast<OptimalScheduler>(scheduler);
+                    if (optimal)
+                    {
+                        optimal->SetAttribute("TimeLimit", DoubleValue(timeLimit));
+                        optimal->SetAttribute("TreesPerRoot", UintegerValue(treesPerRoot));
+                    }
+                    const SchedulerResult r = EvaluateScheduler(topo, scheduler, pieces);
                     if (!r.check.valid && invalid.empty())
                     {
                         invalid = name + " on " + topo.GetName() + ": " + r.check.error;
                     }
                     Cell& cell = row.cells[name];
+                    if (optimal)
+                    {
+                        const OptimalSearch& search = optimal->GetSearch();
+                        cell.lower.push_back(search.lower);
+                        cell.upper.push_back(search.upper);
+                        cell.status.push_back(search.GetStatusName());
+                    }
                     cell.rounds.push_back(r.plan.schedule.GetNRounds());
                     cell.ratios.push_back(r.GetRatio());
                     cell.seconds += r.seconds;
@@ -225,8 +305,9 @@ main(int argc, char* argv[])
                 const Cell& c = row.cells.at(name);
                 std::ostringstream ratio;
                 ratio << std::fixed << std::setprecision(2) << c.Mean(c.ratios);
-                std::cout << std::setw(13) << MeanStd(c, c.rounds, 1) << std::setw(6)
-                          << ratio.str();
+                std::cout << std::setw(13)
+                          << (name == OPTIMAL ? OptimumText(c) : MeanStd(c, c.rounds, 1))
+                          << std::setw(6) << ratio.str();
                 logSum[name] += std::log(c.Mean(c.ratios));
             }
             const PaperRow& p = PaperRounds().at(row.spec);
@@ -249,6 +330,60 @@ main(int argc, char* argv[])
                      "so ours differ: compare the trend, not digit by digit.\n"
                   << "every schedule validated: " << (invalid.empty() ? "yes" : "NO") << "; "
                   << std::fixed << std::setprecision(2) << seconds << " s in total\n";
+        if (!skipped.empty())
+        {
+            std::cout << skipped << "\n";
+        }
+        if (withOptimal)
+        {
+            // The gap of every scheduler to the optimum.
+            std::cout << "\noptimal: the fewest rounds for the flow trees it may choose ("
+                      << treesPerRoot << " candidate tree"
+                      << (treesPerRoot == 1 ? "" : "s") << " per root: shortest-path"
+                      << (treesPerRoot > 1 ? ", then balanced's" : "")
+                      << "), proven with CBC within " << std::setprecision(0) << timeLimit
+                      << " s per instance; a number is proven, [lower, upper] is what was "
+                         "proven when time ran out\n"
+                      << "(x there is upper / bound). Gap = rounds / optimum - 1; a range "
+                         "where the optimum is an interval.\n\n"
+                      << std::left << std::setw(24) << "topology" << std::right
+                      << std::setw(14) << "optimum" << std::setw(16) << "status";
+            for (const auto& name : schedulers)
+            {
+                if (name != OPTIMAL)
+                {
+                    std::cout << std::setw(14) << name;
+                }
+            }
+            std::cout << "\n";
+            for (const auto& row : rows)
+            {
+                const Cell& o = row.cells.at(OPTIMAL);
+                std::map<std::string, int> statuses;
+                for (const auto& st : o.status)
+                {
+                    ++statuses[st];
+                }
+                std::string st;
+                for (const auto& [name, count] : statuses)
+                {
+                    st += (st.empty() ? "" : ", ") +
+                          (o.status.size() > 1 ? std::to_string(count) + " " : "") + name;
+                }
+                std::cout << std::left << std::setw(24) << ShortLabel(row.name) << std::right
+                          << std::setw(14) << OptimumText(o) << std::setw(16) << st;
+                for (const auto& name : schedulers)
+                {
+                    if (name != OPTIMAL)
+                    {
+                        const Cell& c = row.cells.at(name);
+                        std::cout << std::setw(14)
+                                  << GapText(c.Mean(c.rounds), o.Mean(o.lower), o.Mean(o.upper));
+                    }
+                }
+                std::cout << "\n";
+            }
+        }
 
         // CSV and JSON.
         const std::string csv = out + ".csv";
@@ -262,6 +397,10 @@ main(int argc, char* argv[])
         for (const auto& name : schedulers)
         {
             c << "," << name << "_rounds_mean," << name << "_rounds_std," << name << "_ratio";
+        }
+        if (withOptimal)
+        {
+            c << ",optimal_lower_mean,optimal_upper_mean,optimal_status";
         }
         c << ",paper_ps,paper_ring,paper_rl\n";
         nlohmann::json j = nlohmann::json::array();
@@ -287,6 +426,29 @@ main(int argc, char* argv[])
                                           {"rounds_std", cell.Std(cell.rounds)},
                                           {"ratio", cell.Mean(cell.ratios)},
                                           {"seconds", cell.seconds}};
+                if (name == OPTIMAL)
+                {
+                    jr["schedulers"][name]["lower"] = cell.lower;
+                    jr["schedulers"][name]["upper"] = cell.upper;
+                    jr["schedulers"][name]["status"] = cell.status;
+                }
+            }
+            if (withOptimal)
+            {
+                const Cell& o = row.cells.at(OPTIMAL);
+                std::string st;
+                for (const auto& x : o.status)
+                {
+                    st += (st.empty() ? "" : " ") + x;
+                }
+                c << "," << o.Mean(o.lower) << "," << o.Mean(o.upper) << "," << st;
+                for (const auto& name : schedulers)
+                {
+                    const Cell& cell = row.cells.at(name);
+                    jr["schedulers"][name]["gap_to_optimum"] = {
+                        cell.Mean(cell.rounds) / o.Mean(o.upper) - 1,
+                        cell.Mean(cell.rounds) / o.Mean(o.lower) - 1};
+                }
             }
             const PaperRow& p = PaperRounds().at(row.spec);
             c << "," << p.ps << "," << p.ring << "," << p.rl << "\n";
@@ -296,6 +458,8 @@ main(int argc, char* argv[])
         const std::string json = out + ".json";
         std::ofstream(json) << nlohmann::json{{"pieces", pieces},
                                               {"seeds", seeds},
+                                              {"optimal_time_limit", timeLimit},
+                                              {"optimal_trees_per_root", treesPerRoot},
                                               {"valid", invalid.empty()},
                                               {"seconds", seconds},
                                               {"rows", j}}

@@ -24,6 +24,15 @@
 #include <coin/CbcSolver.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #endif
 
 namespace ns3
@@ -105,6 +114,124 @@ EarliestRounds(const WorkloadSet& ws)
 }
 
 #ifdef ALLREDUCE_HAVE_CBC
+
+/**
+ * Runs work in a child process and returns its message, or gives up at the deadline.
+ * \param work what the child computes (it must not touch the parent's state)
+ * \param seconds wall time allowed
+ * \param[out] message what work returned
+ * \return false when the child ran out of time or failed (it is killed and reaped)
+ */
+bool
+RunWithDeadline(const std::function<std::vector<uint32_t>()>& work,
+                double seconds,
+                std::vector<uint32_t>& message)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        throw std::runtime_error("optimal: cannot create a pipe for the solver process");
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t child = fork();
+    if (child < 0)
+    {
+        close(fds[0]);
+        close(fds[1]);
+        throw std::runtime_error("optimal: cannot start the solver process (fork failed)");
+    }
+    if (child == 0)
+    {
+        close(fds[0]);
+        int code = 0;
+        try
+        {
+            const std::vector<uint32_t> m = work();
+            const uint64_t n = m.size();
+            const char* p = reinterpret_cast<const char*>(&n);
+            size_t left = sizeof(n);
+            std::vector<char> bytes(p, p + left);
+            bytes.insert(bytes.end(),
+                         reinterpret_cast<const char*>(m.data()),
+                         reinterpret_cast<const char*>(m.data()) + m.size() * sizeof(uint32_t));
+            size_t off = 0;
+            while (off < bytes.size())
+            {
+                const ssize_t k = write(fds[1], bytes.data() + off, bytes.size() - off);
+                if (k <= 0)
+                {
+                    code = 1;
+                    break;
+                }
+                off += static_cast<size_t>(k);
+            }
+        }
+        catch (...)
+        {
+            code = 1;
+        }
+        close(fds[1]);
+        _exit(code); // no destructors or atexit handlers of the parent's objects
+    }
+    close(fds[1]);
+    const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+    std::vector<char> bytes;
+    bool ok = true;
+    char buffer[65536];
+    while (true)
+    {
+        const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+        if (left <= 0)
+        {
+            ok = false;
+            break;
+        }
+        pollfd pfd{fds[0], POLLIN, 0};
+        const int ready = poll(&pfd, 1, static_cast<int>(std::min(left * 1000.0, 1000.0)) + 1);
+        if (ready < 0 && errno != EINTR)
+        {
+            ok = false;
+            break;
+        }
+        if (ready <= 0)
+        {
+            continue;
+        }
+        const ssize_t k = read(fds[0], buffer, sizeof(buffer));
+        if (k < 0 && errno == EINTR)
+        {
+            continue;
+        }
+        if (k <= 0)
+        {
+            break; // the child closed its end
+        }
+        bytes.insert(bytes.end(), buffer, buffer + k);
+    }
+    close(fds[0]);
+    if (!ok)
+    {
+        kill(child, SIGKILL);
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+    {
+    }
+    if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.size() < sizeof(uint64_t))
+    {
+        return false;
+    }
+    uint64_t n = 0;
+    std::memcpy(&n, bytes.data(), sizeof(n));
+    if (bytes.size() != sizeof(n) + n * sizeof(uint32_t))
+    {
+        return false;
+    }
+    message.resize(n);
+    std::memcpy(message.data(), bytes.data() + sizeof(n), n * sizeof(uint32_t));
+    return true;
+}
 
 /// The outcome of one program.
 struct Outcome
@@ -211,17 +338,21 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds)
     };
     const auto last = [&](uint32_t j, uint32_t w) { return T - sets[j].GetHeight(w); };
 
-    CoinPackedMatrix matrix(false, 0, 0);
-    matrix.setDimensions(0, nv);
+    // Rows in compressed form (appending rows to a CoinPackedMatrix one by one copies it
+    // again and again).
+    std::vector<CoinBigIndex> rowStart{0};
+    std::vector<int> rowIndex;
+    std::vector<double> rowValue;
     std::vector<double> rowLo;
     std::vector<double> rowUp;
     std::vector<int> idx;
     std::vector<double> val;
     const auto addRow = [&](double lo, double up) {
-        matrix.appendRow(static_cast<int>(idx.size()), idx.data(), val.data());
+        rowIndex.insert(rowIndex.end(), idx.begin(), idx.end());
+        rowValue.insert(rowValue.end(), val.begin(), val.end());
+        rowStart.push_back(static_cast<CoinBigIndex>(rowIndex.size()));
         rowLo.push_back(lo);
         rowUp.push_back(up);
-        out.nonzeros += idx.size();
         idx.clear();
         val.clear();
     };
@@ -340,6 +471,20 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds)
     }
     out.variables = static_cast<uint64_t>(nv);
     out.constraints = rowLo.size();
+    out.nonzeros = rowIndex.size();
+    std::vector<int> rowLength(rowLo.size());
+    for (size_t r = 0; r < rowLo.size(); ++r)
+    {
+        rowLength[r] = static_cast<int>(rowStart[r + 1] - rowStart[r]);
+    }
+    const CoinPackedMatrix matrix(false,
+                                  nv,
+                                  static_cast<int>(rowLo.size()),
+                                  static_cast<CoinBigIndex>(rowIndex.size()),
+                                  rowValue.data(),
+                                  rowIndex.data(),
+                                  rowStart.data(),
+                                  rowLength.data());
 
     // Objective: the sum of the workloads' rounds. Any schedule in T rounds answers the
     // question; this objective steers CBC's heuristics toward early, compact rounds (it
@@ -360,41 +505,78 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds)
             }
         }
     }
-    OsiClpSolverInterface solver;
-    solver.messageHandler()->setLogLevel(0);
-    solver.loadProblem(matrix,
-                       colLo.data(),
-                       colUp.data(),
-                       obj.data(),
-                       rowLo.data(),
-                       rowUp.data());
-    for (int c = 0; c < nv; ++c)
+    // CBC does not check its time limit everywhere (the root LP and some heuristics run
+    // past it by minutes on the larger programs), so it runs in a child process that is
+    // killed at the deadline: the time limit holds, and the answer is then "unknown".
+    const auto solve = [&]() {
+        OsiClpSolverInterface solver;
+        solver.messageHandler()->setLogLevel(0);
+        solver.loadProblem(matrix,
+                           colLo.data(),
+                           colUp.data(),
+                           obj.data(),
+                           rowLo.data(),
+                           rowUp.data());
+        for (int c = 0; c < nv; ++c)
+        {
+            solver.setInteger(c);
+        }
+        CbcModel model(solver);
+        model.setLogLevel(0);
+        CbcSolverUsefulData data;
+        data.noPrinting_ = true;
+        data.useSignalHandler_ = false;
+        CbcMain0(model, data);
+        std::ostringstream limit;
+        limit.precision(6);
+        limit << std::fixed << std::max(0.01, seconds);
+        const std::string limitText = limit.str();
+        // Any schedule answers the question: stop at the first one (maxSolutions 1).
+        const char* argv[] = {"allreduce-optimal", "-log", "0", "-timeMode", "elapsed",
+                              "-seconds", limitText.c_str(), "-maxSolutions", "1",
+                              "-solve", "-quit"};
+        CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])),
+                 argv,
+                 model,
+                 [](CbcModel*, int) { return 0; },
+                 data);
+        // The message: the answer, then the variables at 1.
+        std::vector<uint32_t> message{static_cast<uint32_t>(Answer::Unknown)};
+        const double* sol = model.bestSolution();
+        if (sol != nullptr && model.getSolutionCount() > 0)
+        {
+            message[0] = static_cast<uint32_t>(Answer::Feasible);
+            for (int c = 0; c < nv; ++c)
+            {
+                if (sol[c] > 0.5)
+                {
+                    message.push_back(static_cast<uint32_t>(c));
+                }
+            }
+        }
+        else if (model.isProvenInfeasible())
+        {
+            message[0] = static_cast<uint32_t>(Answer::Infeasible);
+        }
+        return message;
+    };
+    std::vector<uint32_t> message;
+    if (!RunWithDeadline(solve, seconds + 1.0, message) || message.empty() ||
+        message[0] > static_cast<uint32_t>(Answer::Unknown))
     {
-        solver.setInteger(c);
+        return out; // unknown: out of time (or the child failed)
     }
-    CbcModel model(solver);
-    model.setLogLevel(0);
-    CbcSolverUsefulData data;
-    data.noPrinting_ = true;
-    data.useSignalHandler_ = false;
-    CbcMain0(model, data);
-    std::ostringstream limit;
-    limit.precision(6);
-    limit << std::fixed << std::max(0.01, seconds);
-    const std::string limitText = limit.str();
-    // Any schedule answers the question: stop at the first one (maxSolutions 1).
-    const char* argv[] = {"allreduce-optimal", "-log", "0", "-timeMode", "elapsed",
-                          "-seconds", limitText.c_str(), "-maxSolutions", "1",
-                          "-solve", "-quit"};
-    CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])),
-             argv,
-             model,
-             [](CbcModel*, int) { return 0; },
-             data);
-    const double* sol = model.bestSolution();
-    if (sol != nullptr && model.getSolutionCount() > 0)
+    out.answer = static_cast<Answer>(message[0]);
+    if (out.answer == Answer::Feasible)
     {
-        out.answer = Answer::Feasible;
+        std::vector<bool> one(nv, false);
+        for (size_t i = 1; i < message.size(); ++i)
+        {
+            if (message[i] < static_cast<uint32_t>(nv))
+            {
+                one[message[i]] = true;
+            }
+        }
         out.roundOf.resize(nSets);
         out.chosen.assign(inst.roots, NOT_USED);
         for (uint32_t j = 0; j < nSets; ++j)
@@ -408,7 +590,7 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds)
                 }
                 for (uint32_t t = inst.earliest[j][w]; t <= last(j, w); ++t)
                 {
-                    if (sol[x(j, w, t)] > 0.5)
+                    if (one[x(j, w, t)])
                     {
                         out.roundOf[j][w] = t;
                         out.chosen[sets[j].Get(w).chunk] = j;
@@ -424,10 +606,6 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds)
                 out.chosen[r] = inst.options[r].front();
             }
         }
-    }
-    else if (model.isProvenInfeasible())
-    {
-        out.answer = Answer::Infeasible;
     }
     return out;
 }
