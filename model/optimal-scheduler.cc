@@ -529,7 +529,7 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds)
         CbcMain0(model, data);
         std::ostringstream limit;
         limit.precision(6);
-        limit << std::fixed << std::max(0.01, seconds);
+        limit << std::fixed << std::max(0.01, 0.9 * seconds); // then killed at `seconds`
         const std::string limitText = limit.str();
         // Any schedule answers the question: stop at the first one (maxSolutions 1).
         const char* argv[] = {"allreduce-optimal", "-log", "0", "-timeMode", "elapsed",
@@ -561,7 +561,7 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds)
         return message;
     };
     std::vector<uint32_t> message;
-    if (!RunWithDeadline(solve, seconds + 1.0, message) || message.empty() ||
+    if (!RunWithDeadline(solve, seconds, message) || message.empty() ||
         message[0] > static_cast<uint32_t>(Answer::Unknown))
     {
         return out; // unknown: out of time (or the child failed)

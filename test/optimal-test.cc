@@ -1,0 +1,354 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// The optimal scheduler: optima worked out by hand, agreement with an independent exhaustive
+// search on tiny instances, never above another scheduler of the same workloads and never
+// below the bounds, an honest status when the time limit cuts the search short, and the
+// choice of trees.
+
+#include "ns3/allreduce-module.h"
+#include "ns3/core-module.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+#define SKIP_WITHOUT_CBC()                                                                         \
+    if (!IsOptimalSchedulerAvailable())                                                            \
+    {                                                                                              \
+        GTEST_SKIP() << GetOptimalSchedulerUnavailableReason();                                    \
+    }
+
+Ptr<OptimalScheduler>
+MakeOptimal(double timeLimit, uint32_t treesPerRoot = 1)
+{
+    Ptr<OptimalScheduler> s = CreateObject<OptimalScheduler>();
+    s->SetAttribute("TimeLimit", DoubleValue(timeLimit));
+    s->SetAttribute("TreesPerRoot", UintegerValue(treesPerRoot));
+    return s;
+}
+
+/**
+ * An exhaustive search that shares nothing with the scheduler: is there a schedule of the
+ * workloads in at most T rounds? Workloads are placed in dependency order, each in a round
+ * after its dependencies and no later than T minus the chain that follows it, on free links.
+ */
+bool
+ExistsSchedule(const WorkloadSet& ws, uint32_t T)
+{
+    const uint32_t n = ws.GetN();
+    std::vector<uint32_t> order;
+    std::vector<uint32_t> indeg(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        indeg[i] = static_cast<uint32_t>(ws.Get(i).deps.size());
+        if (indeg[i] == 0)
+        {
+            order.push_back(i);
+        }
+    }
+    for (size_t q = 0; q < order.size(); ++q)
+    {
+        for (uint32_t d : ws.GetDependents(order[q]))
+        {
+            if (--indeg[d] == 0)
+            {
+                order.push_back(d);
+            }
+        }
+    }
+    std::vector<uint32_t> round(n, 0);
+    std::vector<std::vector<bool>> busy(ws.GetNDirectedLinks(), std::vector<bool>(T, false));
+    std::function<bool(size_t)> place = [&](size_t k) {
+        if (k == order.size())
+        {
+            return true;
+        }
+        const Workload& w = ws.Get(order[k]);
+        uint32_t first = 0;
+        for (uint32_t d : w.deps)
+        {
+            first = std::max(first, round[d] + 1);
+        }
+        const uint32_t h = ws.GetHeight(w.id);
+        for (uint32_t t = first; t + h <= T; ++t)
+        {
+            bool free = true;
+            for (uint32_t l : w.links)
+            {
+                free = free && !busy[l][t];
+            }
+            if (!free)
+            {
+                continue;
+            }
+            for (uint32_t l : w.links)
+            {
+                busy[l][t] = true;
+            }
+            round[w.id] = t;
+            if (place(k + 1))
+            {
+                return true;
+            }
+            for (uint32_t l : w.links)
+            {
+                busy[l][t] = false;
+            }
+        }
+        return false;
+    };
+    return place(0);
+}
+
+/// \return the fewest rounds by exhaustive search, counting up from the bounds
+uint32_t
+ExhaustiveOptimum(const WorkloadSet& ws)
+{
+    uint32_t T = ComputeBounds(ws).GetMax();
+    while (!ExistsSchedule(ws, T))
+    {
+        ++T;
+    }
+    return T;
+}
+
+/// Three servers in a line, 0 - 1 - 2, written in the topology file format.
+Topology
+LineOfThree()
+{
+    std::istringstream is("topology line-of-three\nservers 3\nswitches 0\nlink 0 1\nlink 1 2\n");
+    return ReadTopology(is, "line-of-three.topo");
+}
+
+} // namespace
+
+TEST(OptimalScheduler, IsAvailableInThisBuildOrSaysHowToEnableIt)
+{
+    if (IsOptimalSchedulerAvailable())
+    {
+        EXPECT_EQ(GetOptimalSchedulerUnavailableReason(), "");
+        EXPECT_EQ(CreateScheduler("optimal")->GetName(), "optimal");
+    }
+    else
+    {
+        try
+        {
+            CreateScheduler("optimal");
+            FAIL() << "created without CBC";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find("coinor-libcbc-dev"), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
+// BCube(2,1), by hand: 4 servers, each with 2 ports, so the bandwidth bound is
+// ceil(2*4*3 / 8) = 3. On the shortest-path trees, the server opposite the root (two hops of
+// servers away) reaches it through a neighbour server, so each root has a chain
+// far -> middle -> root (reduce), root -> middle -> far (gather): four workloads in sequence.
+// No schedule is shorter than 4 rounds, and one of 4 exists: the optimum is 4.
+TEST(OptimalScheduler, BCube21OptimumWorkedOutByHand)
+{
+    SKIP_WITHOUT_CBC();
+    Ptr<OptimalScheduler> s = MakeOptimal(30);
+    const Plan plan = s->MakePlan(BuildTopology("bcube:n=2,k=1"), 1);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_EQ(plan.schedule.GetNRounds(), 4u);
+    EXPECT_EQ(search.status, OptimalSearch::OPTIMAL);
+    EXPECT_EQ(search.GetStatusName(), "optimal");
+    EXPECT_EQ(search.lower, 4u);
+    EXPECT_EQ(search.upper, 4u);
+    EXPECT_EQ(search.GetInterval(), "4");
+    EXPECT_EQ(search.bounds.bandwidth, 3u);
+    EXPECT_EQ(search.bounds.path, 4u);
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
+
+// Three servers in a line 0 - 1 - 2, by hand: root 0's chain is 2 -> 1 (reduce), 1 -> 0
+// (reduce, after it), 0 -> 1, 1 -> 2 (gather): 4 rounds at least. In 4 rounds, roots 0 and 2
+// fill rounds 1..4 with their chains on opposite links, and root 1's two reduces fit in round
+// 2 and its two gathers in round 3. The optimum is 4, where the bandwidth bound
+// (ceil(12 / 4 ports) = 3) and the link bound (3) say less.
+TEST(OptimalScheduler, LineOfThreeOptimumWorkedOutByHand)
+{
+    SKIP_WITHOUT_CBC();
+    Ptr<OptimalScheduler> s = MakeOptimal(30);
+    const Plan plan = s->MakePlan(LineOfThree(), 1);
+    EXPECT_EQ(plan.schedule.GetNRounds(), 4u);
+    EXPECT_EQ(s->GetSearch().status, OptimalSearch::OPTIMAL);
+    EXPECT_EQ(s->GetSearch().bounds.bandwidth, 3u);
+    EXPECT_EQ(s->GetSearch().bounds.links, 3u);
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
+
+// Tiny instances: the optimum must equal an independent exhaustive search's, for merge,
+// Parameter Server and Ring workloads alike.
+TEST(OptimalScheduler, AgreesWithExhaustiveSearchOnTinyInstances)
+{
+    SKIP_WITHOUT_CBC();
+    std::vector<Topology> topologies{LineOfThree()};
+    for (const char* spec : {"jellyfish:switches=4,degree=2,servers=1,seed=1",
+                             "jellyfish:switches=4,degree=3,servers=1,seed=2",
+                             "jellyfish:switches=3,degree=2,servers=2,seed=1",
+                             "bcube:n=2,k=1",
+                             "dcell:n=2,k=1"})
+    {
+        topologies.push_back(BuildTopology(spec));
+    }
+    for (const Topology& topo : topologies)
+    {
+        for (const char* semantics : {"merge", "ps", "ring"})
+        {
+            const WorkloadSet ws = WorkloadSet::Build(topo,
+                                                      BuildShortestPathTrees(topo),
+                                                      ParseWorkloadSemantics(semantics),
+                                                      1);
+            Ptr<OptimalScheduler> s = MakeOptimal(60);
+            const Schedule schedule = RunRounds(*s, ws); // any workloads, through the hook
+            const std::string what = topo.GetName() + " " + semantics;
+            EXPECT_EQ(schedule.GetNRounds(), ExhaustiveOptimum(ws)) << what;
+            EXPECT_EQ(s->GetSearch().status, OptimalSearch::OPTIMAL) << what;
+            EXPECT_TRUE(ValidateSchedule(ws, schedule).valid) << what;
+        }
+    }
+}
+
+// Ring workloads on a small Jellyfish: the bounds say 20 rounds, the best list schedule takes
+// 25, and the program proves 24 impossible, so 25 is the optimum; the bounds alone could not
+// tell.
+TEST(OptimalScheduler, ProvesRoundCountsImpossibleBeyondTheBounds)
+{
+    SKIP_WITHOUT_CBC();
+    const Topology topo = BuildTopology("jellyfish:switches=6,degree=2,servers=1,seed=3");
+    const WorkloadSet ws =
+        WorkloadSet::Build(topo, BuildShortestPathTrees(topo), WorkloadSemantics::Ring, 1);
+    Ptr<OptimalScheduler> s = MakeOptimal(300);
+    const Schedule schedule = RunRounds(*s, ws);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_EQ(search.bounds.GetMax(), 20u);
+    EXPECT_EQ(search.status, OptimalSearch::OPTIMAL);
+    EXPECT_EQ(search.lower, 25u);
+    EXPECT_EQ(schedule.GetNRounds(), 25u);
+    EXPECT_NE(std::find(search.infeasible.begin(), search.infeasible.end(), 24u),
+              search.infeasible.end());
+    EXPECT_TRUE(ValidateSchedule(ws, schedule).valid);
+}
+
+// On the same workloads, the optimum is never above any other scheduler's rounds, and never
+// below the bounds, whatever the status.
+TEST(OptimalScheduler, NeverAboveOtherSchedulersNeverBelowBounds)
+{
+    SKIP_WITHOUT_CBC();
+    for (const char* spec : {"bcube:n=2,k=1", "dcell:n=2,k=1", "bcube:n=3,k=1",
+                             "jellyfish:switches=6,degree=3,servers=1,seed=4", "fattree:k=4"})
+    {
+        const Topology topo = BuildTopology(spec);
+        for (const char* name : {"ps", "ring", "greedy", "balanced"})
+        {
+            Ptr<AllReduceScheduler> other = CreateScheduler(name);
+            const Plan theirs = other->MakePlan(topo, 1);
+            Ptr<OptimalScheduler> s = MakeOptimal(3);
+            const Schedule mine = RunRounds(*s, theirs.workloads);
+            const OptimalSearch& search = s->GetSearch();
+            EXPECT_TRUE(ValidateSchedule(theirs.workloads, mine).valid) << spec << " " << name;
+            EXPECT_LE(mine.GetNRounds(), theirs.schedule.GetNRounds()) << spec << " " << name;
+            EXPECT_EQ(mine.GetNRounds(), search.upper);
+            EXPECT_GE(search.lower, ComputeBounds(theirs.workloads).GetMax()) << spec << " " << name;
+            EXPECT_LE(search.lower, search.upper);
+        }
+    }
+}
+
+// A deliberately short limit on an instance too large to settle in it: the best schedule
+// found (the heuristic's) comes back with status time-limit and the proven interval.
+TEST(OptimalScheduler, ShortTimeLimitReturnsTheBestFoundWithItsStatus)
+{
+    SKIP_WITHOUT_CBC();
+    Ptr<OptimalScheduler> s = MakeOptimal(0.5);
+    const Plan plan = s->MakePlan(BuildTopology("dcell:n=5,k=1"), 1);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_LT(search.seconds, 0.5 + 1.0);
+    EXPECT_EQ(search.status, OptimalSearch::TIME_LIMIT);
+    EXPECT_EQ(search.GetStatusName(), "time-limit");
+    EXPECT_EQ(search.upper, search.heuristicRounds);
+    EXPECT_EQ(plan.schedule.GetNRounds(), search.upper);
+    EXPECT_LT(search.lower, search.upper);
+    EXPECT_GE(search.lower, search.bounds.GetMax());
+    EXPECT_EQ(search.GetInterval(),
+              "[" + std::to_string(search.lower) + ", " + std::to_string(search.upper) + "]");
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
+
+// The time limit holds even when a single program would run far longer (CBC alone overruns
+// its own limit on programs of this size; the solver process is stopped at the deadline).
+TEST(OptimalScheduler, TimeLimitHoldsOnAHardProgram)
+{
+    SKIP_WITHOUT_CBC();
+    Ptr<OptimalScheduler> s = MakeOptimal(4);
+    s->MakePlan(BuildTopology("dcell:n=4,k=1"), 1);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_LT(search.seconds, 4 + 1.0);
+    EXPECT_NE(search.status, OptimalSearch::OPTIMAL);
+    EXPECT_FALSE(search.unknown.empty());
+}
+
+// With several trees per root the program also chooses trees: it can only do better than
+// with the shortest-path trees alone, its schedule is valid on the trees it chose, and the
+// same seed gives the same candidates.
+TEST(OptimalScheduler, ChoosesAmongCandidateTrees)
+{
+    SKIP_WITHOUT_CBC();
+    const Topology topo = BuildTopology("bcube:n=2,k=1");
+    Ptr<OptimalScheduler> one = MakeOptimal(30, 1);
+    Ptr<OptimalScheduler> three = MakeOptimal(30, 3);
+    const Plan p1 = one->MakePlan(topo, 1);
+    const Plan p3 = three->MakePlan(topo, 1);
+    EXPECT_LE(p3.schedule.GetNRounds(), p1.schedule.GetNRounds());
+    EXPECT_TRUE(ValidateSchedule(p3.workloads, p3.schedule).valid);
+    EXPECT_EQ(p3.workloads.GetN(), 2u * 4 * 3);
+    EXPECT_GE(three->GetSearch().treesPerRoot, 2u);
+    EXPECT_GE(three->GetSearch().treeOptions, topo.GetNServers());
+
+    const auto a = OptimalScheduler::BuildCandidateTrees(BuildTopology("bcube:n=3,k=1"), 3, 7);
+    const auto b = OptimalScheduler::BuildCandidateTrees(BuildTopology("bcube:n=3,k=1"), 3, 7);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(a.size(), 3u);
+    for (size_t j = 0; j < a.size(); ++j)
+    {
+        for (size_t r = 0; r < a[j].size(); ++r)
+        {
+            EXPECT_EQ(a[j][r].GetParents(), b[j][r].GetParents());
+        }
+    }
+}
+
+// DCell(2,1) with a choice of trees: the program may mix trees across roots, and what it
+// returns is proven against bounds that hold for every mix.
+TEST(OptimalScheduler, TreeChoiceBoundsHoldForEveryMix)
+{
+    SKIP_WITHOUT_CBC();
+    const Topology topo = BuildTopology("dcell:n=2,k=1");
+    Ptr<OptimalScheduler> s = MakeOptimal(30, 4);
+    const Plan plan = s->MakePlan(topo, 1);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_EQ(search.status, OptimalSearch::OPTIMAL);
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+    // The optimum over the candidates is at most the optimum of each candidate tree set.
+    for (const auto& trees : OptimalScheduler::BuildCandidateTrees(topo, 4, 1))
+    {
+        const WorkloadSet ws = WorkloadSet::Build(topo, trees, WorkloadSemantics::Merge, 1);
+        EXPECT_LE(plan.schedule.GetNRounds(), ExhaustiveOptimum(ws));
+        EXPECT_LE(search.bounds.links, ComputeBounds(ws).links);
+    }
+}
