@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Builds the tests once more with AddressSanitizer and UndefinedBehaviorSanitizer in
 # build-sanitize/ and runs the core tests and the ns-3 TestSuite under them.
+# This build is also the build without COIN-OR CBC (-DALLREDUCE_WITH_CBC=OFF, as if
+# coinor-libcbc-dev were missing): configuring must say that the optimal scheduler is off,
+# and the tests check that asking for it says how to turn it on.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${SANITIZE_BUILD_DIR:-$repo/build-sanitize}
 bash "$repo/scripts/install-deps.sh"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DALLREDUCE_SANITIZE=address,undefined \
-    -DALLREDUCE_WITH_TORCH=OFF > /dev/null
+configure_log=$(cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Debug \
+  -DALLREDUCE_SANITIZE=address,undefined -DALLREDUCE_WITH_TORCH=OFF -DALLREDUCE_WITH_CBC=OFF)
+if ! grep -q "optimal scheduler is disabled" <<< "$configure_log"; then
+  echo "check-sanitizers: configuring without CBC did not say the optimal scheduler is off" >&2
+  exit 1
 fi
 cmake --build "$build" -j "${JOBS:-$(nproc)}" --target allreduce-core-tests allreduce-test-runner
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
