@@ -640,6 +640,7 @@ CompactRounds(const std::vector<uint32_t>& roundOf)
     return s;
 }
 
+#ifdef ALLREDUCE_HAVE_CBC
 /// \return the number of distinct rounds used by a roundOf assignment over candidates
 uint32_t
 CountRounds(const std::vector<std::vector<uint32_t>>& roundOf)
@@ -661,6 +662,7 @@ CountRounds(const std::vector<std::vector<uint32_t>>& roundOf)
     }
     return static_cast<uint32_t>(std::count(used.begin(), used.end(), true));
 }
+#endif
 
 /// Key of a merge workload, the same in every set built from the same tree of its root.
 using WorkloadKey = std::tuple<uint32_t, uint32_t, int, uint32_t, uint32_t>;
