@@ -185,6 +185,10 @@ main(int argc, char* argv[])
                 out["rounds_feasible"] = search.feasible;
                 out["rounds_open"] = search.unknown;
                 out["trees_per_root"] = search.treesPerRoot;
+                if (!search.note.empty())
+                {
+                    out["note"] = search.note;
+                }
                 out["program"] = {{"binaries", search.variables},
                                   {"rows", search.constraints},
                                   {"nonzeros", search.nonzeros}};
@@ -220,6 +224,10 @@ main(int argc, char* argv[])
                           << "proven      infeasible for " << FormatList(search.infeasible)
                           << "; schedules found for " << FormatList(search.feasible)
                           << "; left open " << FormatList(search.unknown) << "\n";
+                if (!search.note.empty())
+                {
+                    std::cout << "note        " << search.note << "\n";
+                }
             }
         }
         if (!scheduleOut.empty())

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -242,6 +243,7 @@ struct Outcome
     uint64_t variables{0};
     uint64_t constraints{0};
     uint64_t nonzeros{0};
+    bool tooLarge{false}; //!< not built: more non-zeros than the cap
 };
 
 /**
@@ -252,7 +254,7 @@ struct Outcome
  * \return the outcome
  */
 Outcome
-SolveRounds(const Instance& inst, uint32_t T, double seconds)
+SolveRounds(const Instance& inst, uint32_t T, double seconds, uint64_t maxNonzeros)
 {
     Outcome out;
     const auto& sets = *inst.sets;
@@ -328,9 +330,41 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds)
         {
             if (inProgram(j, w))
             {
+                const uint64_t window = T - sets[j].GetHeight(w) - inst.earliest[j][w] + 1;
+                if (static_cast<uint64_t>(nv) + window > std::min<uint64_t>(maxNonzeros, INT32_MAX))
+                {
+                    out.variables = static_cast<uint64_t>(nv) + window;
+                    out.nonzeros = out.variables; // at least one per variable
+                    out.tooLarge = true;
+                    return out;
+                }
                 base[j][w] = nv;
-                nv += static_cast<int>(T - sets[j].GetHeight(w) - inst.earliest[j][w] + 1);
+                nv += static_cast<int>(window);
             }
+        }
+    }
+    // The size, before anything is built: the precedence rows dominate (a dependency of a
+    // workload with a window of W rounds adds about W^2 coefficients).
+    {
+        uint64_t estimate = 0;
+        for (uint32_t j = 0; j < nSets; ++j)
+        {
+            for (uint32_t w = 0; w < sets[j].GetN(); ++w)
+            {
+                if (base[j][w] >= 0)
+                {
+                    const uint64_t window = T - sets[j].GetHeight(w) - inst.earliest[j][w] + 1;
+                    const Workload& wl = sets[j].Get(w);
+                    estimate += window * (1 + wl.links.size() + wl.deps.size() * window);
+                }
+            }
+        }
+        if (estimate > maxNonzeros)
+        {
+            out.variables = static_cast<uint64_t>(nv);
+            out.nonzeros = estimate;
+            out.tooLarge = true;
+            return out;
         }
     }
     const auto x = [&](uint32_t j, uint32_t w, uint32_t t) {
@@ -743,6 +777,13 @@ OptimalScheduler::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&OptimalScheduler::m_treesPerRoot),
                           MakeUintegerChecker<uint32_t>(1, 16))
+            .AddAttribute("MaxNonzeros",
+                          "Largest integer program built, in non-zero coefficients (about 40 "
+                          "bytes each in CBC); larger instances get the heuristic's schedule "
+                          "and the bounds, with a note saying so",
+                          UintegerValue(50000000),
+                          MakeUintegerAccessor(&OptimalScheduler::m_maxNonzeros),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("Seed",
                           "Seed of the load-balanced candidate trees (TreesPerRoot > 1)",
                           UintegerValue(1),
@@ -1057,7 +1098,17 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
         // hard proof cannot starve the counts above it.
         const bool lastOne = T == floorT && T + 1 == m_search.upper;
         const double budget = lastOne ? left : left / 2;
-        Outcome o = SolveRounds(inst, T, budget);
+        Outcome o = SolveRounds(inst, T, budget, m_maxNonzeros);
+        if (o.tooLarge)
+        {
+            m_search.note = "the integer program for " + std::to_string(T) +
+                            " rounds would have about " + std::to_string(o.nonzeros) +
+                            " non-zeros, more than MaxNonzeros (" +
+                            std::to_string(m_maxNonzeros) +
+                            "); the heuristic's schedule is returned with the bounds";
+            NS_LOG_INFO("optimal: " << m_search.note);
+            break;
+        }
         m_search.variables = std::max(m_search.variables, o.variables);
         m_search.constraints = std::max(m_search.constraints, o.constraints);
         m_search.nonzeros = std::max(m_search.nonzeros, o.nonzeros);

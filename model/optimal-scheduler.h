@@ -56,6 +56,7 @@ struct OptimalSearch
     uint64_t constraints{0};          //!< rows of the largest program built
     uint64_t nonzeros{0};             //!< coefficients of the largest program built
     double seconds{0};                //!< wall time of the whole search
+    std::string note;                 //!< why the search stopped early, when not time or proof
 
     /// \return "optimal", "feasible" or "time-limit"
     std::string GetStatusName() const;
@@ -130,6 +131,7 @@ class OptimalScheduler : public AllReduceScheduler
     double m_timeLimit{60};     //!< TimeLimit attribute, seconds
     uint32_t m_treesPerRoot{1}; //!< TreesPerRoot attribute
     uint32_t m_seed{1};         //!< Seed attribute (candidate trees)
+    uint64_t m_maxNonzeros{50000000}; //!< MaxNonzeros attribute
     OptimalSearch m_search;     //!< what the last search proved
     Schedule m_schedule;        //!< the schedule SelectRound replays
 };

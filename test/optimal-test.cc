@@ -352,3 +352,19 @@ TEST(OptimalScheduler, TreeChoiceBoundsHoldForEveryMix)
         EXPECT_LE(search.bounds.links, ComputeBounds(ws).links);
     }
 }
+
+// A program too large to build is not built: the heuristic's schedule comes back with the
+// bounds and a note that says why, instead of running out of memory.
+TEST(OptimalScheduler, TooLargeAProgramIsRefusedWithANote)
+{
+    SKIP_WITHOUT_CBC();
+    Ptr<OptimalScheduler> s = MakeOptimal(30);
+    s->SetAttribute("MaxNonzeros", UintegerValue(1000));
+    const Plan plan = s->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_EQ(search.status, OptimalSearch::TIME_LIMIT);
+    EXPECT_EQ(search.upper, search.heuristicRounds);
+    EXPECT_EQ(search.lower, search.bounds.GetMax());
+    EXPECT_NE(search.note.find("more than MaxNonzeros (1000)"), std::string::npos) << search.note;
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
