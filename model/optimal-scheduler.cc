@@ -946,34 +946,30 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
 
     // The start: the best list schedule of every candidate tree set.
     Ptr<BalancedScheduler> heuristic = CreateObject<BalancedScheduler>();
-    std::vector<std::vector<uint32_t>> best(nSets);
-    uint32_t bestRounds = NOT_USED;
+    Schedule start0;
     uint32_t bestSet = 0;
     for (uint32_t j = 0; j < nSets; ++j)
     {
-        const Schedule s = heuristic->ScheduleWorkloads(candidates[j]);
-        if (s.GetNRounds() < bestRounds)
+        Schedule s = heuristic->ScheduleWorkloads(candidates[j]);
+        if (j == 0 || s.GetNRounds() < start0.GetNRounds())
         {
-            bestRounds = s.GetNRounds();
+            start0 = std::move(s);
             bestSet = j;
-            for (auto& v : best)
-            {
-                v.assign(v.size(), NOT_USED);
-            }
-            best[j].assign(candidates[j].GetN(), NOT_USED);
-            for (uint32_t t = 0; t < s.rounds.size(); ++t)
-            {
-                for (uint32_t w : s.rounds[t])
-                {
-                    best[j][w] = t;
-                }
-            }
         }
     }
+    std::vector<std::vector<uint32_t>> best(nSets);
     for (uint32_t j = 0; j < nSets; ++j)
     {
-        best[j].resize(candidates[j].GetN(), NOT_USED);
+        best[j].assign(candidates[j].GetN(), NOT_USED);
     }
+    for (uint32_t t = 0; t < start0.rounds.size(); ++t)
+    {
+        for (uint32_t w : start0.rounds[t])
+        {
+            best[bestSet][w] = t;
+        }
+    }
+    const uint32_t bestRounds = start0.GetNRounds();
     chosen.assign(roots, bestSet);
     m_search.heuristic = "balanced's list scheduling";
     m_search.heuristicRounds = bestRounds;
