@@ -30,6 +30,7 @@
 #include <iostream>
 
 using namespace ns3;
+using allreduce_example::CheckOptimalOptions;
 using allreduce_example::ReadPlanFile;
 
 namespace
@@ -128,20 +129,12 @@ main(int argc, char* argv[])
             }
             if (optimal && timeLimit != 0)
             {
-                if (!(timeLimit > 0))
-                {
-                    throw std::invalid_argument("--time-limit must be > 0 seconds, got " +
-                                                std::to_string(timeLimit));
-                }
+                CheckOptimalOptions(timeLimit, 1);
                 optimal->SetAttribute("TimeLimit", DoubleValue(timeLimit));
             }
             if (optimal && treesPerRoot != 0)
             {
-                if (treesPerRoot > 16)
-                {
-                    throw std::invalid_argument("--trees-per-root must be in 1..16, got " +
-                                                std::to_string(treesPerRoot));
-                }
+                CheckOptimalOptions(1, treesPerRoot);
                 optimal->SetAttribute("TreesPerRoot", UintegerValue(treesPerRoot));
             }
             result = EvaluateScheduler(BuildTopology(topology), s, pieces);

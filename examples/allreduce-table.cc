@@ -33,6 +33,7 @@
 #include <sstream>
 
 using namespace ns3;
+using allreduce_example::CheckOptimalOptions;
 using allreduce_example::RunGnuplot;
 using allreduce_example::ShortLabel;
 using allreduce_example::SplitList;
@@ -205,10 +206,7 @@ main(int argc, char* argv[])
                 schedulers.push_back(entry.first);
             }
         }
-        if (!(timeLimit > 0) || treesPerRoot == 0 || treesPerRoot > 16)
-        {
-            throw std::invalid_argument("--time-limit must be > 0 and --trees-per-root in 1..16");
-        }
+        CheckOptimalOptions(timeLimit, treesPerRoot);
         const bool withOptimal =
             std::find(schedulers.begin(), schedulers.end(), OPTIMAL) != schedulers.end();
         for (const auto& name : schedulers)

@@ -134,6 +134,27 @@ ParseBytes(const std::string& text)
 }
 
 /**
+ * Checks the optimal scheduler's options, as allreduce-rounds and allreduce-table take them.
+ * \param timeLimit --time-limit in seconds
+ * \param treesPerRoot --trees-per-root
+ * \throws std::invalid_argument naming the option and the value
+ */
+inline void
+CheckOptimalOptions(double timeLimit, uint32_t treesPerRoot)
+{
+    if (!(timeLimit > 0))
+    {
+        throw std::invalid_argument("--time-limit must be > 0 seconds, got " +
+                                    std::to_string(timeLimit));
+    }
+    if (treesPerRoot == 0 || treesPerRoot > 16)
+    {
+        throw std::invalid_argument("--trees-per-root must be in 1..16, got " +
+                                    std::to_string(treesPerRoot));
+    }
+}
+
+/**
  * Reads a schedule file as a plan; with a topology spec, the file must be for that topology.
  * \param path the file \param topology a spec, or empty for any
  * \return its workloads and rounds
