@@ -4,14 +4,17 @@
 
 #include "allreduce-scheduler.h"
 
+#include "drl-scheduler.h"
 #include "optimal-scheduler.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <tuple>
 #include <stdexcept>
 
 namespace ns3
@@ -186,6 +189,8 @@ struct Entry
     std::string name;
     std::string typeId;
     std::string description;
+    /// for schedulers that need an optional library: why it cannot run (empty when it can)
+    std::string (*unavailable)(){nullptr};
 };
 
 std::vector<Entry>&
@@ -201,7 +206,12 @@ Registry()
          "load-balanced flow trees (shortest or not) chosen by search, then list scheduling"},
         {"optimal", "ns3::OptimalScheduler",
          "the fewest rounds for the flow trees in use, proven with an integer program (COIN-OR "
-         "CBC); status and interval when the time limit stops it"},
+         "CBC); status and interval when the time limit stops it",
+         &GetOptimalSchedulerUnavailableReason},
+        {"drl", "ns3::DrlScheduler",
+         "hierarchical deep reinforcement learning (LibTorch): a flow-tree selection policy and "
+         "a workload scheduling policy, loaded from a trained checkpoint",
+         &GetDrlUnavailableReason},
     };
     return entries;
 }
@@ -268,9 +278,12 @@ CreateScheduler(const std::string& name)
         throw std::invalid_argument("unknown scheduler '" + name + "'; available: " + names +
                                     " (or the TypeId name of an AllReduceScheduler subclass)");
     }
-    if (tid == OptimalScheduler::GetTypeId() && !IsOptimalSchedulerAvailable())
+    for (const Entry& e : Registry())
     {
-        throw std::invalid_argument(GetOptimalSchedulerUnavailableReason());
+        if (e.typeId == tid.GetName() && e.unavailable && !e.unavailable().empty())
+        {
+            throw std::invalid_argument(e.unavailable());
+        }
     }
     ObjectFactory factory;
     factory.SetTypeId(tid);
@@ -311,6 +324,91 @@ EvaluateScheduler(const Topology& topology, Ptr<AllReduceScheduler> s, uint32_t 
     SchedulerResult result = EvaluatePlan(std::move(plan));
     result.seconds = seconds;
     return result;
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+Schedule
+CompactRounds(const std::vector<uint32_t>& roundOf)
+{
+    uint32_t horizon = 0;
+    for (uint32_t t : roundOf)
+    {
+        if (t != UNSCHEDULED)
+        {
+            horizon = std::max(horizon, t + 1);
+        }
+    }
+    Schedule s;
+    s.rounds.resize(horizon);
+    for (uint32_t w = 0; w < roundOf.size(); ++w)
+    {
+        if (roundOf[w] != UNSCHEDULED)
+        {
+            s.rounds[roundOf[w]].push_back(w);
+        }
+    }
+    s.rounds.erase(std::remove_if(s.rounds.begin(),
+                                  s.rounds.end(),
+                                  [](const std::vector<uint32_t>& r) { return r.empty(); }),
+                   s.rounds.end());
+    return s;
+}
+
+Plan
+MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
+                   const std::vector<WorkloadSet>& candidates,
+                   const std::vector<uint32_t>& chosen,
+                   const std::vector<std::vector<uint32_t>>& roundOf)
+{
+    NS_ABORT_MSG_IF(trees.size() != candidates.size() || roundOf.size() != candidates.size() ||
+                        candidates.empty(),
+                    "MakeTreeChoicePlan: one tree set, workload set and assignment per candidate");
+    const Topology& topology = candidates.front().GetTopology();
+    // The chosen tree of every root, and the workloads on them; their ids differ from the
+    // candidates', their keys (chunk, piece, phase, src, dst) do not.
+    std::vector<FlowTree> mine;
+    for (uint32_t r = 0; r < topology.GetNServers(); ++r)
+    {
+        mine.push_back(trees.at(chosen.at(r))[r]);
+    }
+    Plan plan;
+    plan.workloads = WorkloadSet::Build(topology,
+                                        mine,
+                                        WorkloadSemantics::Merge,
+                                        candidates.front().GetPieces());
+    using Key = std::tuple<uint32_t, uint32_t, int, uint32_t, uint32_t>;
+    const auto keyOf = [](const Workload& w) {
+        return Key{w.chunk, w.piece, static_cast<int>(w.phase), w.src, w.dst};
+    };
+    std::map<Key, uint32_t> roundByKey;
+    for (size_t j = 0; j < candidates.size(); ++j)
+    {
+        for (uint32_t w = 0; w < candidates[j].GetN(); ++w)
+        {
+            const Workload& wl = candidates[j].Get(w);
+            if (chosen[wl.chunk] == j && roundOf[j][w] != UNSCHEDULED)
+            {
+                roundByKey[keyOf(wl)] = roundOf[j][w];
+            }
+        }
+    }
+    std::vector<uint32_t> mineRound(plan.workloads.GetN(), UNSCHEDULED);
+    for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+    {
+        const auto it = roundByKey.find(keyOf(plan.workloads.Get(w)));
+        if (it == roundByKey.end())
+        {
+            throw std::logic_error("workload " + std::to_string(w) +
+                                   " of the chosen trees has no round");
+        }
+        mineRound[w] = it->second;
+    }
+    plan.schedule = CompactRounds(mineRound);
+    return plan;
 }
 
 } // namespace ns3

@@ -164,6 +164,33 @@ std::vector<std::pair<std::string, std::string>> ListSchedulers();
  */
 Ptr<AllReduceScheduler> CreateScheduler(const std::string& name);
 
+/// A workload's round in a roundOf assignment when it is not scheduled (for example, when its
+/// tree was not chosen).
+constexpr uint32_t UNSCHEDULED = 0xffffffffu;
+
+/**
+ * \ingroup allreduce
+ * \param roundOf per workload, its round (UNSCHEDULED for none); rounds may have gaps
+ * \return the rounds in order, with empty rounds dropped
+ */
+Schedule CompactRounds(const std::vector<uint32_t>& roundOf);
+
+/**
+ * \ingroup allreduce
+ * The plan of a schedule that chose, per root, one of several candidate flow trees: the merge
+ * workloads on the chosen trees, and their rounds taken from the candidates' workloads.
+ * \param trees per candidate set, one flow tree per root
+ * \param candidates per candidate set, its workloads (WorkloadSet::Build of that set)
+ * \param chosen per root, the candidate set whose tree it uses
+ * \param roundOf per candidate set, per workload, its round (UNSCHEDULED when not used)
+ * \return the workloads on the chosen trees and their schedule
+ * \throws std::logic_error when a workload of a chosen tree has no round
+ */
+Plan MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
+                        const std::vector<WorkloadSet>& candidates,
+                        const std::vector<uint32_t>& chosen,
+                        const std::vector<std::vector<uint32_t>>& roundOf);
+
 /**
  * \ingroup allreduce
  * A scheduler's plan with what a user compares: bounds, validity and the time it took.

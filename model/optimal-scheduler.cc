@@ -46,8 +46,6 @@ NS_OBJECT_ENSURE_REGISTERED(OptimalScheduler);
 namespace
 {
 
-constexpr uint32_t NOT_USED = std::numeric_limits<uint32_t>::max();
-
 using Clock = std::chrono::steady_clock;
 
 double
@@ -612,10 +610,10 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds, uint64_t maxNonzer
             }
         }
         out.roundOf.resize(nSets);
-        out.chosen.assign(inst.roots, NOT_USED);
+        out.chosen.assign(inst.roots, UNSCHEDULED);
         for (uint32_t j = 0; j < nSets; ++j)
         {
-            out.roundOf[j].assign(sets[j].GetN(), NOT_USED);
+            out.roundOf[j].assign(sets[j].GetN(), UNSCHEDULED);
             for (uint32_t w = 0; w < sets[j].GetN(); ++w)
             {
                 if (!inProgram(j, w))
@@ -634,7 +632,7 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds, uint64_t maxNonzer
         }
         for (uint32_t r = 0; r < inst.roots; ++r)
         {
-            if (out.chosen[r] == NOT_USED)
+            if (out.chosen[r] == UNSCHEDULED)
             {
                 // A root with no workload of its own (one server): any option will do.
                 out.chosen[r] = inst.options[r].front();
@@ -646,34 +644,6 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds, uint64_t maxNonzer
 
 #endif // ALLREDUCE_HAVE_CBC
 
-/// \return the rounds of a roundOf assignment, with empty rounds dropped
-Schedule
-CompactRounds(const std::vector<uint32_t>& roundOf)
-{
-    uint32_t horizon = 0;
-    for (uint32_t t : roundOf)
-    {
-        if (t != NOT_USED)
-        {
-            horizon = std::max(horizon, t + 1);
-        }
-    }
-    Schedule s;
-    s.rounds.resize(horizon);
-    for (uint32_t w = 0; w < roundOf.size(); ++w)
-    {
-        if (roundOf[w] != NOT_USED)
-        {
-            s.rounds[roundOf[w]].push_back(w);
-        }
-    }
-    s.rounds.erase(std::remove_if(s.rounds.begin(),
-                                  s.rounds.end(),
-                                  [](const std::vector<uint32_t>& r) { return r.empty(); }),
-                   s.rounds.end());
-    return s;
-}
-
 #ifdef ALLREDUCE_HAVE_CBC
 /// \return the number of distinct rounds used by a roundOf assignment over candidates
 uint32_t
@@ -684,7 +654,7 @@ CountRounds(const std::vector<std::vector<uint32_t>>& roundOf)
     {
         for (uint32_t t : v)
         {
-            if (t != NOT_USED)
+            if (t != UNSCHEDULED)
             {
                 if (t >= used.size())
                 {
@@ -882,38 +852,7 @@ OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     }
     else
     {
-        // The chosen tree of every root, and the workloads on them; their ids differ from the
-        // candidates', their keys do not.
-        std::vector<FlowTree> mine;
-        for (uint32_t r = 0; r < topology.GetNServers(); ++r)
-        {
-            mine.push_back(trees[chosen[r]][r]);
-        }
-        plan.workloads = WorkloadSet::Build(topology, mine, WorkloadSemantics::Merge, pieces);
-        std::map<WorkloadKey, uint32_t> roundByKey;
-        for (size_t j = 0; j < candidates.size(); ++j)
-        {
-            for (uint32_t w = 0; w < candidates[j].GetN(); ++w)
-            {
-                const Workload& wl = candidates[j].Get(w);
-                if (chosen[wl.chunk] == j && roundOf[j][w] != NOT_USED)
-                {
-                    roundByKey[KeyOf(wl)] = roundOf[j][w];
-                }
-            }
-        }
-        std::vector<uint32_t> mineRound(plan.workloads.GetN(), NOT_USED);
-        for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
-        {
-            const auto it = roundByKey.find(KeyOf(plan.workloads.Get(w)));
-            if (it == roundByKey.end())
-            {
-                throw std::logic_error("optimal: workload " + std::to_string(w) +
-                                       " of the chosen trees has no round");
-            }
-            mineRound[w] = it->second;
-        }
-        plan.schedule = CompactRounds(mineRound);
+        plan = MakeTreeChoicePlan(trees, candidates, chosen, roundOf);
     }
     plan.schedule.scheduler = GetName();
     m_schedule = plan.schedule;
@@ -960,7 +899,7 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
     std::vector<std::vector<uint32_t>> best(nSets);
     for (uint32_t j = 0; j < nSets; ++j)
     {
-        best[j].assign(candidates[j].GetN(), NOT_USED);
+        best[j].assign(candidates[j].GetN(), UNSCHEDULED);
     }
     for (uint32_t t = 0; t < start0.rounds.size(); ++t)
     {
@@ -1029,8 +968,8 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
         std::vector<uint32_t> linkLoad(nLinks, 0);
         for (uint32_t r = 0; r < roots; ++r)
         {
-            std::vector<uint32_t> least(nLinks, NOT_USED);
-            uint32_t leastPath = NOT_USED;
+            std::vector<uint32_t> least(nLinks, UNSCHEDULED);
+            uint32_t leastPath = UNSCHEDULED;
             for (uint32_t j : inst.options[r])
             {
                 std::vector<uint32_t> load(nLinks, 0);
@@ -1054,9 +993,9 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
             }
             for (uint32_t l = 0; l < nLinks; ++l)
             {
-                linkLoad[l] += least[l] == NOT_USED ? 0 : least[l];
+                linkLoad[l] += least[l] == UNSCHEDULED ? 0 : least[l];
             }
-            b.path = std::max(b.path, leastPath == NOT_USED ? 0 : leastPath);
+            b.path = std::max(b.path, leastPath == UNSCHEDULED ? 0 : leastPath);
         }
         b.links = nLinks == 0 ? 0 : *std::max_element(linkLoad.begin(), linkLoad.end());
         m_search.bounds = b;

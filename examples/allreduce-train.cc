@@ -1,0 +1,160 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Trains the hierarchical DRL scheduler (flow-tree selection above, workload scheduling below)
+// with PPO by the iterative scheme, on one or more topologies, and writes what the `drl`
+// scheduler loads.
+//
+//   allreduce-train --topology=bcube:n=3,k=1 --iterations=12 --out=/tmp/bcube
+//   allreduce-train --topology='bcube:n=3,k=1;dcell:n=4,k=1' --iterations=12 --out=/tmp/mix
+//   allreduce-train --topology=bcube:n=3,k=1 --iterations=24 --out=/tmp/bcube --resume
+//   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=drl --model=/tmp/bcube/policy.pt
+//
+// DIR receives policy.pt (the best policies so far by their decoded rounds), last.pt and
+// trainer.pt (the latest state, for --resume), curve.csv and the learning curve curve.png.
+// One progress line per iteration: the level trained, the mean and best rounds of its sampled
+// episodes, the decoded rounds and their ratio to the bandwidth bound, the entropy and the time.
+// The same seed gives the same curve (training runs on one thread).
+//
+// Exit status: 0 when done, 1 for bad input (or a build without LibTorch).
+
+#include "example-util.h"
+
+#include "ns3/allreduce-module.h"
+#include "ns3/core-module.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+using namespace ns3;
+using allreduce_example::RunGnuplot;
+using allreduce_example::SplitList;
+
+int
+main(int argc, char* argv[])
+{
+    std::string topologies;
+    uint32_t iterations = 12;
+    uint32_t seed = 1;
+    std::string out;
+    bool resume = false;
+    DrlHyperParams params;
+    uint32_t threads = 1;
+
+    CommandLine cmd(__FILE__);
+    cmd.Usage("Trains the hierarchical DRL AllReduce scheduler (LibTorch, PPO, the iterative "
+              "scheme: J upper iterations, then K lower ones, again) and writes DIR/policy.pt "
+              "for --scheduler=drl --model=DIR/policy.pt.");
+    cmd.AddValue("topology", "training topology specs, ';'-separated", topologies);
+    cmd.AddValue("iterations", "PPO iterations in all (after the warm start)", iterations);
+    cmd.AddValue("seed", "seed of the weights, samples and minibatches", seed);
+    cmd.AddValue("out", "output directory", out);
+    cmd.AddValue("resume", "continue the run in --out up to --iterations", resume);
+    cmd.AddValue("trees-per-root", "candidate flow trees per root (the upper level chooses)",
+                 params.treesPerRoot);
+    cmd.AddValue("hidden", "hidden width of both networks", params.hidden);
+    cmd.AddValue("episodes", "sampled episodes per topology per iteration", params.episodes);
+    cmd.AddValue("upper-iterations", "J: upper iterations per cycle", params.upperIterations);
+    cmd.AddValue("lower-iterations", "K: lower iterations per cycle", params.lowerIterations);
+    cmd.AddValue("imitation-steps",
+                 "warm start: gradient steps per level imitating the balanced scheduler's "
+                 "rules (0: none)",
+                 params.imitationSteps);
+    cmd.AddValue("learning-rate", "PPO's Adam step size", params.learningRate);
+    cmd.AddValue("eval-samples", "sampled episodes besides the greedy one when evaluating",
+                 params.evalSamples);
+    cmd.AddValue("threads", "LibTorch threads (1 keeps runs reproducible)", threads);
+    cmd.Parse(argc, argv);
+
+    try
+    {
+        if (!IsDrlAvailable())
+        {
+            throw std::runtime_error(GetDrlUnavailableReason());
+        }
+#ifdef ALLREDUCE_HAVE_TORCH
+        const std::vector<std::string> specs = SplitList(topologies, ';');
+        if (specs.empty())
+        {
+            throw std::invalid_argument(
+                "give --topology=SPEC[;SPEC...] (e.g. 'bcube:n=3,k=1;dcell:n=4,k=1')");
+        }
+        if (out.empty())
+        {
+            throw std::invalid_argument("give --out=DIR for the checkpoints and the curve");
+        }
+        if (params.treesPerRoot == 0 || params.treesPerRoot > 16)
+        {
+            throw std::invalid_argument("--trees-per-root must be 1..16, got " +
+                                        std::to_string(params.treesPerRoot));
+        }
+        if (params.hidden == 0 || params.episodes == 0 || threads == 0 ||
+            params.upperIterations + params.lowerIterations == 0)
+        {
+            throw std::invalid_argument("--hidden, --episodes, --threads and J + K must be >= 1");
+        }
+        if (!(params.learningRate > 0))
+        {
+            throw std::invalid_argument("--learning-rate must be > 0");
+        }
+        torch::set_num_threads(static_cast<int>(threads));
+        std::vector<Topology> topos;
+        for (const auto& spec : specs)
+        {
+            topos.push_back(BuildTopology(spec));
+        }
+        DrlTrainer trainer(topos, params, seed);
+        std::string info = "trained by allreduce-train on " + topologies + ", seed " +
+                           std::to_string(seed) + ", trees per root " +
+                           std::to_string(params.treesPerRoot);
+        std::cout << "training on " << topos.size() << " topolog" << (topos.size() == 1 ? "y" : "ies")
+                  << " (" << topologies << "), " << iterations << " iterations, J="
+                  << params.upperIterations << " K=" << params.lowerIterations
+                  << (resume ? ", resuming" : "") << std::endl;
+        trainer.GetPolicy().SetInfo(info);
+        trainer.Train(iterations, out, resume, [&](const DrlCurveRow& r) {
+            std::cout << "iter " << std::setw(3) << r.iteration << "/" << iterations << " "
+                      << std::setw(5) << r.level << "  mean " << std::fixed
+                      << std::setprecision(2) << r.meanRounds << "  best " << r.bestRounds
+                      << "  decoded " << r.evalRounds << " (x" << std::setprecision(3)
+                      << r.evalRatio << " bound)  entropy " << r.entropy << "  "
+                      << std::setprecision(1) << r.seconds << " s" << std::endl;
+        });
+        // The learning curve as a figure.
+        const std::string plt = out + "/curve.plt";
+        std::ofstream p(plt);
+        p << "set terminal pngcairo size 800,480\n"
+          << "set output '" << out << "/curve.png'\n"
+          << "set datafile separator ','\n"
+          << "set key top right\n"
+          << "set xlabel 'iteration'\n"
+          << "set ylabel 'rounds / bandwidth bound'\n"
+          << "set title 'allreduce-train: " << topologies << "'\n"
+          << "plot '" << out << "/curve.csv' every ::1 using 1:6 with linespoints title "
+          << "'decoded (greedy + samples)', '' every ::1 using 1:($3/($5/$6)) with lines "
+          << "title 'mean of sampled episodes'\n";
+        p.close();
+        std::cout << "policy: " << out << "/policy.pt (best decoded x" << std::setprecision(3)
+                  << [&]() {
+                         double best = 1e300;
+                         for (const auto& r : trainer.GetCurve())
+                         {
+                             best = std::min(best, r.evalRatio);
+                         }
+                         return best;
+                     }()
+                  << " bound)\n"
+                  << "curve: " << RunGnuplot(plt, out + "/curve.png", out + "/curve.csv")
+                  << std::endl;
+#endif
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,745 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "drl-environment.h"
+
+#include "schedule.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// \return true when two workload lists describe the same transfers
+bool
+SameWorkloads(const WorkloadSet& a,
+              const std::vector<uint32_t>& wa,
+              const WorkloadSet& b,
+              const std::vector<uint32_t>& wb)
+{
+    if (wa.size() != wb.size())
+    {
+        return false;
+    }
+    for (size_t i = 0; i < wa.size(); ++i)
+    {
+        const Workload& x = a.Get(wa[i]);
+        const Workload& y = b.Get(wb[i]);
+        if (std::tie(x.piece, x.phase, x.src, x.dst, x.path) !=
+            std::tie(y.piece, y.phase, y.src, y.dst, y.path))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+DrlEnvironment::DrlEnvironment(std::vector<std::vector<FlowTree>> trees,
+                               std::vector<WorkloadSet> workloads)
+    : m_trees(std::move(trees)),
+      m_sets(std::move(workloads))
+{
+    if (m_sets.empty() || m_trees.size() != m_sets.size())
+    {
+        throw std::invalid_argument("DrlEnvironment: give one workload set per candidate tree "
+                                    "set, and at least one (got " +
+                                    std::to_string(m_trees.size()) + " tree sets and " +
+                                    std::to_string(m_sets.size()) + " workload sets)");
+    }
+    Index();
+}
+
+DrlEnvironment::DrlEnvironment(WorkloadSet workloads)
+{
+    m_sets.push_back(std::move(workloads));
+    Index();
+}
+
+void
+DrlEnvironment::Index()
+{
+    const Topology& topology = m_sets.front().GetTopology();
+    uint32_t roots = 0;
+    for (const auto& set : m_sets)
+    {
+        if (set.GetTopology().GetNNodes() != topology.GetNNodes() ||
+            set.GetNDirectedLinks() != m_sets.front().GetNDirectedLinks())
+        {
+            throw std::invalid_argument("DrlEnvironment: the candidate workload sets are on "
+                                        "different topologies");
+        }
+        for (const Workload& w : set.GetAll())
+        {
+            roots = std::max(roots, w.chunk + 1);
+        }
+    }
+    m_roots = std::max(roots, topology.GetNServers());
+    m_rootTrees.assign(m_roots, {});
+    m_treeOf.assign(m_sets.size(), {});
+    m_setTree.assign(m_sets.size(), {});
+    for (uint32_t j = 0; j < m_sets.size(); ++j)
+    {
+        m_treeOf[j].assign(m_sets[j].GetN(), UNSCHEDULED);
+    }
+    std::vector<std::vector<std::vector<uint32_t>>> byChunk(m_sets.size(),
+                                                            std::vector<std::vector<uint32_t>>(m_roots));
+    for (uint32_t j = 0; j < m_sets.size(); ++j)
+    {
+        for (const Workload& w : m_sets[j].GetAll())
+        {
+            byChunk[j][w.chunk].push_back(w.id);
+        }
+    }
+    m_total = 0;
+    for (auto& v : m_setTree)
+    {
+        v.assign(m_roots, UNSCHEDULED);
+    }
+    for (uint32_t r = 0; r < m_roots; ++r)
+    {
+        for (uint32_t j = 0; j < m_sets.size(); ++j)
+        {
+            const auto& mine = byChunk[j][r];
+            if (mine.empty())
+            {
+                continue;
+            }
+            bool known = false;
+            for (uint32_t t : m_rootTrees[r])
+            {
+                if (!known && SameWorkloads(m_sets[m_tree[t].set], m_tree[t].workloads,
+                                            m_sets[j], mine))
+                {
+                    known = true;
+                    m_setTree[j][r] = t;
+                }
+            }
+            if (known)
+            {
+                continue;
+            }
+            if (!m_rootTrees[r].empty() && m_tree[m_rootTrees[r].front()].workloads.size() != mine.size())
+            {
+                throw std::invalid_argument("DrlEnvironment: root " + std::to_string(r) +
+                                            " has candidate trees with different numbers of "
+                                            "workloads; candidates must be merge workloads on "
+                                            "spanning trees");
+            }
+            const auto t = static_cast<uint32_t>(m_tree.size());
+            m_tree.push_back(Tree{j, r, mine});
+            m_rootTrees[r].push_back(t);
+            m_setTree[j][r] = t;
+            for (uint32_t id : mine)
+            {
+                m_treeOf[j][id] = t;
+            }
+        }
+        if (!m_rootTrees[r].empty())
+        {
+            m_total += static_cast<uint32_t>(m_tree[m_rootTrees[r].front()].workloads.size());
+        }
+    }
+    m_maxHeight = 1;
+    m_maxPath = 1;
+    m_maxDependents = 1;
+    m_bound = 0;
+    for (uint32_t j = 0; j < m_sets.size(); ++j)
+    {
+        for (const Workload& w : m_sets[j].GetAll())
+        {
+            m_maxHeight = std::max(m_maxHeight, m_sets[j].GetHeight(w.id));
+            m_maxPath = std::max<uint32_t>(m_maxPath, w.links.size());
+            m_maxDependents =
+                std::max<uint32_t>(m_maxDependents, m_sets[j].GetDependents(w.id).size());
+        }
+        m_engines.push_back(std::make_unique<RoundEngine>(m_sets[j]));
+    }
+    m_bound = std::max<uint32_t>(1, ComputeBandwidthBound(topology, m_sets.front().GetPieces()));
+
+    // Static features of a tree: how loaded its links are when every root uses its set's
+    // trees, and how good that set is as a whole (its busiest link against the best set's).
+    std::vector<std::vector<uint32_t>> setLoad;
+    std::vector<uint32_t> setMax;
+    uint32_t globalMax = 1;
+    uint32_t bestSetMax = std::numeric_limits<uint32_t>::max();
+    for (const auto& set : m_sets)
+    {
+        setLoad.push_back(set.GetLinkLoads());
+        setMax.push_back(std::max<uint32_t>(
+            1, *std::max_element(setLoad.back().begin(), setLoad.back().end())));
+        globalMax = std::max(globalMax, setMax.back());
+        bestSetMax = std::min(bestSetMax, setMax.back());
+    }
+    m_treeStatic.assign(m_tree.size() * 2, 0.0f);
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        const uint32_t j = m_tree[t].set;
+        uint32_t worst = 0;
+        for (uint32_t id : m_tree[t].workloads)
+        {
+            for (uint32_t l : m_sets[j].Get(id).links)
+            {
+                worst = std::max(worst, setLoad[j][l]);
+            }
+        }
+        m_treeStatic[2 * t] = static_cast<float>(worst) / globalMax;
+        m_treeStatic[2 * t + 1] = static_cast<float>(bestSetMax) / setMax[j];
+    }
+    Reset();
+}
+
+void
+DrlEnvironment::Reset()
+{
+    for (auto& e : m_engines)
+    {
+        e->Reset();
+    }
+    m_committed.assign(m_roots, UNSCHEDULED);
+    m_rootsDone = 0;
+    for (uint32_t r = 0; r < m_roots; ++r)
+    {
+        if (m_rootTrees[r].size() == 1)
+        {
+            m_committed[r] = m_rootTrees[r].front();
+        }
+        m_rootsDone += m_rootTrees[r].empty();
+    }
+    m_treeLeft.assign(m_tree.size(), 0);
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        m_treeLeft[t] = static_cast<uint32_t>(m_tree[t].workloads.size());
+    }
+    m_treeSentLast.assign(m_tree.size(), 0);
+    m_selectedLast.assign(m_tree.size(), 0);
+    m_selected.assign(m_tree.size(), 0);
+    m_roundOf.assign(m_sets.size(), {});
+    for (uint32_t j = 0; j < m_sets.size(); ++j)
+    {
+        m_roundOf[j].assign(m_sets[j].GetN(), UNSCHEDULED);
+    }
+    m_linkStamp.assign(m_sets.front().GetNDirectedLinks(), 0);
+    m_candidates.clear();
+    m_mask.clear();
+    m_pickedSets.clear();
+    m_picked = 0;
+    m_selectedCount = 0;
+    m_sent = 0;
+    m_round = 0;
+    m_open = false;
+    ComputeLoads();
+}
+
+void
+DrlEnvironment::ComputeLoads()
+{
+    m_load.assign(m_sets.front().GetNDirectedLinks(), 0.0);
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        const uint32_t root = m_tree[t].root;
+        double weight = 0;
+        if (m_committed[root] == t)
+        {
+            weight = 1;
+        }
+        else if (m_committed[root] == UNSCHEDULED)
+        {
+            weight = 1.0 / m_rootTrees[root].size();
+        }
+        if (weight == 0)
+        {
+            continue;
+        }
+        const RoundEngine& engine = *m_engines[m_tree[t].set];
+        for (uint32_t id : m_tree[t].workloads)
+        {
+            if (engine.GetStatus(id) != RoundEngine::Status::Done)
+            {
+                for (uint32_t l : m_sets[m_tree[t].set].Get(id).links)
+                {
+                    m_load[l] += weight;
+                }
+            }
+        }
+    }
+    m_maxLoad = 1;
+    for (double v : m_load)
+    {
+        m_maxLoad = std::max(m_maxLoad, v);
+    }
+}
+
+uint32_t
+DrlEnvironment::GetNTrees() const
+{
+    return static_cast<uint32_t>(m_tree.size());
+}
+
+uint32_t
+DrlEnvironment::GetNTotal() const
+{
+    return m_total;
+}
+
+uint32_t
+DrlEnvironment::GetNSent() const
+{
+    return m_sent;
+}
+
+uint32_t
+DrlEnvironment::GetRound() const
+{
+    return m_round;
+}
+
+bool
+DrlEnvironment::IsDone() const
+{
+    return m_rootsDone == m_roots;
+}
+
+uint32_t
+DrlEnvironment::GetBound() const
+{
+    return m_bound;
+}
+
+uint32_t
+DrlEnvironment::GetNSets() const
+{
+    return static_cast<uint32_t>(m_sets.size());
+}
+
+std::vector<uint8_t>
+DrlEnvironment::GetTreesOfSet(uint32_t set) const
+{
+    std::vector<uint8_t> out(m_tree.size(), 0);
+    for (uint32_t t : m_setTree.at(set))
+    {
+        if (t != UNSCHEDULED)
+        {
+            out[t] = 1;
+        }
+    }
+    return out;
+}
+
+std::vector<float>
+DrlEnvironment::GetGlobalFeatures() const
+{
+    const uint32_t servers = std::max<uint32_t>(1, m_sets.front().GetTopology().GetNServers());
+    return {static_cast<float>(m_sent) / std::max<uint32_t>(1, m_total),
+            static_cast<float>(m_rootsDone) / std::max<uint32_t>(1, m_roots),
+            static_cast<float>(m_round) / m_bound,
+            static_cast<float>(m_picked) / servers};
+}
+
+std::vector<float>
+DrlEnvironment::GetTreeFeatures() const
+{
+    std::vector<float> out(m_tree.size() * TREE_FEATURES, 0.0f);
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        const Tree& tree = m_tree[t];
+        const RoundEngine& engine = *m_engines[tree.set];
+        const WorkloadSet& set = m_sets[tree.set];
+        const float size = static_cast<float>(std::max<size_t>(1, tree.workloads.size()));
+        uint32_t ready = 0;
+        uint32_t height = 0;
+        uint32_t readyHeight = 0;
+        double maxPressure = 0;
+        double sumPressure = 0;
+        uint32_t nLinks = 0;
+        for (uint32_t id : tree.workloads)
+        {
+            const auto status = engine.GetStatus(id);
+            if (status == RoundEngine::Status::Done)
+            {
+                continue;
+            }
+            height = std::max(height, set.GetHeight(id));
+            if (status == RoundEngine::Status::Ready)
+            {
+                ++ready;
+                readyHeight = std::max(readyHeight, set.GetHeight(id));
+            }
+            for (uint32_t l : set.Get(id).links)
+            {
+                maxPressure = std::max(maxPressure, m_load[l]);
+                sumPressure += m_load[l];
+                ++nLinks;
+            }
+        }
+        float* f = &out[t * TREE_FEATURES];
+        f[0] = m_treeLeft[t] / size;
+        f[1] = ready / size;
+        f[2] = m_treeSentLast[t] / size;
+        f[3] = static_cast<float>(maxPressure / m_maxLoad);
+        f[4] = nLinks ? static_cast<float>(sumPressure / nLinks / m_maxLoad) : 0.0f;
+        f[5] = static_cast<float>(height) / m_maxHeight;
+        f[6] = static_cast<float>(readyHeight) / m_maxHeight;
+        f[7] = m_committed[tree.root] == t ? 1.0f : 0.0f;
+        f[8] = m_committed[tree.root] == UNSCHEDULED ? 1.0f : 0.0f;
+        f[9] = m_selectedLast[t];
+        f[10] = m_treeStatic[2 * t];
+        f[11] = m_treeStatic[2 * t + 1];
+    }
+    return out;
+}
+
+std::vector<uint8_t>
+DrlEnvironment::GetTreeMask() const
+{
+    std::vector<uint8_t> mask(m_tree.size(), 0);
+    if (m_open || IsDone())
+    {
+        return mask;
+    }
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        const uint32_t c = m_committed[m_tree[t].root];
+        if (c != UNSCHEDULED && c != t)
+        {
+            continue;
+        }
+        const RoundEngine& engine = *m_engines[m_tree[t].set];
+        for (uint32_t id : m_tree[t].workloads)
+        {
+            if (engine.GetStatus(id) == RoundEngine::Status::Ready)
+            {
+                mask[t] = 1;
+                break;
+            }
+        }
+    }
+    return mask;
+}
+
+uint32_t
+DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected)
+{
+    if (selected.size() != m_tree.size())
+    {
+        throw std::invalid_argument("SelectTrees: " + std::to_string(selected.size()) +
+                                    " entries for " + std::to_string(m_tree.size()) + " trees");
+    }
+    if (m_open || IsDone())
+    {
+        throw std::invalid_argument(m_open ? "SelectTrees: a round is open; close it first"
+                                           : "SelectTrees: the AllReduce is done");
+    }
+    const std::vector<uint8_t> mask = GetTreeMask();
+    m_selectedCount = 0;
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        m_selected[t] = (selected[t] != 0 && mask[t] != 0) ? 1 : 0;
+        m_selectedCount += m_selected[t];
+    }
+    if (m_selectedCount == 0)
+    {
+        m_selected = mask;
+        m_selectedCount = static_cast<uint32_t>(std::count(mask.begin(), mask.end(), 1));
+    }
+    m_candidates.clear();
+    m_treeReady.assign(m_tree.size(), 0);
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        if (!m_selected[t])
+        {
+            continue;
+        }
+        const RoundEngine& engine = *m_engines[m_tree[t].set];
+        for (uint32_t id : m_tree[t].workloads)
+        {
+            if (engine.GetStatus(id) == RoundEngine::Status::Ready)
+            {
+                m_candidates.emplace_back(m_tree[t].set, id);
+                ++m_treeReady[t];
+            }
+        }
+    }
+    m_mask.assign(m_candidates.size(), 1);
+    m_picked = 0;
+    m_pickedSets.clear();
+    m_treeSentLast.assign(m_tree.size(), 0);
+    m_open = true;
+    return m_selectedCount;
+}
+
+const std::vector<std::pair<uint32_t, uint32_t>>&
+DrlEnvironment::GetCandidates() const
+{
+    return m_candidates;
+}
+
+const std::vector<uint8_t>&
+DrlEnvironment::GetCandidateMask() const
+{
+    return m_mask;
+}
+
+bool
+DrlEnvironment::Conflicts(uint32_t set, uint32_t id) const
+{
+    const uint32_t stamp = m_round + 1;
+    for (uint32_t l : m_sets[set].Get(id).links)
+    {
+        if (m_linkStamp[l] == stamp)
+        {
+            return true;
+        }
+    }
+    const uint32_t t = m_treeOf[set][id];
+    const uint32_t c = m_committed[m_tree[t].root];
+    return c != UNSCHEDULED && c != t;
+}
+
+std::vector<float>
+DrlEnvironment::GetCandidateFeatures() const
+{
+    std::vector<float> out(m_candidates.size() * CANDIDATE_FEATURES, 0.0f);
+    // How many pickable candidates use each link: a candidate that blocks many others is
+    // costly to pick.
+    std::vector<uint32_t> users(m_linkStamp.size(), 0);
+    uint32_t pickable = 0;
+    for (size_t c = 0; c < m_candidates.size(); ++c)
+    {
+        if (m_mask[c])
+        {
+            ++pickable;
+            for (uint32_t l : m_sets[m_candidates[c].first].Get(m_candidates[c].second).links)
+            {
+                ++users[l];
+            }
+        }
+    }
+    for (size_t c = 0; c < m_candidates.size(); ++c)
+    {
+        const auto [set, id] = m_candidates[c];
+        const WorkloadSet& ws = m_sets[set];
+        const Workload& w = ws.Get(id);
+        const uint32_t t = m_treeOf[set][id];
+        double maxLoad = 0;
+        double sumLoad = 0;
+        uint32_t blocked = 0;
+        for (uint32_t l : w.links)
+        {
+            maxLoad = std::max(maxLoad, m_load[l]);
+            sumLoad += m_load[l];
+            blocked += users[l] > 0 ? users[l] - 1 : 0;
+        }
+        const uint32_t ready = m_treeReady[t];
+        const float size = static_cast<float>(std::max<size_t>(1, m_tree[t].workloads.size()));
+        float* f = &out[c * CANDIDATE_FEATURES];
+        f[0] = static_cast<float>(ws.GetHeight(id)) / m_maxHeight;
+        f[1] = static_cast<float>(maxLoad / m_maxLoad);
+        f[2] = static_cast<float>(sumLoad / (m_maxLoad * m_maxPath));
+        f[3] = w.phase == Phase::Gather ? 1.0f : 0.0f;
+        f[4] = static_cast<float>(w.links.size()) / m_maxPath;
+        f[5] = m_treeLeft[t] / size;
+        f[6] = m_committed[m_tree[t].root] == t ? 1.0f : 0.0f;
+        f[7] = static_cast<float>(ws.GetDependents(id).size()) / m_maxDependents;
+        f[8] = static_cast<float>(blocked) / std::max<uint32_t>(1, pickable);
+        f[9] = ready / size;
+    }
+    return out;
+}
+
+bool
+DrlEnvironment::CanPick() const
+{
+    return m_open && std::find(m_mask.begin(), m_mask.end(), 1) != m_mask.end();
+}
+
+double
+DrlEnvironment::Pick(uint32_t index)
+{
+    if (!m_open || index >= m_candidates.size() || !m_mask[index])
+    {
+        throw std::invalid_argument(
+            "Pick: candidate " + std::to_string(index) + " of " +
+            std::to_string(m_candidates.size()) +
+            (m_open ? " is masked (picked, conflicting or of another tree of its root)"
+                    : " cannot be picked: no round is open"));
+    }
+    const auto [set, id] = m_candidates[index];
+    const uint32_t t = m_treeOf[set][id];
+    const uint32_t root = m_tree[t].root;
+    m_engines[set]->Add(id);
+    if (m_committed[root] == UNSCHEDULED)
+    {
+        m_committed[root] = t;
+    }
+    const uint32_t stamp = m_round + 1;
+    for (uint32_t l : m_sets[set].Get(id).links)
+    {
+        m_linkStamp[l] = stamp;
+    }
+    if (std::find(m_pickedSets.begin(), m_pickedSets.end(), set) == m_pickedSets.end())
+    {
+        m_pickedSets.push_back(set);
+    }
+    m_roundOf[set][id] = m_round;
+    ++m_treeSentLast[t];
+    ++m_picked;
+    m_mask[index] = 0;
+    for (size_t c = 0; c < m_candidates.size(); ++c)
+    {
+        if (m_mask[c] && Conflicts(m_candidates[c].first, m_candidates[c].second))
+        {
+            m_mask[c] = 0;
+        }
+    }
+    return LowerReward(m_total);
+}
+
+double
+DrlEnvironment::CloseRound()
+{
+    if (!m_open || m_picked == 0)
+    {
+        throw std::invalid_argument("CloseRound: " + std::string(m_open ? "nothing was picked"
+                                                                         : "no round is open"));
+    }
+    for (uint32_t set : m_pickedSets)
+    {
+        m_engines[set]->CloseRound();
+    }
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        if (m_treeSentLast[t] == 0)
+        {
+            continue;
+        }
+        m_treeLeft[t] -= m_treeSentLast[t];
+        if (m_treeLeft[t] == 0)
+        {
+            ++m_rootsDone;
+        }
+    }
+    m_sent += m_picked;
+    ++m_round;
+    m_selectedLast = m_selected;
+    m_open = false;
+    m_candidates.clear();
+    m_mask.clear();
+    const double reward =
+        UpperReward(m_picked, m_total, m_selectedCount, GetNTrees(), IsDone());
+    m_picked = 0;
+    ComputeLoads();
+    return reward;
+}
+
+Plan
+DrlEnvironment::GetPlan() const
+{
+    if (!IsDone())
+    {
+        throw std::logic_error("DrlEnvironment::GetPlan: the AllReduce is not done (" +
+                               std::to_string(m_sent) + " of " + std::to_string(m_total) +
+                               " workloads sent)");
+    }
+    if (m_trees.empty() || m_sets.size() == 1)
+    {
+        Plan plan;
+        plan.workloads = m_sets.front();
+        plan.schedule = CompactRounds(m_roundOf.front());
+        return plan;
+    }
+    std::vector<uint32_t> chosen(m_roots, 0);
+    for (uint32_t r = 0; r < m_roots; ++r)
+    {
+        if (m_committed[r] != UNSCHEDULED)
+        {
+            chosen[r] = m_tree[m_committed[r]].set;
+        }
+    }
+    return MakeTreeChoicePlan(m_trees, m_sets, chosen, m_roundOf);
+}
+
+double
+DrlEnvironment::UpperReward(uint32_t sent, uint32_t total, uint32_t selected, uint32_t trees,
+                            bool done)
+{
+    const double t = std::max<uint32_t>(1, total);
+    double r = sent / t + 0.1 * selected / std::max<uint32_t>(1, trees);
+    r += done ? 10.0 : -static_cast<double>(trees) / t;
+    return r;
+}
+
+double
+DrlEnvironment::LowerReward(uint32_t total)
+{
+    return 1.0 / std::max<uint32_t>(1, total);
+}
+
+uint32_t
+DrlEnvironment::TeacherPick(uint32_t rule) const
+{
+    const std::vector<uint8_t> ties = TeacherTies(rule);
+    const auto it = std::find(ties.begin(), ties.end(), 1);
+    if (it == ties.end())
+    {
+        throw std::logic_error("TeacherPick: no candidate can be picked");
+    }
+    return static_cast<uint32_t>(it - ties.begin());
+}
+
+std::vector<uint8_t>
+DrlEnvironment::TeacherTies(uint32_t rule) const
+{
+    std::vector<std::tuple<double, double>> key(m_candidates.size());
+    std::tuple<double, double> best{-1, -1};
+    for (uint32_t c = 0; c < m_candidates.size(); ++c)
+    {
+        if (!m_mask[c])
+        {
+            continue;
+        }
+        const auto [set, id] = m_candidates[c];
+        const Workload& w = m_sets[set].Get(id);
+        double maxLoad = 0;
+        double sumLoad = 0;
+        for (uint32_t l : w.links)
+        {
+            maxLoad = std::max(maxLoad, m_load[l]);
+            sumLoad += m_load[l];
+        }
+        const double h = m_sets[set].GetHeight(id);
+        switch (rule)
+        {
+        case 1:
+            key[c] = {maxLoad, h};
+            break;
+        case 2:
+            key[c] = {sumLoad, h};
+            break;
+        case 3:
+            key[c] = {h, 0};
+            break;
+        default:
+            key[c] = {h, maxLoad};
+            break;
+        }
+        best = std::max(best, key[c]);
+    }
+    std::vector<uint8_t> ties(m_candidates.size(), 0);
+    for (uint32_t c = 0; c < m_candidates.size(); ++c)
+    {
+        ties[c] = m_mask[c] && key[c] == best;
+    }
+    return ties;
+}
+
+} // namespace ns3

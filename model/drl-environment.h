@@ -1,0 +1,222 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_DRL_ENVIRONMENT_H
+#define ALLREDUCE_DRL_ENVIRONMENT_H
+
+#include "allreduce-scheduler.h"
+#include "round-engine.h"
+#include "workload.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * The hierarchical DRL scheduler's world (DESIGN §7), without any learning in it: the state of
+ * an AllReduce on one or more candidate flow trees per root, the two levels of decisions, their
+ * masks, observations and rewards.
+ *
+ * A round goes:
+ *  1. the upper level (flow-tree selection) looks at GetTreeFeatures() and chooses a multi-hot
+ *     vector over the trees with SelectTrees(); trees whose mask (GetTreeMask()) is 0 are
+ *     ignored, and choosing none of the selectable trees means choosing all of them;
+ *  2. the ready workloads of the chosen trees become the candidates (GetCandidates()); the lower
+ *     level (workload scheduling) picks one at a time with Pick(), among those whose mask
+ *     (GetCandidateMask()) is 1: not picked, no directed link in common with this round's
+ *     picks, and of the root's committed tree;
+ *  3. when no candidate is left (CanPick() is false), CloseRound() ends the round.
+ *
+ * With several candidate trees per root, a root is committed to a tree by the first workload
+ * picked on it; its other trees are masked from then on. The episode ends when every root's
+ * committed tree is done. GetPlan() gives the workloads on the chosen trees and the schedule.
+ *
+ * Observations are fixed-width per tree and per candidate (plus a global vector), so that one
+ * network runs on any topology. Everything is deterministic: no randomness lives here.
+ */
+class DrlEnvironment
+{
+  public:
+    /// Features per flow tree (upper level).
+    static constexpr uint32_t TREE_FEATURES = 12;
+    /// Features per candidate workload (lower level).
+    static constexpr uint32_t CANDIDATE_FEATURES = 10;
+    /// Global features, given to both levels.
+    static constexpr uint32_t GLOBAL_FEATURES = 4;
+
+    /**
+     * \param trees per candidate set, one flow tree per root (for example
+     *        OptimalScheduler::BuildCandidateTrees); a root's trees that come out equal are
+     *        kept once
+     * \param workloads per candidate set, its workloads (merge semantics on those trees)
+     */
+    DrlEnvironment(std::vector<std::vector<FlowTree>> trees, std::vector<WorkloadSet> workloads);
+
+    /**
+     * One candidate set of any workloads (any semantics): one "tree" per chunk.
+     * \param workloads the workloads
+     */
+    explicit DrlEnvironment(WorkloadSet workloads);
+
+    DrlEnvironment(const DrlEnvironment&) = delete;
+    DrlEnvironment& operator=(const DrlEnvironment&) = delete;
+
+    /// Back to round 0, nothing sent, no root committed.
+    void Reset();
+
+    /// \return the number of flow trees (roots x distinct candidates per root)
+    uint32_t GetNTrees() const;
+    /// \return the number of workloads one complete run sends (the paper's TotalFlows)
+    uint32_t GetNTotal() const;
+    /// \return workloads sent so far
+    uint32_t GetNSent() const;
+    /// \return closed rounds so far
+    uint32_t GetRound() const;
+    /// \return true when every root's committed tree is done
+    bool IsDone() const;
+    /// \return the bandwidth lower bound on the rounds (least over the candidate sets)
+    uint32_t GetBound() const;
+
+    /// \return the number of candidate sets
+    uint32_t GetNSets() const;
+    /**
+     * \param set a candidate set
+     * \return per tree, 1 for the trees of that set (one per root; a root's tree equal to an
+     *         earlier set's counts as that one)
+     */
+    std::vector<uint8_t> GetTreesOfSet(uint32_t set) const;
+
+    /// \return the global features (GLOBAL_FEATURES)
+    std::vector<float> GetGlobalFeatures() const;
+
+    // --- upper level ---------------------------------------------------------------------------
+
+    /// \return per tree, TREE_FEATURES values (row-major), for the round about to start
+    std::vector<float> GetTreeFeatures() const;
+    /// \return per tree, 1 when it can be selected: a ready workload and its root not
+    ///         committed to another tree
+    std::vector<uint8_t> GetTreeMask() const;
+    /**
+     * Starts a round with these trees selected.
+     * \param selected per tree, 0 or 1 (entries whose mask is 0 are ignored)
+     * \return the number of trees selected in effect
+     * \throws std::invalid_argument on a wrong size, or when the episode is done or a round is
+     *         open
+     */
+    uint32_t SelectTrees(const std::vector<uint8_t>& selected);
+
+    // --- lower level ---------------------------------------------------------------------------
+
+    /// \return the candidate workloads of this round: (candidate set, workload id)
+    const std::vector<std::pair<uint32_t, uint32_t>>& GetCandidates() const;
+    /// \return per candidate, 1 when Pick() accepts it now
+    const std::vector<uint8_t>& GetCandidateMask() const;
+    /// \return per candidate, CANDIDATE_FEATURES values (row-major)
+    std::vector<float> GetCandidateFeatures() const;
+    /// \return true when some candidate can be picked
+    bool CanPick() const;
+    /**
+     * \param index a candidate whose mask is 1
+     * \return the lower level's reward for it (LowerReward())
+     * \throws std::invalid_argument when the mask forbids it
+     */
+    double Pick(uint32_t index);
+    /**
+     * Ends the round: the picks are done, their dependents may become ready.
+     * \return the upper level's reward for the round (UpperReward())
+     * \throws std::invalid_argument when nothing was picked
+     */
+    double CloseRound();
+
+    /// \return the workloads on the chosen trees and their rounds (the episode must be done)
+    Plan GetPlan() const;
+
+    /**
+     * The paper's upper reward (its eqs. 3-4, DESIGN §7):
+     * sent/total + 0.1 selected/trees, plus 10 when done, else - trees/total.
+     * \param sent workloads sent in the round
+     * \param total workloads of the whole AllReduce
+     * \param selected trees selected in the round
+     * \param trees trees in all
+     * \param done whether the AllReduce finished with this round
+     * \return the reward
+     */
+    static double UpperReward(uint32_t sent, uint32_t total, uint32_t selected, uint32_t trees,
+                              bool done);
+    /**
+     * The paper's lower reward (its eq. 5): 1/total per workload sent.
+     * \param total workloads of the whole AllReduce
+     * \return the reward
+     */
+    static double LowerReward(uint32_t total);
+
+    /**
+     * The teacher used to warm-start the policies: the rule of the balanced scheduler.
+     * \param rule 0 height then link load, 1 link load then height, 2 summed load then height,
+     *        3 height only (ties by candidate order)
+     * \return the candidate it picks (CanPick() must be true)
+     */
+    uint32_t TeacherPick(uint32_t rule) const;
+
+    /**
+     * \param rule as for TeacherPick
+     * \return per candidate, 1 when the rule ranks it first (ties included), else 0
+     */
+    std::vector<uint8_t> TeacherTies(uint32_t rule) const;
+
+  private:
+    struct Tree
+    {
+        uint32_t set;                    //!< candidate set
+        uint32_t root;                   //!< its root (chunk)
+        std::vector<uint32_t> workloads; //!< its workloads in that set
+    };
+    void Index();
+    void ComputeLoads();
+    bool Conflicts(uint32_t set, uint32_t id) const;
+
+    std::vector<std::vector<FlowTree>> m_trees;        //!< per set, per root (empty: no trees)
+    std::vector<WorkloadSet> m_sets;                   //!< per candidate set
+    std::vector<std::unique_ptr<RoundEngine>> m_engines; //!< per candidate set
+    std::vector<Tree> m_tree;                          //!< the distinct trees
+    std::vector<std::vector<uint32_t>> m_treeOf;       //!< per set, per workload, its tree
+    std::vector<std::vector<uint32_t>> m_rootTrees;    //!< per root, its trees
+    std::vector<std::vector<uint32_t>> m_setTree;      //!< per set, per root, its tree
+    std::vector<float> m_treeStatic;                   //!< per tree, its static features (2)
+    uint32_t m_roots{0};                               //!< roots (chunks)
+    uint32_t m_total{0};                               //!< workloads of one complete run
+    uint32_t m_maxHeight{1};                           //!< largest height in any set
+    uint32_t m_maxPath{1};                             //!< most links on a workload's path
+    uint32_t m_maxDependents{1};                       //!< most dependents of a workload
+    uint32_t m_bound{0};                               //!< bandwidth bound
+
+    // state
+    std::vector<uint32_t> m_committed;                 //!< per root, its tree or UNSCHEDULED
+    std::vector<uint32_t> m_treeLeft;                  //!< per tree, workloads not done
+    std::vector<uint32_t> m_treeSentLast;              //!< per tree, sent in the last round
+    std::vector<uint8_t> m_selectedLast;               //!< per tree, selected in the last round
+    std::vector<uint8_t> m_selected;                   //!< per tree, selected in this round
+    std::vector<uint32_t> m_treeReady;                 //!< per selected tree, ready at the start
+    std::vector<std::vector<uint32_t>> m_roundOf;      //!< per set, per workload, its round
+    std::vector<double> m_load;                        //!< per directed link, remaining load
+    double m_maxLoad{1};                               //!< largest m_load
+    std::vector<uint32_t> m_linkStamp;                 //!< per directed link, round+1 when busy
+    std::vector<std::pair<uint32_t, uint32_t>> m_candidates; //!< (set, id) this round
+    std::vector<uint8_t> m_mask;                       //!< per candidate
+    std::vector<uint32_t> m_pickedSets;                //!< sets with picks this round
+    uint32_t m_picked{0};                              //!< picks this round
+    uint32_t m_selectedCount{0};                       //!< trees selected this round
+    uint32_t m_sent{0};                                //!< workloads sent
+    uint32_t m_rootsDone{0};                           //!< roots whose committed tree is done
+    uint32_t m_round{0};                               //!< closed rounds
+    bool m_open{false};                                //!< a round is open
+};
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_DRL_ENVIRONMENT_H */

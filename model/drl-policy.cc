@@ -1,0 +1,510 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "drl-policy.h"
+
+#include "optimal-scheduler.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+namespace ns3
+{
+
+#ifdef ALLREDUCE_HAVE_TORCH
+
+bool
+IsDrlAvailable()
+{
+    return true;
+}
+
+std::string
+GetDrlUnavailableReason()
+{
+    return "";
+}
+
+namespace
+{
+
+/// Version of the checkpoint layout and of the observations; a change makes old files refused.
+constexpr int64_t FORMAT_VERSION = 1;
+
+/// \return the first line of an exception's text (torch's carry a backtrace)
+std::string
+FirstLine(const std::string& what)
+{
+    return what.substr(0, what.find('\n'));
+}
+
+/// \return a [n, f] tensor of row-major features
+torch::Tensor
+ItemTensor(const std::vector<float>& items, size_t n, size_t f)
+{
+    return torch::from_blob(const_cast<float*>(items.data()),
+                            {static_cast<int64_t>(n), static_cast<int64_t>(f)},
+                            torch::kFloat32)
+        .clone();
+}
+
+/// \return a [1, g] tensor
+torch::Tensor
+GlobalTensor(const std::vector<float>& global)
+{
+    return torch::from_blob(const_cast<float*>(global.data()),
+                            {1, static_cast<int64_t>(global.size())},
+                            torch::kFloat32)
+        .clone();
+}
+
+/// \return a uniform number in [0, 1) from the generator (the same on every platform)
+double
+Uniform(std::mt19937_64& rng)
+{
+    return (rng() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+} // namespace
+
+SetPolicyImpl::SetPolicyImpl(int64_t itemFeatures, int64_t globalFeatures, int64_t hidden)
+{
+    m_encoder = register_module(
+        "encoder",
+        torch::nn::Sequential(torch::nn::Linear(itemFeatures + globalFeatures, hidden),
+                              torch::nn::Tanh(),
+                              torch::nn::Linear(hidden, hidden),
+                              torch::nn::Tanh()));
+    m_head = register_module("head",
+                             torch::nn::Sequential(torch::nn::Linear(2 * hidden, hidden),
+                                                   torch::nn::Tanh(),
+                                                   torch::nn::Linear(hidden, 1)));
+    m_value = register_module("value",
+                              torch::nn::Sequential(torch::nn::Linear(hidden + globalFeatures,
+                                                                      hidden),
+                                                    torch::nn::Tanh(),
+                                                    torch::nn::Linear(hidden, 1)));
+}
+
+std::pair<torch::Tensor, torch::Tensor>
+SetPolicyImpl::forward(const torch::Tensor& items,
+                       const torch::Tensor& segment,
+                       const torch::Tensor& global)
+{
+    const int64_t b = global.size(0);
+    const auto e = m_encoder->forward(torch::cat({items, global.index_select(0, segment)}, 1));
+    const auto count =
+        torch::zeros({b}, torch::kFloat32).index_add(0, segment, torch::ones({items.size(0)}));
+    const auto pooled = torch::zeros({b, e.size(1)}, torch::kFloat32).index_add(0, segment, e) /
+                        count.clamp_min(1.0).unsqueeze(1);
+    const auto logits =
+        m_head->forward(torch::cat({e, pooled.index_select(0, segment)}, 1)).squeeze(1);
+    const auto value = m_value->forward(torch::cat({pooled, global}, 1)).squeeze(1);
+    return {logits, value};
+}
+
+DrlPolicy::DrlPolicy(const DrlHyperParams& params)
+    : m_hidden(params.hidden),
+      m_treesPerRoot(params.treesPerRoot),
+      m_treeSeed(params.treeSeed)
+{
+    if (m_hidden == 0 || m_treesPerRoot == 0)
+    {
+        throw std::invalid_argument("drl: the hidden width and the trees per root must be >= 1");
+    }
+    m_upper = SetPolicy(DrlEnvironment::TREE_FEATURES, DrlEnvironment::GLOBAL_FEATURES, m_hidden);
+    m_lower =
+        SetPolicy(DrlEnvironment::CANDIDATE_FEATURES, DrlEnvironment::GLOBAL_FEATURES, m_hidden);
+}
+
+SetPolicy&
+DrlPolicy::GetUpper()
+{
+    return m_upper;
+}
+
+SetPolicy&
+DrlPolicy::GetLower()
+{
+    return m_lower;
+}
+
+uint32_t
+DrlPolicy::GetHidden() const
+{
+    return m_hidden;
+}
+
+uint32_t
+DrlPolicy::GetTreesPerRoot() const
+{
+    return m_treesPerRoot;
+}
+
+uint32_t
+DrlPolicy::GetTreeSeed() const
+{
+    return m_treeSeed;
+}
+
+const std::string&
+DrlPolicy::GetInfo() const
+{
+    return m_info;
+}
+
+void
+DrlPolicy::SetInfo(const std::string& info)
+{
+    m_info = info;
+}
+
+void
+DrlPolicy::Save(const std::string& path) const
+{
+    torch::serialize::OutputArchive archive;
+    archive.write("meta",
+                  torch::tensor({FORMAT_VERSION,
+                                 int64_t{DrlEnvironment::TREE_FEATURES},
+                                 int64_t{DrlEnvironment::CANDIDATE_FEATURES},
+                                 int64_t{DrlEnvironment::GLOBAL_FEATURES},
+                                 int64_t{m_hidden},
+                                 int64_t{m_treesPerRoot},
+                                 int64_t{m_treeSeed}},
+                                torch::kInt64));
+    archive.write("info", c10::IValue(m_info));
+    torch::serialize::OutputArchive upper;
+    torch::serialize::OutputArchive lower;
+    m_upper->save(upper);
+    m_lower->save(lower);
+    archive.write("upper", upper);
+    archive.write("lower", lower);
+    const std::string tmp = path + ".tmp";
+    try
+    {
+        archive.save_to(tmp);
+    }
+    catch (const std::exception& e)
+    {
+        throw std::runtime_error("drl: cannot write the checkpoint " + path + ": " +
+                                 FirstLine(e.what()));
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    {
+        std::remove(tmp.c_str());
+        throw std::runtime_error("drl: cannot write the checkpoint " + path);
+    }
+}
+
+DrlPolicy
+DrlPolicy::Load(const std::string& path)
+{
+    const std::string how = "; make one with `allreduce-train --topology=SPEC --out=DIR` (it "
+                            "writes DIR/policy.pt), or use one shipped in models/";
+    if (!std::ifstream(path).good())
+    {
+        throw std::runtime_error("drl: no checkpoint at '" + path + "' (missing or unreadable)" +
+                                 how);
+    }
+    torch::serialize::InputArchive archive;
+    try
+    {
+        archive.load_from(path);
+    }
+    catch (const std::exception& e)
+    {
+        throw std::runtime_error("drl: '" + path + "' is not a readable checkpoint (corrupt, "
+                                 "truncated or not written by torch::save): " +
+                                 FirstLine(e.what()) + how);
+    }
+    torch::Tensor meta;
+    if (!archive.try_read("meta", meta) || meta.dim() != 1 || meta.numel() != 7)
+    {
+        throw std::runtime_error("drl: '" + path + "' is a torch file but not a drl checkpoint "
+                                 "(no 'meta' entry)" + how);
+    }
+    const auto m = meta.to(torch::kInt64);
+    const int64_t version = m[0].item<int64_t>();
+    if (version != FORMAT_VERSION || m[1].item<int64_t>() != DrlEnvironment::TREE_FEATURES ||
+        m[2].item<int64_t>() != DrlEnvironment::CANDIDATE_FEATURES ||
+        m[3].item<int64_t>() != DrlEnvironment::GLOBAL_FEATURES)
+    {
+        throw std::runtime_error(
+            "drl: '" + path + "' was made for another version of the observations (format " +
+            std::to_string(version) + " with " + std::to_string(m[1].item<int64_t>()) + "/" +
+            std::to_string(m[2].item<int64_t>()) + "/" + std::to_string(m[3].item<int64_t>()) +
+            " features; this build has format " + std::to_string(FORMAT_VERSION) + " with " +
+            std::to_string(DrlEnvironment::TREE_FEATURES) + "/" +
+            std::to_string(DrlEnvironment::CANDIDATE_FEATURES) + "/" +
+            std::to_string(DrlEnvironment::GLOBAL_FEATURES) + "); train it again" + how);
+    }
+    DrlHyperParams params;
+    const int64_t hidden = m[4].item<int64_t>();
+    const int64_t trees = m[5].item<int64_t>();
+    if (hidden < 1 || hidden > 4096 || trees < 1 || trees > 64)
+    {
+        throw std::runtime_error("drl: '" + path + "' has an implausible header (hidden width " +
+                                 std::to_string(hidden) + ", trees per root " +
+                                 std::to_string(trees) + ")" + how);
+    }
+    params.hidden = static_cast<uint32_t>(hidden);
+    params.treesPerRoot = static_cast<uint32_t>(trees);
+    params.treeSeed = static_cast<uint32_t>(m[6].item<int64_t>());
+    DrlPolicy policy(params);
+    try
+    {
+        c10::IValue info;
+        if (archive.try_read("info", info) && info.isString())
+        {
+            policy.m_info = info.toStringRef();
+        }
+        torch::serialize::InputArchive upper;
+        torch::serialize::InputArchive lower;
+        archive.read("upper", upper);
+        archive.read("lower", lower);
+        policy.m_upper->load(upper);
+        policy.m_lower->load(lower);
+    }
+    catch (const std::exception& e)
+    {
+        throw std::runtime_error("drl: '" + path + "' does not match the networks its header "
+                                 "describes: " +
+                                 FirstLine(e.what()) + how);
+    }
+    return policy;
+}
+
+DrlEpisode
+DrlPolicy::Run(DrlEnvironment& env,
+               Mode upperMode,
+               Mode lowerMode,
+               std::mt19937_64& rng,
+               bool record,
+               const DrlTeacher* teacher) const
+{
+    torch::NoGradGuard noGrad;
+    DrlEpisode episode;
+    const uint32_t nTrees = env.GetNTrees();
+    while (!env.IsDone())
+    {
+        // Upper: one Bernoulli per selectable tree.
+        DrlStep up;
+        up.items = env.GetTreeFeatures();
+        up.global = env.GetGlobalFeatures();
+        up.mask = env.GetTreeMask();
+        up.chosen.assign(nTrees, 0);
+        if (teacher)
+        {
+            // The teacher's trees; the network is not asked.
+            const std::vector<uint8_t> taught = env.GetTreesOfSet(teacher->set);
+            for (uint32_t t = 0; t < nTrees; ++t)
+            {
+                up.chosen[t] = up.mask[t] && taught[t];
+            }
+        }
+        else
+        {
+            auto [logits, value] = m_upper->forward(
+                ItemTensor(up.items, nTrees, DrlEnvironment::TREE_FEATURES),
+                torch::zeros({static_cast<int64_t>(nTrees)}, torch::kInt64),
+                GlobalTensor(up.global));
+            const auto l = logits.contiguous();
+            const float* lp = l.data_ptr<float>();
+            double logp = 0;
+            for (uint32_t t = 0; t < nTrees; ++t)
+            {
+                if (!up.mask[t])
+                {
+                    continue;
+                }
+                const double p = 1.0 / (1.0 + std::exp(-static_cast<double>(lp[t])));
+                up.chosen[t] = upperMode == Mode::Greedy ? (p > 0.5) : (Uniform(rng) < p);
+                logp += std::log(std::max(1e-12, up.chosen[t] ? p : 1.0 - p));
+            }
+            up.logp = static_cast<float>(logp);
+            up.value = value.item<float>();
+        }
+        env.SelectTrees(up.chosen);
+
+        // Lower: one masked categorical pick at a time until nothing fits.
+        size_t firstLower = episode.lower.size();
+        while (env.CanPick())
+        {
+            // The policy sees the pickable candidates only: the mask removes the others.
+            const std::vector<uint8_t>& mask = env.GetCandidateMask();
+            std::vector<uint32_t> open;
+            for (uint32_t c = 0; c < mask.size(); ++c)
+            {
+                if (mask[c])
+                {
+                    open.push_back(c);
+                }
+            }
+            const auto n = static_cast<int64_t>(open.size());
+            DrlStep low;
+            uint32_t pick = 0; // index into open
+            float lowValue = 0;
+            double lowLogp = 0;
+            if (teacher && !record)
+            {
+                const uint32_t c = env.TeacherPick(teacher->rule);
+                pick = static_cast<uint32_t>(std::find(open.begin(), open.end(), c) - open.begin());
+            }
+            else if (n == 1 && !record)
+            {
+                // One choice: no need to ask the network.
+            }
+            else
+            {
+                const std::vector<float> all = env.GetCandidateFeatures();
+                const size_t f = DrlEnvironment::CANDIDATE_FEATURES;
+                low.items.resize(open.size() * f);
+                for (size_t i = 0; i < open.size(); ++i)
+                {
+                    std::copy_n(all.begin() + open[i] * f, f, low.items.begin() + i * f);
+                }
+                low.global = env.GetGlobalFeatures();
+                low.mask.assign(open.size(), 1);
+                if (teacher)
+                {
+                    // The teacher's equally good picks; the network is not asked.
+                    const std::vector<uint8_t> ties = env.TeacherTies(teacher->rule);
+                    low.chosen.assign(open.size(), 0);
+                    bool first = true;
+                    for (size_t i = 0; i < open.size(); ++i)
+                    {
+                        low.chosen[i] = ties[open[i]];
+                        if (ties[open[i]] && first)
+                        {
+                            pick = static_cast<uint32_t>(i);
+                            first = false;
+                        }
+                    }
+                }
+                else
+                {
+                    auto [ll, lv] = m_lower->forward(ItemTensor(low.items, n, f),
+                                                     torch::zeros({n}, torch::kInt64),
+                                                     GlobalTensor(low.global));
+                    const auto lc = ll.contiguous();
+                    const float* q = lc.data_ptr<float>();
+                    double top = -std::numeric_limits<double>::infinity();
+                    for (int64_t c = 0; c < n; ++c)
+                    {
+                        if (q[c] > top)
+                        {
+                            top = q[c];
+                            pick = static_cast<uint32_t>(c);
+                        }
+                    }
+                    double z = 0;
+                    for (int64_t c = 0; c < n; ++c)
+                    {
+                        z += std::exp(q[c] - top);
+                    }
+                    if (lowerMode == Mode::Sample)
+                    {
+                        double u = Uniform(rng) * z;
+                        for (int64_t c = 0; c < n; ++c)
+                        {
+                            pick = static_cast<uint32_t>(c);
+                            u -= std::exp(q[c] - top);
+                            if (u < 0)
+                            {
+                                break;
+                            }
+                        }
+                    }
+                    lowLogp = q[pick] - top - std::log(z);
+                    lowValue = lv.item<float>();
+                }
+            }
+            const double reward = env.Pick(open[pick]);
+            if (record)
+            {
+                low.action = pick;
+                low.logp = static_cast<float>(lowLogp);
+                low.value = lowValue;
+                low.reward = static_cast<float>(reward);
+                episode.lower.push_back(std::move(low));
+            }
+        }
+        const double reward = env.CloseRound();
+        episode.upperReturn += reward;
+        const bool done = env.IsDone();
+        if (record)
+        {
+            up.reward = static_cast<float>(reward);
+            up.roundEnd = true;
+            up.last = done;
+            episode.upper.push_back(std::move(up));
+            if (episode.lower.size() > firstLower)
+            {
+                // The round ends here: the next lower step is a round later.
+                episode.lower.back().roundEnd = true;
+                episode.lower.back().last = done;
+            }
+        }
+    }
+    episode.rounds = env.GetRound();
+    return episode;
+}
+
+Plan
+DrlPolicy::Decode(DrlEnvironment& env, uint32_t samples, uint64_t seed) const
+{
+    std::mt19937_64 rng(seed);
+    Plan best;
+    uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
+    for (uint32_t i = 0; i <= samples; ++i)
+    {
+        env.Reset();
+        const Mode mode = i == 0 ? Mode::Greedy : Mode::Sample;
+        const DrlEpisode e = Run(env, mode, mode, rng, false);
+        if (e.rounds < bestRounds)
+        {
+            bestRounds = e.rounds;
+            best = env.GetPlan();
+        }
+    }
+    return best;
+}
+
+std::unique_ptr<DrlEnvironment>
+MakeDrlEnvironment(const Topology& topology,
+                   uint32_t treesPerRoot,
+                   uint32_t treeSeed,
+                   uint32_t pieces)
+{
+    auto trees = OptimalScheduler::BuildCandidateTrees(topology, treesPerRoot, treeSeed);
+    std::vector<WorkloadSet> sets;
+    for (const auto& t : trees)
+    {
+        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::Merge, pieces));
+    }
+    return std::make_unique<DrlEnvironment>(std::move(trees), std::move(sets));
+}
+
+#else // ALLREDUCE_HAVE_TORCH
+
+bool
+IsDrlAvailable()
+{
+    return false;
+}
+
+std::string
+GetDrlUnavailableReason()
+{
+    return "the 'drl' scheduler and allreduce-train need LibTorch, and this build has none: "
+           "install it (apt-get install libtorch-dev) and configure again (with "
+           "-DALLREDUCE_WITH_TORCH=ON, the default)";
+}
+
+#endif // ALLREDUCE_HAVE_TORCH
+
+} // namespace ns3

@@ -1,0 +1,235 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_DRL_POLICY_H
+#define ALLREDUCE_DRL_POLICY_H
+
+#include "drl-environment.h"
+#include "drl-scheduler.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#ifdef ALLREDUCE_HAVE_TORCH
+#include <torch/torch.h>
+#endif
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * Every hyper-parameter of the hierarchical DRL scheduler and its training, with the defaults
+ * the shipped checkpoints were trained with.
+ */
+struct DrlHyperParams
+{
+    // --- networks and candidates ---
+    uint32_t hidden{32};        //!< width of every hidden layer
+    uint32_t treesPerRoot{3};   //!< candidate flow trees per root (1: shortest-path trees only)
+    uint32_t treeSeed{1};       //!< seed of the candidate trees (balanced trees)
+
+    // --- the iterative scheme (the paper's Algorithm 1) ---
+    uint32_t upperIterations{2}; //!< J: iterations training the upper level, lower frozen
+    uint32_t lowerIterations{4}; //!< K: iterations training the lower level, upper frozen
+
+    // --- PPO, per iteration ---
+    uint32_t episodes{4};      //!< sampled episodes per training topology
+    uint32_t epochs{4};        //!< passes over the collected steps
+    uint32_t minibatch{256};   //!< steps per gradient step
+    uint32_t maxSteps{2048};   //!< at most this many steps (sampled) per update
+    double learningRate{1e-4}; //!< Adam's step size for PPO
+    double clip{0.2};          //!< PPO's clip range of the probability ratio
+    double gamma{0.95};        //!< discount per round (the lower level's steps within a
+                               //!< round are not discounted)
+    double lambda{0.95};       //!< GAE's lambda
+    double entropy{0.01};      //!< entropy bonus coefficient
+    double valueCoef{0.5};     //!< value loss coefficient
+    double maxGradNorm{0.5};   //!< gradient clipping
+
+    // --- warm start by imitation of the balanced scheduler's rules ---
+    uint32_t imitationSteps{300}; //!< gradient steps per level on minibatches of the
+                                  //!< teacher's steps (0: no warm start)
+    double imitationRate{3e-3};   //!< Adam's step size for imitation
+
+    // --- decoding after training ---
+    uint32_t evalSamples{8};   //!< sampled episodes (besides the greedy one) when picking the
+                               //!< best checkpoint during training
+};
+
+/// One decision of one level, as stored for PPO or imitation.
+struct DrlStep
+{
+    std::vector<float> items;    //!< per item (tree or candidate), its features, row-major
+    std::vector<float> global;   //!< global features
+    std::vector<uint8_t> mask;   //!< per item, 1 when it may be chosen
+    std::vector<uint8_t> chosen; //!< upper: per item 0/1; lower (imitation): the teacher's
+                                 //!< equally good picks
+    uint32_t action{0};          //!< lower: the pick
+    float logp{0};               //!< log-probability of the action when taken
+    float value{0};              //!< value estimate when taken
+    float reward{0};             //!< reward after it
+    bool roundEnd{false};        //!< the round ended after it (the discount applies)
+    bool last{false};            //!< the episode ended after it
+};
+
+/// What one episode did.
+struct DrlEpisode
+{
+    uint32_t rounds{0};            //!< rounds of the schedule
+    double upperReturn{0};         //!< sum of upper rewards
+    std::vector<DrlStep> upper;    //!< upper steps (when recorded)
+    std::vector<DrlStep> lower;    //!< lower steps (when recorded)
+};
+
+/// A demonstrator for the warm start: the balanced scheduler's choices in the environment.
+struct DrlTeacher
+{
+    uint32_t set{0};  //!< the candidate tree set whose trees the upper level selects
+    uint32_t rule{0}; //!< the list rule the lower level follows (DrlEnvironment::TeacherPick)
+};
+
+#ifdef ALLREDUCE_HAVE_TORCH
+
+/**
+ * \ingroup allreduce
+ * A size-independent policy over a set of items (flow trees or candidate workloads): a shared
+ * per-item encoder (item and global features -> hidden, two tanh layers), mean pooling as
+ * context, a per-item logit head (item code + context) and a value head (context + global).
+ * It knows nothing of the number of items, so one network runs on any topology.
+ */
+class SetPolicyImpl : public torch::nn::Module
+{
+  public:
+    /**
+     * \param itemFeatures features per item
+     * \param globalFeatures global features
+     * \param hidden hidden width
+     */
+    SetPolicyImpl(int64_t itemFeatures, int64_t globalFeatures, int64_t hidden);
+
+    /**
+     * A batch of B decisions, flat: the items of all of them, each tagged with its decision.
+     * \param items [R, itemFeatures], the items of all decisions
+     * \param segment [R] int64, the decision (0..B-1) of every item
+     * \param global [B, globalFeatures]
+     * \return a logit per item [R] and a value per decision [B]
+     */
+    std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& items,
+                                                    const torch::Tensor& segment,
+                                                    const torch::Tensor& global);
+
+  private:
+    torch::nn::Sequential m_encoder{nullptr}; //!< item (+ global) -> hidden
+    torch::nn::Sequential m_head{nullptr};    //!< item hidden + pooled -> logit
+    torch::nn::Sequential m_value{nullptr};   //!< pooled + global -> value
+};
+
+TORCH_MODULE(SetPolicy);
+
+/**
+ * \ingroup allreduce
+ * The two policies of the hierarchical scheduler, their checkpoint file, and how they act on a
+ * DrlEnvironment.
+ */
+class DrlPolicy
+{
+  public:
+    /// How actions are chosen.
+    enum class Mode
+    {
+        Greedy, //!< the most likely action (upper: probability > 0.5)
+        Sample, //!< sampled from the policy
+    };
+
+    /**
+     * New policies with random weights from torch's generator (seed it first).
+     * \param params the hyper-parameters (hidden width, trees per root)
+     */
+    explicit DrlPolicy(const DrlHyperParams& params = DrlHyperParams());
+
+    /**
+     * \param path the checkpoint file (from Save or allreduce-train)
+     * \return the policies in it
+     * \throws std::runtime_error for a missing, unreadable, corrupt or mismatched file, with
+     *         what was wrong and how to make a good one
+     */
+    static DrlPolicy Load(const std::string& path);
+
+    /**
+     * Writes the policies (and what they were trained on) to a file, atomically.
+     * \param path the checkpoint file
+     */
+    void Save(const std::string& path) const;
+
+    /// \return the upper (flow-tree selection) policy
+    SetPolicy& GetUpper();
+    /// \return the lower (workload scheduling) policy
+    SetPolicy& GetLower();
+    /// \return the hidden width
+    uint32_t GetHidden() const;
+    /// \return the candidate trees per root the policies were trained with
+    uint32_t GetTreesPerRoot() const;
+    /// \return the candidate trees' seed
+    uint32_t GetTreeSeed() const;
+    /// \return free text saved with the checkpoint (what it was trained on)
+    const std::string& GetInfo() const;
+    /// \param info free text saved with the checkpoint
+    void SetInfo(const std::string& info);
+
+    /**
+     * Runs one episode from the environment's start to the end of the AllReduce.
+     * \param env the environment (reset first)
+     * \param upperMode how the upper level acts
+     * \param lowerMode how the lower level acts
+     * \param rng the generator for sampled actions
+     * \param record whether to keep the steps (for training)
+     * \param teacher when given, both levels take the teacher's actions instead (the
+     *        policies' log-probabilities of them are recorded)
+     * \return the episode
+     */
+    DrlEpisode Run(DrlEnvironment& env, Mode upperMode, Mode lowerMode, std::mt19937_64& rng,
+                   bool record, const DrlTeacher* teacher = nullptr) const;
+
+    /**
+     * The greedy episode and `samples` sampled ones; the plan of the one with fewest rounds
+     * (the first such).
+     * \param env the environment
+     * \param samples sampled episodes besides the greedy one
+     * \param seed seed of the samples
+     * \return the best plan
+     */
+    Plan Decode(DrlEnvironment& env, uint32_t samples, uint64_t seed) const;
+
+  private:
+    uint32_t m_hidden;         //!< hidden width
+    uint32_t m_treesPerRoot;   //!< trees per root
+    uint32_t m_treeSeed;       //!< candidate trees' seed
+    std::string m_info;        //!< free text
+    mutable SetPolicy m_upper{nullptr}; //!< flow-tree selection (acting does not change it)
+    mutable SetPolicy m_lower{nullptr}; //!< workload scheduling
+};
+
+/**
+ * \ingroup allreduce
+ * Builds the environment the `drl` scheduler and the trainer use on a topology: merge
+ * workloads on `treesPerRoot` candidate tree sets (OptimalScheduler::BuildCandidateTrees).
+ * \param topology the topology
+ * \param treesPerRoot candidate trees per root
+ * \param treeSeed their seed
+ * \param pieces pieces per chunk
+ * \return the environment
+ */
+std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(const Topology& topology,
+                                                   uint32_t treesPerRoot,
+                                                   uint32_t treeSeed,
+                                                   uint32_t pieces);
+
+#endif // ALLREDUCE_HAVE_TORCH
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_DRL_POLICY_H */

@@ -1,0 +1,208 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "drl-scheduler.h"
+
+#include "drl-policy.h"
+
+#include "ns3/log.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <cctype>
+#include <fstream>
+#include <cstdlib>
+#include <stdexcept>
+
+#ifndef ALLREDUCE_SOURCE_MODEL_DIR
+#define ALLREDUCE_SOURCE_MODEL_DIR "models"
+#endif
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DrlScheduler");
+
+NS_OBJECT_ENSURE_REGISTERED(DrlScheduler);
+
+std::string
+GetDrlModelName(const std::string& topologyName)
+{
+    std::string lower;
+    for (char c : topologyName)
+    {
+        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    // Drop "seed=N" (and the separator before it): one checkpoint serves every seed.
+    const size_t seed = lower.find("seed=");
+    if (seed != std::string::npos)
+    {
+        size_t end = seed + 5;
+        while (end < lower.size() && std::isdigit(static_cast<unsigned char>(lower[end])))
+        {
+            ++end;
+        }
+        size_t begin = seed;
+        if (begin > 0 && lower[begin - 1] == ',')
+        {
+            --begin;
+        }
+        lower.erase(begin, end - begin);
+    }
+    std::string name;
+    for (char c : lower)
+    {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+        {
+            name += c;
+        }
+        else if (!name.empty() && name.back() != '-')
+        {
+            name += '-';
+        }
+    }
+    while (!name.empty() && name.back() == '-')
+    {
+        name.pop_back();
+    }
+    return name;
+}
+
+std::string
+GetDrlModelDirectory()
+{
+    const char* env = std::getenv("ALLREDUCE_MODEL_DIR");
+    return env && *env ? std::string(env) : std::string(ALLREDUCE_SOURCE_MODEL_DIR);
+}
+
+TypeId
+DrlScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::DrlScheduler")
+            .SetParent<AllReduceScheduler>()
+            .SetGroupName("AllReduce")
+            .AddConstructor<DrlScheduler>()
+            .AddAttribute("Model",
+                          "The checkpoint (allreduce-train's policy.pt); empty: the shipped one "
+                          "for the topology in the model directory",
+                          StringValue(""),
+                          MakeStringAccessor(&DrlScheduler::m_model),
+                          MakeStringChecker())
+            .AddAttribute("Samples",
+                          "Sampled episodes decoded besides the greedy one; the fewest rounds win",
+                          UintegerValue(32),
+                          MakeUintegerAccessor(&DrlScheduler::m_samples),
+                          MakeUintegerChecker<uint32_t>(0, 100000))
+            .AddAttribute("Seed",
+                          "Seed of the sampled episodes",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&DrlScheduler::m_seed),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+DrlScheduler::DrlScheduler() = default;
+
+DrlScheduler::~DrlScheduler() = default;
+
+std::string
+DrlScheduler::GetName() const
+{
+    return "drl";
+}
+
+std::string
+DrlScheduler::GetModelPath(const std::string& topologyName) const
+{
+    if (!m_model.empty())
+    {
+        return m_model;
+    }
+    return GetDrlModelDirectory() + "/" + GetDrlModelName(topologyName) + ".pt";
+}
+
+#ifdef ALLREDUCE_HAVE_TORCH
+
+const DrlPolicy&
+DrlScheduler::GetPolicy(const std::string& topologyName)
+{
+    const std::string path = GetModelPath(topologyName);
+    if (!m_policy || path != m_loadedPath)
+    {
+        if (m_model.empty() && !std::ifstream(path).good())
+        {
+            throw std::runtime_error(
+                "drl: no shipped checkpoint for " + topologyName + " (looked for " + path +
+                "); train one with `allreduce-train --topology=SPEC --out=DIR` and pass "
+                "--model=DIR/policy.pt, or set ALLREDUCE_MODEL_DIR");
+        }
+        m_policy = std::make_shared<DrlPolicy>(DrlPolicy::Load(path));
+        m_loadedPath = path;
+        NS_LOG_INFO("drl: loaded " << path << " (" << m_policy->GetInfo() << ")");
+    }
+    return *m_policy;
+}
+
+void
+DrlScheduler::Prepare(const WorkloadSet& workloads)
+{
+    const DrlPolicy& policy = GetPolicy(workloads.GetTopology().GetName());
+    DrlEnvironment env(workloads);
+    m_schedule = policy.Decode(env, m_samples, m_seed).schedule;
+    m_schedule.scheduler = GetName();
+}
+
+Plan
+DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
+{
+    const DrlPolicy& policy = GetPolicy(topology.GetName());
+    auto env = MakeDrlEnvironment(topology, policy.GetTreesPerRoot(), policy.GetTreeSeed(), pieces);
+    Plan plan = policy.Decode(*env, m_samples, m_seed);
+    plan.schedule.scheduler = GetName();
+    m_schedule = plan.schedule;
+    const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
+    if (!check.valid)
+    {
+        throw std::logic_error("drl: the policy's schedule is invalid (" + check.error +
+                               "); please report this");
+    }
+    return plan;
+}
+
+#else // ALLREDUCE_HAVE_TORCH
+
+const DrlPolicy&
+DrlScheduler::GetPolicy(const std::string& /* topologyName */)
+{
+    throw std::runtime_error(GetDrlUnavailableReason());
+}
+
+void
+DrlScheduler::Prepare(const WorkloadSet& workloads)
+{
+    GetPolicy(workloads.GetTopology().GetName());
+}
+
+Plan
+DrlScheduler::MakePlan(const Topology& topology, uint32_t /* pieces */)
+{
+    GetPolicy(topology.GetName());
+    return Plan();
+}
+
+#endif // ALLREDUCE_HAVE_TORCH
+
+std::vector<uint32_t>
+DrlScheduler::SelectRound(const RoundEngine& engine)
+{
+    const uint32_t t = engine.GetRound();
+    if (t >= m_schedule.rounds.size())
+    {
+        return {};
+    }
+    return m_schedule.rounds[t];
+}
+
+} // namespace ns3

@@ -1,0 +1,98 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_DRL_SCHEDULER_H
+#define ALLREDUCE_DRL_SCHEDULER_H
+
+#include "allreduce-scheduler.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ns3
+{
+
+class DrlPolicy;
+
+/**
+ * \ingroup allreduce
+ * \return true when the module was built with LibTorch, so that the `drl` scheduler and the
+ *         trainer can run
+ */
+bool IsDrlAvailable();
+
+/**
+ * \ingroup allreduce
+ * \return why the learning parts cannot run and how to enable them (empty when they can)
+ */
+std::string GetDrlUnavailableReason();
+
+/**
+ * \ingroup allreduce
+ * \param topologyName a topology's name, e.g. "jellyfish(switches=10,degree=4,servers=1,seed=3)"
+ * \return the name of its shipped checkpoint without ".pt": lower case, the seed dropped (one
+ *         checkpoint serves every seed of a random family), other characters joined by '-', e.g.
+ *         "jellyfish-switches-10-degree-4-servers-1"
+ */
+std::string GetDrlModelName(const std::string& topologyName);
+
+/**
+ * \ingroup allreduce
+ * \return the directory of the shipped checkpoints: $ALLREDUCE_MODEL_DIR when set, else the
+ *         source tree's models/ directory
+ */
+std::string GetDrlModelDirectory();
+
+/**
+ * \ingroup allreduce
+ * The hierarchical DRL scheduler (DESIGN §7): a flow-tree selection policy picks, every round,
+ * which candidate flow trees may send; a workload scheduling policy then picks their workloads
+ * one at a time, masked so that the round stays valid. Both come from a checkpoint written by
+ * allreduce-train (DrlPolicy::Save).
+ *
+ * Attributes: Model (the checkpoint; empty: the shipped one for the topology, see
+ * GetDrlModelName), Samples (sampled episodes decoded besides the greedy one; the fewest rounds
+ * win), Seed (of those samples).
+ *
+ * MakePlan uses the checkpoint's candidate trees per root, so the upper level also chooses
+ * routing. Given fixed workloads (RunRounds, any semantics), every chunk has its one tree.
+ */
+class DrlScheduler : public AllReduceScheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    DrlScheduler();
+    ~DrlScheduler() override;
+
+    std::string GetName() const override;
+    void Prepare(const WorkloadSet& workloads) override;
+    std::vector<uint32_t> SelectRound(const RoundEngine& engine) override;
+    Plan MakePlan(const Topology& topology, uint32_t pieces) override;
+
+    /**
+     * \param topologyName the topology the checkpoint is for (used when Model is empty)
+     * \return the checkpoint path that will be loaded
+     */
+    std::string GetModelPath(const std::string& topologyName) const;
+
+  private:
+    /// \return the policy of the checkpoint for this topology (loaded once per path)
+    const DrlPolicy& GetPolicy(const std::string& topologyName);
+
+    std::string m_model;                 //!< Model attribute
+    uint32_t m_samples{32};              //!< Samples attribute
+    uint32_t m_seed{1};                  //!< Seed attribute
+    std::string m_loadedPath;            //!< path of m_policy
+    std::shared_ptr<DrlPolicy> m_policy; //!< the loaded policies
+    Schedule m_schedule;                 //!< what SelectRound replays
+};
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_DRL_SCHEDULER_H */

@@ -1,0 +1,704 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "drl-trainer.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DrlTrainer");
+
+#ifdef ALLREDUCE_HAVE_TORCH
+
+namespace
+{
+
+/// \return policies with weights drawn after seeding torch's generator
+DrlPolicy
+SeededPolicy(const DrlHyperParams& params, uint64_t seed)
+{
+    torch::manual_seed(seed);
+    return DrlPolicy(params);
+}
+
+/// A step of an episode with its advantage and return.
+struct Sample
+{
+    const DrlStep* step;
+    float advantage;
+    float ret;
+};
+
+/// Some steps of one level as flat tensors: all their items, each tagged with its step.
+struct Batch
+{
+    torch::Tensor items;   //!< [R, F]
+    torch::Tensor segment; //!< [R] int64, the step of each item
+    torch::Tensor mask;    //!< [R] float, 1 when choosable
+    torch::Tensor chosen;  //!< [R] float: upper, the selection; lower (imitation), the teacher's
+    torch::Tensor action;  //!< [B] int64 (lower): the row of the pick
+    torch::Tensor global;  //!< [B, G]
+    int64_t steps{0};      //!< B
+};
+
+Batch
+MakeBatch(const std::vector<const DrlStep*>& steps, size_t features)
+{
+    const auto b = static_cast<int64_t>(steps.size());
+    size_t rows = 0;
+    for (const DrlStep* s : steps)
+    {
+        rows += s->mask.size();
+    }
+    const auto g = static_cast<int64_t>(steps.front()->global.size());
+    std::vector<float> items;
+    items.reserve(rows * features);
+    std::vector<int64_t> segment;
+    segment.reserve(rows);
+    std::vector<float> mask;
+    mask.reserve(rows);
+    std::vector<float> chosen(rows, 0.0f);
+    std::vector<float> global;
+    global.reserve(b * g);
+    std::vector<int64_t> action(b, 0);
+    size_t row = 0;
+    for (int64_t i = 0; i < b; ++i)
+    {
+        const DrlStep& s = *steps[i];
+        items.insert(items.end(), s.items.begin(), s.items.end());
+        for (size_t j = 0; j < s.mask.size(); ++j)
+        {
+            segment.push_back(i);
+            mask.push_back(s.mask[j]);
+            chosen[row + j] = j < s.chosen.size() ? s.chosen[j] : 0.0f;
+        }
+        global.insert(global.end(), s.global.begin(), s.global.end());
+        action[i] = static_cast<int64_t>(row + s.action);
+        row += s.mask.size();
+    }
+    const auto r = static_cast<int64_t>(rows);
+    Batch batch;
+    batch.items =
+        torch::from_blob(items.data(), {r, static_cast<int64_t>(features)}, torch::kFloat32).clone();
+    batch.segment = torch::from_blob(segment.data(), {r}, torch::kInt64).clone();
+    batch.mask = torch::from_blob(mask.data(), {r}, torch::kFloat32).clone();
+    batch.chosen = torch::from_blob(chosen.data(), {r}, torch::kFloat32).clone();
+    batch.action = torch::from_blob(action.data(), {b}, torch::kInt64).clone();
+    batch.global = torch::from_blob(global.data(), {b, g}, torch::kFloat32).clone();
+    batch.steps = b;
+    return batch;
+}
+
+/// \return per step, the sum of the values of its rows
+torch::Tensor
+SumPerStep(const torch::Tensor& values, const Batch& batch)
+{
+    return torch::zeros({batch.steps}, torch::kFloat32).index_add(0, batch.segment, values);
+}
+
+/// \return per step, log of the sum of exp(logit) over the rows where `where` is 1
+torch::Tensor
+LogSumExpPerStep(const torch::Tensor& logits, const torch::Tensor& where, const Batch& batch)
+{
+    // The networks end in a linear layer on tanh codes: logits stay far from overflow, but
+    // clamp them to be safe.
+    return torch::log(SumPerStep(torch::exp(logits.clamp(-60, 60)) * where, batch)
+                          .clamp_min(1e-30));
+}
+
+/// Log-probabilities of the taken actions and the entropies, per step.
+std::pair<torch::Tensor, torch::Tensor>
+LogProbAndEntropy(bool upper, const torch::Tensor& logits, const Batch& batch)
+{
+    if (upper)
+    {
+        // Independent Bernoullis over the choosable trees.
+        const auto logP = torch::log_sigmoid(logits);
+        const auto logQ = torch::log_sigmoid(-logits);
+        const auto logp =
+            SumPerStep((batch.chosen * logP + (1 - batch.chosen) * logQ) * batch.mask, batch);
+        const auto p = torch::sigmoid(logits);
+        const auto entropy = SumPerStep(-(p * logP + (1 - p) * logQ) * batch.mask, batch) /
+                             SumPerStep(batch.mask, batch).clamp_min(1.0);
+        return {logp, entropy};
+    }
+    const auto lse = LogSumExpPerStep(logits, batch.mask, batch);
+    const auto logSoft = logits.clamp(-60, 60) - lse.index_select(0, batch.segment);
+    const auto logp = logSoft.index_select(0, batch.action);
+    const auto entropy = SumPerStep(-(logSoft.exp() * logSoft) * batch.mask, batch);
+    return {logp, entropy};
+}
+
+std::vector<torch::Tensor>
+Parameters(SetPolicy& a)
+{
+    return a->parameters();
+}
+
+const char* const LEVELS[] = {"start", "upper", "lower"};
+
+} // namespace
+
+DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
+                       const DrlHyperParams& params,
+                       uint64_t seed,
+                       uint32_t pieces)
+    : m_topologies(std::move(topologies)),
+      m_params(params),
+      m_seed(seed),
+      m_pieces(pieces),
+      m_policy(SeededPolicy(params, seed))
+{
+    if (m_topologies.empty())
+    {
+        throw std::invalid_argument("drl: give at least one training topology");
+    }
+    for (const Topology& t : m_topologies)
+    {
+        if (t.GetNServers() < 2)
+        {
+            throw std::invalid_argument("drl: topology '" + t.GetName() +
+                                        "' has fewer than two servers: nothing to schedule");
+        }
+        m_envs.push_back(MakeDrlEnvironment(t, params.treesPerRoot, params.treeSeed, pieces));
+    }
+    m_upperOpt = std::make_unique<torch::optim::Adam>(
+        Parameters(m_policy.GetUpper()),
+        torch::optim::AdamOptions(params.learningRate));
+    m_lowerOpt = std::make_unique<torch::optim::Adam>(
+        Parameters(m_policy.GetLower()),
+        torch::optim::AdamOptions(params.learningRate));
+}
+
+DrlPolicy&
+DrlTrainer::GetPolicy()
+{
+    return m_policy;
+}
+
+const std::vector<uint32_t>&
+DrlTrainer::GetTeacherRounds() const
+{
+    return m_teacherRounds;
+}
+
+const std::vector<DrlCurveRow>&
+DrlTrainer::GetCurve() const
+{
+    return m_curve;
+}
+
+double
+DrlTrainer::MeanSampledRounds(uint32_t samples, uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    double sum = 0;
+    for (auto& env : m_envs)
+    {
+        for (uint32_t i = 0; i < samples; ++i)
+        {
+            env->Reset();
+            sum += m_policy.Run(*env, DrlPolicy::Mode::Sample, DrlPolicy::Mode::Sample, rng, false)
+                       .rounds;
+        }
+    }
+    return sum / std::max<size_t>(1, m_envs.size() * samples);
+}
+
+void
+DrlTrainer::Imitate()
+{
+    // The teacher's best (tree set, rule) per topology, recorded.
+    std::vector<DrlEpisode> shows;
+    std::mt19937_64 unused(m_seed);
+    for (size_t i = 0; i < m_envs.size(); ++i)
+    {
+        DrlEnvironment& env = *m_envs[i];
+        DrlTeacher best;
+        uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
+        for (uint32_t set = 0; set < env.GetNSets(); ++set)
+        {
+            for (uint32_t rule = 0; rule < 4; ++rule)
+            {
+                env.Reset();
+                const DrlTeacher teacher{set, rule};
+                const uint32_t rounds = m_policy
+                                            .Run(env,
+                                                 DrlPolicy::Mode::Greedy,
+                                                 DrlPolicy::Mode::Greedy,
+                                                 unused,
+                                                 false,
+                                                 &teacher)
+                                            .rounds;
+                if (rounds < bestRounds)
+                {
+                    best = teacher;
+                    bestRounds = rounds;
+                }
+            }
+        }
+        env.Reset();
+        shows.push_back(
+            m_policy.Run(env, DrlPolicy::Mode::Greedy, DrlPolicy::Mode::Greedy, unused, true, &best));
+        m_teacherRounds.push_back(bestRounds);
+        NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << bestRounds
+                                  << " rounds (tree set " << best.set << ", rule " << best.rule
+                                  << ")");
+    }
+    std::vector<const DrlStep*> upper;
+    std::vector<const DrlStep*> lower;
+    for (const auto& e : shows)
+    {
+        for (const auto& s : e.upper)
+        {
+            upper.push_back(&s);
+        }
+        for (const auto& s : e.lower)
+        {
+            if (std::count(s.mask.begin(), s.mask.end(), 1) > 1)
+            {
+                lower.push_back(&s); // a forced pick teaches nothing
+            }
+        }
+    }
+    std::vector<torch::Tensor> params = Parameters(m_policy.GetUpper());
+    for (const auto& p : Parameters(m_policy.GetLower()))
+    {
+        params.push_back(p);
+    }
+    torch::optim::Adam opt(params, torch::optim::AdamOptions(m_params.imitationRate));
+    std::mt19937_64 rng(m_seed * 7919 + 1);
+    for (uint32_t step = 0; step < m_params.imitationSteps; ++step)
+    {
+        for (int level = 0; level < 2; ++level)
+        {
+            auto& steps = level == 0 ? upper : lower;
+            if (steps.empty())
+            {
+                continue;
+            }
+            // A minibatch drawn without replacement (a partial shuffle).
+            const size_t size = std::min<size_t>(steps.size(), m_params.minibatch);
+            for (size_t i = 0; i < size; ++i)
+            {
+                std::uniform_int_distribution<size_t> pick(i, steps.size() - 1);
+                std::swap(steps[i], steps[pick(rng)]);
+            }
+            {
+                std::vector<const DrlStep*> mb(steps.begin(), steps.begin() + size);
+                const Batch batch = MakeBatch(mb,
+                                              level == 0 ? DrlEnvironment::TREE_FEATURES
+                                                         : DrlEnvironment::CANDIDATE_FEATURES);
+                SetPolicy& net = level == 0 ? m_policy.GetUpper() : m_policy.GetLower();
+                auto [logits, value] = net->forward(batch.items, batch.segment, batch.global);
+                torch::Tensor loss;
+                if (level == 0)
+                {
+                    loss = -LogProbAndEntropy(true, logits, batch).first.mean();
+                }
+                else
+                {
+                    // Any of the teacher's equally ranked picks is right: maximise their
+                    // total probability.
+                    loss = (LogSumExpPerStep(logits, batch.mask, batch) -
+                            LogSumExpPerStep(logits, batch.chosen * batch.mask, batch))
+                               .mean();
+                }
+                if (step + 1 == m_params.imitationSteps || step % 100 == 0)
+                {
+                    NS_LOG_INFO("imitation step " << step << " level " << level << " loss "
+                                                  << loss.item<double>());
+                }
+                opt.zero_grad();
+                loss.backward();
+                torch::nn::utils::clip_grad_norm_(params, 1.0);
+                opt.step();
+            }
+        }
+    }
+}
+
+double
+DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_64& rng)
+{
+    std::vector<Sample> samples;
+    for (auto& e : episodes)
+    {
+        const auto& steps = upper ? e.upper : e.lower;
+        std::vector<Sample> mine(steps.size());
+        float gae = 0;
+        for (size_t k = steps.size(); k-- > 0;)
+        {
+            const DrlStep& s = steps[k];
+            const float discount = s.last ? 0.0f : (s.roundEnd ? float(m_params.gamma) : 1.0f);
+            const float next = k + 1 < steps.size() ? steps[k + 1].value : 0.0f;
+            const float delta = s.reward + discount * next - s.value;
+            gae = delta + discount * float(m_params.lambda) * gae;
+            mine[k] = Sample{&s, gae, gae + s.value};
+        }
+        for (const auto& m : mine)
+        {
+            if (std::count(m.step->mask.begin(), m.step->mask.end(), 1) > (upper ? 0 : 1))
+            {
+                samples.push_back(m);
+            }
+        }
+    }
+    if (samples.empty())
+    {
+        return 0;
+    }
+    std::shuffle(samples.begin(), samples.end(), rng);
+    if (samples.size() > m_params.maxSteps)
+    {
+        samples.resize(m_params.maxSteps);
+    }
+    double mean = 0;
+    for (const auto& s : samples)
+    {
+        mean += s.advantage;
+    }
+    mean /= samples.size();
+    double var = 0;
+    for (const auto& s : samples)
+    {
+        var += (s.advantage - mean) * (s.advantage - mean);
+    }
+    const double sd = std::sqrt(var / samples.size()) + 1e-8;
+    SetPolicy& net = upper ? m_policy.GetUpper() : m_policy.GetLower();
+    torch::optim::Adam& opt = upper ? *m_upperOpt : *m_lowerOpt;
+    const auto params = Parameters(net);
+    double entropySum = 0;
+    uint32_t entropyCount = 0;
+    for (uint32_t epoch = 0; epoch < m_params.epochs; ++epoch)
+    {
+        std::shuffle(samples.begin(), samples.end(), rng);
+        for (size_t from = 0; from < samples.size(); from += m_params.minibatch)
+        {
+            const size_t to = std::min(samples.size(), from + m_params.minibatch);
+            std::vector<const DrlStep*> mb;
+            std::vector<float> adv;
+            std::vector<float> ret;
+            std::vector<float> old;
+            for (size_t i = from; i < to; ++i)
+            {
+                mb.push_back(samples[i].step);
+                adv.push_back(static_cast<float>((samples[i].advantage - mean) / sd));
+                ret.push_back(samples[i].ret);
+                old.push_back(samples[i].step->logp);
+            }
+            const Batch batch = MakeBatch(mb,
+                                          upper ? DrlEnvironment::TREE_FEATURES
+                                                : DrlEnvironment::CANDIDATE_FEATURES);
+            const auto b = static_cast<int64_t>(mb.size());
+            const auto advT = torch::from_blob(adv.data(), {b}, torch::kFloat32).clone();
+            const auto retT = torch::from_blob(ret.data(), {b}, torch::kFloat32).clone();
+            const auto oldT = torch::from_blob(old.data(), {b}, torch::kFloat32).clone();
+            auto [logits, value] = net->forward(batch.items, batch.segment, batch.global);
+            auto [logp, entropy] = LogProbAndEntropy(upper, logits, batch);
+            const auto ratio = torch::exp(logp - oldT);
+            const auto surrogate =
+                torch::min(ratio * advT,
+                           torch::clamp(ratio, 1 - m_params.clip, 1 + m_params.clip) * advT);
+            const auto loss = -surrogate.mean() +
+                              m_params.valueCoef * (value - retT).pow(2).mean() -
+                              m_params.entropy * entropy.mean();
+            opt.zero_grad();
+            loss.backward();
+            torch::nn::utils::clip_grad_norm_(params, m_params.maxGradNorm);
+            opt.step();
+            entropySum += entropy.mean().item<double>();
+            ++entropyCount;
+        }
+    }
+    return entropyCount ? entropySum / entropyCount : 0.0;
+}
+
+void
+DrlTrainer::Evaluate(DrlCurveRow& row)
+{
+    double rounds = 0;
+    double ratio = 0;
+    for (size_t i = 0; i < m_envs.size(); ++i)
+    {
+        const Plan plan = m_policy.Decode(*m_envs[i], m_params.evalSamples, m_seed + 101 * i);
+        rounds += plan.schedule.GetNRounds();
+        ratio += static_cast<double>(plan.schedule.GetNRounds()) / m_envs[i]->GetBound();
+    }
+    row.evalRounds = rounds / m_envs.size();
+    row.evalRatio = ratio / m_envs.size();
+}
+
+DrlCurveRow
+DrlTrainer::Iterate(uint32_t iteration)
+{
+    const uint32_t cycle = std::max<uint32_t>(1, m_params.upperIterations + m_params.lowerIterations);
+    const bool upper = (iteration - 1) % cycle < m_params.upperIterations;
+    std::mt19937_64 rng(m_seed * 1000003 + iteration);
+    std::vector<DrlEpisode> episodes;
+    DrlCurveRow row;
+    row.iteration = iteration;
+    row.level = upper ? "upper" : "lower";
+    double sum = 0;
+    double best = 0;
+    for (auto& env : m_envs)
+    {
+        uint32_t mine = std::numeric_limits<uint32_t>::max();
+        for (uint32_t e = 0; e < m_params.episodes; ++e)
+        {
+            env->Reset();
+            episodes.push_back(m_policy.Run(*env,
+                                            DrlPolicy::Mode::Sample,
+                                            DrlPolicy::Mode::Sample,
+                                            rng,
+                                            true));
+            sum += episodes.back().rounds;
+            mine = std::min(mine, episodes.back().rounds);
+            if (upper)
+            {
+                episodes.back().lower.clear();
+            }
+            else
+            {
+                episodes.back().upper.clear();
+            }
+        }
+        best += mine;
+    }
+    row.meanRounds = sum / std::max<size_t>(1, episodes.size());
+    row.bestRounds = best / m_envs.size();
+    row.entropy = Update(upper, episodes, rng);
+    Evaluate(row);
+    return row;
+}
+
+void
+DrlTrainer::Start()
+{
+    DrlCurveRow row;
+    row.level = "start";
+    if (m_params.imitationSteps > 0)
+    {
+        Imitate();
+    }
+    std::mt19937_64 rng(m_seed * 1000003);
+    double sum = 0;
+    double best = 0;
+    for (auto& env : m_envs)
+    {
+        uint32_t mine = std::numeric_limits<uint32_t>::max();
+        for (uint32_t e = 0; e < m_params.episodes; ++e)
+        {
+            env->Reset();
+            const uint32_t r =
+                m_policy.Run(*env, DrlPolicy::Mode::Sample, DrlPolicy::Mode::Sample, rng, false)
+                    .rounds;
+            sum += r;
+            mine = std::min(mine, r);
+        }
+        best += mine;
+    }
+    row.meanRounds = sum / std::max<size_t>(1, m_envs.size() * m_params.episodes);
+    row.bestRounds = best / m_envs.size();
+    Evaluate(row);
+    m_curve.push_back(row);
+}
+
+void
+DrlTrainer::Train(uint32_t iterations,
+                  const std::string& outDir,
+                  bool resume,
+                  const std::function<void(const DrlCurveRow&)>& progress)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const auto elapsed = [&]() {
+        return m_secondsBefore + std::chrono::duration<double>(Clock::now() - start).count();
+    };
+    if (!outDir.empty())
+    {
+        std::filesystem::create_directories(outDir);
+    }
+    if (resume)
+    {
+        if (outDir.empty())
+        {
+            throw std::invalid_argument("drl: --resume needs the --out directory of the run");
+        }
+        LoadState(outDir);
+    }
+    else
+    {
+        m_curve.clear();
+        Start();
+        m_curve.back().seconds = elapsed();
+        m_bestScore = m_curve.back().evalRatio;
+        if (!outDir.empty())
+        {
+            m_policy.Save(outDir + "/policy.pt");
+            SaveState(outDir);
+        }
+        if (progress)
+        {
+            progress(m_curve.back());
+        }
+    }
+    for (uint32_t it = m_curve.back().iteration + 1; it <= iterations; ++it)
+    {
+        DrlCurveRow row = Iterate(it);
+        row.seconds = elapsed();
+        m_curve.push_back(row);
+        const bool better = row.evalRatio < m_bestScore - 1e-12;
+        if (better)
+        {
+            m_bestScore = row.evalRatio;
+        }
+        if (!outDir.empty())
+        {
+            if (better)
+            {
+                m_policy.Save(outDir + "/policy.pt");
+            }
+            SaveState(outDir);
+        }
+        if (progress)
+        {
+            progress(row);
+        }
+    }
+}
+
+void
+DrlTrainer::WriteCurve(const std::string& path) const
+{
+    std::ofstream out(path);
+    if (!out)
+    {
+        throw std::runtime_error("drl: cannot write " + path);
+    }
+    out << "iteration,level,mean_rounds,best_rounds,eval_rounds,eval_ratio,entropy,seconds\n";
+    for (const auto& r : m_curve)
+    {
+        out << r.iteration << ',' << r.level << ',' << r.meanRounds << ',' << r.bestRounds << ','
+            << r.evalRounds << ',' << r.evalRatio << ',' << r.entropy << ',' << r.seconds << '\n';
+    }
+}
+
+void
+DrlTrainer::SaveState(const std::string& outDir) const
+{
+    m_policy.Save(outDir + "/last.pt");
+    torch::serialize::OutputArchive archive;
+    torch::serialize::OutputArchive upper;
+    torch::serialize::OutputArchive lower;
+    m_upperOpt->save(upper);
+    m_lowerOpt->save(lower);
+    archive.write("upper_optimizer", upper);
+    archive.write("lower_optimizer", lower);
+    std::vector<double> curve;
+    for (const auto& r : m_curve)
+    {
+        const double level = std::find(std::begin(LEVELS), std::end(LEVELS), r.level) - LEVELS;
+        curve.insert(curve.end(),
+                     {double(r.iteration), level, r.meanRounds, r.bestRounds, r.evalRounds,
+                      r.evalRatio, r.entropy, r.seconds});
+    }
+    archive.write("curve",
+                  torch::from_blob(curve.data(),
+                                   {static_cast<int64_t>(m_curve.size()), 8},
+                                   torch::kFloat64)
+                      .clone());
+    archive.write("state",
+                  torch::tensor({double(m_seed), m_bestScore, double(m_params.hidden),
+                                 double(m_params.treesPerRoot)},
+                                torch::kFloat64));
+    const std::string path = outDir + "/trainer.pt";
+    archive.save_to(path + ".tmp");
+    std::filesystem::rename(path + ".tmp", path);
+    WriteCurve(outDir + "/curve.csv");
+}
+
+void
+DrlTrainer::LoadState(const std::string& outDir)
+{
+    const std::string path = outDir + "/trainer.pt";
+    if (!std::filesystem::exists(path) || !std::filesystem::exists(outDir + "/last.pt"))
+    {
+        throw std::runtime_error("drl: cannot resume: " + outDir +
+                                 " has no trainer.pt and last.pt (run without --resume first)");
+    }
+    DrlPolicy policy = DrlPolicy::Load(outDir + "/last.pt");
+    torch::serialize::InputArchive archive;
+    torch::Tensor state;
+    torch::Tensor curve;
+    try
+    {
+        archive.load_from(path);
+        archive.read("state", state);
+        archive.read("curve", curve);
+    }
+    catch (const std::exception& e)
+    {
+        throw std::runtime_error("drl: cannot resume from " + path + " (corrupt?): " +
+                                 std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
+    }
+    if (state.numel() != 4 || state[0].item<double>() != double(m_seed) ||
+        state[2].item<double>() != m_params.hidden ||
+        state[3].item<double>() != m_params.treesPerRoot)
+    {
+        throw std::runtime_error("drl: cannot resume from " + outDir +
+                                 ": it was trained with another seed, hidden width or trees per "
+                                 "root; give the same options as the first run");
+    }
+    m_policy = std::move(policy);
+    m_upperOpt = std::make_unique<torch::optim::Adam>(
+        Parameters(m_policy.GetUpper()),
+        torch::optim::AdamOptions(m_params.learningRate));
+    m_lowerOpt = std::make_unique<torch::optim::Adam>(
+        Parameters(m_policy.GetLower()),
+        torch::optim::AdamOptions(m_params.learningRate));
+    torch::serialize::InputArchive upper;
+    torch::serialize::InputArchive lower;
+    archive.read("upper_optimizer", upper);
+    archive.read("lower_optimizer", lower);
+    m_upperOpt->load(upper);
+    m_lowerOpt->load(lower);
+    m_bestScore = state[1].item<double>();
+    m_curve.clear();
+    const auto c = curve.contiguous();
+    const double* d = c.data_ptr<double>();
+    for (int64_t i = 0; i < c.size(0); ++i)
+    {
+        DrlCurveRow r;
+        r.iteration = static_cast<uint32_t>(d[i * 8]);
+        r.level = LEVELS[std::min<int64_t>(2, static_cast<int64_t>(d[i * 8 + 1]))];
+        r.meanRounds = d[i * 8 + 2];
+        r.bestRounds = d[i * 8 + 3];
+        r.evalRounds = d[i * 8 + 4];
+        r.evalRatio = d[i * 8 + 5];
+        r.entropy = d[i * 8 + 6];
+        r.seconds = d[i * 8 + 7];
+        m_curve.push_back(r);
+    }
+    if (m_curve.empty())
+    {
+        throw std::runtime_error("drl: cannot resume from " + path + ": its curve is empty");
+    }
+    m_secondsBefore = m_curve.back().seconds;
+}
+
+#endif // ALLREDUCE_HAVE_TORCH
+
+} // namespace ns3

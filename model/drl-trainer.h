@@ -1,0 +1,121 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_DRL_TRAINER_H
+#define ALLREDUCE_DRL_TRAINER_H
+
+#include "drl-policy.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * One row of the learning curve.
+ */
+struct DrlCurveRow
+{
+    uint32_t iteration{0};  //!< 0 is the start (after the warm start, when there is one)
+    std::string level;      //!< "start", "upper" or "lower": which level this iteration trained
+    double meanRounds{0};   //!< mean rounds of the sampled training episodes (all topologies)
+    double bestRounds{0};   //!< mean over topologies of the fewest rounds in those episodes
+    double evalRounds{0};   //!< mean over topologies of the decoded rounds (greedy + samples)
+    double evalRatio{0};    //!< mean over topologies of decoded rounds / bandwidth bound
+    double entropy{0};      //!< mean entropy of the trained level's decisions
+    double seconds{0};      //!< wall time since training started (accumulated over resumes)
+};
+
+#ifdef ALLREDUCE_HAVE_TORCH
+
+/**
+ * \ingroup allreduce
+ * Trains the two policies with PPO by the paper's iterative scheme: J iterations of the upper
+ * level with the lower frozen, then K of the lower with the upper frozen, and again. Before
+ * that, optionally, both are warm-started by imitating the balanced scheduler's choices
+ * (behaviour cloning on its best rule and tree set per topology).
+ *
+ * In DIR it keeps: policy.pt (the best policies so far by the decoded rounds, what the `drl`
+ * scheduler loads), last.pt and trainer.pt (the latest state, for --resume), curve.csv.
+ * Deterministic: the same seed, topologies and parameters give the same curve and weights on
+ * one thread, with or without a resume between iterations.
+ */
+class DrlTrainer
+{
+  public:
+    /**
+     * \param topologies the training topologies
+     * \param params the hyper-parameters
+     * \param seed the seed of everything random (weights, samples, minibatches)
+     * \param pieces pieces per chunk
+     */
+    DrlTrainer(std::vector<Topology> topologies,
+               const DrlHyperParams& params,
+               uint64_t seed,
+               uint32_t pieces = 1);
+
+    /**
+     * Runs the training up to `iterations` PPO iterations in all.
+     * \param iterations PPO iterations in all (the warm start is iteration 0)
+     * \param outDir where the files go (created); empty: keep nothing on disk
+     * \param resume continue from outDir's last.pt and trainer.pt instead of starting afresh
+     * \param progress called after every iteration with its row
+     */
+    void Train(uint32_t iterations,
+               const std::string& outDir,
+               bool resume,
+               const std::function<void(const DrlCurveRow&)>& progress);
+
+    /// \return the policies being trained
+    DrlPolicy& GetPolicy();
+    /// \return per topology, the teacher's rounds (after a warm start; else empty)
+    const std::vector<uint32_t>& GetTeacherRounds() const;
+    /// \return the learning curve so far
+    const std::vector<DrlCurveRow>& GetCurve() const;
+
+    /**
+     * \param samples sampled episodes per topology
+     * \param seed their seed
+     * \return the mean rounds of sampled episodes over the training topologies
+     */
+    double MeanSampledRounds(uint32_t samples, uint64_t seed);
+
+    /**
+     * Writes the curve as CSV.
+     * \param path the file
+     */
+    void WriteCurve(const std::string& path) const;
+
+  private:
+    void Start();
+    void Imitate();
+    DrlCurveRow Iterate(uint32_t iteration);
+    double Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_64& rng);
+    void Evaluate(DrlCurveRow& row);
+    void SaveState(const std::string& outDir) const;
+    void LoadState(const std::string& outDir);
+
+    std::vector<Topology> m_topologies;                  //!< training topologies
+    std::vector<std::unique_ptr<DrlEnvironment>> m_envs; //!< one per topology
+    DrlHyperParams m_params;                             //!< hyper-parameters
+    uint64_t m_seed;                                     //!< seed
+    uint32_t m_pieces;                                   //!< pieces per chunk
+    DrlPolicy m_policy;                                  //!< the policies
+    std::unique_ptr<torch::optim::Adam> m_upperOpt;      //!< PPO optimizer, upper
+    std::unique_ptr<torch::optim::Adam> m_lowerOpt;      //!< PPO optimizer, lower
+    std::vector<DrlCurveRow> m_curve;                    //!< the learning curve
+    std::vector<uint32_t> m_teacherRounds;               //!< per topology, the teacher's rounds
+    double m_bestScore{0};                               //!< best evalRatio so far
+    double m_secondsBefore{0};                           //!< seconds of earlier runs
+};
+
+#endif // ALLREDUCE_HAVE_TORCH
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_DRL_TRAINER_H */
