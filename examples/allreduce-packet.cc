@@ -8,6 +8,7 @@
 //
 //   allreduce-packet --topology=bcube:n=3,k=1 --scheduler=greedy --mode=barrier
 //   allreduce-packet --topology=dcell:n=4,k=1 --scheduler=ring --mode=async --format=json
+//   allreduce-packet --topology=bcube:n=3,k=1 --scheduler=drl --ns3::DrlScheduler::Model=DIR/policy.pt
 //   allreduce-packet --topology=bcube:n=4,k=1 --gradient-bytes=16MB --data-rate=10Gbps
 //   allreduce-rounds --topology=bcube:n=3,k=1 --schedule-out=s.json
 //   allreduce-packet --schedule-in=s.json           (replay a schedule file, any numbering)

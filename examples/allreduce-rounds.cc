@@ -13,6 +13,8 @@
 //   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=balanced --ns3::BalancedScheduler::Seed=7
 //   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=optimal --time-limit=300
 //   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=optimal --trees-per-root=3
+//   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=drl        (the shipped checkpoint)
+//   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=drl --model=/tmp/run/policy.pt --samples=0
 //
 // With --scheduler=optimal the output also says what was proven: "status" (optimal, feasible
 // or time-limit) and the interval ["lower", "upper"] of the fewest rounds.
@@ -62,6 +64,8 @@ main(int argc, char* argv[])
     bool listSchedulers = false;
     double timeLimit = 0;
     uint32_t treesPerRoot = 0;
+    std::string model;
+    int64_t samples = -1;
 
     CommandLine cmd(__FILE__);
     cmd.Usage("Schedules an AllReduce in rounds on a data-center topology and compares the "
@@ -87,6 +91,14 @@ main(int argc, char* argv[])
                  "optimal: candidate flow trees per root the program may choose among "
                  "(default 1: the shortest-path trees)",
                  treesPerRoot);
+    cmd.AddValue("model",
+                 "drl: the checkpoint (allreduce-train's DIR/policy.pt; default: the shipped one "
+                 "for the topology in models/)",
+                 model);
+    cmd.AddValue("samples",
+                 "drl: sampled episodes besides the greedy one, the fewest rounds win "
+                 "(default 32; 0: greedy only)",
+                 samples);
     cmd.Parse(argc, argv);
 
     if (listSchedulers)
@@ -126,6 +138,24 @@ main(int argc, char* argv[])
             {
                 throw std::invalid_argument(
                     "--time-limit and --trees-per-root are options of --scheduler=optimal");
+            }
+            Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(s);
+            if ((!model.empty() || samples != -1) && !drl)
+            {
+                throw std::invalid_argument("--model and --samples are options of --scheduler=drl");
+            }
+            if (drl && !model.empty())
+            {
+                drl->SetAttribute("Model", StringValue(model));
+            }
+            if (drl && samples != -1)
+            {
+                if (samples < 0 || samples > 100000)
+                {
+                    throw std::invalid_argument("--samples must be 0..100000, got " +
+                                                std::to_string(samples));
+                }
+                drl->SetAttribute("Samples", UintegerValue(static_cast<uint32_t>(samples)));
             }
             if (optimal && timeLimit != 0)
             {

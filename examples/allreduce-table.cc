@@ -110,6 +110,7 @@ struct Row
     std::vector<double> bound; // bandwidth bound per seed
     std::map<std::string, Cell> cells;
     uint32_t seeds{1};
+    double general{-1}; // drl with the generalization checkpoint, seed 1 (-1: not run)
 };
 
 std::string
@@ -162,6 +163,17 @@ GapText(double rounds, double lower, double upper)
 }
 
 const std::string OPTIMAL = "optimal";
+const std::string DRL = "drl";
+
+/// A drl scheduler with the table's options.
+Ptr<AllReduceScheduler>
+MakeDrl(const std::string& model, uint32_t samples)
+{
+    Ptr<AllReduceScheduler> s = CreateScheduler(DRL);
+    s->SetAttribute("Model", StringValue(model));
+    s->SetAttribute("Samples", UintegerValue(samples));
+    return s;
+}
 
 } // namespace
 
@@ -174,6 +186,9 @@ main(int argc, char* argv[])
     std::string out = "results/allreduce-table";
     double timeLimit = 20;
     uint32_t treesPerRoot = 1;
+    std::string drlModel;
+    uint32_t drlSamples = 32;
+    std::string generalization = GetDrlModelDirectory() + "/generalization.pt";
 
     CommandLine cmd(__FILE__);
     cmd.Usage("The seed paper's nine topologies x the schedulers, in rounds, with the lower "
@@ -188,6 +203,15 @@ main(int argc, char* argv[])
                  "optimal: candidate flow trees per root (1: the shortest-path trees of greedy "
                  "and ps; 3 adds balanced's trees, a much harder program)",
                  treesPerRoot);
+    cmd.AddValue("drl-model",
+                 "drl: one checkpoint for every topology (default: the shipped one per topology "
+                 "in models/)",
+                 drlModel);
+    cmd.AddValue("drl-samples", "drl: sampled episodes besides the greedy one", drlSamples);
+    cmd.AddValue("generalization",
+                 "drl: a checkpoint trained on other topologies, reported in the notes on every "
+                 "row (seed 1); empty: none",
+                 generalization);
     cmd.Parse(argc, argv);
 
     try
@@ -200,7 +224,12 @@ main(int argc, char* argv[])
             {
                 if (entry.first == OPTIMAL && !IsOptimalSchedulerAvailable())
                 {
-                    skipped = "optimal skipped: " + GetOptimalSchedulerUnavailableReason();
+                    skipped += "optimal skipped: " + GetOptimalSchedulerUnavailableReason() + "\n";
+                    continue;
+                }
+                if (entry.first == DRL && !IsDrlAvailable())
+                {
+                    skipped += "drl skipped: " + GetDrlUnavailableReason() + "\n";
                     continue;
                 }
                 schedulers.push_back(entry.first);
@@ -209,6 +238,9 @@ main(int argc, char* argv[])
         CheckOptimalOptions(timeLimit, treesPerRoot);
         const bool withOptimal =
             std::find(schedulers.begin(), schedulers.end(), OPTIMAL) != schedulers.end();
+        const bool withDrl = std::find(schedulers.begin(), schedulers.end(), DRL) != schedulers.end();
+        const bool withGeneral =
+            withDrl && !generalization.empty() && std::ifstream(generalization).good();
         for (const auto& name : schedulers)
         {
             CreateScheduler(name); // fails early, naming the available ones
@@ -249,9 +281,16 @@ main(int argc, char* argv[])
                     row.workloads = 2 * row.servers * (row.servers - 1) * pieces;
                 }
                 row.bound.push_back(ComputeBandwidthBound(topo, pieces));
+                if (withGeneral && seed == 1)
+                {
+                    const SchedulerResult r =
+                        EvaluateScheduler(topo, MakeDrl(generalization, drlSamples), pieces);
+                    row.general = r.check.valid ? r.plan.schedule.GetNRounds() : -1;
+                }
                 for (const auto& name : schedulers)
                 {
-                    Ptr<AllReduceScheduler> scheduler = CreateScheduler(name);
+                    Ptr<AllReduceScheduler> scheduler =
+                        name == DRL ? MakeDrl(drlModel, drlSamples) : CreateScheduler(name);
                     Ptr<OptimalScheduler> optimal = DynamicCast<OptimalScheduler>(scheduler);
                     if (optimal)
                     {
@@ -328,9 +367,55 @@ main(int argc, char* argv[])
                      "so ours differ: compare the trend, not digit by digit.\n"
                   << "every schedule validated: " << (invalid.empty() ? "yes" : "NO") << "; "
                   << std::fixed << std::setprecision(2) << seconds << " s in total\n";
-        if (!skipped.empty())
+        std::cout << skipped;
+        if (withDrl)
         {
-            std::cout << skipped << "\n";
+            // Where the learned scheduler stands against the best heuristic, row by row.
+            int better = 0;
+            int equal = 0;
+            std::string worse;
+            const std::string best = "balanced";
+            for (const auto& row : rows)
+            {
+                if (!row.cells.count(best))
+                {
+                    break;
+                }
+                const double d = row.cells.at(DRL).Mean(row.cells.at(DRL).rounds);
+                const double b = row.cells.at(best).Mean(row.cells.at(best).rounds);
+                better += d < b - 1e-9;
+                equal += std::abs(d - b) <= 1e-9;
+                if (d > b + 1e-9)
+                {
+                    worse += (worse.empty() ? "" : ", ") + ShortLabel(row.name);
+                }
+            }
+            if (rows.front().cells.count(best))
+            {
+                std::cout << "drl against balanced (the best heuristic): fewer rounds on "
+                          << better << " rows, as many on " << equal << ", more on "
+                          << rows.size() - better - equal << (worse.empty() ? "" : " (" + worse + ")")
+                          << ".\n";
+            }
+            std::cout << "drl: "
+                      << (drlModel.empty() ? "the shipped checkpoint of each topology (models/)"
+                                           : "checkpoint " + drlModel)
+                      << ", greedy + " << drlSamples << " sampled episodes, the fewest rounds.\n";
+        }
+        if (withGeneral)
+        {
+            const std::string info = GetDrlCheckpointInfo(generalization);
+            std::cout << "generalization: " << generalization << " (" << info
+                      << ")\n  rounds on seed 1, per topology (that checkpoint / the "
+                         "topology's own / bound):";
+            for (const auto& row : rows)
+            {
+                const Cell& own = row.cells.at(DRL);
+                std::cout << "\n  " << std::left << std::setw(24) << ShortLabel(row.name)
+                          << std::right << std::setw(5) << row.general << " /" << std::setw(4)
+                          << own.rounds.front() << " /" << std::setw(4) << row.bound.front();
+            }
+            std::cout << "\n";
         }
         if (withOptimal)
         {

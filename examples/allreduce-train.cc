@@ -22,6 +22,7 @@
 #include "example-util.h"
 
 #include "ns3/allreduce-module.h"
+#include "ns3/drl-trainer.h"
 #include "ns3/core-module.h"
 
 #include <cstdio>

@@ -103,7 +103,9 @@ SetPolicyImpl::forward(const torch::Tensor& items,
                         count.clamp_min(1.0).unsqueeze(1);
     const auto logits =
         m_head->forward(torch::cat({e, pooled.index_select(0, segment)}, 1)).squeeze(1);
-    const auto value = m_value->forward(torch::cat({pooled, global}, 1)).squeeze(1);
+    // The value head reads the policy's codes but does not shape them: its loss (returns up to
+    // the +10 of the end) would otherwise swamp the policy's features.
+    const auto value = m_value->forward(torch::cat({pooled.detach(), global}, 1)).squeeze(1);
     return {logits, value};
 }
 

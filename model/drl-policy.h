@@ -46,7 +46,9 @@ struct DrlHyperParams
     double gamma{0.95};        //!< discount per round (the lower level's steps within a
                                //!< round are not discounted)
     double lambda{0.95};       //!< GAE's lambda
-    double entropy{0.01};      //!< entropy bonus coefficient
+    double entropy{0.001};     //!< entropy bonus coefficient
+    double targetKl{0.01};     //!< an update stops once the mean KL divergence from the
+                               //!< acting policy exceeds 1.5 x this (0: never)
     double valueCoef{0.5};     //!< value loss coefficient
     double maxGradNorm{0.5};   //!< gradient clipping
 
@@ -98,7 +100,8 @@ struct DrlTeacher
  * \ingroup allreduce
  * A size-independent policy over a set of items (flow trees or candidate workloads): a shared
  * per-item encoder (item and global features -> hidden, two tanh layers), mean pooling as
- * context, a per-item logit head (item code + context) and a value head (context + global).
+ * context, a per-item logit head (item code + context) and a value head (context + global;
+ * its gradient stops at the context, so that it cannot disturb the policy's codes).
  * It knows nothing of the number of items, so one network runs on any topology.
  */
 class SetPolicyImpl : public torch::nn::Module

@@ -125,6 +125,12 @@ DrlScheduler::GetModelPath(const std::string& topologyName) const
 
 #ifdef ALLREDUCE_HAVE_TORCH
 
+std::string
+GetDrlCheckpointInfo(const std::string& path)
+{
+    return DrlPolicy::Load(path).GetInfo();
+}
+
 const DrlPolicy&
 DrlScheduler::GetPolicy(const std::string& topologyName)
 {
@@ -172,6 +178,12 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 }
 
 #else // ALLREDUCE_HAVE_TORCH
+
+std::string
+GetDrlCheckpointInfo(const std::string& /* path */)
+{
+    throw std::runtime_error(GetDrlUnavailableReason());
+}
 
 const DrlPolicy&
 DrlScheduler::GetPolicy(const std::string& /* topologyName */)

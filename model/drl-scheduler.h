@@ -47,6 +47,14 @@ std::string GetDrlModelDirectory();
 
 /**
  * \ingroup allreduce
+ * \param path a checkpoint
+ * \return the free text saved in it (what it was trained on)
+ * \throws std::runtime_error as DrlPolicy::Load does
+ */
+std::string GetDrlCheckpointInfo(const std::string& path);
+
+/**
+ * \ingroup allreduce
  * The hierarchical DRL scheduler (DESIGN §7): a flow-tree selection policy picks, every round,
  * which candidate flow trees may send; a workload scheduling policy then picks their workloads
  * one at a time, masked so that the round stays valid. Both come from a checkpoint written by

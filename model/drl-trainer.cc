@@ -382,10 +382,11 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
     const auto params = Parameters(net);
     double entropySum = 0;
     uint32_t entropyCount = 0;
-    for (uint32_t epoch = 0; epoch < m_params.epochs; ++epoch)
+    bool stop = false;
+    for (uint32_t epoch = 0; epoch < m_params.epochs && !stop; ++epoch)
     {
         std::shuffle(samples.begin(), samples.end(), rng);
-        for (size_t from = 0; from < samples.size(); from += m_params.minibatch)
+        for (size_t from = 0; from < samples.size() && !stop; from += m_params.minibatch)
         {
             const size_t to = std::min(samples.size(), from + m_params.minibatch);
             std::vector<const DrlStep*> mb;
@@ -408,6 +409,15 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
             const auto oldT = torch::from_blob(old.data(), {b}, torch::kFloat32).clone();
             auto [logits, value] = net->forward(batch.items, batch.segment, batch.global);
             auto [logp, entropy] = LogProbAndEntropy(upper, logits, batch);
+            // Early stop (as in Stable-Baselines3's target_kl): this minibatch's estimate of
+            // the KL divergence from the policy that acted.
+            const double kl = (oldT - logp).mean().item<double>();
+            if (m_params.targetKl > 0 && kl > 1.5 * m_params.targetKl)
+            {
+                NS_LOG_INFO("update stopped at epoch " << epoch << ": KL " << kl);
+                stop = true;
+                break;
+            }
             const auto ratio = torch::exp(logp - oldT);
             const auto surrogate =
                 torch::min(ratio * advT,

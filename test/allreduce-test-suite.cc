@@ -373,11 +373,20 @@ class FlowLevelSchedulersTestCase : public TestCase
             const Topology t = BuildTopology(spec);
             for (const auto& entry : ListSchedulers())
             {
-                if (entry.first == "optimal" && !IsOptimalSchedulerAvailable())
+                if ((entry.first == "optimal" && !IsOptimalSchedulerAvailable()) ||
+                    (entry.first == "drl" && !IsDrlAvailable()))
                 {
-                    continue; // built without CBC: nothing to run
+                    continue; // built without CBC or LibTorch: nothing to run
                 }
                 Ptr<AllReduceScheduler> scheduler = CreateScheduler(entry.first);
+                if (entry.first == "drl")
+                {
+                    // one shipped checkpoint serves every topology; greedy decoding
+                    scheduler->SetAttribute(
+                        "Model",
+                        StringValue(GetDrlModelDirectory() + "/generalization.pt"));
+                    scheduler->SetAttribute("Samples", UintegerValue(0));
+                }
                 if (entry.first == "optimal")
                 {
                     // validity is checked here, not optimality: a short search will do

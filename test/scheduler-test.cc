@@ -76,14 +76,19 @@ TEST(Schedulers, BuiltInsAreListed)
 {
     // "optimal" is listed with or without CBC (without, creating it says how to enable it).
     EXPECT_EQ(SchedulerNames(),
-              (std::vector<std::string>{"ps", "ring", "greedy", "balanced", "optimal"}));
+              (std::vector<std::string>{"ps", "ring", "greedy", "balanced", "optimal", "drl"}));
 }
 
 /// The optimal scheduler's search is cut short here: these tests check validity, not optimality.
 void
-ShortOptimalSearch()
+QuickSchedulerDefaults()
 {
     Config::SetDefault("ns3::OptimalScheduler::TimeLimit", DoubleValue(1.0));
+    // drl: one shipped checkpoint for every topology (the networks do not depend on its
+    // size), greedy decoding only
+    Config::SetDefault("ns3::DrlScheduler::Model",
+                       StringValue(GetDrlModelDirectory() + "/generalization.pt"));
+    Config::SetDefault("ns3::DrlScheduler::Samples", UintegerValue(0));
 }
 
 /// \return the schedulers that can run in this build
@@ -95,12 +100,16 @@ RunnableSchedulerNames()
     {
         names.erase(std::remove(names.begin(), names.end(), "optimal"), names.end());
     }
+    if (!IsDrlAvailable())
+    {
+        names.erase(std::remove(names.begin(), names.end(), "drl"), names.end());
+    }
     return names;
 }
 
 TEST(Schedulers, EverySchedulerIsValidOnEveryTopology)
 {
-    ShortOptimalSearch();
+    QuickSchedulerDefaults();
     std::vector<Topology> topologies;
     for (const auto& spec : PaperTopologySpecs())
     {
@@ -125,7 +134,7 @@ TEST(Schedulers, EverySchedulerIsValidOnEveryTopology)
 
 TEST(Schedulers, EverySchedulerIsValidWithPieces)
 {
-    ShortOptimalSearch();
+    QuickSchedulerDefaults();
     const Topology t = BuildTopology("bcube:n=3,k=1");
     for (const auto& name : RunnableSchedulerNames())
     {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Trains the checkpoints shipped in models/ (what `--scheduler=drl` loads by default):
+#  - one per topology of the seed paper's Table 2 (the Jellyfish ones on seeds 1..5 together,
+#    since the table averages those seeds), named by GetDrlModelName;
+#  - generalization.pt, trained on BCube(3,1) and DCell(4,1) only, which allreduce-table
+#    evaluates on every topology (its notes).
+# Two trainings run at a time (one thread each). Logs, curves and full runs go to
+# results/train/NAME/; the chosen policy.pt of each is copied to models/NAME.pt.
+#
+#   bash scripts/train-models.sh                 (ITERATIONS=6 SEED=1 by default)
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD_DIR:-$repo/build}
+iterations=${ITERATIONS:-6}
+seed=${SEED:-1}
+out=$repo/results/train
+bash "$repo/scripts/build.sh" --target allreduce-train
+mkdir -p "$out" "$repo/models"
+
+jelly() { # switches -> "spec;spec;..." over seeds 1..5
+  local s specs=""
+  for s in 1 2 3 4 5; do
+    specs+="${specs:+;}jellyfish:switches=$1,degree=4,servers=1,seed=$s"
+  done
+  echo "$specs"
+}
+
+jobs_list=(
+  "dcell-n-6-k-1|dcell:n=6,k=1"
+  "dcell-n-5-k-1|dcell:n=5,k=1"
+  "jellyfish-switches-20-degree-4-servers-1|$(jelly 20)"
+  "jellyfish-switches-15-degree-4-servers-1|$(jelly 15)"
+  "bcube-n-5-k-1|bcube:n=5,k=1"
+  "dcell-n-4-k-1|dcell:n=4,k=1"
+  "jellyfish-switches-10-degree-4-servers-1|$(jelly 10)"
+  "bcube-n-4-k-1|bcube:n=4,k=1"
+  "bcube-n-3-k-1|bcube:n=3,k=1"
+  "generalization|bcube:n=3,k=1;dcell:n=4,k=1"
+)
+
+train_one() {
+  local name=${1%%|*} specs=${1#*|}
+  "$build/examples/allreduce-train" --topology="$specs" --iterations="$iterations" \
+    --seed="$seed" --out="$out/$name" > "$out/$name.log" 2>&1
+  cp "$out/$name/policy.pt" "$repo/models/$name.pt"
+  echo "$name: $(grep -c '^iter' "$out/$name.log") iterations, $(tail -n 3 "$out/$name.log" | grep '^policy' | sed 's/.*(//; s/)//')"
+}
+export -f train_one
+export build out iterations seed repo
+
+start=$(date +%s)
+printf '%s\n' "${jobs_list[@]}" | xargs -P 2 -I{} bash -c 'train_one "$@"' _ {}
+echo "trained ${#jobs_list[@]} checkpoints in $(( $(date +%s) - start )) s"

@@ -1,0 +1,589 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// The hierarchical DRL scheduler: its environment (masks, observations, rewards), its
+// policies (checkpoints, decoding), its training, and the `drl` scheduler in the hook.
+
+#include "ns3/allreduce-module.h"
+#include "ns3/drl-trainer.h"
+#include "ns3/core-module.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <fstream>
+#include <random>
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+/// \return a fresh, empty directory under the system's temporary directory
+std::string
+TempDir(const std::string& name)
+{
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("allreduce-drl-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir.string();
+}
+
+/// The environment on a topology with K candidate trees per root (torch-free).
+std::unique_ptr<DrlEnvironment>
+Env(const std::string& spec, uint32_t k)
+{
+    const Topology topo = BuildTopology(spec);
+    auto trees = OptimalScheduler::BuildCandidateTrees(topo, k, 1);
+    std::vector<WorkloadSet> sets;
+    for (const auto& t : trees)
+    {
+        sets.push_back(WorkloadSet::Build(topo, t, WorkloadSemantics::Merge, 1));
+    }
+    return std::make_unique<DrlEnvironment>(std::move(trees), std::move(sets));
+}
+
+} // namespace
+
+TEST(DrlEnvironment, RewardsAreThePapers)
+{
+    // eq. 3-4: sent/total + 0.1 selected/trees, + 10 when done, else - trees/total
+    EXPECT_NEAR(DrlEnvironment::UpperReward(10, 144, 9, 27, false),
+                10.0 / 144 + 0.1 * 9 / 27 - 27.0 / 144, 1e-12);
+    EXPECT_NEAR(DrlEnvironment::UpperReward(10, 144, 9, 27, true),
+                10.0 / 144 + 0.1 * 9 / 27 + 10, 1e-12);
+    EXPECT_NEAR(DrlEnvironment::LowerReward(144), 1.0 / 144, 1e-15);
+
+    // Two servers under one switch: 4 workloads, 2 trees, 2 rounds of 2 workloads each.
+    //   round 0: 2/4 + 0.1 * 2/2 - 2/4 = 0.1;  round 1: 2/4 + 0.1 * 2/2 + 10 = 10.6
+    DrlEnvironment env(WorkloadSet::Build(BuildTopology("bcube:n=2,k=0"),
+                                          BuildShortestPathTrees(BuildTopology("bcube:n=2,k=0")),
+                                          WorkloadSemantics::Merge,
+                                          1));
+    ASSERT_EQ(env.GetNTotal(), 4u);
+    ASSERT_EQ(env.GetNTrees(), 2u);
+    EXPECT_EQ(env.SelectTrees({1, 1}), 2u);
+    ASSERT_EQ(env.GetCandidates().size(), 2u);
+    EXPECT_DOUBLE_EQ(env.Pick(0), 0.25);
+    EXPECT_DOUBLE_EQ(env.Pick(1), 0.25);
+    EXPECT_FALSE(env.CanPick());
+    EXPECT_NEAR(env.CloseRound(), 0.1, 1e-12);
+    EXPECT_FALSE(env.IsDone());
+    EXPECT_EQ(env.SelectTrees({0, 0}), 2u); // none selected means all
+    env.Pick(0);
+    env.Pick(1);
+    EXPECT_NEAR(env.CloseRound(), 10.6, 1e-12);
+    EXPECT_TRUE(env.IsDone());
+    EXPECT_EQ(env.GetPlan().schedule.GetNRounds(), 2u);
+}
+
+TEST(DrlEnvironment, MasksNeverAllowAnInvalidSchedule)
+{
+    // A property test: random tree selections and random picks among the allowed candidates,
+    // over many episodes; every allowed pick must be accepted, every forbidden one refused, and
+    // every finished schedule must pass the validator.
+    std::mt19937_64 rng(42);
+    uint32_t episodes = 0;
+    uint32_t forbiddenTried = 0;
+    for (const auto& [spec, k] : std::vector<std::pair<std::string, uint32_t>>{
+             {"bcube:n=3,k=1", 1},
+             {"bcube:n=3,k=1", 3},
+             {"dcell:n=3,k=1", 3},
+             {"fattree:k=4", 2},
+             {"jellyfish:switches=8,degree=3,servers=1,seed=5", 3}})
+    {
+        auto env = Env(spec, k);
+        for (int e = 0; e < 12; ++e, ++episodes)
+        {
+            env->Reset();
+            uint32_t guard = 0;
+            while (!env->IsDone())
+            {
+                ASSERT_LT(++guard, 100000u) << "the episode does not end";
+                const auto treeMask = env->GetTreeMask();
+                ASSERT_GT(std::count(treeMask.begin(), treeMask.end(), 1), 0)
+                    << spec << ": no tree selectable before the end";
+                std::vector<uint8_t> sel(env->GetNTrees());
+                for (auto& s : sel)
+                {
+                    s = rng() % 3 == 0;
+                }
+                env->SelectTrees(sel);
+                ASSERT_TRUE(env->CanPick()) << "a round starts with nothing to pick";
+                std::set<uint32_t> picked;
+                while (env->CanPick())
+                {
+                    const auto& mask = env->GetCandidateMask();
+                    std::vector<uint32_t> allowed;
+                    std::vector<uint32_t> forbidden;
+                    for (uint32_t c = 0; c < mask.size(); ++c)
+                    {
+                        (mask[c] ? allowed : forbidden).push_back(c);
+                    }
+                    if (!forbidden.empty() && rng() % 4 == 0)
+                    {
+                        const uint32_t f = forbidden[rng() % forbidden.size()];
+                        EXPECT_THROW(env->Pick(f), std::invalid_argument);
+                        ++forbiddenTried;
+                    }
+                    const uint32_t c = allowed[rng() % allowed.size()];
+                    EXPECT_NO_THROW(env->Pick(c));
+                    picked.insert(c);
+                    EXPECT_EQ(env->GetCandidateMask()[c], 0) << "a picked candidate stays allowed";
+                }
+                env->CloseRound();
+            }
+            const Plan plan = env->GetPlan();
+            const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
+            ASSERT_TRUE(check.valid) << spec << " K=" << k << ": " << check.error;
+            EXPECT_EQ(plan.schedule.GetNRounds(), env->GetRound());
+            EXPECT_EQ(env->GetNSent(), env->GetNTotal());
+        }
+    }
+    EXPECT_EQ(episodes, 60u);
+    EXPECT_GT(forbiddenTried, 100u);
+}
+
+TEST(DrlEnvironment, MaskIsExactlyWhatFits)
+{
+    // After every pick, an allowed candidate shares no directed link with this round's picks,
+    // and a candidate that shares none and is not picked is allowed unless its root is
+    // committed to another tree.
+    auto env = Env("bcube:n=3,k=1", 3);
+    std::mt19937_64 rng(7);
+    env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 1));
+    const auto cands = env->GetCandidates();
+    std::vector<std::vector<uint32_t>> linksOf;
+    // The candidate's links, through the plan-independent workload paths.
+    const Topology topo = BuildTopology("bcube:n=3,k=1");
+    auto trees = OptimalScheduler::BuildCandidateTrees(topo, 3, 1);
+    std::vector<WorkloadSet> sets;
+    for (const auto& t : trees)
+    {
+        sets.push_back(WorkloadSet::Build(topo, t, WorkloadSemantics::Merge, 1));
+    }
+    for (const auto& [set, id] : cands)
+    {
+        linksOf.push_back(sets[set].Get(id).links);
+    }
+    std::set<uint32_t> busy;
+    std::set<uint32_t> picked;
+    std::map<uint32_t, uint32_t> committed; // root -> candidate set of its first pick
+    while (env->CanPick())
+    {
+        const auto& mask = env->GetCandidateMask();
+        for (size_t c = 0; c < cands.size(); ++c)
+        {
+            bool clash = false;
+            for (uint32_t l : linksOf[c])
+            {
+                clash = clash || busy.count(l);
+            }
+            const uint32_t root = sets[cands[c].first].Get(cands[c].second).chunk;
+            const bool otherTree = committed.count(root) && committed[root] != cands[c].first;
+            EXPECT_EQ(mask[c], !clash && !picked.count(c) && !otherTree)
+                << "candidate " << c << ": clash " << clash << ", picked " << picked.count(c)
+                << ", root committed to another tree " << otherTree;
+        }
+        std::vector<uint32_t> allowed;
+        for (uint32_t c = 0; c < mask.size(); ++c)
+        {
+            if (mask[c])
+            {
+                allowed.push_back(c);
+            }
+        }
+        const uint32_t c = allowed[rng() % allowed.size()];
+        env->Pick(c);
+        picked.insert(c);
+        committed.emplace(sets[cands[c].first].Get(cands[c].second).chunk, cands[c].first);
+        for (uint32_t l : linksOf[c])
+        {
+            busy.insert(l);
+        }
+    }
+    EXPECT_GT(picked.size(), 1u);
+}
+
+TEST(DrlEnvironment, ObservationsHaveFixedWidthsAndRanges)
+{
+    for (uint32_t k : {1u, 3u})
+    {
+        auto env = Env("dcell:n=3,k=1", k);
+        const auto tf = env->GetTreeFeatures();
+        EXPECT_EQ(tf.size(), env->GetNTrees() * DrlEnvironment::TREE_FEATURES);
+        EXPECT_EQ(env->GetGlobalFeatures().size(), DrlEnvironment::GLOBAL_FEATURES);
+        env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 1));
+        const auto cf = env->GetCandidateFeatures();
+        EXPECT_EQ(cf.size(), env->GetCandidates().size() * DrlEnvironment::CANDIDATE_FEATURES);
+        for (float v : tf)
+        {
+            EXPECT_TRUE(std::isfinite(v) && v >= 0.0f && v <= 1.0f) << v;
+        }
+        for (float v : cf)
+        {
+            EXPECT_TRUE(std::isfinite(v) && v >= 0.0f && v <= 1.0f) << v;
+        }
+    }
+}
+
+TEST(DrlEnvironment, BadUseIsRefused)
+{
+    auto env = Env("bcube:n=3,k=1", 1);
+    EXPECT_THROW(env->SelectTrees({1, 0}), std::invalid_argument);
+    EXPECT_THROW(env->Pick(0), std::invalid_argument);
+    EXPECT_THROW(env->CloseRound(), std::invalid_argument);
+    EXPECT_THROW(env->GetPlan(), std::logic_error);
+    env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 1));
+    EXPECT_THROW(env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 1)),
+                 std::invalid_argument);
+    EXPECT_THROW(env->CloseRound(), std::invalid_argument); // nothing picked
+}
+
+TEST(DrlScheduler, ModelNamesDropTheSeed)
+{
+    EXPECT_EQ(GetDrlModelName("bcube(n=3,k=1)"), "bcube-n-3-k-1");
+    EXPECT_EQ(GetDrlModelName("jellyfish(switches=10,degree=4,servers=1,seed=3)"),
+              "jellyfish-switches-10-degree-4-servers-1");
+    EXPECT_EQ(GetDrlModelName(BuildTopology("dcell:n=5,k=1").GetName()), "dcell-n-5-k-1");
+}
+
+TEST(DrlScheduler, AvailabilityIsReported)
+{
+    if (IsDrlAvailable())
+    {
+        EXPECT_TRUE(GetDrlUnavailableReason().empty());
+        EXPECT_NO_THROW(CreateScheduler("drl"));
+    }
+    else
+    {
+        try
+        {
+            CreateScheduler("drl");
+            FAIL() << "drl created without LibTorch";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find("libtorch-dev"), std::string::npos) << e.what();
+        }
+    }
+}
+
+#ifdef ALLREDUCE_HAVE_TORCH
+
+namespace
+{
+
+/// \return the shipped checkpoint trained on BCube(3,1) and DCell(4,1)
+std::string
+GeneralModel()
+{
+    return GetDrlModelDirectory() + "/generalization.pt";
+}
+
+/// \return a small policy (random weights from the seed) written to a file
+std::string
+SaveRandomPolicy(const std::string& dir, uint64_t seed, uint32_t k)
+{
+    torch::manual_seed(seed);
+    DrlHyperParams p;
+    p.treesPerRoot = k;
+    DrlPolicy policy(p);
+    const std::string path = dir + "/random.pt";
+    policy.Save(path);
+    return path;
+}
+
+} // namespace
+
+TEST(DrlPolicy, SaveThenLoadGivesIdenticalActions)
+{
+    torch::set_num_threads(1);
+    const std::string dir = TempDir("save");
+    torch::manual_seed(3);
+    DrlHyperParams p;
+    DrlPolicy policy(p);
+    policy.SetInfo("test policy");
+    policy.Save(dir + "/p.pt");
+    const DrlPolicy loaded = DrlPolicy::Load(dir + "/p.pt");
+    EXPECT_EQ(loaded.GetInfo(), "test policy");
+    EXPECT_EQ(loaded.GetHidden(), p.hidden);
+    EXPECT_EQ(loaded.GetTreesPerRoot(), p.treesPerRoot);
+    for (const std::string spec : {"bcube:n=3,k=1", "dcell:n=3,k=1"})
+    {
+        auto a = MakeDrlEnvironment(BuildTopology(spec), 3, 1, 1);
+        auto b = MakeDrlEnvironment(BuildTopology(spec), 3, 1, 1);
+        for (auto mode : {DrlPolicy::Mode::Greedy, DrlPolicy::Mode::Sample})
+        {
+            std::mt19937_64 ra(11);
+            std::mt19937_64 rb(11);
+            const DrlEpisode ea = policy.Run(*a, mode, mode, ra, true);
+            const DrlEpisode eb = loaded.Run(*b, mode, mode, rb, true);
+            ASSERT_EQ(ea.lower.size(), eb.lower.size());
+            for (size_t i = 0; i < ea.lower.size(); ++i)
+            {
+                ASSERT_EQ(ea.lower[i].action, eb.lower[i].action) << spec << " step " << i;
+                ASSERT_FLOAT_EQ(ea.lower[i].logp, eb.lower[i].logp);
+            }
+            ASSERT_EQ(ea.upper.size(), eb.upper.size());
+            for (size_t i = 0; i < ea.upper.size(); ++i)
+            {
+                ASSERT_EQ(ea.upper[i].chosen, eb.upper[i].chosen);
+            }
+            EXPECT_EQ(a->GetPlan().schedule.rounds, b->GetPlan().schedule.rounds);
+            a->Reset();
+            b->Reset();
+        }
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST(DrlPolicy, BadCheckpointsGetClearErrors)
+{
+    const std::string dir = TempDir("bad");
+    const auto expectError = [](const std::string& path, const std::string& words) {
+        try
+        {
+            DrlPolicy::Load(path);
+            ADD_FAILURE() << "loaded " << path;
+        }
+        catch (const std::runtime_error& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("allreduce-train"), std::string::npos)
+                << "the error should say how to make one: " << e.what();
+        }
+    };
+    expectError(dir + "/none.pt", "no checkpoint at");
+    {
+        std::ofstream(dir + "/garbage.pt") << "this is not a checkpoint";
+    }
+    expectError(dir + "/garbage.pt", "not a readable checkpoint");
+    // A truncated real checkpoint.
+    const std::string good = SaveRandomPolicy(dir, 1, 1);
+    std::filesystem::copy_file(good, dir + "/cut.pt");
+    std::filesystem::resize_file(dir + "/cut.pt", std::filesystem::file_size(good) / 2);
+    expectError(dir + "/cut.pt", "not a readable checkpoint");
+    // A torch archive that is not a drl checkpoint.
+    {
+        torch::serialize::OutputArchive a;
+        a.write("weights", torch::ones({3}));
+        a.save_to(dir + "/other.pt");
+    }
+    expectError(dir + "/other.pt", "not a drl checkpoint");
+    // A checkpoint for other observations.
+    {
+        torch::serialize::OutputArchive a;
+        a.write("meta", torch::tensor({int64_t{1}, int64_t{99}, int64_t{10}, int64_t{4},
+                                       int64_t{32}, int64_t{1}, int64_t{1}}));
+        a.save_to(dir + "/old.pt");
+    }
+    expectError(dir + "/old.pt", "another version of the observations");
+    // A header that does not match the weights.
+    {
+        torch::serialize::InputArchive in;
+        in.load_from(good);
+        torch::serialize::OutputArchive a;
+        a.write("meta", torch::tensor({int64_t{1}, int64_t{DrlEnvironment::TREE_FEATURES},
+                                       int64_t{DrlEnvironment::CANDIDATE_FEATURES},
+                                       int64_t{DrlEnvironment::GLOBAL_FEATURES}, int64_t{48},
+                                       int64_t{1}, int64_t{1}}));
+        torch::serialize::InputArchive upper;
+        torch::serialize::InputArchive lower;
+        in.read("upper", upper);
+        // copy through a module to re-save under the wrong width
+        torch::manual_seed(1);
+        DrlHyperParams p;
+        DrlPolicy policy(p);
+        torch::serialize::OutputArchive u;
+        torch::serialize::OutputArchive l;
+        policy.GetUpper()->save(u);
+        policy.GetLower()->save(l);
+        a.write("upper", u);
+        a.write("lower", l);
+        a.save_to(dir + "/mismatch.pt");
+    }
+    expectError(dir + "/mismatch.pt", "does not match");
+    // Through the scheduler, the same words.
+    Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+    s->SetAttribute("Model", StringValue(dir + "/none.pt"));
+    EXPECT_THROW(s->MakePlan(BuildTopology("bcube:n=3,k=1"), 1), std::runtime_error);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(DrlScheduler, RunsOnAnyTopologyAndWorkloads)
+{
+    torch::set_num_threads(1);
+    const std::string dir = TempDir("sched");
+    const std::string path = SaveRandomPolicy(dir, 5, 3);
+    Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+    s->SetAttribute("Model", StringValue(path));
+    s->SetAttribute("Samples", UintegerValue(2));
+    for (const char* spec : {"bcube:n=3,k=1", "fattree:k=4", "dcell:n=2,k=2"})
+    {
+        const Topology t = BuildTopology(spec);
+        const SchedulerResult r = EvaluateScheduler(t, s, 1);
+        EXPECT_TRUE(r.check.valid) << spec << ": " << r.check.error;
+        EXPECT_EQ(r.plan.schedule.scheduler, "drl");
+        // Fixed workloads of any semantics, through RunRounds (Prepare + SelectRound).
+        for (auto sem : {WorkloadSemantics::ParameterServer, WorkloadSemantics::Ring})
+        {
+            const WorkloadSet ws = WorkloadSet::Build(t, BuildShortestPathTrees(t), sem, 2);
+            const Schedule sch = RunRounds(*s, ws);
+            const ScheduleCheck check = ValidateSchedule(ws, sch);
+            EXPECT_TRUE(check.valid) << spec << " " << ToString(sem) << ": " << check.error;
+        }
+    }
+    // Without a model for the topology, the shipped-model lookup says what to do.
+    Ptr<AllReduceScheduler> d = CreateScheduler("drl");
+    try
+    {
+        d->MakePlan(BuildTopology("bcube:n=7,k=1"), 1);
+        FAIL() << "no shipped checkpoint for BCube(7,1) expected";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("no shipped checkpoint for bcube(n=7,k=1)"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST(DrlScheduler, ShippedCheckpointsBeatPsAndRing)
+{
+    // What the headline relies on: the checkpoint shipped for each of the paper's nine
+    // topologies loads and, decoded greedily, schedules in no more rounds than PS and Ring.
+    torch::set_num_threads(1);
+    for (const auto& spec : PaperTopologySpecs())
+    {
+        const Topology t = BuildTopology(spec);
+        Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+        s->SetAttribute("Samples", UintegerValue(0));
+        const SchedulerResult drl = EvaluateScheduler(t, s, 1);
+        ASSERT_TRUE(drl.check.valid) << spec << ": " << drl.check.error;
+        const SchedulerResult ps = EvaluateScheduler(t, "ps", 1);
+        const SchedulerResult ring = EvaluateScheduler(t, "ring", 1);
+        EXPECT_LE(drl.plan.schedule.GetNRounds(), ps.plan.schedule.GetNRounds()) << spec;
+        EXPECT_LE(drl.plan.schedule.GetNRounds(), ring.plan.schedule.GetNRounds()) << spec;
+        EXPECT_GE(drl.plan.schedule.GetNRounds(), drl.bounds.bandwidth) << spec;
+    }
+}
+
+TEST(DrlTrainer, ShortTrainingLowersMeanRounds)
+{
+    // From random weights, no warm start: a few PPO iterations on the lower level must lower
+    // the mean rounds of sampled episodes on BCube(3,1).
+    torch::set_num_threads(1);
+    DrlHyperParams p;
+    p.treesPerRoot = 1;
+    p.imitationSteps = 0;
+    p.upperIterations = 0;
+    p.lowerIterations = 1;
+    p.episodes = 6;
+    p.learningRate = 3e-3;
+    p.evalSamples = 0;
+    DrlTrainer trainer({BuildTopology("bcube:n=3,k=1")}, p, 1);
+    const double before = trainer.MeanSampledRounds(24, 99);
+    trainer.Train(8, "", false, nullptr);
+    const double after = trainer.MeanSampledRounds(24, 99);
+    EXPECT_LT(after, before - 1.0) << "before " << before << ", after " << after;
+}
+
+TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
+{
+    torch::set_num_threads(1);
+    DrlHyperParams p;
+    p.imitationSteps = 20;
+    p.episodes = 2;
+    p.upperIterations = 1;
+    p.lowerIterations = 1;
+    p.evalSamples = 1;
+    const std::vector<Topology> topos{BuildTopology("bcube:n=2,k=1"),
+                                      BuildTopology("dcell:n=2,k=1")};
+    const std::string a = TempDir("a");
+    const std::string b = TempDir("b");
+    DrlTrainer one(topos, p, 4);
+    one.Train(3, a, false, nullptr);
+    DrlTrainer two(topos, p, 4);
+    two.Train(1, b, false, nullptr);
+    DrlTrainer three(topos, p, 4);
+    three.Train(3, b, true, nullptr); // resumes at iteration 2
+    const auto& c1 = one.GetCurve();
+    const auto& c3 = three.GetCurve();
+    ASSERT_EQ(c1.size(), 4u);
+    ASSERT_EQ(c3.size(), 4u);
+    for (size_t i = 0; i < c1.size(); ++i)
+    {
+        EXPECT_EQ(c1[i].iteration, c3[i].iteration);
+        EXPECT_EQ(c1[i].level, c3[i].level);
+        EXPECT_DOUBLE_EQ(c1[i].meanRounds, c3[i].meanRounds) << "iteration " << i;
+        EXPECT_DOUBLE_EQ(c1[i].evalRounds, c3[i].evalRounds) << "iteration " << i;
+        EXPECT_DOUBLE_EQ(c1[i].entropy, c3[i].entropy) << "iteration " << i;
+    }
+    EXPECT_EQ(c1[1].level, "upper");
+    EXPECT_EQ(c1[2].level, "lower");
+    // The same weights in the end.
+    const auto pa = one.GetPolicy().GetLower()->parameters();
+    const auto pb = three.GetPolicy().GetLower()->parameters();
+    ASSERT_EQ(pa.size(), pb.size());
+    for (size_t i = 0; i < pa.size(); ++i)
+    {
+        EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "lower parameter " << i;
+    }
+    for (const char* f : {"policy.pt", "last.pt", "trainer.pt", "curve.csv"})
+    {
+        EXPECT_TRUE(std::filesystem::exists(a + "/" + f)) << f;
+    }
+    // Resuming with other options is refused.
+    DrlHyperParams q = p;
+    q.hidden = 16;
+    DrlTrainer other(topos, q, 4);
+    EXPECT_THROW(other.Train(4, a, true, nullptr), std::runtime_error);
+    std::filesystem::remove_all(a);
+    std::filesystem::remove_all(b);
+}
+
+TEST(DrlScheduler, GeneralCheckpointRunsOnUnseenTopologies)
+{
+    torch::set_num_threads(1);
+    Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+    s->SetAttribute("Model", StringValue(GeneralModel()));
+    s->SetAttribute("Samples", UintegerValue(0));
+    for (const char* spec : {"bcube:n=4,k=1", "dcell:n=5,k=1"})
+    {
+        const SchedulerResult r = EvaluateScheduler(BuildTopology(spec), s, 1);
+        EXPECT_TRUE(r.check.valid) << spec << ": " << r.check.error;
+        const SchedulerResult ps = EvaluateScheduler(BuildTopology(spec), "ps", 1);
+        EXPECT_LE(r.plan.schedule.GetNRounds(), ps.plan.schedule.GetNRounds()) << spec;
+    }
+}
+
+TEST(DrlScheduler, PacketLevelRunEndsWithTheExactSum)
+{
+    // The learned schedule, run packet by packet in ns-3 by the applications.
+    torch::set_num_threads(1);
+    Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+    s->SetAttribute("Samples", UintegerValue(0));
+    const Plan plan = s->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    for (const char* mode : {"barrier", "async"})
+    {
+        PacketRunConfig config;
+        config.mode = mode;
+        config.gradientBytes = 8192;
+        config.flowMonitor = false;
+        const PacketRunReport report = RunPacketAllReduce(plan, config);
+        ASSERT_TRUE(report.result.finished) << report.result.error;
+        EXPECT_TRUE(report.verification.verified) << report.verification.message;
+        EXPECT_TRUE(report.verification.exact);
+        EXPECT_EQ(report.result.transfersFinished, plan.workloads.GetN());
+    }
+}
+
+#endif // ALLREDUCE_HAVE_TORCH
