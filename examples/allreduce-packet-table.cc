@@ -33,7 +33,9 @@ using allreduce_example::SplitList;
 int
 main(int argc, char* argv[])
 {
-    std::string schedulerList = "ps,ring,greedy,balanced";
+    // drl (the shipped checkpoints) when this build has LibTorch
+    std::string schedulerList =
+        std::string("ps,ring,greedy,balanced") + (IsDrlAvailable() ? ",drl" : "");
     std::string modeList = "barrier,async";
     std::string topologyList;
     std::string gradientBytes = "1MiB";

@@ -65,6 +65,11 @@ main(int argc, char* argv[])
                  "rules (0: none)",
                  params.imitationSteps);
     cmd.AddValue("learning-rate", "PPO's Adam step size", params.learningRate);
+    cmd.AddValue("minibatch", "PPO: steps per gradient step", params.minibatch);
+    cmd.AddValue("epochs", "PPO: passes over the collected steps", params.epochs);
+    cmd.AddValue("target-kl", "PPO: stop an update past 1.5 x this KL divergence (0: never)",
+                 params.targetKl);
+    cmd.AddValue("entropy", "PPO: entropy bonus coefficient", params.entropy);
     cmd.AddValue("eval-samples", "sampled episodes besides the greedy one when evaluating",
                  params.evalSamples);
     cmd.AddValue("threads", "LibTorch threads (1 keeps runs reproducible)", threads);

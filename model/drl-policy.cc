@@ -257,6 +257,15 @@ DrlPolicy::Load(const std::string& path)
     params.treesPerRoot = static_cast<uint32_t>(trees);
     params.treeSeed = static_cast<uint32_t>(m[6].item<int64_t>());
     DrlPolicy policy(params);
+    // The archive's tensors replace the parameters whatever their shapes: compare them after.
+    std::vector<std::vector<int64_t>> shapes;
+    for (auto* net : {&policy.m_upper, &policy.m_lower})
+    {
+        for (const auto& p : (*net)->parameters())
+        {
+            shapes.push_back(p.sizes().vec());
+        }
+    }
     try
     {
         c10::IValue info;
@@ -270,6 +279,20 @@ DrlPolicy::Load(const std::string& path)
         archive.read("lower", lower);
         policy.m_upper->load(upper);
         policy.m_lower->load(lower);
+        size_t i = 0;
+        for (auto* net : {&policy.m_upper, &policy.m_lower})
+        {
+            for (const auto& p : (*net)->parameters())
+            {
+                if (i >= shapes.size() || p.sizes().vec() != shapes[i])
+                {
+                    throw std::runtime_error("parameter " + std::to_string(i) +
+                                             " has another shape than the header's width " +
+                                             std::to_string(hidden) + " gives");
+                }
+                ++i;
+            }
+        }
     }
     catch (const std::exception& e)
     {

@@ -34,22 +34,6 @@ GetDrlModelName(const std::string& topologyName)
     {
         lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    // Drop "seed=N" (and the separator before it): one checkpoint serves every seed.
-    const size_t seed = lower.find("seed=");
-    if (seed != std::string::npos)
-    {
-        size_t end = seed + 5;
-        while (end < lower.size() && std::isdigit(static_cast<unsigned char>(lower[end])))
-        {
-            ++end;
-        }
-        size_t begin = seed;
-        if (begin > 0 && lower[begin - 1] == ',')
-        {
-            --begin;
-        }
-        lower.erase(begin, end - begin);
-    }
     std::string name;
     for (char c : lower)
     {

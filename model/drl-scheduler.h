@@ -32,9 +32,9 @@ std::string GetDrlUnavailableReason();
 /**
  * \ingroup allreduce
  * \param topologyName a topology's name, e.g. "jellyfish(switches=10,degree=4,servers=1,seed=3)"
- * \return the name of its shipped checkpoint without ".pt": lower case, the seed dropped (one
- *         checkpoint serves every seed of a random family), other characters joined by '-', e.g.
- *         "jellyfish-switches-10-degree-4-servers-1"
+ * \return the name of its shipped checkpoint without ".pt": lower case, letters and digits
+ *         kept, everything else turned into single '-', e.g.
+ *         "jellyfish-switches-10-degree-4-servers-1-seed-3"
  */
 std::string GetDrlModelName(const std::string& topologyName);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Trains the checkpoints shipped in models/ (what `--scheduler=drl` loads by default):
-#  - one per topology of the seed paper's Table 2 (the Jellyfish ones on seeds 1..5 together,
-#    since the table averages those seeds), named by GetDrlModelName;
+#  - one per topology of the seed paper's Table 2, and for Jellyfish one per seed 1..5 (the
+#    table averages those seeds; one policy imitating five different teachers did worse), named
+#    by GetDrlModelName (21 in all);
 #  - generalization.pt, trained on BCube(3,1) and DCell(4,1) only, which allreduce-table
 #    evaluates on every topology (its notes).
 # Two trainings run at a time (one thread each). Logs, curves and full runs go to
@@ -17,26 +18,18 @@ out=$repo/results/train
 bash "$repo/scripts/build.sh" --target allreduce-train
 mkdir -p "$out" "$repo/models"
 
-jelly() { # switches -> "spec;spec;..." over seeds 1..5
-  local s specs=""
+jobs_list=("dcell-n-6-k-1|dcell:n=6,k=1" "dcell-n-5-k-1|dcell:n=5,k=1")
+for switches in 20 15; do
   for s in 1 2 3 4 5; do
-    specs+="${specs:+;}jellyfish:switches=$1,degree=4,servers=1,seed=$s"
+    jobs_list+=("jellyfish-switches-$switches-degree-4-servers-1-seed-$s|jellyfish:switches=$switches,degree=4,servers=1,seed=$s")
   done
-  echo "$specs"
-}
-
-jobs_list=(
-  "dcell-n-6-k-1|dcell:n=6,k=1"
-  "dcell-n-5-k-1|dcell:n=5,k=1"
-  "jellyfish-switches-20-degree-4-servers-1|$(jelly 20)"
-  "jellyfish-switches-15-degree-4-servers-1|$(jelly 15)"
-  "bcube-n-5-k-1|bcube:n=5,k=1"
-  "dcell-n-4-k-1|dcell:n=4,k=1"
-  "jellyfish-switches-10-degree-4-servers-1|$(jelly 10)"
-  "bcube-n-4-k-1|bcube:n=4,k=1"
-  "bcube-n-3-k-1|bcube:n=3,k=1"
-  "generalization|bcube:n=3,k=1;dcell:n=4,k=1"
-)
+done
+jobs_list+=("bcube-n-5-k-1|bcube:n=5,k=1" "dcell-n-4-k-1|dcell:n=4,k=1")
+for s in 1 2 3 4 5; do
+  jobs_list+=("jellyfish-switches-10-degree-4-servers-1-seed-$s|jellyfish:switches=10,degree=4,servers=1,seed=$s")
+done
+jobs_list+=("bcube-n-4-k-1|bcube:n=4,k=1" "bcube-n-3-k-1|bcube:n=3,k=1"
+            "generalization|bcube:n=3,k=1;dcell:n=4,k=1")
 
 train_one() {
   local name=${1%%|*} specs=${1#*|}

@@ -246,11 +246,11 @@ TEST(DrlEnvironment, BadUseIsRefused)
     EXPECT_THROW(env->CloseRound(), std::invalid_argument); // nothing picked
 }
 
-TEST(DrlScheduler, ModelNamesDropTheSeed)
+TEST(DrlScheduler, ModelNamesFollowTheTopologyName)
 {
     EXPECT_EQ(GetDrlModelName("bcube(n=3,k=1)"), "bcube-n-3-k-1");
     EXPECT_EQ(GetDrlModelName("jellyfish(switches=10,degree=4,servers=1,seed=3)"),
-              "jellyfish-switches-10-degree-4-servers-1");
+              "jellyfish-switches-10-degree-4-servers-1-seed-3");
     EXPECT_EQ(GetDrlModelName(BuildTopology("dcell:n=5,k=1").GetName()), "dcell-n-5-k-1");
 }
 
@@ -478,22 +478,26 @@ TEST(DrlScheduler, ShippedCheckpointsBeatPsAndRing)
 
 TEST(DrlTrainer, ShortTrainingLowersMeanRounds)
 {
-    // From random weights, no warm start: a few PPO iterations on the lower level must lower
-    // the mean rounds of sampled episodes on BCube(3,1).
+    // From random weights, no warm start: PPO alone, alternating the levels, must lower the
+    // mean rounds of sampled episodes on BCube(3,1) within 24 iterations.
     torch::set_num_threads(1);
     DrlHyperParams p;
     p.treesPerRoot = 1;
     p.imitationSteps = 0;
-    p.upperIterations = 0;
+    p.upperIterations = 1;
     p.lowerIterations = 1;
     p.episodes = 6;
+    p.minibatch = 32;
     p.learningRate = 3e-3;
+    p.targetKl = 0;
     p.evalSamples = 0;
     DrlTrainer trainer({BuildTopology("bcube:n=3,k=1")}, p, 1);
-    const double before = trainer.MeanSampledRounds(24, 99);
-    trainer.Train(8, "", false, nullptr);
-    const double after = trainer.MeanSampledRounds(24, 99);
-    EXPECT_LT(after, before - 1.0) << "before " << before << ", after " << after;
+    const double before = trainer.MeanSampledRounds(32, 99);
+    trainer.Train(24, "", false, nullptr);
+    const double after = trainer.MeanSampledRounds(32, 99);
+    std::cout << "mean rounds of sampled episodes: " << before << " untrained, " << after
+              << " after 24 iterations\n";
+    EXPECT_LT(after, before - 2.0) << "before " << before << ", after " << after;
 }
 
 TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
