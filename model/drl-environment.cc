@@ -15,34 +15,6 @@
 namespace ns3
 {
 
-namespace
-{
-
-/// \return true when two workload lists describe the same transfers
-bool
-SameWorkloads(const WorkloadSet& a,
-              const std::vector<uint32_t>& wa,
-              const WorkloadSet& b,
-              const std::vector<uint32_t>& wb)
-{
-    if (wa.size() != wb.size())
-    {
-        return false;
-    }
-    for (size_t i = 0; i < wa.size(); ++i)
-    {
-        const Workload& x = a.Get(wa[i]);
-        const Workload& y = b.Get(wb[i]);
-        if (std::tie(x.piece, x.phase, x.src, x.dst, x.path) !=
-            std::tie(y.piece, y.phase, y.src, y.dst, y.path))
-        {
-            return false;
-        }
-    }
-    return true;
-}
-
-} // namespace
 
 DrlEnvironment::DrlEnvironment(std::vector<std::vector<FlowTree>> trees,
                                std::vector<WorkloadSet> workloads)
@@ -114,20 +86,6 @@ DrlEnvironment::Index()
             {
                 continue;
             }
-            bool known = false;
-            for (uint32_t t : m_rootTrees[r])
-            {
-                if (!known && SameWorkloads(m_sets[m_tree[t].set], m_tree[t].workloads,
-                                            m_sets[j], mine))
-                {
-                    known = true;
-                    m_setTree[j][r] = t;
-                }
-            }
-            if (known)
-            {
-                continue;
-            }
             if (!m_rootTrees[r].empty() && m_tree[m_rootTrees[r].front()].workloads.size() != mine.size())
             {
                 throw std::invalid_argument("DrlEnvironment: root " + std::to_string(r) +
@@ -180,7 +138,7 @@ DrlEnvironment::Index()
         globalMax = std::max(globalMax, setMax.back());
         bestSetMax = std::min(bestSetMax, setMax.back());
     }
-    m_treeStatic.assign(m_tree.size() * 2, 0.0f);
+    m_treeStatic.assign(m_tree.size() * 3, 0.0f);
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         const uint32_t j = m_tree[t].set;
@@ -192,8 +150,9 @@ DrlEnvironment::Index()
                 worst = std::max(worst, setLoad[j][l]);
             }
         }
-        m_treeStatic[2 * t] = static_cast<float>(worst) / globalMax;
-        m_treeStatic[2 * t + 1] = static_cast<float>(bestSetMax) / setMax[j];
+        m_treeStatic[3 * t] = static_cast<float>(worst) / globalMax;
+        m_treeStatic[3 * t + 1] = static_cast<float>(bestSetMax) / setMax[j];
+        m_treeStatic[3 * t + 2] = m_sets.size() > 1 ? static_cast<float>(j) / (m_sets.size() - 1) : 0.0f;
     }
     Reset();
 }
@@ -392,8 +351,9 @@ DrlEnvironment::GetTreeFeatures() const
         f[7] = m_committed[tree.root] == t ? 1.0f : 0.0f;
         f[8] = m_committed[tree.root] == UNSCHEDULED ? 1.0f : 0.0f;
         f[9] = m_selectedLast[t];
-        f[10] = m_treeStatic[2 * t];
-        f[11] = m_treeStatic[2 * t + 1];
+        f[10] = m_treeStatic[3 * t];
+        f[11] = m_treeStatic[3 * t + 1];
+        f[12] = m_treeStatic[3 * t + 2];
     }
     return out;
 }

@@ -43,7 +43,7 @@ class DrlEnvironment
 {
   public:
     /// Features per flow tree (upper level).
-    static constexpr uint32_t TREE_FEATURES = 12;
+    static constexpr uint32_t TREE_FEATURES = 13;
     /// Features per candidate workload (lower level).
     static constexpr uint32_t CANDIDATE_FEATURES = 10;
     /// Global features, given to both levels.
@@ -51,8 +51,8 @@ class DrlEnvironment
 
     /**
      * \param trees per candidate set, one flow tree per root (for example
-     *        OptimalScheduler::BuildCandidateTrees); a root's trees that come out equal are
-     *        kept once
+     *        OptimalScheduler::BuildCandidateTrees); a root's trees that come out equal in two
+     *        sets stay two candidates, so that every tree belongs to one set
      * \param workloads per candidate set, its workloads (merge semantics on those trees)
      */
     DrlEnvironment(std::vector<std::vector<FlowTree>> trees, std::vector<WorkloadSet> workloads);
@@ -69,7 +69,7 @@ class DrlEnvironment
     /// Back to round 0, nothing sent, no root committed.
     void Reset();
 
-    /// \return the number of flow trees (roots x distinct candidates per root)
+    /// \return the number of flow trees (roots x candidate sets)
     uint32_t GetNTrees() const;
     /// \return the number of workloads one complete run sends (the paper's TotalFlows)
     uint32_t GetNTotal() const;
@@ -86,8 +86,7 @@ class DrlEnvironment
     uint32_t GetNSets() const;
     /**
      * \param set a candidate set
-     * \return per tree, 1 for the trees of that set (one per root; a root's tree equal to an
-     *         earlier set's counts as that one)
+     * \return per tree, 1 for the trees of that set (one per root)
      */
     std::vector<uint8_t> GetTreesOfSet(uint32_t set) const;
 
@@ -187,7 +186,7 @@ class DrlEnvironment
     std::vector<std::vector<uint32_t>> m_treeOf;       //!< per set, per workload, its tree
     std::vector<std::vector<uint32_t>> m_rootTrees;    //!< per root, its trees
     std::vector<std::vector<uint32_t>> m_setTree;      //!< per set, per root, its tree
-    std::vector<float> m_treeStatic;                   //!< per tree, its static features (2)
+    std::vector<float> m_treeStatic;                   //!< per tree, its static features (3)
     uint32_t m_roots{0};                               //!< roots (chunks)
     uint32_t m_total{0};                               //!< workloads of one complete run
     uint32_t m_maxHeight{1};                           //!< largest height in any set

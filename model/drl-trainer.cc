@@ -549,9 +549,8 @@ DrlTrainer::Train(uint32_t iterations,
         }
         LoadState(outDir);
     }
-    else
+    else if (m_curve.empty())
     {
-        m_curve.clear();
         Start();
         m_curve.back().seconds = elapsed();
         m_bestScore = m_curve.back().evalRatio;

@@ -60,7 +60,8 @@ class DrlTrainer
                uint32_t pieces = 1);
 
     /**
-     * Runs the training up to `iterations` PPO iterations in all.
+     * Runs the training up to `iterations` PPO iterations in all; a second call goes on from
+     * where the first stopped.
      * \param iterations PPO iterations in all (the warm start is iteration 0)
      * \param outDir where the files go (created); empty: keep nothing on disk
      * \param resume continue from outDir's last.pt and trainer.pt instead of starting afresh

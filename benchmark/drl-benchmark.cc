@@ -1,0 +1,74 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Benchmarks (Google Benchmark) of the hierarchical DRL scheduler, on one thread: one greedy
+// episode of a policy (random weights: the cost does not depend on them) on BCube(5,1) and
+// DCell(6,1) with 3 candidate trees per root, and one PPO iteration (4 episodes, update,
+// decoding with 8 samples) on BCube(3,1) and DCell(4,1).
+//
+//   build/benchmark/allreduce-benchmarks --benchmark_filter=Drl
+
+#include "ns3/allreduce-module.h"
+
+#include <benchmark/benchmark.h>
+
+#ifdef ALLREDUCE_HAVE_TORCH
+#include "ns3/drl-trainer.h"
+
+using namespace ns3;
+
+namespace
+{
+
+const char* const EPISODE_SPECS[] = {"bcube:n=5,k=1", "dcell:n=6,k=1"};
+const char* const TRAIN_SPECS[] = {"bcube:n=3,k=1", "dcell:n=4,k=1"};
+
+void
+DrlEpisodeBench(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    const std::string spec = EPISODE_SPECS[state.range(0)];
+    state.SetLabel(spec);
+    torch::manual_seed(1);
+    DrlPolicy policy;
+    auto env = MakeDrlEnvironment(BuildTopology(spec), 3, 1, 1);
+    std::mt19937_64 rng(1);
+    uint32_t rounds = 0;
+    uint32_t decisions = 0;
+    for (auto _ : state)
+    {
+        env->Reset();
+        const DrlEpisode e =
+            policy.Run(*env, DrlPolicy::Mode::Greedy, DrlPolicy::Mode::Greedy, rng, true);
+        rounds = e.rounds;
+        decisions = static_cast<uint32_t>(e.upper.size() + e.lower.size());
+    }
+    state.counters["rounds"] = rounds;
+    state.counters["decisions"] = decisions;
+    state.counters["workloads"] = env->GetNTotal();
+}
+
+void
+DrlIterationBench(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    const std::string spec = TRAIN_SPECS[state.range(0)];
+    state.SetLabel(spec);
+    DrlHyperParams p;
+    p.imitationSteps = 0;
+    DrlTrainer trainer({BuildTopology(spec)}, p, 1);
+    trainer.Train(0, "", false, nullptr); // the start, not timed
+    uint32_t iterations = 0;
+    for (auto _ : state)
+    {
+        trainer.Train(++iterations, "", false, nullptr);
+    }
+    state.counters["decoded_rounds"] = trainer.GetCurve().back().evalRounds;
+}
+
+} // namespace
+
+BENCHMARK(DrlEpisodeBench)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(DrlIterationBench)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->Iterations(3);
+#endif
