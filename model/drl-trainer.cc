@@ -451,16 +451,10 @@ DrlTrainer::Evaluate(DrlCurveRow& row)
     row.evalRatio = ratio / m_envs.size();
 }
 
-DrlCurveRow
-DrlTrainer::Iterate(uint32_t iteration)
+std::vector<DrlEpisode>
+DrlTrainer::Collect(std::mt19937_64& rng, bool record, DrlCurveRow& row)
 {
-    const uint32_t cycle = std::max<uint32_t>(1, m_params.upperIterations + m_params.lowerIterations);
-    const bool upper = (iteration - 1) % cycle < m_params.upperIterations;
-    std::mt19937_64 rng(m_seed * 1000003 + iteration);
     std::vector<DrlEpisode> episodes;
-    DrlCurveRow row;
-    row.iteration = iteration;
-    row.level = upper ? "upper" : "lower";
     double sum = 0;
     double best = 0;
     for (auto& env : m_envs)
@@ -473,22 +467,27 @@ DrlTrainer::Iterate(uint32_t iteration)
                                             DrlPolicy::Mode::Sample,
                                             DrlPolicy::Mode::Sample,
                                             rng,
-                                            true));
+                                            record));
             sum += episodes.back().rounds;
             mine = std::min(mine, episodes.back().rounds);
-            if (upper)
-            {
-                episodes.back().lower.clear();
-            }
-            else
-            {
-                episodes.back().upper.clear();
-            }
         }
         best += mine;
     }
     row.meanRounds = sum / std::max<size_t>(1, episodes.size());
     row.bestRounds = best / m_envs.size();
+    return episodes;
+}
+
+DrlCurveRow
+DrlTrainer::Iterate(uint32_t iteration)
+{
+    const uint32_t cycle = std::max<uint32_t>(1, m_params.upperIterations + m_params.lowerIterations);
+    const bool upper = (iteration - 1) % cycle < m_params.upperIterations;
+    std::mt19937_64 rng(m_seed * 1000003 + iteration);
+    DrlCurveRow row;
+    row.iteration = iteration;
+    row.level = upper ? "upper" : "lower";
+    std::vector<DrlEpisode> episodes = Collect(rng, true, row);
     row.entropy = Update(upper, episodes, rng);
     Evaluate(row);
     return row;
@@ -504,24 +503,7 @@ DrlTrainer::Start()
         Imitate();
     }
     std::mt19937_64 rng(m_seed * 1000003);
-    double sum = 0;
-    double best = 0;
-    for (auto& env : m_envs)
-    {
-        uint32_t mine = std::numeric_limits<uint32_t>::max();
-        for (uint32_t e = 0; e < m_params.episodes; ++e)
-        {
-            env->Reset();
-            const uint32_t r =
-                m_policy.Run(*env, DrlPolicy::Mode::Sample, DrlPolicy::Mode::Sample, rng, false)
-                    .rounds;
-            sum += r;
-            mine = std::min(mine, r);
-        }
-        best += mine;
-    }
-    row.meanRounds = sum / std::max<size_t>(1, m_envs.size() * m_params.episodes);
-    row.bestRounds = best / m_envs.size();
+    Collect(rng, false, row);
     Evaluate(row);
     m_curve.push_back(row);
 }

@@ -95,6 +95,7 @@ class DrlTrainer
   private:
     void Start();
     void Imitate();
+    std::vector<DrlEpisode> Collect(std::mt19937_64& rng, bool record, DrlCurveRow& row);
     DrlCurveRow Iterate(uint32_t iteration);
     double Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_64& rng);
     void Evaluate(DrlCurveRow& row);
