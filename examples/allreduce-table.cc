@@ -411,9 +411,12 @@ main(int argc, char* argv[])
             for (const auto& row : rows)
             {
                 const Cell& own = row.cells.at(DRL);
-                std::cout << "\n  " << std::left << std::setw(24) << ShortLabel(row.name)
-                          << std::right << std::setw(5) << row.general << " /" << std::setw(4)
-                          << own.rounds.front() << " /" << std::setw(4) << row.bound.front();
+                std::cout << "\n  " << std::left << std::setw(24)
+                          << ShortLabel(row.name).substr(0, ShortLabel(row.name).rfind(",1..")) +
+                                 (row.seeds > 1 ? ",1)" : "")
+                          << std::right << std::setw(5) << static_cast<int>(row.general) << " /"
+                          << std::setw(4) << static_cast<int>(own.rounds.front()) << " /"
+                          << std::setw(4) << static_cast<int>(row.bound.front());
             }
             std::cout << "\n";
         }

@@ -644,18 +644,6 @@ DrlEnvironment::LowerReward(uint32_t total)
     return 1.0 / std::max<uint32_t>(1, total);
 }
 
-uint32_t
-DrlEnvironment::TeacherPick(uint32_t rule) const
-{
-    const std::vector<uint8_t> ties = TeacherTies(rule);
-    const auto it = std::find(ties.begin(), ties.end(), 1);
-    if (it == ties.end())
-    {
-        throw std::logic_error("TeacherPick: no candidate can be picked");
-    }
-    return static_cast<uint32_t>(it - ties.begin());
-}
-
 std::vector<uint8_t>
 DrlEnvironment::TeacherTies(uint32_t rule) const
 {

@@ -155,15 +155,9 @@ class DrlEnvironment
     static double LowerReward(uint32_t total);
 
     /**
-     * The teacher used to warm-start the policies: the rule of the balanced scheduler.
+     * The teacher used to warm-start the policies: the rules of the balanced scheduler.
      * \param rule 0 height then link load, 1 link load then height, 2 summed load then height,
-     *        3 height only (ties by candidate order)
-     * \return the candidate it picks (CanPick() must be true)
-     */
-    uint32_t TeacherPick(uint32_t rule) const;
-
-    /**
-     * \param rule as for TeacherPick
+     *        3 height only
      * \return per candidate, 1 when the rule ranks it first (ties included), else 0
      */
     std::vector<uint8_t> TeacherTies(uint32_t rule) const;

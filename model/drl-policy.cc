@@ -314,6 +314,25 @@ DrlPolicy::Run(DrlEnvironment& env,
     torch::NoGradGuard noGrad;
     DrlEpisode episode;
     const uint32_t nTrees = env.GetNTrees();
+    // The teacher breaks ties among equally ranked candidates by order (tieSeed 0) or at
+    // random from its own generator.
+    std::mt19937_64 tieRng(teacher ? teacher->tieSeed : 0);
+    const auto teacherPick = [&](const std::vector<uint8_t>& ties,
+                                 const std::vector<uint32_t>& open) {
+        std::vector<uint32_t> tied;
+        for (uint32_t i = 0; i < open.size(); ++i)
+        {
+            if (ties[open[i]])
+            {
+                tied.push_back(i);
+            }
+        }
+        if (tied.empty())
+        {
+            throw std::logic_error("drl: the teacher has no candidate to pick");
+        }
+        return teacher->tieSeed == 0 ? tied.front() : tied[tieRng() % tied.size()];
+    };
     while (!env.IsDone())
     {
         // Upper: one Bernoulli per selectable tree.
@@ -376,8 +395,7 @@ DrlPolicy::Run(DrlEnvironment& env,
             double lowLogp = 0;
             if (teacher && !record)
             {
-                const uint32_t c = env.TeacherPick(teacher->rule);
-                pick = static_cast<uint32_t>(std::find(open.begin(), open.end(), c) - open.begin());
+                pick = teacherPick(env.TeacherTies(teacher->rule), open);
             }
             else if (n == 1 && !record)
             {
@@ -399,16 +417,11 @@ DrlPolicy::Run(DrlEnvironment& env,
                     // The teacher's equally good picks; the network is not asked.
                     const std::vector<uint8_t> ties = env.TeacherTies(teacher->rule);
                     low.chosen.assign(open.size(), 0);
-                    bool first = true;
                     for (size_t i = 0; i < open.size(); ++i)
                     {
                         low.chosen[i] = ties[open[i]];
-                        if (ties[open[i]] && first)
-                        {
-                            pick = static_cast<uint32_t>(i);
-                            first = false;
-                        }
                     }
+                    pick = teacherPick(ties, open);
                 }
                 else
                 {

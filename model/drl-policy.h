@@ -55,6 +55,8 @@ struct DrlHyperParams
     // --- warm start by imitation of the balanced scheduler's rules ---
     uint32_t imitationSteps{300}; //!< gradient steps per level on minibatches of the
                                   //!< teacher's steps (0: no warm start)
+    uint32_t teacherTies{8};      //!< tie-breaks the teacher tries per tree set and rule
+                                  //!< (by candidate order, then at random), as balanced does
     double imitationRate{3e-3};   //!< Adam's step size for imitation
 
     // --- decoding after training ---
@@ -91,7 +93,8 @@ struct DrlEpisode
 struct DrlTeacher
 {
     uint32_t set{0};  //!< the candidate tree set whose trees the upper level selects
-    uint32_t rule{0}; //!< the list rule the lower level follows (DrlEnvironment::TeacherPick)
+    uint32_t rule{0}; //!< the list rule the lower level follows (DrlEnvironment::TeacherTies)
+    uint64_t tieSeed{0}; //!< ties broken by candidate order (0) or at random from this seed
 };
 
 #ifdef ALLREDUCE_HAVE_TORCH

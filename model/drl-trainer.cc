@@ -232,20 +232,23 @@ DrlTrainer::Imitate()
         {
             for (uint32_t rule = 0; rule < 4; ++rule)
             {
-                env.Reset();
-                const DrlTeacher teacher{set, rule};
-                const uint32_t rounds = m_policy
-                                            .Run(env,
-                                                 DrlPolicy::Mode::Greedy,
-                                                 DrlPolicy::Mode::Greedy,
-                                                 unused,
-                                                 false,
-                                                 &teacher)
-                                            .rounds;
-                if (rounds < bestRounds)
+                for (uint32_t tie = 0; tie < std::max<uint32_t>(1, m_params.teacherTies); ++tie)
                 {
-                    best = teacher;
-                    bestRounds = rounds;
+                    env.Reset();
+                    const DrlTeacher teacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie};
+                    const uint32_t rounds = m_policy
+                                                .Run(env,
+                                                     DrlPolicy::Mode::Greedy,
+                                                     DrlPolicy::Mode::Greedy,
+                                                     unused,
+                                                     false,
+                                                     &teacher)
+                                                .rounds;
+                    if (rounds < bestRounds)
+                    {
+                        best = teacher;
+                        bestRounds = rounds;
+                    }
                 }
             }
         }

@@ -424,7 +424,7 @@ TEST(DrlScheduler, RunsOnAnyTopologyAndWorkloads)
     const std::string path = SaveRandomPolicy(dir, 5, 3);
     Ptr<AllReduceScheduler> s = CreateScheduler("drl");
     s->SetAttribute("Model", StringValue(path));
-    s->SetAttribute("Samples", UintegerValue(2));
+    s->SetAttribute("Samples", UintegerValue(1));
     for (const char* spec : {"bcube:n=3,k=1", "fattree:k=4", "dcell:n=2,k=2"})
     {
         const Topology t = BuildTopology(spec);
@@ -434,7 +434,7 @@ TEST(DrlScheduler, RunsOnAnyTopologyAndWorkloads)
         // Fixed workloads of any semantics, through RunRounds (Prepare + SelectRound).
         for (auto sem : {WorkloadSemantics::ParameterServer, WorkloadSemantics::Ring})
         {
-            const WorkloadSet ws = WorkloadSet::Build(t, BuildShortestPathTrees(t), sem, 2);
+            const WorkloadSet ws = WorkloadSet::Build(t, BuildShortestPathTrees(t), sem, 1);
             const Schedule sch = RunRounds(*s, ws);
             const ScheduleCheck check = ValidateSchedule(ws, sch);
             EXPECT_TRUE(check.valid) << spec << " " << ToString(sem) << ": " << check.error;
