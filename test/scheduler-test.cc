@@ -213,7 +213,7 @@ TEST(Schedulers, UnknownNamesAreRefusedListingTheAvailable)
     catch (const std::invalid_argument& e)
     {
         EXPECT_STREQ(e.what(), "unknown scheduler 'optimal-someday'; available: ps, ring, greedy, "
-                               "balanced, optimal (or the TypeId name of an AllReduceScheduler "
+                               "balanced, optimal, drl (or the TypeId name of an AllReduceScheduler "
                                "subclass)");
     }
     EXPECT_THROW(CreateScheduler("ns3::Node"), std::invalid_argument);
