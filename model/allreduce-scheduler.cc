@@ -331,6 +331,13 @@ EvaluateScheduler(const Topology& topology, Ptr<AllReduceScheduler> s, uint32_t 
 namespace ns3
 {
 
+std::vector<uint32_t>
+ReplayRound(const Schedule& schedule, const RoundEngine& engine)
+{
+    const uint32_t t = engine.GetRound();
+    return t < schedule.rounds.size() ? schedule.rounds[t] : std::vector<uint32_t>();
+}
+
 Schedule
 CompactRounds(const std::vector<uint32_t>& roundOf)
 {

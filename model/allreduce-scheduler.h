@@ -170,6 +170,15 @@ constexpr uint32_t UNSCHEDULED = 0xffffffffu;
 
 /**
  * \ingroup allreduce
+ * For schedulers that plan everything in Prepare and replay it round by round.
+ * \param schedule the planned rounds
+ * \param engine the state
+ * \return the planned round for the engine's current round (empty past the end)
+ */
+std::vector<uint32_t> ReplayRound(const Schedule& schedule, const RoundEngine& engine);
+
+/**
+ * \ingroup allreduce
  * \param roundOf per workload, its round (UNSCHEDULED for none); rounds may have gaps
  * \return the rounds in order, with empty rounds dropped
  */

@@ -193,12 +193,7 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t /* pieces */)
 std::vector<uint32_t>
 DrlScheduler::SelectRound(const RoundEngine& engine)
 {
-    const uint32_t t = engine.GetRound();
-    if (t >= m_schedule.rounds.size())
-    {
-        return {};
-    }
-    return m_schedule.rounds[t];
+    return ReplayRound(m_schedule, engine);
 }
 
 } // namespace ns3

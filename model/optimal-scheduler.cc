@@ -821,12 +821,7 @@ OptimalScheduler::Prepare(const WorkloadSet& workloads)
 std::vector<uint32_t>
 OptimalScheduler::SelectRound(const RoundEngine& engine)
 {
-    const uint32_t t = engine.GetRound();
-    if (t >= m_schedule.rounds.size())
-    {
-        return {};
-    }
-    return m_schedule.rounds[t];
+    return ReplayRound(m_schedule, engine);
 }
 
 Plan

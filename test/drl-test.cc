@@ -442,6 +442,7 @@ TEST(DrlScheduler, RunsOnAnyTopologyAndWorkloads)
     }
     // Without a model for the topology, the shipped-model lookup says what to do.
     Ptr<AllReduceScheduler> d = CreateScheduler("drl");
+    d->SetAttribute("Model", StringValue("")); // whatever other tests set as the default
     try
     {
         d->MakePlan(BuildTopology("bcube:n=7,k=1"), 1);
@@ -466,6 +467,7 @@ TEST(DrlScheduler, ShippedCheckpointsBeatPsAndRing)
     {
         const Topology t = BuildTopology(spec);
         Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+        s->SetAttribute("Model", StringValue("")); // the shipped one, whatever the default
         s->SetAttribute("Samples", UintegerValue(8));
         const SchedulerResult drl = EvaluateScheduler(t, s, 1);
         ASSERT_TRUE(drl.check.valid) << spec << ": " << drl.check.error;
@@ -575,6 +577,7 @@ TEST(DrlScheduler, PacketLevelRunEndsWithTheExactSum)
     // The learned schedule, run packet by packet in ns-3 by the applications.
     torch::set_num_threads(1);
     Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+    s->SetAttribute("Model", StringValue(""));
     s->SetAttribute("Samples", UintegerValue(0));
     const Plan plan = s->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
     for (const char* mode : {"barrier", "async"})
