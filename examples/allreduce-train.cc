@@ -128,6 +128,15 @@ main(int argc, char* argv[])
                       << "  decoded " << r.evalRounds << " (x" << std::setprecision(3)
                       << r.evalRatio << " bound)  entropy " << r.entropy << "  "
                       << std::setprecision(1) << r.seconds << " s" << std::endl;
+            if (r.iteration == 0 && !trainer.GetTeacherRounds().empty())
+            {
+                std::cout << "warm start: the teacher (balanced's rules) took";
+                for (uint32_t t : trainer.GetTeacherRounds())
+                {
+                    std::cout << " " << t;
+                }
+                std::cout << " rounds" << std::endl;
+            }
         });
         // The learning curve as a figure.
         const std::string plt = out + "/curve.plt";

@@ -4,6 +4,7 @@
 
 #include "drl-environment.h"
 
+#include "optimal-scheduler.h"
 #include "schedule.h"
 
 #include <algorithm>
@@ -688,6 +689,21 @@ DrlEnvironment::TeacherTies(uint32_t rule) const
         ties[c] = m_mask[c] && key[c] == best;
     }
     return ties;
+}
+
+std::unique_ptr<DrlEnvironment>
+MakeDrlEnvironment(const Topology& topology,
+                   uint32_t treesPerRoot,
+                   uint32_t treeSeed,
+                   uint32_t pieces)
+{
+    auto trees = OptimalScheduler::BuildCandidateTrees(topology, treesPerRoot, treeSeed);
+    std::vector<WorkloadSet> sets;
+    for (const auto& t : trees)
+    {
+        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::Merge, pieces));
+    }
+    return std::make_unique<DrlEnvironment>(std::move(trees), std::move(sets));
 }
 
 } // namespace ns3

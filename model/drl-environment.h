@@ -210,6 +210,21 @@ class DrlEnvironment
     bool m_open{false};                                //!< a round is open
 };
 
+/**
+ * \ingroup allreduce
+ * Builds the environment the `drl` scheduler and the trainer use on a topology: merge
+ * workloads on `treesPerRoot` candidate tree sets (OptimalScheduler::BuildCandidateTrees).
+ * \param topology the topology
+ * \param treesPerRoot candidate trees per root
+ * \param treeSeed their seed
+ * \param pieces pieces per chunk
+ * \return the environment
+ */
+std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(const Topology& topology,
+                                                   uint32_t treesPerRoot,
+                                                   uint32_t treeSeed,
+                                                   uint32_t pieces);
+
 } // namespace ns3
 
 #endif /* ALLREDUCE_DRL_ENVIRONMENT_H */

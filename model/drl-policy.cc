@@ -4,7 +4,6 @@
 
 #include "drl-policy.h"
 
-#include "optimal-scheduler.h"
 
 #include <cmath>
 #include <cstdio>
@@ -472,7 +471,6 @@ DrlPolicy::Run(DrlEnvironment& env,
             }
         }
         const double reward = env.CloseRound();
-        episode.upperReturn += reward;
         const bool done = env.IsDone();
         if (record)
         {
@@ -510,21 +508,6 @@ DrlPolicy::Decode(DrlEnvironment& env, uint32_t samples, uint64_t seed) const
         }
     }
     return best;
-}
-
-std::unique_ptr<DrlEnvironment>
-MakeDrlEnvironment(const Topology& topology,
-                   uint32_t treesPerRoot,
-                   uint32_t treeSeed,
-                   uint32_t pieces)
-{
-    auto trees = OptimalScheduler::BuildCandidateTrees(topology, treesPerRoot, treeSeed);
-    std::vector<WorkloadSet> sets;
-    for (const auto& t : trees)
-    {
-        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::Merge, pieces));
-    }
-    return std::make_unique<DrlEnvironment>(std::move(trees), std::move(sets));
 }
 
 #else // ALLREDUCE_HAVE_TORCH

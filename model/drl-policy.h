@@ -84,7 +84,6 @@ struct DrlStep
 struct DrlEpisode
 {
     uint32_t rounds{0};            //!< rounds of the schedule
-    double upperReturn{0};         //!< sum of upper rewards
     std::vector<DrlStep> upper;    //!< upper steps (when recorded)
     std::vector<DrlStep> lower;    //!< lower steps (when recorded)
 };
@@ -218,21 +217,6 @@ class DrlPolicy
     mutable SetPolicy m_upper{nullptr}; //!< flow-tree selection (acting does not change it)
     mutable SetPolicy m_lower{nullptr}; //!< workload scheduling
 };
-
-/**
- * \ingroup allreduce
- * Builds the environment the `drl` scheduler and the trainer use on a topology: merge
- * workloads on `treesPerRoot` candidate tree sets (OptimalScheduler::BuildCandidateTrees).
- * \param topology the topology
- * \param treesPerRoot candidate trees per root
- * \param treeSeed their seed
- * \param pieces pieces per chunk
- * \return the environment
- */
-std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(const Topology& topology,
-                                                   uint32_t treesPerRoot,
-                                                   uint32_t treeSeed,
-                                                   uint32_t pieces);
 
 #endif // ALLREDUCE_HAVE_TORCH
 

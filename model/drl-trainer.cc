@@ -158,7 +158,6 @@ DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
     : m_topologies(std::move(topologies)),
       m_params(params),
       m_seed(seed),
-      m_pieces(pieces),
       m_policy(SeededPolicy(params, seed))
 {
     if (m_topologies.empty())

@@ -106,7 +106,6 @@ class DrlTrainer
     std::vector<std::unique_ptr<DrlEnvironment>> m_envs; //!< one per topology
     DrlHyperParams m_params;                             //!< hyper-parameters
     uint64_t m_seed;                                     //!< seed
-    uint32_t m_pieces;                                   //!< pieces per chunk
     DrlPolicy m_policy;                                  //!< the policies
     std::unique_ptr<torch::optim::Adam> m_upperOpt;      //!< PPO optimizer, upper
     std::unique_ptr<torch::optim::Adam> m_lowerOpt;      //!< PPO optimizer, lower

@@ -39,14 +39,7 @@ TempDir(const std::string& name)
 std::unique_ptr<DrlEnvironment>
 Env(const std::string& spec, uint32_t k)
 {
-    const Topology topo = BuildTopology(spec);
-    auto trees = OptimalScheduler::BuildCandidateTrees(topo, k, 1);
-    std::vector<WorkloadSet> sets;
-    for (const auto& t : trees)
-    {
-        sets.push_back(WorkloadSet::Build(topo, t, WorkloadSemantics::Merge, 1));
-    }
-    return std::make_unique<DrlEnvironment>(std::move(trees), std::move(sets));
+    return MakeDrlEnvironment(BuildTopology(spec), k, 1, 1);
 }
 
 } // namespace
