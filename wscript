@@ -11,6 +11,7 @@ def build(bld):
     module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications',
                                                 'flow-monitor'])
     module.source = [
+        'model/size-limits.cc',
         'model/topology.cc',
         'model/topology-generators.cc',
         'model/flow-tree.cc',
@@ -41,6 +42,7 @@ def build(bld):
     headers = bld(features='ns3header')
     headers.module = 'allreduce'
     headers.source = [
+        'model/size-limits.h',
         'model/topology.h',
         'model/topology-generators.h',
         'model/flow-tree.h',

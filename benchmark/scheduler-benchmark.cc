@@ -5,6 +5,7 @@
 // Benchmarks (Google Benchmark) of the flow-level core: building the workloads, and planning
 // an AllReduce with each scheduler (workloads + rounds), on BCube(5,1), DCell(6,1) and the
 // large cases BCube(8,2) (512 servers, 523,264 workloads) and DCell(3,2) (156 servers).
+// Also validating each plan (ValidateSchedule alone: rounds, data and order).
 // Reports wall time, rounds, and the process's peak resident memory after the case
 // (cases run from small to large, so the peak belongs to the largest case run so far).
 //
@@ -79,6 +80,24 @@ PlanBench(benchmark::State& state)
 }
 
 void
+ValidateBench(benchmark::State& state)
+{
+    const std::string spec = FLOW_SPECS[state.range(0)];
+    const std::string name = SCHEDULERS[state.range(1)];
+    state.SetLabel(name + " on " + spec);
+    const Plan plan = CreateScheduler(name)->MakePlan(BuildTopology(spec), 1);
+    bool valid = false;
+    for (auto _ : state)
+    {
+        valid = ValidateSchedule(plan.workloads, plan.schedule).valid;
+        benchmark::DoNotOptimize(valid);
+    }
+    state.counters["valid"] = valid;
+    state.counters["workloads"] = plan.workloads.GetN();
+    state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+
+void
 SmallAndLarge(benchmark::internal::Benchmark* b)
 {
     for (int64_t spec = 0; spec < 4; ++spec)
@@ -94,3 +113,4 @@ SmallAndLarge(benchmark::internal::Benchmark* b)
 
 BENCHMARK(BuildWorkloadsBench)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(PlanBench)->Apply(SmallAndLarge)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(ValidateBench)->Apply(SmallAndLarge)->Unit(benchmark::kMillisecond)->Iterations(1);

@@ -4,6 +4,8 @@
 
 #include "schedule.h"
 
+#include "size-limits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <map>
 #include <ostream>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 namespace ns3
@@ -27,7 +30,19 @@ Name(uint32_t id)
     return "workload " + std::to_string(id);
 }
 
-/// Per (server, chunk, piece), the set of servers whose contributions it holds, as bits.
+std::string
+Where(const Workload& w)
+{
+    return "chunk " + std::to_string(w.chunk) + " piece " + std::to_string(w.piece);
+}
+
+/// Marks a workload never scheduled, a link unused in a round.
+constexpr uint32_t UNSCHEDULED = 0xffffffffu;
+
+/**
+ * Per cell (server, chunk, piece), the set of servers whose contributions the server holds
+ * for that chunk piece, as bits.
+ */
 class HeldData
 {
   public:
@@ -49,6 +64,12 @@ class HeldData
         }
     }
 
+    /// \return the bytes a HeldData of these sizes takes
+    static uint64_t EstimateBytes(uint64_t servers, uint64_t pieces)
+    {
+        return servers * servers * pieces * ((servers + 63) / 64) * 8;
+    }
+
     bool Has(uint32_t server, uint32_t chunk, uint32_t piece, uint32_t who) const
     {
         return (Word(server, chunk, piece)[who / 64] >> (who % 64)) & 1;
@@ -67,6 +88,18 @@ class HeldData
         }
     }
 
+    /// \return how many servers' contributions the cell holds
+    uint32_t Count(uint32_t server, uint32_t chunk, uint32_t piece) const
+    {
+        const uint64_t* word = Word(server, chunk, piece);
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < m_words; ++i)
+        {
+            count += static_cast<uint32_t>(__builtin_popcountll(word[i]));
+        }
+        return count;
+    }
+
     /// \return the first server whose contribution is missing, or m_servers
     uint32_t FirstMissing(uint32_t server, uint32_t chunk, uint32_t piece) const
     {
@@ -78,6 +111,25 @@ class HeldData
             }
         }
         return m_servers;
+    }
+
+    /// \return the servers whose contributions the cell holds, as "1, 4, 7" (at most 8 named)
+    std::string Describe(uint32_t server, uint32_t chunk, uint32_t piece) const
+    {
+        std::string out;
+        uint32_t named = 0;
+        for (uint32_t who = 0; who < m_servers; ++who)
+        {
+            if (Has(server, chunk, piece, who))
+            {
+                if (named++ == 8)
+                {
+                    return out + ", ...";
+                }
+                out += (out.empty() ? "" : ", ") + std::to_string(who);
+            }
+        }
+        return out;
     }
 
   private:
@@ -98,46 +150,41 @@ class HeldData
     std::vector<uint64_t> m_bits;
 };
 
+/**
+ * Places every workload in its round: ids exist, each is scheduled once, no directed link is
+ * used twice in a round, and every dependency finished in an earlier round.
+ * \param roundOf filled with each workload's round
+ * \return the first broken rule, or empty
+ */
 std::string
-Where(const Workload& w)
+CheckRounds(const WorkloadSet& workloads,
+            const Schedule& schedule,
+            std::vector<uint32_t>& roundOf)
 {
-    return "chunk " + std::to_string(w.chunk) + " piece " + std::to_string(w.piece);
-}
-
-} // namespace
-
-ScheduleCheck
-ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
-{
-    constexpr uint32_t UNSCHEDULED = 0xffffffffu;
     const uint32_t n = workloads.GetN();
-    const uint32_t servers = workloads.GetTopology().GetNServers();
     const auto& all = workloads.GetAll();
-    std::vector<uint32_t> roundOf(n, UNSCHEDULED);
+    roundOf.assign(n, UNSCHEDULED);
     std::vector<uint32_t> linkStamp(workloads.GetNDirectedLinks(), UNSCHEDULED);
-    HeldData held(servers, workloads.GetPieces());
-    ScheduleCheck check;
-    const auto fail = [&check](uint32_t round, const std::string& what) {
-        check.error = "round " + std::to_string(round) + ": " + what;
-        return check;
+    const auto at = [](uint32_t round, const std::string& what) {
+        return "round " + std::to_string(round) + ": " + what;
     };
     for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
     {
         const auto& round = schedule.rounds[t];
         if (round.empty())
         {
-            return fail(t, "is empty");
+            return at(t, "is empty");
         }
         for (uint32_t id : round)
         {
             if (id >= n)
             {
-                return fail(t, Name(id) + " does not exist; there are " + std::to_string(n));
+                return at(t, Name(id) + " does not exist; there are " + std::to_string(n));
             }
             if (roundOf[id] != UNSCHEDULED)
             {
-                return fail(t, Name(id) + " is scheduled again (first in round " +
-                                   std::to_string(roundOf[id]) + ")");
+                return at(t, Name(id) + " is scheduled again (first in round " +
+                                 std::to_string(roundOf[id]) + ")");
             }
             roundOf[id] = t;
             for (uint32_t l : all[id].links)
@@ -145,10 +192,10 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
                 if (linkStamp[l] == t)
                 {
                     const TopologyLink& link = workloads.GetTopology().GetLink(l / 2);
-                    return fail(t, Name(id) + " uses link " +
-                                       std::to_string(l % 2 ? link.b : link.a) + "->" +
-                                       std::to_string(l % 2 ? link.a : link.b) +
-                                       ", which another workload of the round uses");
+                    return at(t, Name(id) + " uses link " +
+                                     std::to_string(l % 2 ? link.b : link.a) + "->" +
+                                     std::to_string(l % 2 ? link.a : link.b) +
+                                     ", which another workload of the round uses");
                 }
                 linkStamp[l] = t;
             }
@@ -159,12 +206,42 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
             {
                 if (roundOf[d] == UNSCHEDULED || roundOf[d] >= t)
                 {
-                    return fail(t, Name(id) + " depends on " + Name(d) +
-                                       ", which has not finished in an earlier round");
+                    return at(t, Name(id) + " depends on " + Name(d) +
+                                     ", which has not finished in an earlier round");
                 }
             }
         }
-        // Senders read what they held at the start of the round ...
+    }
+    for (uint32_t id = 0; id < n; ++id)
+    {
+        if (roundOf[id] == UNSCHEDULED)
+        {
+            return Name(id) + " is never scheduled";
+        }
+    }
+    return "";
+}
+
+/**
+ * Simulates the data round by round, as barrier replay runs it: a sender sends everything it
+ * holds of the chunk piece at the start of the round, which must be exactly what the workload
+ * carries (the complete sum for a gather); receivers add (reduce) or take (gather) at its end,
+ * never adding a contribution twice; at the end every server holds the full sum of every
+ * chunk piece.
+ * \return the first broken rule, or empty
+ */
+std::string
+CheckData(const WorkloadSet& workloads, const Schedule& schedule)
+{
+    const uint32_t servers = workloads.GetTopology().GetNServers();
+    const auto& all = workloads.GetAll();
+    HeldData held(servers, workloads.GetPieces());
+    const auto at = [](uint32_t round, const std::string& what) {
+        return "round " + std::to_string(round) + ": " + what;
+    };
+    for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
+    {
+        const auto& round = schedule.rounds[t];
         for (uint32_t id : round)
         {
             const Workload& w = all[id];
@@ -173,10 +250,10 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
                 const uint32_t missing = held.FirstMissing(w.src, w.chunk, w.piece);
                 if (missing < servers)
                 {
-                    return fail(t, Name(id) + " gathers " + Where(w) + " from server " +
-                                       std::to_string(w.src) +
-                                       ", which does not hold the complete sum yet (server " +
-                                       std::to_string(missing) + "'s contribution is missing)");
+                    return at(t, Name(id) + " gathers " + Where(w) + " from server " +
+                                     std::to_string(w.src) +
+                                     ", which does not hold the complete sum yet (server " +
+                                     std::to_string(missing) + "'s contribution is missing)");
                 }
                 continue;
             }
@@ -184,13 +261,20 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
             {
                 if (!held.Has(w.src, w.chunk, w.piece, c))
                 {
-                    return fail(t, Name(id) + " carries server " + std::to_string(c) +
-                                       "'s contribution to " + Where(w) + ", which server " +
-                                       std::to_string(w.src) + " does not hold");
+                    return at(t, Name(id) + " carries server " + std::to_string(c) +
+                                     "'s contribution to " + Where(w) + ", which server " +
+                                     std::to_string(w.src) + " does not hold");
                 }
             }
+            if (held.Count(w.src, w.chunk, w.piece) != w.carries.size())
+            {
+                return at(t, Name(id) + " says it carries " + std::to_string(w.carries.size()) +
+                                 " contributions to " + Where(w) + ", but server " +
+                                 std::to_string(w.src) + " holds those of servers " +
+                                 held.Describe(w.src, w.chunk, w.piece) +
+                                 " and sends all it holds; its carries must list them all");
+            }
         }
-        // ... and receivers add (reduce) or take (gather) at its end.
         for (uint32_t id : round)
         {
             const Workload& w = all[id];
@@ -203,23 +287,15 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
             {
                 if (held.Has(w.dst, w.chunk, w.piece, c))
                 {
-                    return fail(t, Name(id) + " adds server " + std::to_string(c) +
-                                       "'s contribution to " + Where(w) + " at server " +
-                                       std::to_string(w.dst) + " a second time");
+                    return at(t, Name(id) + " adds server " + std::to_string(c) +
+                                     "'s contribution to " + Where(w) + " at server " +
+                                     std::to_string(w.dst) + " a second time");
                 }
                 held.Set(w.dst, w.chunk, w.piece, c);
             }
         }
     }
     const auto end = static_cast<uint32_t>(schedule.rounds.size());
-    for (uint32_t id = 0; id < n; ++id)
-    {
-        if (roundOf[id] == UNSCHEDULED)
-        {
-            check.error = Name(id) + " is never scheduled";
-            return check;
-        }
-    }
     for (uint32_t s = 0; s < servers; ++s)
     {
         for (uint32_t c = 0; c < servers; ++c)
@@ -229,17 +305,310 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
                 const uint32_t missing = held.FirstMissing(s, c, p);
                 if (missing < servers)
                 {
-                    check.error = "after round " + std::to_string(end > 0 ? end - 1 : 0) +
-                                  ": server " + std::to_string(s) + " does not hold the full sum "
-                                  "of chunk " + std::to_string(c) + " piece " +
-                                  std::to_string(p) + " (server " + std::to_string(missing) +
-                                  "'s contribution is missing)";
-                    return check;
+                    return "after round " + std::to_string(end > 0 ? end - 1 : 0) + ": server " +
+                           std::to_string(s) + " does not hold the full sum of chunk " +
+                           std::to_string(c) + " piece " + std::to_string(p) + " (server " +
+                           std::to_string(missing) + "'s contribution is missing)";
                 }
             }
         }
     }
-    check.valid = true;
+    return "";
+}
+
+/// How a workload touches a cell (server, chunk, piece) of the data.
+enum CellAccess : uint8_t
+{
+    CELL_READ,    //!< its sender sends what the cell holds
+    CELL_ADD,     //!< a reduce workload's receiver adds to the cell
+    CELL_REPLACE, //!< a gather workload's receiver replaces the cell with the complete sum
+};
+
+/// One workload's access to one cell.
+struct CellEvent
+{
+    uint64_t cell;     //!< (server * N + chunk) * k + piece
+    uint32_t round;    //!< the workload's round
+    CellAccess access; //!< read, add or replace
+    uint32_t workload; //!< the workload
+};
+
+/// "reads", "adds to", "replaces"
+const char*
+Verb(CellAccess access)
+{
+    return access == CELL_READ ? "reads" : access == CELL_ADD ? "adds to" : "replaces";
+}
+
+/**
+ * Two accesses to one cell that do not commute, an earlier one and a later one, that the
+ * dependencies must order: every workload of the earlier run must be an ancestor of the later
+ * workload.
+ */
+struct OrderQuery
+{
+    uint32_t later;          //!< the later workload
+    uint32_t first;          //!< index of the earlier run's first event in the sorted events
+    uint32_t count;          //!< events in the earlier run
+};
+
+/**
+ * Answers "is every workload of run A an ancestor of b?" for queries whose (chunk, piece)
+ * group is the same, by propagating ancestor bitsets forward in round order from the runs'
+ * workloads, at most 4096 of them at a time.
+ * \return the first query with a missing ancestor as "a b", or {UNSCHEDULED, UNSCHEDULED}
+ */
+std::pair<uint32_t, uint32_t>
+FindUnordered(const WorkloadSet& workloads,
+              const std::vector<uint32_t>& roundOf,
+              const std::vector<CellEvent>& events,
+              const std::vector<OrderQuery>& queries)
+{
+    constexpr uint32_t BATCH = 4096;
+    // The sources: the workloads of every earlier run, each run once, as a contiguous range of
+    // bits.
+    std::vector<uint32_t> sources;
+    std::unordered_map<uint32_t, uint32_t> runBit; // first event of a run -> its first bit
+    uint32_t lastRound = 0;
+    for (const OrderQuery& q : queries)
+    {
+        if (runBit.emplace(q.first, static_cast<uint32_t>(sources.size())).second)
+        {
+            for (uint32_t e = q.first; e < q.first + q.count; ++e)
+            {
+                sources.push_back(events[e].workload);
+            }
+        }
+        lastRound = std::max(lastRound, roundOf[q.later]);
+    }
+    // Every path from a source to a later workload stays within the sources' descendants up
+    // to the last round asked about: that region, in round order.
+    std::vector<uint32_t> region;
+    std::unordered_map<uint32_t, uint32_t> index;
+    for (uint32_t s : sources)
+    {
+        if (index.emplace(s, 0).second)
+        {
+            region.push_back(s);
+        }
+    }
+    for (size_t head = 0; head < region.size(); ++head)
+    {
+        for (uint32_t d : workloads.GetDependents(region[head]))
+        {
+            if (roundOf[d] <= lastRound && index.emplace(d, 0).second)
+            {
+                region.push_back(d);
+            }
+        }
+    }
+    std::sort(region.begin(), region.end(), [&roundOf](uint32_t a, uint32_t b) {
+        return roundOf[a] < roundOf[b];
+    });
+    for (uint32_t i = 0; i < region.size(); ++i)
+    {
+        index[region[i]] = i;
+    }
+    for (size_t lo = 0; lo < sources.size(); lo += BATCH)
+    {
+        const size_t hi = std::min(sources.size(), lo + BATCH);
+        const size_t words = (hi - lo + 63) / 64;
+        std::vector<uint64_t> ancestors(region.size() * words, 0);
+        std::unordered_multimap<uint32_t, uint32_t> bitsOf;
+        for (size_t b = lo; b < hi; ++b)
+        {
+            bitsOf.emplace(sources[b], static_cast<uint32_t>(b - lo));
+        }
+        // A workload's ancestors: its dependencies' ancestors and the dependencies themselves.
+        for (uint32_t node : region)
+        {
+            uint64_t* mine = &ancestors[index.at(node) * words];
+            for (uint32_t d : workloads.Get(node).deps)
+            {
+                const auto it = index.find(d);
+                if (it == index.end())
+                {
+                    continue;
+                }
+                const uint64_t* theirs = &ancestors[it->second * words];
+                for (size_t i = 0; i < words; ++i)
+                {
+                    mine[i] |= theirs[i];
+                }
+                const auto range = bitsOf.equal_range(d);
+                for (auto b = range.first; b != range.second; ++b)
+                {
+                    mine[b->second / 64] |= uint64_t{1} << (b->second % 64);
+                }
+            }
+        }
+        for (const OrderQuery& q : queries)
+        {
+            // A later workload outside the region descends from no source.
+            const auto it = index.find(q.later);
+            const uint64_t* later = it == index.end() ? nullptr : &ancestors[it->second * words];
+            const size_t first = runBit.at(q.first);
+            for (size_t bit = std::max(first, lo); bit < std::min(first + q.count, hi); ++bit)
+            {
+                const size_t local = bit - lo;
+                if (!later || !((later[local / 64] >> (local % 64)) & 1))
+                {
+                    return {sources[bit], q.later};
+                }
+            }
+        }
+    }
+    return {UNSCHEDULED, UNSCHEDULED};
+}
+
+/**
+ * Checks that the data does not depend on the order in which workloads run, as long as every
+ * workload runs after its dependencies (as async replay runs them). Per cell, accesses that do
+ * not commute (a read and a write, an add and a replace) must be ordered by the dependencies:
+ * the later one must descend from the earlier one. Reads commute with reads, adds with adds
+ * and replaces with replaces, so per cell it is enough that every access of a run of equal
+ * accesses (in round order) descends from every access of the run before.
+ * \return the first pair left unordered, or empty
+ */
+std::string
+CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
+{
+    const uint64_t servers = workloads.GetTopology().GetNServers();
+    const uint64_t pieces = workloads.GetPieces();
+    const auto& all = workloads.GetAll();
+    std::vector<CellEvent> events;
+    events.reserve(2 * all.size());
+    for (const Workload& w : all)
+    {
+        const uint64_t part = static_cast<uint64_t>(w.chunk) * pieces + w.piece;
+        events.push_back({w.src * servers * pieces + part, roundOf[w.id], CELL_READ, w.id});
+        events.push_back({w.dst * servers * pieces + part, roundOf[w.id],
+                          w.phase == Phase::Reduce ? CELL_ADD : CELL_REPLACE, w.id});
+    }
+    std::sort(events.begin(), events.end(), [](const CellEvent& a, const CellEvent& b) {
+        return std::tie(a.cell, a.round, a.access, a.workload) <
+               std::tie(b.cell, b.round, b.access, b.workload);
+    });
+    // Per later workload, whether every access of the run before is one of its direct
+    // dependencies; the others become queries, grouped by chunk piece.
+    std::vector<uint32_t> runStamp(all.size(), UNSCHEDULED);
+    std::vector<uint32_t> counted(all.size(), UNSCHEDULED); // a dependency counted, per check
+    uint32_t tick = 0;
+    std::map<uint64_t, std::vector<OrderQuery>> queries; // chunk * k + piece -> queries
+    uint32_t previous = UNSCHEDULED; // first event of the run before, in this cell
+    uint32_t previousCount = 0;
+    for (uint32_t e = 0; e < events.size();)
+    {
+        uint32_t end = e + 1;
+        while (end < events.size() && events[end].cell == events[e].cell &&
+               events[end].access == events[e].access)
+        {
+            ++end;
+        }
+        if (e == 0 || events[e - 1].cell != events[e].cell)
+        {
+            previous = UNSCHEDULED;
+        }
+        if (previous != UNSCHEDULED)
+        {
+            for (uint32_t i = previous; i < previous + previousCount; ++i)
+            {
+                runStamp[events[i].workload] = previous;
+            }
+            for (uint32_t i = e; i < end; ++i)
+            {
+                const uint32_t later = events[i].workload;
+                uint32_t direct = 0;
+                ++tick;
+                for (uint32_t d : all[later].deps)
+                {
+                    if (runStamp[d] == previous && counted[d] != tick)
+                    {
+                        counted[d] = tick;
+                        ++direct;
+                    }
+                }
+                if (direct < previousCount)
+                {
+                    queries[events[e].cell % (servers * pieces)].push_back(
+                        {later, previous, previousCount});
+                }
+            }
+            for (uint32_t i = previous; i < previous + previousCount; ++i)
+            {
+                runStamp[events[i].workload] = UNSCHEDULED;
+            }
+        }
+        previous = e;
+        previousCount = end - e;
+        e = end;
+    }
+    for (const auto& [group, list] : queries)
+    {
+        const auto [a, b] = FindUnordered(workloads, roundOf, events, list);
+        if (a == UNSCHEDULED)
+        {
+            continue;
+        }
+        // Name the cell and what each does to it.
+        for (const OrderQuery& q : list)
+        {
+            if (q.later != b)
+            {
+                continue;
+            }
+            for (uint32_t i = q.first; i < q.first + q.count; ++i)
+            {
+                if (events[i].workload != a)
+                {
+                    continue;
+                }
+                const CellEvent& earlier = events[i];
+                const auto cell = std::find_if(events.begin(), events.end(), [&](const auto& x) {
+                    return x.cell == earlier.cell && x.workload == b;
+                });
+                const uint64_t server = earlier.cell / (servers * pieces);
+                return Name(b) + " (round " + std::to_string(roundOf[b]) + ") " +
+                       Verb(cell->access) + " server " + std::to_string(server) + "'s " +
+                       Where(all[a]) + " after " + Name(a) + " (round " +
+                       std::to_string(roundOf[a]) + ") " + Verb(earlier.access) +
+                       " it, but does not depend on it, directly or through other workloads: "
+                       "run as soon as dependencies allow (async replay), it may go first and "
+                       "the data differ; add the dependency";
+            }
+        }
+    }
+    return "";
+}
+
+} // namespace
+
+ScheduleCheck
+ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
+{
+    ScheduleCheck check;
+    const uint64_t bytes = HeldData::EstimateBytes(workloads.GetTopology().GetNServers(),
+                                                   workloads.GetPieces());
+    if (bytes > MAX_MEMORY_BYTES)
+    {
+        check.error = "cannot validate: simulating the data of " +
+                      std::to_string(workloads.GetTopology().GetNServers()) + " servers x " +
+                      std::to_string(workloads.GetPieces()) + " pieces would take " +
+                      std::to_string(bytes >> 20) + " MiB, more than the limit of " +
+                      std::to_string(MAX_MEMORY_BYTES >> 20) + " MiB";
+        return check;
+    }
+    std::vector<uint32_t> roundOf;
+    check.error = CheckRounds(workloads, schedule, roundOf);
+    if (check.error.empty())
+    {
+        check.error = CheckData(workloads, schedule);
+    }
+    if (check.error.empty())
+    {
+        check.error = CheckOrder(workloads, roundOf);
+    }
+    check.valid = check.error.empty();
     return check;
 }
 
@@ -587,6 +956,13 @@ ReadScheduleJson(std::istream& is, const std::string& source)
         catch (const std::invalid_argument& e)
         {
             f.Fail("semantics", e.what());
+        }
+        // Servers merge under merge and ring, and only relay under ps.
+        if (merge.get<bool>() != (semantics != WorkloadSemantics::ParameterServer))
+        {
+            f.Fail("merge", std::string("is ") + (merge.get<bool>() ? "true" : "false") +
+                                " but 'semantics' is \"" + ToString(semantics) +
+                                "\"; merge is true for merge and ring, false for ps");
         }
     }
     ScheduleFile out;

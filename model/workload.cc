@@ -272,6 +272,59 @@ AddRingPiece(std::vector<Workload>& out,
     }
 }
 
+/**
+ * \return why w breaks the rules of its semantics (doc/allreduce.rst, "Workloads"), or empty:
+ *  - merge: servers merge, so no server lies inside a workload's path (it would be the
+ *    receiver);
+ *  - ps: a reduce workload goes to the chunk's owner carrying its sender's contribution
+ *    alone, a gather workload leaves the owner;
+ *  - ring: every workload goes from a server s to server (s + 1) mod N.
+ */
+std::string
+CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
+{
+    switch (semantics)
+    {
+    case WorkloadSemantics::Merge:
+        for (size_t h = 1; h + 1 < w.path.size(); ++h)
+        {
+            if (w.path[h] < n)
+            {
+                return "its path passes server " + std::to_string(w.path[h]) +
+                       ", which would merge (a merge workload ends at the first server on its "
+                       "way)";
+            }
+        }
+        return "";
+    case WorkloadSemantics::ParameterServer:
+        if (w.phase == Phase::Reduce && w.dst != w.chunk)
+        {
+            return "its receiver is server " + std::to_string(w.dst) +
+                   ", not the chunk's owner " + std::to_string(w.chunk);
+        }
+        if (w.phase == Phase::Reduce && (w.carries.size() != 1 || w.carries[0] != w.src))
+        {
+            return "it must carry its sender " + std::to_string(w.src) +
+                   "'s contribution alone (no merge)";
+        }
+        if (w.phase == Phase::Gather && w.src != w.chunk)
+        {
+            return "its sender is server " + std::to_string(w.src) +
+                   ", not the chunk's owner " + std::to_string(w.chunk);
+        }
+        return "";
+    case WorkloadSemantics::Ring:
+        if (w.dst != (w.src + 1) % n)
+        {
+            return "it goes from server " + std::to_string(w.src) + " to " +
+                   std::to_string(w.dst) + ", not to the next server on the ring " +
+                   std::to_string((w.src + 1) % n);
+        }
+        return "";
+    }
+    return "";
+}
+
 } // namespace
 
 WorkloadSet
@@ -397,12 +450,17 @@ WorkloadSet::WorkloadSet(const Topology& topology,
                      topology.GetName() + "'");
             }
         }
-        for (uint32_t d : w.deps)
+        for (size_t k = 0; k < w.deps.size(); ++k)
         {
+            const uint32_t d = w.deps[k];
             if (d >= m_workloads.size() || d == i)
             {
                 fail("dependency " + std::to_string(d) + " is not another workload 0.." +
                      std::to_string(m_workloads.size() - 1));
+            }
+            if (std::find(w.deps.begin(), w.deps.begin() + k, d) != w.deps.begin() + k)
+            {
+                fail("dependency " + std::to_string(d) + " is listed twice");
             }
         }
         if (w.phase == Phase::Reduce && w.carries.empty())
@@ -421,6 +479,11 @@ WorkloadSet::WorkloadSet(const Topology& topology,
         {
             fail("a gather workload carries the complete sum, i.e. all " + std::to_string(n) +
                  " servers, got " + std::to_string(w.carries.size()));
+        }
+        const std::string broken = CheckSemantics(w, semantics, n);
+        if (!broken.empty())
+        {
+            fail("is not a " + ToString(semantics) + " workload: " + broken);
         }
     }
     for (Workload& w : m_workloads)

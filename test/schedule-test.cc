@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <sstream>
 
 using namespace ns3;
@@ -171,6 +172,122 @@ TEST(Validator, FindsAnIncompleteAllReduce)
               "contribution is missing)");
 }
 
+/// The plan's workloads with each workload changed by edit, on the same topology and semantics.
+WorkloadSet
+EditWorkloads(const Plan& p, const std::function<void(Workload&)>& edit)
+{
+    std::vector<Workload> list = p.workloads.GetAll();
+    for (Workload& w : list)
+    {
+        edit(w);
+    }
+    return WorkloadSet(p.workloads.GetTopology(), list, p.workloads.GetSemantics(),
+                       p.workloads.GetPieces());
+}
+
+TEST(Validator, RefusesDependenciesEmptiedEvenWhenTheRoundsStillWork)
+{
+    // The rounds still deliver the data in order (barrier replay would verify), but run as soon
+    // as dependencies allow (async replay), a sender could go before what it merges arrives.
+    const Plan p = GreedyPlan("bcube:n=3,k=1");
+    const WorkloadSet emptied = EditWorkloads(p, [](Workload& w) { w.deps.clear(); });
+    const ScheduleCheck c = ValidateSchedule(emptied, p.schedule);
+    EXPECT_FALSE(c.valid);
+    EXPECT_NE(c.error.find("but does not depend on it, directly or through other workloads"),
+              std::string::npos)
+        << c.error;
+}
+
+TEST(Validator, RefusesOneMissingDependencyAmongSeveral)
+{
+    const Plan p = GreedyPlan("bcube:n=3,k=1");
+    bool found = false;
+    uint32_t edited = 0;
+    uint32_t dropped = 0;
+    const WorkloadSet ws = EditWorkloads(p, [&](Workload& w) {
+        if (w.deps.size() >= 2 && w.phase == Phase::Reduce && !found)
+        {
+            found = true;
+            edited = w.id;
+            dropped = w.deps.back();
+            w.deps.pop_back();
+        }
+    });
+    ASSERT_TRUE(found);
+    const ScheduleCheck c = ValidateSchedule(ws, p.schedule);
+    EXPECT_FALSE(c.valid);
+    const Workload& w = ws.Get(edited);
+    EXPECT_NE(c.error.find("workload " + std::to_string(edited) + " (round "), std::string::npos)
+        << c.error;
+    EXPECT_NE(c.error.find("reads server " + std::to_string(w.src) + "'s chunk " +
+                           std::to_string(w.chunk) + " piece 0 after workload " +
+                           std::to_string(dropped)),
+              std::string::npos)
+        << c.error;
+}
+
+TEST(Validator, AcceptsDependenciesThatOrderTheDataThroughOthers)
+{
+    // Gathers in merge trees replace a server's partial sum long after it sent it: the order is
+    // through the root, never a direct dependency. Every scheduler's schedule passes.
+    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4"})
+    {
+        for (const char* name : {"ps", "ring", "greedy", "balanced"})
+        {
+            const Plan p = CreateScheduler(name)->MakePlan(BuildTopology(spec), 2);
+            EXPECT_EQ(Verdict(p, p.schedule), "valid") << spec << " " << name;
+        }
+    }
+}
+
+TEST(Validator, RefusesCarriesThatLeaveOutWhatTheSenderHolds)
+{
+    // Server 2 holds 1's and its own contribution and sends both; saying {2} would make the
+    // receiver count 1 twice once 1's contribution arrives another way.
+    Workload second = Reduce(1, 2, 0, {2});
+    second.deps = {0};
+    const WorkloadSet ws = HandMade({Reduce(0, 1, 2, {1}), second});
+    Schedule s;
+    s.rounds = {{0}, {1}};
+    EXPECT_EQ(ValidateSchedule(ws, s).error,
+              "round 1: workload 1 says it carries 1 contributions to chunk 0 piece 0, but server "
+              "2 holds those of servers 1, 2 and sends all it holds; its carries must list them "
+              "all");
+}
+
+TEST(Validator, RefusesSemanticsThatDoNotMatchTheWorkloads)
+{
+    const auto error = [](const Plan& p, WorkloadSemantics semantics) {
+        try
+        {
+            WorkloadSet(p.workloads.GetTopology(), p.workloads.GetAll(), semantics, 1);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    const Plan merge = GreedyPlan("bcube:n=3,k=1");
+    const std::string asPs = error(merge, WorkloadSemantics::ParameterServer);
+    EXPECT_NE(asPs.find("is not a ps workload"), std::string::npos) << asPs;
+    const std::string asRing = error(merge, WorkloadSemantics::Ring);
+    EXPECT_NE(asRing.find("is not a ring workload"), std::string::npos) << asRing;
+    // PS paths pass relaying servers, which would merge under merge semantics.
+    const Plan ps = CreateScheduler("ps")->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    const std::string asMerge = error(ps, WorkloadSemantics::Merge);
+    EXPECT_NE(asMerge.find("is not a merge workload: its path passes server"), std::string::npos)
+        << asMerge;
+    EXPECT_EQ(error(ps, WorkloadSemantics::ParameterServer), "");
+}
+
+TEST(Validator, RefusesADependencyListedTwice)
+{
+    Workload second = Reduce(1, 2, 0, {1, 2});
+    second.deps = {0, 0};
+    EXPECT_THROW(HandMade({Reduce(0, 1, 2, {1}), second}), std::invalid_argument);
+}
+
 TEST(ScheduleFile, RoundTripsThroughJson)
 {
     for (const char* name : {"ps", "ring", "balanced"})
@@ -224,6 +341,16 @@ TEST(ScheduleFile, MalformedFilesAreRefusedNamingTheField)
     EXPECT_EQ(ReadError(Replace(good, "[0, 4], ", "[0, 0], ")),
               "schedule file t.json: field 'topology.links[0]' is not a valid link: link 0-0 "
               "joins a node to itself; links must join two nodes");
+    EXPECT_EQ(ReadError(Replace(good, "\"merge\": true", "\"merge\": false")),
+              "schedule file t.json: field 'merge' is false but 'semantics' is \"merge\"; merge "
+              "is true for merge and ring, false for ps");
+    const std::string psLabel =
+        ReadError(Replace(good, "\"semantics\": \"merge\"", "\"semantics\": \"ps\""));
+    EXPECT_EQ(psLabel.rfind("schedule file t.json: field 'merge' is true", 0), 0u) << psLabel;
+    const std::string psFile = ReadError(
+        Replace(Replace(good, "\"merge\": true", "\"merge\": false"), "\"semantics\": \"merge\"",
+                "\"semantics\": \"ps\""));
+    EXPECT_NE(psFile.find("is not a ps workload"), std::string::npos) << psFile;
     EXPECT_EQ(ReadError(Replace(good, "\"rounds\": [", "\"rounds\": [7, ")),
               "schedule file t.json: field 'rounds[0]' must be an array of non-negative "
               "integers, got 7");

@@ -1,0 +1,42 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_SIZE_LIMITS_H
+#define ALLREDUCE_SIZE_LIMITS_H
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * The most memory one structure of the module may take (8 GiB): a size that would need more is
+ * refused before anything is allocated, with a message that says how much it would need
+ * (see "Limits" in doc/allreduce.rst).
+ */
+constexpr uint64_t MAX_MEMORY_BYTES = uint64_t{8} << 30;
+
+/**
+ * \ingroup allreduce
+ * Refuses a size whose memory estimate is over MAX_MEMORY_BYTES.
+ * \param what what would be built, e.g. "the workloads of bcube(n=16,k=4)"
+ * \param bytes its estimated memory
+ * \param hint how to make it smaller, e.g. "use fewer pieces"
+ * \throws std::invalid_argument "WHAT would need N MiB, more than the limit of 8192 MiB; HINT"
+ */
+void CheckMemory(const std::string& what, uint64_t bytes, const std::string& hint);
+
+/**
+ * \ingroup allreduce
+ * \param a a size \param b another
+ * \return a * b, or UINT64_MAX where that overflows (so that an estimate made of products
+ *         stays over any limit instead of wrapping around)
+ */
+uint64_t SaturatingMultiply(uint64_t a, uint64_t b);
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_SIZE_LIMITS_H */
