@@ -12,6 +12,7 @@ def build(bld):
                                                 'flow-monitor'])
     module.source = [
         'model/size-limits.cc',
+        'model/text-file.cc',
         'model/topology.cc',
         'model/topology-generators.cc',
         'model/flow-tree.cc',
@@ -43,6 +44,7 @@ def build(bld):
     headers.module = 'allreduce'
     headers.source = [
         'model/size-limits.h',
+        'model/text-file.h',
         'model/topology.h',
         'model/topology-generators.h',
         'model/flow-tree.h',

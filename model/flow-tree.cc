@@ -4,6 +4,8 @@
 
 #include "flow-tree.h"
 
+#include "size-limits.h"
+
 #include <deque>
 #include <stdexcept>
 #include <string>
@@ -199,6 +201,13 @@ FlowTree::GetParents() const
 std::vector<FlowTree>
 BuildShortestPathTrees(const Topology& topology)
 {
+    // Each tree holds a parent and a depth per node.
+    CheckMemory("the " + std::to_string(topology.GetNServers()) + " flow trees of '" +
+                    topology.GetName() + "' (one per server, each over " +
+                    std::to_string(topology.GetNNodes()) + " nodes)",
+                SaturatingMultiply(topology.GetNServers(),
+                                   SaturatingMultiply(topology.GetNNodes(), 2 * sizeof(uint32_t))),
+                "use a smaller topology");
     std::vector<FlowTree> trees;
     trees.reserve(topology.GetNServers());
     for (uint32_t root = 0; root < topology.GetNServers(); ++root)

@@ -5,6 +5,7 @@
 #include "schedule.h"
 
 #include "size-limits.h"
+#include "text-file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -20,6 +22,12 @@ namespace ns3
 {
 
 const char* const SCHEDULE_FORMAT = "ns3-allreduce-schedule/1";
+
+namespace
+{
+/// Deepest nesting a schedule file may have (it has five levels).
+constexpr int MAX_SCHEDULE_DEPTH = 16;
+} // namespace
 
 namespace
 {
@@ -772,7 +780,7 @@ class Fields
     {
         if (!v.is_number_unsigned() || v.get<uint64_t>() > 0xfffffffeULL)
         {
-            Fail(field, "must be a non-negative integer, got " + v.dump());
+            Fail(field, "must be a non-negative integer, got " + Short(v));
         }
         return v.get<uint32_t>();
     }
@@ -810,10 +818,22 @@ class Fields
         return v;
     }
 
+    /// \return v as the user wrote it when short, else its kind and size (never a deep dump)
     static std::string Short(const json& v)
     {
-        std::string s = v.dump();
-        return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+        if (v.is_array())
+        {
+            return v.empty() ? "[]" : "an array of " + std::to_string(v.size()) + " items";
+        }
+        if (v.is_object())
+        {
+            return v.empty() ? "{}" : "an object of " + std::to_string(v.size()) + " fields";
+        }
+        if (v.is_string())
+        {
+            return "\"" + Abbreviate(v.get<std::string>(), 40) + "\"";
+        }
+        return v.dump();
     }
 
   private:
@@ -843,7 +863,8 @@ ReadTopologyField(const Fields& f, const json& t)
         const std::string kind = f.String(f.Member(nodes[i], "kind", field), field + ".kind");
         if (kind != "server" && kind != "switch")
         {
-            f.Fail(field + ".kind", "must be \"server\" or \"switch\", got \"" + kind + "\"");
+            f.Fail(field + ".kind",
+                   "must be \"server\" or \"switch\", got \"" + Abbreviate(kind, 40) + "\"");
         }
         if (!kinds.emplace(id, kind == "server").second)
         {
@@ -904,11 +925,34 @@ ReadTopologyField(const Fields& f, const json& t)
 ScheduleFile
 ReadScheduleJson(std::istream& is, const std::string& source)
 {
+    std::string text;
+    {
+        std::ostringstream all;
+        all << is.rdbuf();
+        text = all.str();
+    }
+    return ParseScheduleJson(text, source);
+}
+
+ScheduleFile
+ParseScheduleJson(std::string text, const std::string& source)
+{
     const Fields f(source);
+    StripByteOrderMark(text);
     json doc;
     try
     {
-        doc = json::parse(is);
+        // A schedule file nests five levels deep; refuse deeper ones before they take the
+        // stack (every later step on a JSON value recurses).
+        doc = json::parse(text, [&source](int depth, json::parse_event_t, json&) {
+            if (depth > MAX_SCHEDULE_DEPTH)
+            {
+                throw std::invalid_argument("schedule file " + source + " nests values more "
+                                            "than " + std::to_string(MAX_SCHEDULE_DEPTH) +
+                                            " levels deep; a schedule file has five");
+            }
+            return true;
+        });
     }
     catch (const json::parse_error& e)
     {
@@ -918,8 +962,8 @@ ReadScheduleJson(std::istream& is, const std::string& source)
     const std::string format = f.String(f.Member(doc, "format", ""), "format");
     if (format != SCHEDULE_FORMAT)
     {
-        f.Fail("format", "must be \"" + std::string(SCHEDULE_FORMAT) + "\", got \"" + format +
-                             "\"");
+        f.Fail("format", "must be \"" + std::string(SCHEDULE_FORMAT) + "\", got \"" +
+                             Abbreviate(format, 40) + "\"");
     }
     const FileTopology file = ReadTopologyField(f, f.Member(doc, "topology", ""));
     const Topology& topo = file.topology;
@@ -981,7 +1025,8 @@ ReadScheduleJson(std::istream& is, const std::string& source)
         const std::string phase = f.String(f.Member(j, "phase", field), field + ".phase");
         if (phase != "reduce" && phase != "gather")
         {
-            f.Fail(field + ".phase", "must be \"reduce\" or \"gather\", got \"" + phase + "\"");
+            f.Fail(field + ".phase",
+                   "must be \"reduce\" or \"gather\", got \"" + Abbreviate(phase, 40) + "\"");
         }
         w.phase = phase == "reduce" ? Phase::Reduce : Phase::Gather;
         w.src = toModel(f.Uint(f.Member(j, "src", field), field + ".src"));
@@ -1011,12 +1056,9 @@ ReadScheduleJson(std::istream& is, const std::string& source)
 ScheduleFile
 ReadScheduleFile(const std::string& path)
 {
-    std::ifstream is(path);
-    if (!is)
-    {
-        throw std::invalid_argument("cannot open schedule file '" + path + "'");
-    }
-    return ReadScheduleJson(is, "'" + path + "'");
+    // A JSON document takes about 16 times its text in memory.
+    return ParseScheduleJson(ReadTextFile(path, "schedule file", MAX_MEMORY_BYTES / 16),
+                             "'" + Abbreviate(path, 200) + "'");
 }
 
 } // namespace ns3

@@ -140,9 +140,22 @@ ScheduleFile ReadScheduleJson(std::istream& is, const std::string& source);
 
 /**
  * \ingroup allreduce
+ * Reads a schedule file from its text (as ReadScheduleJson does from a stream). A UTF-8
+ * byte-order mark is skipped, and values nested deeper than a schedule file's structure are
+ * refused before they are built.
+ * \param text the JSON text
+ * \param source name used in errors (a file name)
+ * \return the content
+ * \throws std::invalid_argument naming the source and the field or workload that is wrong
+ */
+ScheduleFile ParseScheduleJson(std::string text, const std::string& source);
+
+/**
+ * \ingroup allreduce
  * \param path a schedule file
  * \return its content
- * \throws std::invalid_argument when it cannot be opened or is malformed
+ * \throws std::invalid_argument when it cannot be read (named: missing, a directory, too
+ *         large, a read error) or is malformed
  */
 ScheduleFile ReadScheduleFile(const std::string& path);
 

@@ -4,6 +4,8 @@
 
 #include "topology.h"
 
+#include "text-file.h"
+
 #include <deque>
 #include <fstream>
 #include <iomanip>
@@ -271,9 +273,17 @@ Topology::IsConnected() const
 uint32_t
 Topology::GetServerDiameter() const
 {
+    return GetServerDiameter(m_nServers);
+}
+
+uint32_t
+Topology::GetServerDiameter(uint32_t maxSources) const
+{
     uint32_t diameter = 0;
-    for (uint32_t s = 0; s < m_nServers; ++s)
+    const uint32_t sources = std::max<uint32_t>(1, std::min(maxSources, m_nServers));
+    for (uint32_t i = 0; i < sources && m_nServers > 0; ++i)
     {
+        const auto s = static_cast<uint32_t>(static_cast<uint64_t>(i) * m_nServers / sources);
         const auto dist = GetHopDistances(s);
         for (uint32_t t = 0; t < m_nServers; ++t)
         {
@@ -468,6 +478,10 @@ ReadTopology(std::istream& is, const std::string& source)
     while (std::getline(is, line))
     {
         ++lineNo;
+        if (lineNo == 1)
+        {
+            StripByteOrderMark(line);
+        }
         if (!line.empty() && line.back() == '\r')
         {
             line.pop_back();
@@ -508,7 +522,7 @@ ReadTopology(std::istream& is, const std::string& source)
             if (args.size() != 1 || !ParseCount(args[0], value))
             {
                 fail("expected '" + keyword + " COUNT' with a whole number COUNT >= 0, got '" +
-                     line + "'");
+                     Abbreviate(line) + "'");
             }
             if (created)
             {
@@ -528,7 +542,8 @@ ReadTopology(std::istream& is, const std::string& source)
             uint32_t b = 0;
             if (args.size() != 2 || !ParseCount(args[0], a) || !ParseCount(args[1], b))
             {
-                fail("expected 'link A B' with two node ids, got '" + line + "'");
+                fail("expected 'link A B' with two node ids, got '" + Abbreviate(line) +
+                     "'");
             }
             if (!haveServers || !haveSwitches)
             {
@@ -557,7 +572,7 @@ ReadTopology(std::istream& is, const std::string& source)
         }
         else
         {
-            fail("unknown keyword '" + keyword +
+            fail("unknown keyword '" + Abbreviate(keyword, 40) +
                  "'; expected 'topology', 'servers', 'switches' or 'link'");
         }
     }
@@ -589,14 +604,21 @@ ReadTopology(std::istream& is, const std::string& source)
 Topology
 ReadTopologyFile(const std::string& path)
 {
-    std::ifstream is(path);
-    if (!is)
+    // A link line takes a dozen bytes and a link about 64 in memory: the file's limit keeps
+    // the topology within its MAX_LINKS.
+    std::string text;
+    try
     {
-        throw std::invalid_argument("cannot open topology file '" + path +
-                                    "': check the path (file:PATH takes a path to a topology "
-                                    "file, see doc/allreduce.rst)");
+        text = ReadTextFile(path, "topology file", 64 * Topology::MAX_LINKS);
     }
-    return ReadTopology(is, path);
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(std::string(e.what()) +
+                                    " (file:PATH takes a path to a topology file, see "
+                                    "doc/allreduce.rst)");
+    }
+    std::istringstream is(text);
+    return ReadTopology(is, Abbreviate(path, 200));
 }
 
 } // namespace ns3

@@ -127,6 +127,15 @@ class Topology
     uint32_t CountComponents() const;
     /// \return the largest hop distance between two servers (0 for a single server)
     uint32_t GetServerDiameter() const;
+    /**
+     * The server diameter from breadth-first searches out of at most maxSources servers,
+     * spread evenly over the server ids: a search costs O(nodes + links), so on a large
+     * topology a full diameter (one search per server) takes long.
+     * \param maxSources the most searches (>= 1)
+     * \return the largest hop distance found: the diameter when maxSources >= servers, else a
+     *         lower bound of it
+     */
+    uint32_t GetServerDiameter(uint32_t maxSources) const;
 
     /**
      * Checks what every model built on a topology relies on: at least one server, every

@@ -4,6 +4,8 @@
 
 #include "workload.h"
 
+#include "size-limits.h"
+
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -325,6 +327,23 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
     return "";
 }
 
+/**
+ * \return the memory of `total` workloads: the struct, a path and its links of a few hops, the
+ *         dependents index; PS gathers also hold every reduce of their chunk as dependencies
+ */
+uint64_t
+EstimateWorkloadBytes(uint64_t total, uint64_t servers, WorkloadSemantics semantics)
+{
+    const uint64_t each = sizeof(Workload) + 96 + sizeof(std::vector<uint32_t>) + 2 * 4;
+    uint64_t bytes = SaturatingMultiply(total, each);
+    if (semantics == WorkloadSemantics::ParameterServer && servers > 1)
+    {
+        // half the workloads are gathers with N-1 dependencies, counted again as dependents
+        bytes += SaturatingMultiply(total / 2, SaturatingMultiply(servers - 1, 2 * 4));
+    }
+    return bytes;
+}
+
 } // namespace
 
 WorkloadSet
@@ -352,13 +371,19 @@ WorkloadSet::Build(const Topology& topology,
                                         " in topology '" + topology.GetName() + "'");
         }
     }
-    const uint64_t total = 2ULL * n * (n > 0 ? n - 1 : 0) * pieces;
+    const uint64_t total = SaturatingMultiply(2ULL * n * (n > 0 ? n - 1 : 0), pieces);
     if (total > (1ULL << 31))
     {
-        throw std::invalid_argument("2*N*(N-1)*k = " + std::to_string(total) +
+        throw std::invalid_argument("2*N*(N-1)*k = " +
+                                    (total == UINT64_MAX ? std::string("more than 2^64")
+                                                         : std::to_string(total)) +
                                     " workloads is more than the limit of 2^31; use fewer "
                                     "pieces or a smaller topology");
     }
+    CheckMemory(std::to_string(total) + " " + ToString(semantics) + " workloads on '" +
+                    topology.GetName() + "' with " + std::to_string(pieces) + " pieces per chunk",
+                EstimateWorkloadBytes(total, n, semantics),
+                "use fewer pieces or a smaller topology");
     WorkloadSet set;
     set.m_topology = topology;
     set.m_semantics = semantics;

@@ -366,9 +366,63 @@ TEST(ScheduleFile, MissingFileIsNamed)
             }
             catch (const std::invalid_argument& e)
             {
-                EXPECT_STREQ(e.what(), "cannot open schedule file '/nonexistent/s.json'");
+                EXPECT_STREQ(e.what(), "cannot open schedule file '/nonexistent/s.json': No such "
+                                       "file or directory");
                 throw;
             }
         },
         std::invalid_argument);
+}
+
+std::string
+FileReadError(const std::string& path)
+{
+    try
+    {
+        ReadScheduleFile(path);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(ScheduleFile, DirectoryIsNamed)
+{
+    EXPECT_EQ(FileReadError("/tmp"), "schedule file '/tmp' is a directory; give the path of a file");
+}
+
+TEST(ScheduleFile, DeepNestingIsRefusedWithoutExhaustingTheStack)
+{
+    // 70,000 levels inside one field: refused while parsing, before anything recurses on it.
+    const std::string deep = "{\"format\": " + std::string(70000, '[') + std::string(70000, ']') +
+                             "}";
+    const std::string m = ReadError(deep);
+    EXPECT_NE(m.find("nests values more than 16 levels deep"), std::string::npos) << m;
+}
+
+TEST(ScheduleFile, HugeValuesAreNotEchoedWhole)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    std::stringstream ss;
+    WriteScheduleJson(ss, p.workloads, p.schedule);
+    const std::string good = ss.str();
+    const std::string m =
+        ReadError(Replace(good, "ns3-allreduce-schedule/1", std::string(10 << 20, 'x')));
+    EXPECT_NE(m.find("field 'format' must be"), std::string::npos) << m.substr(0, 200);
+    EXPECT_LT(m.size(), 300u);
+    const std::string array = ReadError(
+        Replace(good, "\"scheduler\": \"greedy\"", "\"scheduler\": [" + std::string(100, '1') +
+                                                        std::string(100000, ',') + "1]"));
+    EXPECT_LT(array.size(), 400u) << array.substr(0, 400);
+}
+
+TEST(ScheduleFile, ByteOrderMarkIsSkipped)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    std::stringstream ss;
+    ss << "\xEF\xBB\xBF";
+    WriteScheduleJson(ss, p.workloads, p.schedule);
+    EXPECT_EQ(ReadError(ss.str()), "");
 }

@@ -4,6 +4,7 @@
 
 // Bad input gets a clear error that names the parameter, the value and what is accepted.
 
+#include "ns3/flow-tree.h"
 #include "ns3/topology-generators.h"
 #include "ns3/topology.h"
 
@@ -166,4 +167,51 @@ TEST(BadInput, SizeThatWouldNotFitInMemoryStatesTheSize)
     EXPECT_MENTIONS(SpecError("dcell:n=2,k=1000000"), "more than 1.8e19 servers");
     EXPECT_MENTIONS(SpecError("fattree:k=1000"), "250000000 servers");
     EXPECT_MENTIONS(SpecError("jellyfish:switches=100000000,degree=4"), "too large");
+}
+
+TEST(BadInput, TopologyFileThatIsADirectoryIsNamed)
+{
+    EXPECT_MENTIONS(SpecError("file:/tmp"), "topology file '/tmp' is a directory");
+}
+
+TEST(BadInput, TopologyFileWithAByteOrderMarkIsRead)
+{
+    EXPECT_EQ(FileError("\xEF\xBB\xBFservers 2\nswitches 1\nlink 0 2\nlink 1 2\n"), "");
+}
+
+TEST(BadInput, HugeFileLineIsNotEchoedWhole)
+{
+    const std::string m = FileError("servers 2\nswitches 1\nlink 0 " + std::string(1 << 20, 'x') +
+                                    "\n");
+    EXPECT_MENTIONS(m, "bad.topo:3: expected 'link A B'");
+    EXPECT_LT(m.size(), 300u) << m.size();
+}
+
+TEST(BadInput, FlowTreesThatWouldNotFitInMemoryAreRefusedBeforeBuilding)
+{
+    // 40,000 servers on one switch: 40,000 trees over 40,001 nodes, 12.8 GB.
+    Topology star("star", 40000, 1);
+    for (uint32_t s = 0; s < 40000; ++s)
+    {
+        star.AddLink(s, 40000);
+    }
+    try
+    {
+        BuildShortestPathTrees(star);
+        ADD_FAILURE() << "built 40,000 trees";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string m = e.what();
+        EXPECT_MENTIONS(m, "the 40000 flow trees of 'star'");
+        EXPECT_MENTIONS(m, "would need 12207 MiB, more than the limit of 8192 MiB");
+    }
+}
+
+TEST(BadInput, DiameterOfALargeTopologyCanBeSampled)
+{
+    const Topology t = BuildTopology("bcube:n=4,k=2");
+    EXPECT_EQ(t.GetServerDiameter(4), t.GetServerDiameter());
+    EXPECT_LE(t.GetServerDiameter(1), t.GetServerDiameter());
+    EXPECT_GE(t.GetServerDiameter(1), 1u);
 }

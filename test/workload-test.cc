@@ -259,3 +259,26 @@ TEST(Workloads, BadInputIsRefusedWithItsName)
                                "'bcube(n=2,k=1)'");
     }
 }
+
+TEST(Workloads, TooManyPiecesAreRefusedBeforeAllocating)
+{
+    // 144 million workloads fit under the 2^31 count limit but not in memory.
+    const Topology t = BuildTopology("bcube:n=3,k=1");
+    try
+    {
+        WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::Merge, 1000000);
+        ADD_FAILURE() << "built 144 million workloads";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("144000000 merge workloads on 'bcube(n=3,k=1)' with 1000000 pieces per "
+                         "chunk would need"),
+                  std::string::npos)
+            << m;
+        EXPECT_NE(m.find("use fewer pieces"), std::string::npos) << m;
+    }
+    EXPECT_THROW(WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::Merge,
+                                    4000000000u),
+                 std::invalid_argument);
+}

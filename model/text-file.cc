@@ -1,0 +1,82 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "text-file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/stat.h>
+
+namespace ns3
+{
+
+std::string
+ReadTextFile(const std::string& path, const std::string& what, uint64_t maxBytes)
+{
+    const std::string name = what + " '" + Abbreviate(path, 200) + "'";
+    struct stat info
+    {
+    };
+    if (stat(path.c_str(), &info) != 0)
+    {
+        throw std::invalid_argument("cannot open " + name + ": " + std::strerror(errno));
+    }
+    if (S_ISDIR(info.st_mode))
+    {
+        throw std::invalid_argument(name + " is a directory; give the path of a file");
+    }
+    if (S_ISREG(info.st_mode) && static_cast<uint64_t>(info.st_size) > maxBytes)
+    {
+        throw std::invalid_argument(name + " has " + std::to_string(info.st_size) +
+                                    " bytes, more than the " + std::to_string(maxBytes) +
+                                    " this reader accepts");
+    }
+    std::ifstream is(path, std::ios::binary);
+    if (!is)
+    {
+        throw std::invalid_argument("cannot open " + name + ": " + std::strerror(errno));
+    }
+    std::string text;
+    // Read in blocks, so that a pipe or device cannot grow the text past maxBytes either.
+    char block[1 << 16];
+    while (is.read(block, sizeof(block)) || is.gcount() > 0)
+    {
+        text.append(block, static_cast<size_t>(is.gcount()));
+        if (text.size() > maxBytes)
+        {
+            throw std::invalid_argument(name + " has more than the " + std::to_string(maxBytes) +
+                                        " bytes this reader accepts");
+        }
+    }
+    if (is.bad())
+    {
+        throw std::invalid_argument("error reading " + name + ": " + std::strerror(errno));
+    }
+    StripByteOrderMark(text);
+    return text;
+}
+
+void
+StripByteOrderMark(std::string& text)
+{
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+    {
+        text.erase(0, 3);
+    }
+}
+
+std::string
+Abbreviate(const std::string& text, size_t most)
+{
+    if (text.size() <= most)
+    {
+        return text;
+    }
+    return text.substr(0, most) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
+} // namespace ns3

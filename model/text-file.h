@@ -1,0 +1,44 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_TEXT_FILE_H
+#define ALLREDUCE_TEXT_FILE_H
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * Reads a whole text file the module takes as input (topology files, schedule files).
+ * \param path the file
+ * \param what what it is, for errors, e.g. "schedule file"
+ * \param maxBytes the largest file accepted
+ * \return its text, without a leading UTF-8 byte-order mark
+ * \throws std::invalid_argument naming the file and what is wrong: missing or unreadable, a
+ *         directory, larger than maxBytes, or a read error with the system's reason
+ */
+std::string ReadTextFile(const std::string& path, const std::string& what, uint64_t maxBytes);
+
+/**
+ * \ingroup allreduce
+ * Drops a leading UTF-8 byte-order mark (EF BB BF), which some editors write.
+ * \param text the text
+ */
+void StripByteOrderMark(std::string& text);
+
+/**
+ * \ingroup allreduce
+ * \param text a value from the user
+ * \param most the most characters to show
+ * \return the value, cut to its first `most` characters with "... (N characters)" after it when
+ *         longer, so that an error message never echoes megabytes
+ */
+std::string Abbreviate(const std::string& text, size_t most = 60);
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_TEXT_FILE_H */
