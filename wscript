@@ -33,6 +33,7 @@ def build(bld):
         'helper/dcn-topology-helper.cc',
         'helper/allreduce-helper.cc',
         'helper/allreduce-experiment.cc',
+        'helper/checked-command-line.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('allreduce')
@@ -65,6 +66,7 @@ def build(bld):
         'helper/dcn-topology-helper.h',
         'helper/allreduce-helper.h',
         'helper/allreduce-experiment.h',
+        'helper/checked-command-line.h',
     ]
 
     if bld.env.ENABLE_EXAMPLES:

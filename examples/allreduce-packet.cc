@@ -31,27 +31,8 @@
 #include <iostream>
 
 using namespace ns3;
-using allreduce_example::ParseBytes;
 using allreduce_example::ReadPlanFile;
 using allreduce_example::RunGnuplot;
-
-namespace
-{
-
-/// \return seconds parsed from an ns-3 time ("20us", "0.5s"), naming the option when invalid
-double
-ParseSeconds(const std::string& option, const std::string& text)
-{
-    TimeValue value;
-    if (!value.DeserializeFromString(text, MakeTimeChecker()))
-    {
-        throw std::invalid_argument(option + " must be a time such as 20us or 0.5s, got '" +
-                                    text + "'");
-    }
-    return value.Get().GetSeconds();
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -59,71 +40,75 @@ main(int argc, char* argv[])
     std::string topology;
     std::string scheduler = "greedy";
     uint32_t pieces = 1;
-    std::string mode = "barrier";
-    std::string gradientBytes = "1MiB";
-    std::string dataRate = "10Gbps";
-    std::string delay = "1us";
     std::string scheduleIn;
     bool pcap = false;
     std::string format = "text";
-    std::string values = "integer";
-    uint32_t seed = 1;
-    double loss = 0;
-    int64_t linkDown = -1;
-    std::string linkDownAt = "0s";
-    std::string stallTimeout = "1s";
     std::string out = "results/allreduce-packet";
+    PacketRunConfig config;
+    config.gradientBytes = 1 << 20;
+    Time linkDownAt = Seconds(0);
+    Time stallTimeout = Seconds(config.stallTimeout);
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Runs an AllReduce packet by packet in ns-3 (TCP over point-to-point links), with "
-              "real gradient values merged at the servers, and verifies the result exactly.\n"
-              "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
-              "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  file:PATH");
-    cmd.AddValue("topology", "topology spec", topology);
-    cmd.AddValue("scheduler", "scheduler name (see allreduce-rounds --list-schedulers)",
-                 scheduler);
-    cmd.AddValue("pieces", "pieces per chunk (k >= 1)", pieces);
-    cmd.AddValue("mode", "barrier (round by round) or async (as links free up)", mode);
-    cmd.AddValue("gradient-bytes", "gradient size per server, e.g. 1MiB or 16MB", gradientBytes);
-    cmd.AddValue("data-rate", "rate of every link", dataRate);
-    cmd.AddValue("delay", "propagation delay of every link", delay);
-    cmd.AddValue("schedule-in",
-                 "replay this schedule file (DESIGN §5) on the topology it carries, along its "
-                 "paths; with --topology, the file must be for that topology",
-                 scheduleIn);
-    cmd.AddValue("pcap", "write pcap traces to OUT-<node>-<device>.pcap", pcap);
-    cmd.AddValue("format", "text or json", format);
-    cmd.AddValue("values", "integer (sums exact) or float gradients", values);
-    cmd.AddValue("seed", "gradient seed", seed);
-    cmd.AddValue("loss", "per-packet loss probability on every link (RateErrorModel)", loss);
-    cmd.AddValue("link-down", "take this topology link down mid-run (-1: none)", linkDown);
-    cmd.AddValue("link-down-at", "when to take --link-down down", linkDownAt);
-    cmd.AddValue("stall-timeout", "end the run when no data arrives for this long",
-                 stallTimeout);
-    cmd.AddValue("out", "output prefix of the figure (OUT-rounds.dat/.plt/.png) and pcaps", out);
-    cmd.Parse(argc, argv);
+    CheckedCommandLine cmd(__FILE__,
+                           "Runs an AllReduce packet by packet in ns-3 (TCP over point-to-point "
+                           "links), with real gradient values merged at the servers, and "
+                           "verifies the result exactly.\n"
+                           "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
+                           "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
+                           "file:PATH");
+    cmd.AddString("topology", "topology spec", topology);
+    cmd.AddString("scheduler", "scheduler name (see allreduce-rounds --list-schedulers)",
+                  scheduler);
+    cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);
+    cmd.AddChoice("mode", "barrier (round by round) or async (as links free up)", config.mode,
+                  {"barrier", "async"});
+    cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB or 16MB",
+                 config.gradientBytes, 4, MAX_MEMORY_BYTES);
+    cmd.AddDataRate("data-rate", "rate of every link", config.dataRate);
+    cmd.AddString("delay", "propagation delay of every link, e.g. 1us", config.delay);
+    cmd.AddString("schedule-in",
+                  "replay this schedule file (doc/allreduce.rst, \"Schedule files\") on the "
+                  "topology it carries, along its paths; with --topology, the file must be for "
+                  "that topology",
+                  scheduleIn);
+    cmd.AddFlag("pcap", "write pcap traces to OUT-<node>-<device>.pcap", pcap);
+    cmd.AddChoice("format", "output format", format, {"text", "json"});
+    cmd.AddChoice("values", "integer (sums exact) or float gradients", config.values,
+                  {"integer", "float"});
+    cmd.AddInteger("seed", "gradient seed", config.seed, 0, UINT32_MAX);
+    cmd.AddReal("loss", "per-packet loss probability on every link (RateErrorModel)", config.loss,
+                0, 1);
+    cmd.AddInteger("link-down", "take this topology link down mid-run (-1: none)",
+                   config.linkDown, -1, INT64_MAX);
+    cmd.AddTime("link-down-at", "when to take --link-down down", linkDownAt, Seconds(0),
+                Seconds(1e6));
+    cmd.AddTime("stall-timeout", "end the run when no data arrives for this long", stallTimeout,
+                NanoSeconds(1), Seconds(1e6));
+    cmd.AddString("out", "output prefix of the figure (OUT-rounds.dat/.plt/.png) and pcaps", out);
 
     try
     {
-        if (format != "text" && format != "json")
+        cmd.Parse(argc, argv);
+        // The delay is checked like every time value, before ns-3 sees it.
+        ParseTimeValue("delay", config.delay);
+        if (!scheduleIn.empty())
         {
-            throw std::invalid_argument("--format must be text or json, got '" + format + "'");
+            for (const char* option : {"scheduler", "pieces"})
+            {
+                if (cmd.IsGiven(option))
+                {
+                    throw std::invalid_argument(std::string("--") + option +
+                                                " has no effect with --schedule-in (the file "
+                                                "holds the schedule); give one or the other");
+                }
+            }
         }
-        if (pieces == 0)
+        if (cmd.IsGiven("link-down-at") && config.linkDown < 0)
         {
-            throw std::invalid_argument("--pieces must be >= 1, got 0");
+            throw std::invalid_argument("--link-down-at needs --link-down=LINK");
         }
-        PacketRunConfig config;
-        config.mode = mode;
-        config.gradientBytes = ParseBytes(gradientBytes);
-        config.dataRate = dataRate;
-        config.delay = delay;
-        config.values = values;
-        config.seed = seed;
-        config.loss = loss;
-        config.linkDown = linkDown;
-        config.linkDownAt = ParseSeconds("--link-down-at", linkDownAt);
-        config.stallTimeout = ParseSeconds("--stall-timeout", stallTimeout);
+        config.linkDownAt = linkDownAt.GetSeconds();
+        config.stallTimeout = stallTimeout.GetSeconds();
         if (!out.empty() && std::filesystem::path(out).has_parent_path())
         {
             std::filesystem::create_directories(std::filesystem::path(out).parent_path());
@@ -149,6 +134,10 @@ main(int argc, char* argv[])
         }
         // An invalid schedule is refused by the controller before the simulation starts.
         const PacketRunReport report = RunPacketAllReduce(plan, config);
+        for (const std::string& note : report.notes)
+        {
+            std::cerr << "allreduce-packet: note: " << note << std::endl;
+        }
         const AllReduceRunResult& r = report.result;
         const Topology& topo = plan.workloads.GetTopology();
         const uint32_t rounds = plan.schedule.GetNRounds();
@@ -171,7 +160,8 @@ main(int argc, char* argv[])
             p << "set terminal pngcairo size 900,480 noenhanced\n"
               << "set output '" << png << "'\n"
               << "set title '" << topo.GetName() << ", " << plan.schedule.scheduler << ", "
-              << mode << ": " << r.completionTime * 1e3 << " ms, " << rounds << " rounds'\n"
+              << config.mode << ": " << r.completionTime * 1e3 << " ms, " << rounds
+              << " rounds'\n"
               << "set style fill solid 0.7 border -1\n"
               << "set boxwidth 0.8\n"
               << "set xlabel 'round'\n"
@@ -227,14 +217,14 @@ main(int argc, char* argv[])
             nlohmann::json doc{
                 {"topology", topo.GetName()},
                 {"scheduler", plan.schedule.scheduler},
-                {"mode", mode},
+                {"mode", config.mode},
                 {"servers", topo.GetNServers()},
                 {"workloads", plan.workloads.GetN()},
                 {"pieces", plan.workloads.GetPieces()},
                 {"gradient_bytes", config.gradientBytes},
-                {"data_rate", dataRate},
-                {"delay", delay},
-                {"loss", loss},
+                {"data_rate", config.dataRate},
+                {"delay", config.delay},
+                {"loss", config.loss},
                 {"finished", r.finished},
                 {"completion_time_s", r.completionTime},
                 {"rounds", rounds},
@@ -263,13 +253,15 @@ main(int argc, char* argv[])
         {
             std::cout << std::setprecision(4) << "topology    " << topo.GetName() << ": "
                       << topo.GetNServers() << " servers, " << topo.GetNLinks() << " links, "
-                      << dataRate << ", " << delay << (loss > 0 ? ", loss " : "")
-                      << (loss > 0 ? std::to_string(loss) : "") << "\n"
+                      << config.dataRate << ", " << config.delay
+                      << (config.loss > 0 ? ", loss " : "")
+                      << (config.loss > 0 ? std::to_string(config.loss) : "") << "\n"
                       << "schedule    " << plan.schedule.scheduler << ", " << rounds
-                      << " rounds, " << plan.workloads.GetN() << " workloads, mode " << mode
+                      << " rounds, " << plan.workloads.GetN() << " workloads, mode "
+                      << config.mode
                       << "\n"
                       << "gradient    " << config.gradientBytes << " bytes per server, "
-                      << values << " values\n";
+                      << config.values << " values\n";
             if (r.finished)
             {
                 std::cout << "completion  " << r.completionTime * 1e3 << " ms (flow level: "

@@ -32,7 +32,6 @@
 #include <iostream>
 
 using namespace ns3;
-using allreduce_example::CheckOptimalOptions;
 using allreduce_example::ReadPlanFile;
 
 namespace
@@ -62,58 +61,71 @@ main(int argc, char* argv[])
     std::string scheduleIn;
     std::string format = "text";
     bool listSchedulers = false;
-    double timeLimit = 0;
-    uint32_t treesPerRoot = 0;
+    double timeLimit = 60;
+    uint32_t treesPerRoot = 1;
     std::string model;
-    int64_t samples = -1;
+    uint32_t samples = 32;
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Schedules an AllReduce in rounds on a data-center topology and compares the "
-              "rounds with the lower bounds.\n"
-              "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
-              "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  file:PATH");
-    cmd.AddValue("topology", "topology spec", topology);
-    cmd.AddValue("scheduler", "scheduler name (see --list-schedulers) or TypeId name", scheduler);
-    cmd.AddValue("pieces", "pieces per chunk (k >= 1)", pieces);
-    cmd.AddValue("schedule-out", "write the schedule as JSON (DESIGN §5) to this file",
-                 scheduleOut);
-    cmd.AddValue("schedule-in",
-                 "validate this schedule file instead of scheduling (with --topology, the "
-                 "file's topology must be that one)",
-                 scheduleIn);
-    cmd.AddValue("format", "text or json", format);
-    cmd.AddValue("list-schedulers", "print the available scheduler names, one a line",
-                 listSchedulers);
-    cmd.AddValue("time-limit",
-                 "optimal: wall-time limit of the whole search in seconds (default 60)",
-                 timeLimit);
-    cmd.AddValue("trees-per-root",
-                 "optimal: candidate flow trees per root the program may choose among "
-                 "(default 1: the shortest-path trees)",
-                 treesPerRoot);
-    cmd.AddValue("model",
-                 "drl: the checkpoint (allreduce-train's DIR/policy.pt; default: the shipped one "
-                 "for the topology in models/)",
-                 model);
-    cmd.AddValue("samples",
-                 "drl: sampled episodes besides the greedy one, the fewest rounds win "
-                 "(default 32; 0: greedy only)",
-                 samples);
-    cmd.Parse(argc, argv);
-
-    if (listSchedulers)
-    {
-        for (const auto& entry : ListSchedulers())
-        {
-            std::cout << entry.first << "\n";
-        }
-        return 0;
-    }
+    CheckedCommandLine cmd(__FILE__,
+                           "Schedules an AllReduce in rounds on a data-center topology and "
+                           "compares the rounds with the lower bounds.\n"
+                           "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
+                           "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
+                           "file:PATH");
+    cmd.AddString("topology", "topology spec", topology);
+    cmd.AddString("scheduler", "scheduler name (see --list-schedulers) or TypeId name", scheduler);
+    cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);
+    cmd.AddString("schedule-out",
+                  "write the schedule as JSON (doc/allreduce.rst, \"Schedule files\") to this file",
+                  scheduleOut);
+    cmd.AddString("schedule-in",
+                  "validate this schedule file instead of scheduling (with --topology, the "
+                  "file's topology must be that one)",
+                  scheduleIn);
+    cmd.AddChoice("format", "output format", format, {"text", "json"});
+    cmd.AddFlag("list-schedulers", "print the available scheduler names, one a line",
+                listSchedulers);
+    cmd.AddReal("time-limit", "optimal: wall-time limit of the whole search in seconds", timeLimit,
+                0.001, 1e6);
+    cmd.AddInteger("trees-per-root",
+                   "optimal: candidate flow trees per root the program may choose among "
+                   "(1: the shortest-path trees)",
+                   treesPerRoot,
+                   1,
+                   16);
+    cmd.AddString("model",
+                  "drl: the checkpoint (allreduce-train's DIR/policy.pt; default: the shipped one "
+                  "for the topology in models/)",
+                  model);
+    cmd.AddInteger("samples",
+                   "drl: sampled episodes besides the greedy one, the fewest rounds win "
+                   "(0: greedy only)",
+                   samples,
+                   0,
+                   100000);
     try
     {
-        if (format != "text" && format != "json")
+        cmd.Parse(argc, argv);
+        if (listSchedulers)
         {
-            throw std::invalid_argument("--format must be text or json, got '" + format + "'");
+            for (const auto& entry : ListSchedulers())
+            {
+                std::cout << entry.first << "\n";
+            }
+            return 0;
+        }
+        if (!scheduleIn.empty())
+        {
+            for (const char* option :
+                 {"scheduler", "pieces", "time-limit", "trees-per-root", "model", "samples"})
+            {
+                if (cmd.IsGiven(option))
+                {
+                    throw std::invalid_argument(std::string("--") + option +
+                                                " has no effect with --schedule-in (the file "
+                                                "holds the schedule); give one or the other");
+                }
+            }
         }
         SchedulerResult result;
         Ptr<OptimalScheduler> optimal;
@@ -128,43 +140,32 @@ main(int argc, char* argv[])
                 throw std::invalid_argument(
                     "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
             }
-            if (pieces == 0)
-            {
-                throw std::invalid_argument("--pieces must be >= 1, got 0");
-            }
             Ptr<AllReduceScheduler> s = CreateScheduler(scheduler);
             optimal = DynamicCast<OptimalScheduler>(s);
-            if ((timeLimit != 0 || treesPerRoot != 0) && !optimal)
+            if ((cmd.IsGiven("time-limit") || cmd.IsGiven("trees-per-root")) && !optimal)
             {
                 throw std::invalid_argument(
                     "--time-limit and --trees-per-root are options of --scheduler=optimal");
             }
             Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(s);
-            if ((!model.empty() || samples != -1) && !drl)
+            if ((cmd.IsGiven("model") || cmd.IsGiven("samples")) && !drl)
             {
                 throw std::invalid_argument("--model and --samples are options of --scheduler=drl");
             }
-            if (drl && !model.empty())
+            if (drl && cmd.IsGiven("model"))
             {
                 drl->SetAttribute("Model", StringValue(model));
             }
-            if (drl && samples != -1)
+            if (drl && cmd.IsGiven("samples"))
             {
-                if (samples < 0 || samples > 100000)
-                {
-                    throw std::invalid_argument("--samples must be 0..100000, got " +
-                                                std::to_string(samples));
-                }
-                drl->SetAttribute("Samples", UintegerValue(static_cast<uint32_t>(samples)));
+                drl->SetAttribute("Samples", UintegerValue(samples));
             }
-            if (optimal && timeLimit != 0)
+            if (optimal && cmd.IsGiven("time-limit"))
             {
-                CheckOptimalOptions(timeLimit, 1);
                 optimal->SetAttribute("TimeLimit", DoubleValue(timeLimit));
             }
-            if (optimal && treesPerRoot != 0)
+            if (optimal && cmd.IsGiven("trees-per-root"))
             {
-                CheckOptimalOptions(1, treesPerRoot);
                 optimal->SetAttribute("TreesPerRoot", UintegerValue(treesPerRoot));
             }
             result = EvaluateScheduler(BuildTopology(topology), s, pieces);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <sstream>
 #include <string>
@@ -69,68 +70,38 @@ SplitList(const std::string& text, char sep)
     return items;
 }
 
-/// Runs gnuplot on plt (which draws png from dat); returns a sentence saying what was made.
+/// Runs gnuplot on plt (which draws png from dat); returns a sentence saying what was made, and
+/// says so when the data, the script or the figure could not be written.
 inline std::string
 RunGnuplot(const std::string& plt, const std::string& png, const std::string& dat)
 {
-    const std::string command = std::string(GNUPLOT) + " '" + plt + "'";
-    if (std::system(command.c_str()) != 0)
+    namespace fs = std::filesystem;
+    std::error_code ignored;
+    if (!fs::exists(dat, ignored) || !fs::exists(plt, ignored))
     {
-        return dat + " and " + plt + " (gnuplot failed or is missing; run: gnuplot " + plt + ")";
+        return "no figure: " + dat + " or " + plt + " could not be written (is the directory "
+               "writable?)";
+    }
+    fs::remove(png, ignored);
+    const std::string command = std::string(GNUPLOT) + " '" + plt + "'";
+    if (std::system(command.c_str()) != 0 || !fs::exists(png, ignored))
+    {
+        return "no figure: gnuplot failed or is missing; the data is in " + dat + " and " + plt +
+               " (run: gnuplot " + plt + ")";
     }
     return png + " (data " + dat + ", script " + plt + ")";
 }
 
-/// "16MB", "64KiB", "1000" -> bytes; throws naming the option for anything else.
+/// "16MB", "64KiB", "1000" -> bytes; throws naming --gradient-bytes for anything else.
 inline uint64_t
 ParseBytes(const std::string& text)
 {
-    size_t used = 0;
-    double value = 0;
-    try
+    const uint64_t bytes = ns3::ParseByteSize("gradient-bytes", text);
+    if (bytes == 0)
     {
-        value = std::stod(text, &used);
+        throw std::invalid_argument("--gradient-bytes must be above 0, got '" + text + "'");
     }
-    catch (const std::exception&)
-    {
-        used = 0;
-    }
-    const std::string unit = text.substr(used);
-    double scale = 0;
-    if (unit.empty() || unit == "B")
-    {
-        scale = 1;
-    }
-    else if (unit == "KB" || unit == "kB")
-    {
-        scale = 1e3;
-    }
-    else if (unit == "MB")
-    {
-        scale = 1e6;
-    }
-    else if (unit == "GB")
-    {
-        scale = 1e9;
-    }
-    else if (unit == "KiB")
-    {
-        scale = 1024.0;
-    }
-    else if (unit == "MiB")
-    {
-        scale = 1024.0 * 1024;
-    }
-    else if (unit == "GiB")
-    {
-        scale = 1024.0 * 1024 * 1024;
-    }
-    if (used == 0 || scale == 0 || !(value > 0))
-    {
-        throw std::invalid_argument("--gradient-bytes must be a positive size such as 4194304, "
-                                    "4MB or 4MiB, got '" + text + "'");
-    }
-    return static_cast<uint64_t>(value * scale + 0.5);
+    return bytes;
 }
 
 /**

@@ -5,19 +5,26 @@
 #include "allreduce-experiment.h"
 
 #include "allreduce-helper.h"
+#include "checked-command-line.h"
 #include "dcn-topology-helper.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/ipv4-flow-classifier.h"
 #include "ns3/log.h"
+#include "ns3/size-limits.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -48,6 +55,44 @@ ParseAttribute(const std::string& what, const std::string& text)
     return value;
 }
 
+/// Refuses a gradient that is not whole float32 values (before ns-3's attribute checker aborts
+/// on it) or that is too large for memory: every server holds its vector, and verification the
+/// exact sum. Whether it splits into the pieces is GradientLayout's to say.
+void
+CheckGradientSize(uint64_t bytes, const Plan& plan)
+{
+    if (bytes == 0 || bytes % sizeof(float) != 0)
+    {
+        throw std::invalid_argument("GradientBytes must be a multiple of 4 (float32 values), "
+                                    "got " + std::to_string(bytes));
+    }
+    const uint64_t servers = plan.workloads.GetTopology().GetNServers();
+    CheckMemory("a gradient of " + std::to_string(bytes) + " bytes on each of " +
+                    std::to_string(servers) + " servers",
+                SaturatingMultiply(bytes, servers + 2),
+                "use a smaller gradient");
+}
+
+/// Refuses an output prefix where no file can be made, before ns-3 aborts on it: tries one.
+void
+CheckWritable(const std::string& what, const std::string& prefix)
+{
+    const std::string probe = prefix + "-write-check";
+    const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0 && errno != EEXIST)
+    {
+        const std::filesystem::path dir = std::filesystem::path(prefix).parent_path();
+        throw std::invalid_argument("cannot write " + what + " to '" +
+                                    (dir.empty() ? std::string(".") : dir.string()) +
+                                    "': " + std::strerror(errno));
+    }
+    if (fd >= 0)
+    {
+        close(fd);
+        unlink(probe.c_str());
+    }
+}
+
 } // namespace
 
 std::vector<double>
@@ -75,7 +120,8 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
                                     "'");
     }
     const DataRate rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
-    const Time delay = ParseAttribute<TimeValue>("delay", config.delay).Get();
+    // ns-3's own Time parser aborts on a bad unit: ours throws.
+    const Time delay = ParseTimeValue("delay", config.delay);
     if (rate.GetBitRate() == 0)
     {
         throw std::invalid_argument("data rate must be above 0, got '" + config.dataRate + "'");
@@ -93,11 +139,16 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
         throw std::invalid_argument("stall timeout must be above 0 s");
     }
     const Topology& topo = plan.workloads.GetTopology();
-    if (config.linkDown >= static_cast<int64_t>(topo.GetNLinks()))
+    if (config.linkDown < -1 || config.linkDown >= static_cast<int64_t>(topo.GetNLinks()))
     {
         throw std::invalid_argument("link " + std::to_string(config.linkDown) +
-                                    " does not exist (" + std::to_string(topo.GetNLinks()) +
-                                    " links)");
+                                    " does not exist: give a link 0.." +
+                                    std::to_string(topo.GetNLinks() - 1) + ", or -1 for none");
+    }
+    CheckGradientSize(config.gradientBytes, plan);
+    if (!config.pcapPrefix.empty())
+    {
+        CheckWritable("pcap traces", config.pcapPrefix);
     }
 
     DcnTopologyHelper dcn(topo);
@@ -169,6 +220,14 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     report.pieceTime =
         controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
     report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;
+    if (config.linkDown >= 0 && config.linkDownAt > Simulator::Now().GetSeconds())
+    {
+        report.notes.push_back("link " + std::to_string(config.linkDown) +
+                               " never went down: the run ended at " +
+                               std::to_string(Simulator::Now().GetSeconds()) +
+                               " s, before the time asked for (" +
+                               std::to_string(config.linkDownAt) + " s)");
+    }
 
     if (monitor)
     {

@@ -70,6 +70,7 @@ struct PacketRunReport
     double predictedTime{0};               //!< flow-level prediction: rounds × T_S
     uint64_t events{0};                    //!< simulator events executed
     double wallSeconds{0};                 //!< wall-clock time of Simulator::Run
+    std::vector<std::string> notes;        //!< for the user, e.g. a fault that never fired
     /// \return per directed link, the busy fraction bytes·8 / (rate · completion time)
     std::vector<double> GetLinkUtilization() const;
 };

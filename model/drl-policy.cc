@@ -9,10 +9,56 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
 {
+
+namespace
+{
+
+void
+RequireRange(const char* name, double value, double least, double most)
+{
+    if (!(value >= least && value <= most))
+    {
+        std::ostringstream os;
+        os << "drl: " << name << " must be from " << least << " to " << most << ", got " << value;
+        throw std::invalid_argument(os.str());
+    }
+}
+
+} // namespace
+
+void
+DrlHyperParams::Check() const
+{
+    RequireRange("hidden", hidden, 1, 4096);
+    RequireRange("trees per root", treesPerRoot, 1, 16);
+    RequireRange("upper iterations", upperIterations, 0, 1e6);
+    RequireRange("lower iterations", lowerIterations, 0, 1e6);
+    if (upperIterations + lowerIterations == 0)
+    {
+        throw std::invalid_argument("drl: upper and lower iterations cannot both be 0");
+    }
+    RequireRange("episodes", episodes, 1, 1e5);
+    RequireRange("epochs", epochs, 1, 1e4);
+    RequireRange("minibatch", minibatch, 1, 1e7);
+    RequireRange("max steps", maxSteps, 1, 1e8);
+    RequireRange("learning rate", learningRate, 1e-12, 1);
+    RequireRange("clip", clip, 0, 1);
+    RequireRange("gamma", gamma, 0, 1);
+    RequireRange("lambda", lambda, 0, 1);
+    RequireRange("entropy", entropy, 0, 1e3);
+    RequireRange("target KL", targetKl, 0, 1e3);
+    RequireRange("value coefficient", valueCoef, 0, 1e3);
+    RequireRange("max gradient norm", maxGradNorm, 1e-9, 1e6);
+    RequireRange("imitation steps", imitationSteps, 0, 1e7);
+    RequireRange("teacher ties", teacherTies, 1, 1e4);
+    RequireRange("imitation rate", imitationRate, 1e-12, 1);
+    RequireRange("eval samples", evalSamples, 0, 1e5);
+}
 
 #ifdef ALLREDUCE_HAVE_TORCH
 

@@ -62,6 +62,14 @@ struct DrlHyperParams
     // --- decoding after training ---
     uint32_t evalSamples{8};   //!< sampled episodes (besides the greedy one) when picking the
                                //!< best checkpoint during training
+
+    /**
+     * Refuses values that cannot train: zero sizes (a minibatch of 0 steps), rates that are not
+     * finite and positive or that would diverge at once (above 1), probabilities outside
+     * [0, 1].
+     * \throws std::invalid_argument naming the parameter, the value and the accepted range
+     */
+    void Check() const;
 };
 
 /// One decision of one level, as stored for PPO or imitation.

@@ -25,6 +25,14 @@ NS_LOG_COMPONENT_DEFINE("DrlTrainer");
 namespace
 {
 
+/// \return params, once they have passed DrlHyperParams::Check
+const DrlHyperParams&
+Checked(const DrlHyperParams& params)
+{
+    params.Check();
+    return params;
+}
+
 /// \return policies with weights drawn after seeding torch's generator
 DrlPolicy
 SeededPolicy(const DrlHyperParams& params, uint64_t seed)
@@ -156,9 +164,9 @@ DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
                        uint64_t seed,
                        uint32_t pieces)
     : m_topologies(std::move(topologies)),
-      m_params(params),
+      m_params(Checked(params)),
       m_seed(seed),
-      m_policy(SeededPolicy(params, seed))
+      m_policy(SeededPolicy(m_params, seed))
 {
     if (m_topologies.empty())
     {

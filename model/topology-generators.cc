@@ -4,6 +4,8 @@
 
 #include "topology-generators.h"
 
+#include "text-file.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -306,19 +308,22 @@ ParseSpec(const std::string& spec)
         pos = comma + 1;
         if (item.empty())
         {
-            continue;
+            throw std::invalid_argument("topology spec '" + Abbreviate(spec) +
+                                        "' has an empty item (two commas in a row, or a comma "
+                                        "at an end); write key=value items separated by single "
+                                        "commas");
         }
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
         {
-            throw std::invalid_argument("topology spec '" + spec + "': expected key=value, got '" +
-                                        item + "'");
+            throw std::invalid_argument("topology spec '" + Abbreviate(spec) +
+                                        "': expected key=value, got '" + Abbreviate(item) + "'");
         }
         const std::string key = Trim(item.substr(0, eq));
         if (!result.values.emplace(key, Trim(item.substr(eq + 1))).second)
         {
-            throw std::invalid_argument("topology spec '" + spec + "': key '" + key +
-                                        "' is given twice");
+            throw std::invalid_argument("topology spec '" + Abbreviate(spec) + "': key '" +
+                                        Abbreviate(key) + "' is given twice");
         }
     }
     return result;
@@ -348,7 +353,7 @@ TakeInteger(Spec& spec, const std::string& key, const int64_t* fallback)
     }
     catch (const std::out_of_range&)
     {
-        throw std::invalid_argument(spec.kind + " " + key + " = '" + text +
+        throw std::invalid_argument(spec.kind + " " + key + " = '" + Abbreviate(text) +
                                     "' is out of range for a 64-bit integer");
     }
     catch (const std::invalid_argument&)
@@ -358,7 +363,7 @@ TakeInteger(Spec& spec, const std::string& key, const int64_t* fallback)
     if (used != text.size() || text.empty())
     {
         throw std::invalid_argument(spec.kind + " " + key + " must be a whole number, got '" +
-                                    text + "'");
+                                    Abbreviate(text) + "'");
     }
     return value;
 }
@@ -368,8 +373,8 @@ RejectUnknownKeys(const Spec& spec, const std::string& accepted)
 {
     if (!spec.values.empty())
     {
-        throw std::invalid_argument("unknown key '" + spec.values.begin()->first + "' for " +
-                                    spec.kind + "; accepted keys: " + accepted);
+        throw std::invalid_argument("unknown key '" + Abbreviate(spec.values.begin()->first) +
+                                    "' for " + spec.kind + "; accepted keys: " + accepted);
     }
 }
 
@@ -466,6 +471,15 @@ MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitch, uint64
                                     std::to_string(degree) +
                                     ": a switch cannot have more switch neighbours than there "
                                     "are other switches");
+    }
+    if ((switches % 2 == 1) && (degree % 2 == 1))
+    {
+        throw std::invalid_argument(
+            "Jellyfish with " + std::to_string(switches) + " switches of degree " +
+            std::to_string(degree) + " cannot be " + std::to_string(degree) +
+            "-regular: every link takes two ports, and switches x degree = " +
+            std::to_string(switches * degree) +
+            " is odd; make the number of switches or the degree even");
     }
     const auto us = static_cast<uint64_t>(switches);
     const auto ur = static_cast<uint64_t>(degree);
@@ -593,7 +607,8 @@ BuildTopology(const std::string& specText)
     else
     {
         throw std::invalid_argument(
-            "unknown topology kind '" + spec.kind + "' in spec '" + specText +
+            "unknown topology kind '" + Abbreviate(spec.kind) + "' in spec '" +
+            Abbreviate(specText) +
             "'; accepted kinds: bcube:n=N,k=K  dcell:n=N,k=K  "
             "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  file:PATH");
     }

@@ -51,15 +51,17 @@ Topology MakeDCell(int64_t n, int64_t k);
  * not yet adjacent. When no such pair is left but a switch still has two free ports, a random
  * existing link (x, y) is removed and the switch is linked to x and y (the paper's fix-up); two
  * adjacent switches with one free port each are completed the same way. Every switch ends with
- * exactly `degree` switch links when switches*degree is even; otherwise one switch has one fewer.
+ * exactly `degree` switch links; switches*degree must be even (an odd product has no regular
+ * graph, and is refused).
  * Server i attaches to switch i / serversPerSwitch; servers come first, switches after.
  * \param switches number of switches, >= 2
  * \param degree switch-to-switch ports per switch, 1..switches-1
  * \param serversPerSwitch servers on each switch, >= 1
  * \param seed the random seed; the same seed gives the same graph
  * \return the topology, named "jellyfish(switches=S,degree=R,servers=H,seed=X)"
- * \throws std::invalid_argument for a bad parameter, a size that does not fit in memory, or a
- *         graph that comes out disconnected (say which seed, and that another may work)
+ * \throws std::invalid_argument for a bad parameter, an odd switches*degree, a size that does
+ *         not fit in memory, or a graph that comes out disconnected (say which seed, and that
+ *         another may work)
  */
 Topology MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitch, uint64_t seed);
 

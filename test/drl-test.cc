@@ -588,3 +588,26 @@ TEST(DrlScheduler, PacketLevelRunEndsWithTheExactSum)
 }
 
 #endif // ALLREDUCE_HAVE_TORCH
+
+TEST(Drl, HyperParametersThatCannotTrainAreRefused)
+{
+    DrlHyperParams params;
+    EXPECT_NO_THROW(params.Check());
+    params.minibatch = 0;
+    EXPECT_THROW(params.Check(), std::invalid_argument);
+    params = DrlHyperParams();
+    params.learningRate = 1e30;
+    try
+    {
+        params.Check();
+        ADD_FAILURE() << "a learning rate of 1e30 was accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("learning rate must be from"), std::string::npos)
+            << e.what();
+    }
+    params = DrlHyperParams();
+    params.gamma = std::nan("");
+    EXPECT_THROW(params.Check(), std::invalid_argument);
+}

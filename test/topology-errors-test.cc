@@ -215,3 +215,17 @@ TEST(BadInput, DiameterOfALargeTopologyCanBeSampled)
     EXPECT_LE(t.GetServerDiameter(1), t.GetServerDiameter());
     EXPECT_GE(t.GetServerDiameter(1), 1u);
 }
+
+TEST(BadInput, EmptySpecItemsAreRefused)
+{
+    EXPECT_MENTIONS(SpecError("bcube:n=3,,k=1"), "has an empty item");
+    EXPECT_MENTIONS(SpecError("bcube:n=3,k=1,"), "has an empty item");
+    // Spaces around items are fine.
+    EXPECT_EQ(SpecError("bcube:n=3, k=1"), "");
+}
+
+TEST(BadInput, JellyfishThatCannotBeRegularIsRefused)
+{
+    EXPECT_MENTIONS(SpecError("jellyfish:switches=5,degree=3"),
+                    "Jellyfish with 5 switches of degree 3 cannot be 3-regular");
+}

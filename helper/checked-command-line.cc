@@ -1,0 +1,436 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "checked-command-line.h"
+
+#include "ns3/text-file.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Options that ns-3's CommandLine itself answers.
+bool
+IsNs3Option(const std::string& name)
+{
+    return name.rfind("ns3::", 0) == 0 || name == "help" || name == "version" ||
+           name.rfind("Print", 0) == 0;
+}
+
+[[noreturn]] void
+Refuse(const std::string& name, const std::string& text, const std::string& what)
+{
+    throw std::invalid_argument("--" + name + " " + what + ", got '" + Abbreviate(text) + "'");
+}
+
+/// \return the whole number text spells, or false when it is not one or exceeds max
+bool
+ParseDigits(const std::string& text, uint64_t max, uint64_t& value)
+{
+    if (text.empty() || text.size() > 20)
+    {
+        return false;
+    }
+    value = 0;
+    for (char c : text)
+    {
+        if (c < '0' || c > '9')
+        {
+            return false;
+        }
+        const auto digit = static_cast<uint64_t>(c - '0');
+        if (value > (max - digit) / 10)
+        {
+            return false;
+        }
+        value = value * 10 + digit;
+    }
+    return true;
+}
+
+/// \return true when text is a plain decimal number (digits, one point, an exponent)
+bool
+ParseDecimal(const std::string& text, double& value)
+{
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
+    {
+        return false;
+    }
+    char* end = nullptr;
+    errno = 0;
+    value = std::strtod(text.c_str(), &end);
+    // strtod also reads "inf", "nan" and hexadecimal; a plain number starts with a digit, a
+    // sign or a point, and has no x.
+    const char first = text.front();
+    const bool plain = (std::isdigit(static_cast<unsigned char>(first)) || first == '-' ||
+                        first == '+' || first == '.') &&
+                       text.find_first_of("xXnN") == std::string::npos;
+    return plain && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(value);
+}
+
+/// Splits "2.5ms" into its number "2.5" and its unit "ms".
+std::pair<std::string, std::string>
+SplitUnit(const std::string& text)
+{
+    size_t cut = text.size();
+    while (cut > 0 && std::isalpha(static_cast<unsigned char>(text[cut - 1])))
+    {
+        --cut;
+    }
+    return {text.substr(0, cut), text.substr(cut)};
+}
+
+} // namespace
+
+uint64_t
+ParseByteSize(const std::string& option, const std::string& text)
+{
+    const auto [number, unit] = SplitUnit(text);
+    static const std::pair<const char*, double> UNITS[] = {
+        {"", 1},
+        {"B", 1},
+        {"kB", 1e3},
+        {"KB", 1e3},
+        {"MB", 1e6},
+        {"GB", 1e9},
+        {"KiB", 1024.0},
+        {"MiB", 1024.0 * 1024},
+        {"GiB", 1024.0 * 1024 * 1024},
+    };
+    double scale = 0;
+    for (const auto& [name, factor] : UNITS)
+    {
+        scale = unit == name ? factor : scale;
+    }
+    double value = 0;
+    if (scale == 0 || !ParseDecimal(number, value) || value < 0)
+    {
+        Refuse(option, text, "must be a size in bytes such as 4194304, 4MB or 4MiB");
+    }
+    const double bytes = value * scale;
+    if (bytes != std::floor(bytes))
+    {
+        Refuse(option, text, "must be a whole number of bytes");
+    }
+    if (bytes > 1e18)
+    {
+        Refuse(option, text, "is far too large (at most 10^18 bytes)");
+    }
+    return static_cast<uint64_t>(bytes);
+}
+
+Time
+ParseTimeValue(const std::string& option, const std::string& text)
+{
+    const auto [number, unit] = SplitUnit(text);
+    static const std::pair<const char*, double> UNITS[] = {
+        {"", 1},
+        {"s", 1},
+        {"ms", 1e-3},
+        {"us", 1e-6},
+        {"ns", 1e-9},
+        {"min", 60},
+    };
+    double scale = 0;
+    for (const auto& [name, factor] : UNITS)
+    {
+        scale = unit == name ? factor : scale;
+    }
+    double value = 0;
+    if (scale == 0 || !ParseDecimal(number, value))
+    {
+        Refuse(option, text, "must be a time such as 1us, 100ms or 2s (units ns, us, ms, s, min)");
+    }
+    const double seconds = value * scale;
+    if (std::fabs(seconds) > 1e9)
+    {
+        Refuse(option, text, "is far too large (at most 10^9 seconds)");
+    }
+    // Nanoseconds as a whole number: the value no longer passes through ns-3's own parser.
+    return NanoSeconds(static_cast<int64_t>(std::llround(seconds * 1e9)));
+}
+
+CheckedCommandLine::CheckedCommandLine(const std::string& program, const std::string& usage)
+    : m_cmd(program)
+{
+    m_cmd.Usage(usage);
+}
+
+void
+CheckedCommandLine::Add(const std::string& name,
+                        const std::string& help,
+                        const std::string& shown,
+                        std::function<void(const std::string&)> convert)
+{
+    const size_t index = m_options.size();
+    m_options.push_back({name, std::move(convert), "", false});
+    // The callback keeps the text whole; conversion waits until Parse, so that every error is
+    // ours and none is ns-3's abort.
+    m_cmd.AddValue(name,
+                   help,
+                   Callback<bool, std::string>([this, index](std::string text) {
+                       m_options[index].text = text;
+                       m_options[index].given = true;
+                       return true;
+                   }),
+                   shown);
+}
+
+void
+CheckedCommandLine::AddString(const std::string& name, const std::string& help, std::string& value)
+{
+    Add(name, help, value, [&value](const std::string& text) { value = text; });
+}
+
+void
+CheckedCommandLine::AddChoice(const std::string& name,
+                              const std::string& help,
+                              std::string& value,
+                              const std::vector<std::string>& choices)
+{
+    std::string list;
+    for (const auto& c : choices)
+    {
+        list += (list.empty() ? "" : ", ") + c;
+    }
+    const auto convert = [name, choices, list, &value](const std::string& text) {
+        for (const auto& c : choices)
+        {
+            if (text == c)
+            {
+                value = text;
+                return;
+            }
+        }
+        Refuse(name, text, "must be one of " + list);
+    };
+    Add(name, help + " (" + list + ")", value, convert);
+}
+
+void
+CheckedCommandLine::AddFlag(const std::string& name, const std::string& help, bool& value)
+{
+    Add(name, help, value ? "true" : "false", [name, &value](const std::string& text) {
+        if (text.empty() || text == "true" || text == "1")
+        {
+            value = true;
+        }
+        else if (text == "false" || text == "0")
+        {
+            value = false;
+        }
+        else
+        {
+            Refuse(name, text, "is a flag: give --" + name + ", --" + name + "=true or --" +
+                                   name + "=false");
+        }
+    });
+}
+
+void
+CheckedCommandLine::AddInteger(const std::string& name,
+                               const std::string& help,
+                               uint64_t& value,
+                               uint64_t min,
+                               uint64_t max)
+{
+    Add(name, help, std::to_string(value), [name, min, max, &value](const std::string& text) {
+        uint64_t v = 0;
+        if (!ParseDigits(text, std::numeric_limits<uint64_t>::max(), v) || v < min || v > max)
+        {
+            Refuse(name, text, "must be a whole number from " + std::to_string(min) + " to " +
+                                   std::to_string(max));
+        }
+        value = v;
+    });
+}
+
+void
+CheckedCommandLine::AddInteger(const std::string& name,
+                               const std::string& help,
+                               uint32_t& value,
+                               uint32_t min,
+                               uint32_t max)
+{
+    Add(name, help, std::to_string(value), [name, min, max, &value](const std::string& text) {
+        uint64_t v = 0;
+        if (!ParseDigits(text, std::numeric_limits<uint64_t>::max(), v) || v < min || v > max)
+        {
+            Refuse(name, text, "must be a whole number from " + std::to_string(min) + " to " +
+                                   std::to_string(max));
+        }
+        value = static_cast<uint32_t>(v);
+    });
+}
+
+void
+CheckedCommandLine::AddInteger(const std::string& name,
+                               const std::string& help,
+                               int64_t& value,
+                               int64_t min,
+                               int64_t max)
+{
+    Add(name, help, std::to_string(value), [name, min, max, &value](const std::string& text) {
+        const bool negative = !text.empty() && text[0] == '-';
+        uint64_t magnitude = 0;
+        const bool ok = ParseDigits(negative ? text.substr(1) : text,
+                                    uint64_t{1} << 62,
+                                    magnitude);
+        const int64_t v = negative ? -static_cast<int64_t>(magnitude)
+                                   : static_cast<int64_t>(magnitude);
+        if (!ok || v < min || v > max)
+        {
+            Refuse(name, text, "must be a whole number from " + std::to_string(min) + " to " +
+                                   std::to_string(max));
+        }
+        value = v;
+    });
+}
+
+void
+CheckedCommandLine::AddReal(const std::string& name,
+                            const std::string& help,
+                            double& value,
+                            double min,
+                            double max)
+{
+    std::ostringstream shown;
+    shown << value;
+    Add(name, help, shown.str(), [name, min, max, &value](const std::string& text) {
+        double v = 0;
+        if (!ParseDecimal(text, v) || v < min || v > max)
+        {
+            std::ostringstream range;
+            range << "must be a number from " << min << " to " << max;
+            Refuse(name, text, range.str());
+        }
+        value = v;
+    });
+}
+
+void
+CheckedCommandLine::AddTime(const std::string& name,
+                            const std::string& help,
+                            Time& value,
+                            Time min,
+                            Time max)
+{
+    std::ostringstream shown;
+    shown << value.As(Time::AUTO);
+    Add(name, help, shown.str(), [name, min, max, &value](const std::string& text) {
+        const Time v = ParseTimeValue(name, text);
+        if (v < min || v > max)
+        {
+            std::ostringstream range;
+            range << "must be from " << min.As(Time::AUTO) << " to " << max.As(Time::AUTO);
+            Refuse(name, text, range.str());
+        }
+        value = v;
+    });
+}
+
+void
+CheckedCommandLine::AddBytes(const std::string& name,
+                             const std::string& help,
+                             uint64_t& value,
+                             uint64_t min,
+                             uint64_t max)
+{
+    Add(name, help, std::to_string(value), [name, min, max, &value](const std::string& text) {
+        const uint64_t v = ParseByteSize(name, text);
+        if (v < min || v > max)
+        {
+            Refuse(name, text, "must be from " + std::to_string(min) + " to " +
+                                   std::to_string(max) + " bytes");
+        }
+        value = v;
+    });
+}
+
+void
+CheckedCommandLine::AddDataRate(const std::string& name,
+                                const std::string& help,
+                                std::string& value)
+{
+    Add(name, help, value, [name, &value](const std::string& text) {
+        const auto [number, unit] = SplitUnit(text);
+        static const char* const UNITS[] = {"bps", "kbps", "Kbps", "Mbps", "Gbps", "Tbps",
+                                            "Bps", "kBps", "KBps", "MBps", "GBps"};
+        bool known = false;
+        for (const char* u : UNITS)
+        {
+            known = known || unit == u;
+        }
+        double v = 0;
+        if (!known || !ParseDecimal(number, v) || !(v > 0) || v > 1e15)
+        {
+            Refuse(name, text, "must be a positive rate such as 10Gbps or 100Mbps (units bps, "
+                               "kbps, Mbps, Gbps, Tbps, or Bps, KBps, MBps, GBps for bytes)");
+        }
+        value = text;
+    });
+}
+
+void
+CheckedCommandLine::Parse(int argc, char* argv[])
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        if (arg.empty() || arg[0] != '-')
+        {
+            throw std::invalid_argument(
+                "unexpected argument '" + Abbreviate(arg) +
+                "': options take the form --name=value (no space before the value; quote a "
+                "value with spaces), see --help");
+        }
+        const size_t start = arg.find_first_not_of('-');
+        const std::string name = arg.substr(start == std::string::npos ? arg.size() : start,
+                                            arg.find('=') == std::string::npos
+                                                ? std::string::npos
+                                                : arg.find('=') - start);
+        bool known = IsNs3Option(name);
+        for (const Option& o : m_options)
+        {
+            known = known || o.name == name;
+        }
+        if (!known)
+        {
+            throw std::invalid_argument("unknown option '" + Abbreviate(arg) +
+                                        "'; see --help for the options");
+        }
+    }
+    m_cmd.Parse(argc, argv);
+    for (const Option& o : m_options)
+    {
+        if (o.given)
+        {
+            o.convert(o.text);
+        }
+    }
+}
+
+bool
+CheckedCommandLine::IsGiven(const std::string& name) const
+{
+    for (const Option& o : m_options)
+    {
+        if (o.name == name)
+        {
+            return o.given;
+        }
+    }
+    throw std::invalid_argument("no option --" + name);
+}
+
+} // namespace ns3

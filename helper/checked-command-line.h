@@ -1,0 +1,157 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ALLREDUCE_CHECKED_COMMAND_LINE_H
+#define ALLREDUCE_CHECKED_COMMAND_LINE_H
+
+#include "ns3/command-line.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * The command line of the module's programs: ns-3's CommandLine (usage, --help, --ns3::...
+ * attributes) with every value parsed and range-checked by us before anything uses it.
+ *
+ * Each option reaches us as the text the user typed, spaces included (ns-3 would cut a
+ * string at the first space and read "1.5" into an integer as 1). Parse() refuses unknown
+ * options, positional arguments and values that do not parse or are out of range, each with a
+ * std::invalid_argument that names the option, quotes the value and says what is accepted.
+ */
+class CheckedCommandLine
+{
+  public:
+    /**
+     * \param program the program's name (for --help)
+     * \param usage what it does (for --help)
+     */
+    CheckedCommandLine(const std::string& program, const std::string& usage);
+
+    /// A text option, kept as typed. \param name option \param help text \param value where
+    void AddString(const std::string& name, const std::string& help, std::string& value);
+    /**
+     * A text option that must be one of a list.
+     * \param name option \param help text \param value where \param choices the accepted values
+     */
+    void AddChoice(const std::string& name,
+                   const std::string& help,
+                   std::string& value,
+                   const std::vector<std::string>& choices);
+    /**
+     * A flag: --name, --name=true/false/1/0.
+     * \param name option \param help text \param value where
+     */
+    void AddFlag(const std::string& name, const std::string& help, bool& value);
+    /**
+     * A whole number in [min, max] (no sign for unsigned, no fraction, no exponent).
+     * \param name option \param help text \param value where \param min least \param max most
+     */
+    void AddInteger(const std::string& name,
+                    const std::string& help,
+                    uint32_t& value,
+                    uint32_t min,
+                    uint32_t max);
+    /// \copydoc AddInteger
+    void AddInteger(const std::string& name,
+                    const std::string& help,
+                    uint64_t& value,
+                    uint64_t min,
+                    uint64_t max);
+    /// \copydoc AddInteger
+    void AddInteger(const std::string& name,
+                    const std::string& help,
+                    int64_t& value,
+                    int64_t min,
+                    int64_t max);
+    /**
+     * A finite real number in [min, max].
+     * \param name option \param help text \param value where \param min least \param max most
+     */
+    void AddReal(const std::string& name,
+                 const std::string& help,
+                 double& value,
+                 double min,
+                 double max);
+    /**
+     * A time such as 1us, 100ms or 2s (units ns, us, ms, s, min; no unit: seconds) in
+     * [min, max].
+     * \param name option \param help text \param value where \param min least \param max most
+     */
+    void AddTime(const std::string& name,
+                 const std::string& help,
+                 Time& value,
+                 Time min,
+                 Time max);
+    /**
+     * A size in bytes such as 4194304, 4MB or 4MiB, in [min, max].
+     * \param name option \param help text \param value where \param min least \param max most
+     */
+    void AddBytes(const std::string& name,
+                  const std::string& help,
+                  uint64_t& value,
+                  uint64_t min,
+                  uint64_t max);
+    /**
+     * A link rate such as 10Gbps or 100Mbps (ns-3's DataRate units), kept as text.
+     * \param name option \param help text \param value where
+     */
+    void AddDataRate(const std::string& name, const std::string& help, std::string& value);
+
+    /**
+     * Parses the arguments (ns-3's --help and --ns3:: attribute options included).
+     * \param argc from main \param argv from main
+     * \throws std::invalid_argument for an unknown option, a positional argument, or a value
+     *         that does not parse or is out of range
+     */
+    void Parse(int argc, char* argv[]);
+
+    /// \param name an option \return true when the user gave it
+    bool IsGiven(const std::string& name) const;
+
+  private:
+    /// One option: its name and how its text becomes its value.
+    struct Option
+    {
+        std::string name;                                //!< without the dashes
+        std::function<void(const std::string&)> convert; //!< throws for a bad value
+        std::string text;                                //!< as typed
+        bool given{false};                               //!< seen on the command line
+    };
+
+    /// Registers an option with ns-3's CommandLine and our converter.
+    void Add(const std::string& name,
+             const std::string& help,
+             const std::string& shown,
+             std::function<void(const std::string&)> convert);
+
+    CommandLine m_cmd;             //!< ns-3's parser
+    std::vector<Option> m_options; //!< every option, in order
+};
+
+/**
+ * \ingroup allreduce
+ * \param option the option's name, for errors \param text e.g. "16MB", "64KiB", "1000"
+ * \return the bytes
+ * \throws std::invalid_argument naming the option when text is not a size
+ */
+uint64_t ParseByteSize(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup allreduce
+ * \param option the option's name, for errors \param text e.g. "1us", "2.5ms", "3"
+ * \return the time
+ * \throws std::invalid_argument naming the option when text is not a time
+ */
+Time ParseTimeValue(const std::string& option, const std::string& text);
+
+} // namespace ns3
+
+#endif /* ALLREDUCE_CHECKED_COMMAND_LINE_H */
