@@ -78,6 +78,22 @@ ParseDecimal(const std::string& text, double& value)
     return plain && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(value);
 }
 
+/// \return a converter of an unsigned whole number in [min, max] into value
+template <typename T>
+std::function<void(const std::string&)>
+WholeNumber(const std::string& name, T& value, uint64_t min, uint64_t max)
+{
+    return [name, min, max, &value](const std::string& text) {
+        uint64_t v = 0;
+        if (!ParseDigits(text, std::numeric_limits<uint64_t>::max(), v) || v < min || v > max)
+        {
+            Refuse(name, text, "must be a whole number from " + std::to_string(min) + " to " +
+                                   std::to_string(max));
+        }
+        value = static_cast<T>(v);
+    };
+}
+
 /// Splits "2.5ms" into its number "2.5" and its unit "ms".
 std::pair<std::string, std::string>
 SplitUnit(const std::string& text)
@@ -244,15 +260,7 @@ CheckedCommandLine::AddInteger(const std::string& name,
                                uint64_t min,
                                uint64_t max)
 {
-    Add(name, help, std::to_string(value), [name, min, max, &value](const std::string& text) {
-        uint64_t v = 0;
-        if (!ParseDigits(text, std::numeric_limits<uint64_t>::max(), v) || v < min || v > max)
-        {
-            Refuse(name, text, "must be a whole number from " + std::to_string(min) + " to " +
-                                   std::to_string(max));
-        }
-        value = v;
-    });
+    Add(name, help, std::to_string(value), WholeNumber(name, value, min, max));
 }
 
 void
@@ -262,15 +270,7 @@ CheckedCommandLine::AddInteger(const std::string& name,
                                uint32_t min,
                                uint32_t max)
 {
-    Add(name, help, std::to_string(value), [name, min, max, &value](const std::string& text) {
-        uint64_t v = 0;
-        if (!ParseDigits(text, std::numeric_limits<uint64_t>::max(), v) || v < min || v > max)
-        {
-            Refuse(name, text, "must be a whole number from " + std::to_string(min) + " to " +
-                                   std::to_string(max));
-        }
-        value = static_cast<uint32_t>(v);
-    });
+    Add(name, help, std::to_string(value), WholeNumber(name, value, min, max));
 }
 
 void
