@@ -25,10 +25,9 @@
 #include <iostream>
 
 using namespace ns3;
-using allreduce_example::ParseBytes;
 using allreduce_example::RunGnuplot;
 using allreduce_example::ShortLabel;
-using allreduce_example::SplitList;
+using allreduce_example::ParseList;
 
 int
 main(int argc, char* argv[])
@@ -38,40 +37,35 @@ main(int argc, char* argv[])
         std::string("ps,ring,greedy,balanced") + (IsDrlAvailable() ? ",drl" : "");
     std::string modeList = "barrier,async";
     std::string topologyList;
-    std::string gradientBytes = "1MiB";
-    std::string dataRate = "10Gbps";
-    std::string delay = "1us";
     std::string out = "results/allreduce-packet-table";
+    PacketRunConfig config;
+    config.gradientBytes = 1 << 20;
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Packet-level completion time of each schedule beside the flow-level prediction "
-              "(rounds x the time of one piece over one link), on the seed paper's nine "
-              "topologies, every result verified exactly.");
-    cmd.AddValue("schedulers", "comma-separated scheduler names", schedulerList);
-    cmd.AddValue("modes", "comma-separated controller modes (barrier, async)", modeList);
-    cmd.AddValue("topologies",
-                 "semicolon-separated topology specs (default: the paper's nine, Jellyfish "
-                 "seed 1)",
-                 topologyList);
-    cmd.AddValue("gradient-bytes", "gradient size per server, e.g. 1MiB", gradientBytes);
-    cmd.AddValue("data-rate", "rate of every link", dataRate);
-    cmd.AddValue("delay", "propagation delay of every link", delay);
-    cmd.AddValue("out", "output prefix: PREFIX.csv, PREFIX.json, PREFIX.dat/.plt/.png", out);
-    cmd.Parse(argc, argv);
+    CheckedCommandLine cmd(__FILE__,
+                           "Packet-level completion time of each schedule beside the flow-level "
+                           "prediction (rounds x the time of one piece over one link), on the "
+                           "seed paper's nine topologies, every result verified exactly.");
+    cmd.AddString("schedulers", "comma-separated scheduler names", schedulerList);
+    cmd.AddString("modes", "comma-separated controller modes (barrier, async)", modeList);
+    cmd.AddString("topologies",
+                  "semicolon-separated topology specs (default: the paper's nine, Jellyfish "
+                  "seed 1)",
+                  topologyList);
+    cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB", config.gradientBytes,
+                 4, MAX_MEMORY_BYTES);
+    cmd.AddDataRate("data-rate", "rate of every link", config.dataRate);
+    cmd.AddString("delay", "propagation delay of every link, e.g. 1us", config.delay);
+    cmd.AddString("out", "output prefix: PREFIX.csv, PREFIX.json, PREFIX.dat/.plt/.png", out);
 
     try
     {
-        const std::vector<std::string> schedulers = SplitList(schedulerList, ',');
-        const std::vector<std::string> modes = SplitList(modeList, ',');
-        std::vector<std::string> specs = SplitList(topologyList, ';');
-        if (specs.empty())
-        {
-            specs = PaperTopologySpecs();
-        }
-        if (schedulers.empty() || modes.empty())
-        {
-            throw std::invalid_argument("give at least one scheduler and one mode");
-        }
+        cmd.Parse(argc, argv);
+        ParseTimeValue("delay", config.delay);
+        const std::vector<std::string> schedulers = ParseList("schedulers", schedulerList, ',');
+        const std::vector<std::string> modes = ParseList("modes", modeList, ',');
+        const std::vector<std::string> specs = cmd.IsGiven("topologies")
+                                                   ? ParseList("topologies", topologyList, ';')
+                                                   : PaperTopologySpecs();
         for (const auto& name : schedulers)
         {
             CreateScheduler(name); // fails early, naming the available ones
@@ -84,10 +78,6 @@ main(int argc, char* argv[])
                                             "'");
             }
         }
-        PacketRunConfig config;
-        config.gradientBytes = ParseBytes(gradientBytes);
-        config.dataRate = dataRate;
-        config.delay = delay;
         if (std::filesystem::path(out).has_parent_path())
         {
             std::filesystem::create_directories(std::filesystem::path(out).parent_path());
@@ -155,9 +145,9 @@ main(int argc, char* argv[])
         }
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cout << "\ngradient " << config.gradientBytes << " bytes per server, " << dataRate
-                  << " links, " << delay << " delay; ratio = packet-level completion time / "
-                     "(rounds x T_S)\n"
+        std::cout << "\ngradient " << config.gradientBytes << " bytes per server, "
+                  << config.dataRate << " links, " << config.delay
+                  << " delay; ratio = packet-level completion time / (rounds x T_S)\n"
                   << "every run verified exactly: " << (failed.empty() ? "yes" : "NO") << " ("
                   << std::setprecision(1) << seconds << " s)\n";
 
@@ -184,8 +174,8 @@ main(int argc, char* argv[])
         }
         const std::string json = out + ".json";
         std::ofstream(json) << nlohmann::json{{"gradient_bytes", config.gradientBytes},
-                                              {"data_rate", dataRate},
-                                              {"delay", delay},
+                                              {"data_rate", config.dataRate},
+                                              {"delay", config.delay},
                                               {"verified", failed.empty()},
                                               {"seconds", seconds},
                                               {"rows", rows}}
@@ -237,7 +227,7 @@ main(int argc, char* argv[])
             for (size_t m = 0; m < modes.size(); ++m)
             {
                 p << "set title 'Packet level over flow level, " << modes[m] << " mode ("
-                  << config.gradientBytes << " B gradient, " << dataRate << ")'\n"
+                  << config.gradientBytes << " B gradient, " << config.dataRate << ")'\n"
                   << "plot ";
                 for (size_t s = 0; s < schedulers.size(); ++s)
                 {

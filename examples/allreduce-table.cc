@@ -33,10 +33,9 @@
 #include <sstream>
 
 using namespace ns3;
-using allreduce_example::CheckOptimalOptions;
 using allreduce_example::RunGnuplot;
 using allreduce_example::ShortLabel;
-using allreduce_example::SplitList;
+using allreduce_example::ParseList;
 
 namespace
 {
@@ -190,33 +189,40 @@ main(int argc, char* argv[])
     uint32_t drlSamples = 32;
     std::string generalization = GetDrlModelDirectory() + "/generalization.pt";
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("The seed paper's nine topologies x the schedulers, in rounds, with the lower "
-              "bounds and the paper's numbers.");
-    cmd.AddValue("schedulers", "comma-separated scheduler names (default: every registered one)",
-                 schedulerList);
-    cmd.AddValue("seeds", "Jellyfish seeds 1..SEEDS averaged (mean ± std)", seeds);
-    cmd.AddValue("pieces", "pieces per chunk (k >= 1)", pieces);
-    cmd.AddValue("out", "output prefix: PREFIX.csv, PREFIX.json, PREFIX.dat/.plt/.png", out);
-    cmd.AddValue("time-limit", "optimal: seconds per topology (and seed)", timeLimit);
-    cmd.AddValue("trees-per-root",
-                 "optimal: candidate flow trees per root (1: the shortest-path trees of greedy "
-                 "and ps; 3 adds balanced's trees, a much harder program)",
-                 treesPerRoot);
-    cmd.AddValue("drl-model",
-                 "drl: one checkpoint for every topology (default: the shipped one per topology "
-                 "in models/)",
-                 drlModel);
-    cmd.AddValue("drl-samples", "drl: sampled episodes besides the greedy one", drlSamples);
-    cmd.AddValue("generalization",
-                 "drl: a checkpoint trained on other topologies, reported in the notes on every "
-                 "row (seed 1); empty: none",
-                 generalization);
-    cmd.Parse(argc, argv);
+    CheckedCommandLine cmd(__FILE__,
+                           "The seed paper's nine topologies x the schedulers, in rounds, with "
+                           "the lower bounds and the paper's numbers.");
+    cmd.AddString("schedulers", "comma-separated scheduler names (default: every registered one)",
+                  schedulerList);
+    cmd.AddInteger("seeds", "Jellyfish seeds 1..SEEDS averaged (mean ± std)", seeds, 1, 1000);
+    cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000);
+    cmd.AddString("out", "output prefix: PREFIX.csv, PREFIX.json, PREFIX.dat/.plt/.png", out);
+    cmd.AddReal("time-limit", "optimal: seconds per topology (and seed)", timeLimit, 0.001, 1e6);
+    cmd.AddInteger("trees-per-root",
+                   "optimal: candidate flow trees per root (1: the shortest-path trees of greedy "
+                   "and ps; 3 adds balanced's trees, a much harder program)",
+                   treesPerRoot,
+                   1,
+                   16);
+    cmd.AddString("drl-model",
+                  "drl: one checkpoint for every topology (default: the shipped one per topology "
+                  "in models/)",
+                  drlModel);
+    cmd.AddInteger("drl-samples", "drl: sampled episodes besides the greedy one", drlSamples, 0,
+                   100000);
+    cmd.AddString("generalization",
+                  "drl: a checkpoint trained on other topologies, reported in the notes on every "
+                  "row (seed 1); empty: none",
+                  generalization);
 
     try
     {
-        std::vector<std::string> schedulers = SplitList(schedulerList, ',');
+        cmd.Parse(argc, argv);
+        std::vector<std::string> schedulers;
+        if (cmd.IsGiven("schedulers"))
+        {
+            schedulers = ParseList("schedulers", schedulerList, ',');
+        }
         std::string skipped;
         if (schedulers.empty())
         {
@@ -235,7 +241,6 @@ main(int argc, char* argv[])
                 schedulers.push_back(entry.first);
             }
         }
-        CheckOptimalOptions(timeLimit, treesPerRoot);
         const bool withOptimal =
             std::find(schedulers.begin(), schedulers.end(), OPTIMAL) != schedulers.end();
         const bool withDrl = std::find(schedulers.begin(), schedulers.end(), DRL) != schedulers.end();
@@ -244,10 +249,6 @@ main(int argc, char* argv[])
         for (const auto& name : schedulers)
         {
             CreateScheduler(name); // fails early, naming the available ones
-        }
-        if (seeds == 0 || pieces == 0)
-        {
-            throw std::invalid_argument("--seeds and --pieces must be >= 1");
         }
         const auto start = std::chrono::steady_clock::now();
         std::vector<Row> rows;

@@ -32,7 +32,7 @@
 
 using namespace ns3;
 using allreduce_example::RunGnuplot;
-using allreduce_example::SplitList;
+using allreduce_example::ParseList;
 
 int
 main(int argc, char* argv[])
@@ -45,67 +45,60 @@ main(int argc, char* argv[])
     DrlHyperParams params;
     uint32_t threads = 1;
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Trains the hierarchical DRL AllReduce scheduler (LibTorch, PPO, the iterative "
-              "scheme: J upper iterations, then K lower ones, again) and writes DIR/policy.pt "
-              "for --scheduler=drl --model=DIR/policy.pt.");
-    cmd.AddValue("topology", "training topology specs, ';'-separated", topologies);
-    cmd.AddValue("iterations", "PPO iterations in all (after the warm start)", iterations);
-    cmd.AddValue("seed", "seed of the weights, samples and minibatches", seed);
-    cmd.AddValue("out", "output directory", out);
-    cmd.AddValue("resume", "continue the run in --out up to --iterations", resume);
-    cmd.AddValue("trees-per-root", "candidate flow trees per root (the upper level chooses)",
-                 params.treesPerRoot);
-    cmd.AddValue("hidden", "hidden width of both networks", params.hidden);
-    cmd.AddValue("episodes", "sampled episodes per topology per iteration", params.episodes);
-    cmd.AddValue("upper-iterations", "J: upper iterations per cycle", params.upperIterations);
-    cmd.AddValue("lower-iterations", "K: lower iterations per cycle", params.lowerIterations);
-    cmd.AddValue("imitation-steps",
-                 "warm start: gradient steps per level imitating the balanced scheduler's "
-                 "rules (0: none)",
-                 params.imitationSteps);
-    cmd.AddValue("learning-rate", "PPO's Adam step size", params.learningRate);
-    cmd.AddValue("minibatch", "PPO: steps per gradient step", params.minibatch);
-    cmd.AddValue("epochs", "PPO: passes over the collected steps", params.epochs);
-    cmd.AddValue("target-kl", "PPO: stop an update past 1.5 x this KL divergence (0: never)",
-                 params.targetKl);
-    cmd.AddValue("entropy", "PPO: entropy bonus coefficient", params.entropy);
-    cmd.AddValue("eval-samples", "sampled episodes besides the greedy one when evaluating",
-                 params.evalSamples);
-    cmd.AddValue("threads", "LibTorch threads (1 keeps runs reproducible)", threads);
-    cmd.Parse(argc, argv);
+    CheckedCommandLine cmd(__FILE__,
+                           "Trains the hierarchical DRL AllReduce scheduler (LibTorch, PPO, the "
+                           "iterative scheme: J upper iterations, then K lower ones, again) and "
+                           "writes DIR/policy.pt for --scheduler=drl --model=DIR/policy.pt.");
+    cmd.AddString("topology", "training topology specs, ';'-separated", topologies);
+    cmd.AddInteger("iterations", "PPO iterations in all (after the warm start)", iterations, 0,
+                   1000000);
+    cmd.AddInteger("seed", "seed of the weights, samples and minibatches", seed, 0, UINT32_MAX);
+    cmd.AddString("out", "output directory", out);
+    cmd.AddFlag("resume", "continue the run in --out up to --iterations", resume);
+    cmd.AddInteger("trees-per-root", "candidate flow trees per root (the upper level chooses)",
+                   params.treesPerRoot, 1, 16);
+    cmd.AddInteger("hidden", "hidden width of both networks", params.hidden, 1, 4096);
+    cmd.AddInteger("episodes", "sampled episodes per topology per iteration", params.episodes, 1,
+                   100000);
+    cmd.AddInteger("upper-iterations", "J: upper iterations per cycle", params.upperIterations, 0,
+                   1000000);
+    cmd.AddInteger("lower-iterations", "K: lower iterations per cycle", params.lowerIterations, 0,
+                   1000000);
+    cmd.AddInteger("imitation-steps",
+                   "warm start: gradient steps per level imitating the balanced scheduler's "
+                   "rules (0: none)",
+                   params.imitationSteps,
+                   0,
+                   10000000);
+    cmd.AddReal("learning-rate", "PPO's Adam step size", params.learningRate, 1e-12, 1);
+    cmd.AddInteger("minibatch", "PPO: steps per gradient step", params.minibatch, 1, 10000000);
+    cmd.AddInteger("epochs", "PPO: passes over the collected steps", params.epochs, 1, 10000);
+    cmd.AddReal("target-kl", "PPO: stop an update past 1.5 x this KL divergence (0: never)",
+                params.targetKl, 0, 1000);
+    cmd.AddReal("entropy", "PPO: entropy bonus coefficient", params.entropy, 0, 1000);
+    cmd.AddInteger("eval-samples", "sampled episodes besides the greedy one when evaluating",
+                   params.evalSamples, 0, 100000);
+    cmd.AddInteger("threads", "LibTorch threads (1 keeps runs reproducible)", threads, 1, 256);
 
     try
     {
+        cmd.Parse(argc, argv);
         if (!IsDrlAvailable())
         {
             throw std::runtime_error(GetDrlUnavailableReason());
         }
 #ifdef ALLREDUCE_HAVE_TORCH
-        const std::vector<std::string> specs = SplitList(topologies, ';');
-        if (specs.empty())
+        if (topologies.empty())
         {
             throw std::invalid_argument(
                 "give --topology=SPEC[;SPEC...] (e.g. 'bcube:n=3,k=1;dcell:n=4,k=1')");
         }
+        const std::vector<std::string> specs = ParseList("topology", topologies, ';');
         if (out.empty())
         {
             throw std::invalid_argument("give --out=DIR for the checkpoints and the curve");
         }
-        if (params.treesPerRoot == 0 || params.treesPerRoot > 16)
-        {
-            throw std::invalid_argument("--trees-per-root must be 1..16, got " +
-                                        std::to_string(params.treesPerRoot));
-        }
-        if (params.hidden == 0 || params.episodes == 0 || threads == 0 ||
-            params.upperIterations + params.lowerIterations == 0)
-        {
-            throw std::invalid_argument("--hidden, --episodes, --threads and J + K must be >= 1");
-        }
-        if (!(params.learningRate > 0))
-        {
-            throw std::invalid_argument("--learning-rate must be > 0");
-        }
+        params.Check();
         torch::set_num_threads(static_cast<int>(threads));
         std::vector<Topology> topos;
         for (const auto& spec : specs)

@@ -30,7 +30,7 @@
 using namespace ns3;
 using allreduce_example::RunGnuplot;
 using allreduce_example::ShortLabel;
-using allreduce_example::SplitList;
+using allreduce_example::ParseList;
 
 namespace
 {
@@ -264,22 +264,27 @@ main(int argc, char* argv[])
     std::string plot;
     bool paper = false;
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Describes data-center topologies built from spec strings.\n"
-              "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
-              "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  file:PATH");
-    cmd.AddValue("topology", "one spec, or several separated by ';' (printed as a table)",
-                 topology);
-    cmd.AddValue("paper", "describe the nine topologies the seed paper evaluates", paper);
-    cmd.AddValue("format", "text or json", format);
-    cmd.AddValue("dot", "write the (single) topology as Graphviz to this file", dot);
-    cmd.AddValue("write", "write the (single) topology in the topology file format", write);
-    cmd.AddValue("plot", "write PREFIX.dat/.plt and draw PREFIX.png with gnuplot", plot);
-    cmd.Parse(argc, argv);
+    CheckedCommandLine cmd(__FILE__,
+                           "Describes data-center topologies built from spec strings.\n"
+                           "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
+                           "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
+                           "file:PATH");
+    cmd.AddString("topology", "one spec, or several separated by ';' (printed as a table)",
+                  topology);
+    cmd.AddFlag("paper", "describe the nine topologies the seed paper evaluates", paper);
+    cmd.AddChoice("format", "output format", format, {"text", "json"});
+    cmd.AddString("dot", "write the (single) topology as Graphviz to this file", dot);
+    cmd.AddString("write", "write the (single) topology in the topology file format", write);
+    cmd.AddString("plot", "write PREFIX.dat/.plt and draw PREFIX.png with gnuplot", plot);
 
     try
     {
-        std::vector<std::string> specs = SplitList(topology, ';');
+        cmd.Parse(argc, argv);
+        std::vector<std::string> specs;
+        if (cmd.IsGiven("topology"))
+        {
+            specs = ParseList("topology", topology, ';');
+        }
         if (paper)
         {
             const auto nine = PaperTopologySpecs();
@@ -288,10 +293,6 @@ main(int argc, char* argv[])
         if (specs.empty())
         {
             throw std::invalid_argument("give --topology=SPEC (e.g. bcube:n=3,k=1) or --paper");
-        }
-        if (format != "text" && format != "json")
-        {
-            throw std::invalid_argument("--format must be text or json, got '" + format + "'");
         }
         if ((!dot.empty() || !write.empty()) && specs.size() != 1)
         {

@@ -54,20 +54,37 @@ ShortLabel(const std::string& name)
     return label;
 }
 
-/// "a;b;;c" split at sep into its non-empty items.
+/**
+ * Splits an option's list ("ps,ring" or "bcube:n=3,k=1;dcell:n=4,k=1") at sep, spaces around the
+ * items dropped.
+ * \param option the option's name, for errors \param text its value \param sep the separator
+ * \return the items, at least one
+ * \throws std::invalid_argument for an empty list or an empty item ("ps,,ring", ",")
+ */
 inline std::vector<std::string>
-SplitList(const std::string& text, char sep)
+ParseList(const std::string& option, const std::string& text, char sep)
 {
     std::vector<std::string> items;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, sep);)
+    size_t pos = 0;
+    while (true)
     {
-        if (!item.empty())
+        const size_t end = std::min(text.find(sep, pos), text.size());
+        std::string item = text.substr(pos, end - pos);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (item.empty())
         {
-            items.push_back(item);
+            throw std::invalid_argument("--" + option + " has an empty item in '" +
+                                        ns3::Abbreviate(text) + "'; give items separated by " +
+                                        "single '" + std::string(1, sep) + "'");
         }
+        items.push_back(item);
+        if (end == text.size())
+        {
+            return items;
+        }
+        pos = end + 1;
     }
-    return items;
 }
 
 /// Runs gnuplot on plt (which draws png from dat); returns a sentence saying what was made, and
@@ -90,39 +107,6 @@ RunGnuplot(const std::string& plt, const std::string& png, const std::string& da
                " (run: gnuplot " + plt + ")";
     }
     return png + " (data " + dat + ", script " + plt + ")";
-}
-
-/// "16MB", "64KiB", "1000" -> bytes; throws naming --gradient-bytes for anything else.
-inline uint64_t
-ParseBytes(const std::string& text)
-{
-    const uint64_t bytes = ns3::ParseByteSize("gradient-bytes", text);
-    if (bytes == 0)
-    {
-        throw std::invalid_argument("--gradient-bytes must be above 0, got '" + text + "'");
-    }
-    return bytes;
-}
-
-/**
- * Checks the optimal scheduler's options, as allreduce-rounds and allreduce-table take them.
- * \param timeLimit --time-limit in seconds
- * \param treesPerRoot --trees-per-root
- * \throws std::invalid_argument naming the option and the value
- */
-inline void
-CheckOptimalOptions(double timeLimit, uint32_t treesPerRoot)
-{
-    if (!(timeLimit > 0))
-    {
-        throw std::invalid_argument("--time-limit must be > 0 seconds, got " +
-                                    std::to_string(timeLimit));
-    }
-    if (treesPerRoot == 0 || treesPerRoot > 16)
-    {
-        throw std::invalid_argument("--trees-per-root must be in 1..16, got " +
-                                    std::to_string(treesPerRoot));
-    }
 }
 
 /**

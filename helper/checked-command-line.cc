@@ -94,6 +94,20 @@ WholeNumber(const std::string& name, T& value, uint64_t min, uint64_t max)
     };
 }
 
+/// \return "0s", "10s", "1us": a time as a user writes it
+std::string
+FormatTime(Time t)
+{
+    if (t.IsZero())
+    {
+        return "0s";
+    }
+    std::ostringstream os;
+    os << t.As(Time::AUTO);
+    std::string text = os.str();
+    return text[0] == '+' ? text.substr(1) : text;
+}
+
 /// Splits "2.5ms" into its number "2.5" and its unit "ms".
 std::pair<std::string, std::string>
 SplitUnit(const std::string& text)
@@ -325,15 +339,11 @@ CheckedCommandLine::AddTime(const std::string& name,
                             Time min,
                             Time max)
 {
-    std::ostringstream shown;
-    shown << value.As(Time::AUTO);
-    Add(name, help, shown.str(), [name, min, max, &value](const std::string& text) {
+    Add(name, help, FormatTime(value), [name, min, max, &value](const std::string& text) {
         const Time v = ParseTimeValue(name, text);
         if (v < min || v > max)
         {
-            std::ostringstream range;
-            range << "must be from " << min.As(Time::AUTO) << " to " << max.As(Time::AUTO);
-            Refuse(name, text, range.str());
+            Refuse(name, text, "must be from " + FormatTime(min) + " to " + FormatTime(max));
         }
         value = v;
     });
@@ -409,6 +419,10 @@ CheckedCommandLine::Parse(int argc, char* argv[])
             throw std::invalid_argument("unknown option '" + Abbreviate(arg) +
                                         "'; see --help for the options");
         }
+    }
+    for (Option& o : m_options)
+    {
+        o.given = false; // each Parse reads its own arguments
     }
     m_cmd.Parse(argc, argv);
     for (const Option& o : m_options)
