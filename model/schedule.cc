@@ -553,7 +553,10 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
     }
     for (const auto& [group, list] : queries)
     {
-        const auto [a, b] = FindUnordered(workloads, roundOf, events, list);
+        const std::pair<uint32_t, uint32_t> found =
+            FindUnordered(workloads, roundOf, events, list);
+        const uint32_t a = found.first;  // earlier
+        const uint32_t b = found.second; // later
         if (a == UNSCHEDULED)
         {
             continue;
@@ -595,15 +598,18 @@ ScheduleCheck
 ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
 {
     ScheduleCheck check;
-    const uint64_t bytes = HeldData::EstimateBytes(workloads.GetTopology().GetNServers(),
-                                                   workloads.GetPieces());
-    if (bytes > MAX_MEMORY_BYTES)
+    try
     {
-        check.error = "cannot validate: simulating the data of " +
-                      std::to_string(workloads.GetTopology().GetNServers()) + " servers x " +
-                      std::to_string(workloads.GetPieces()) + " pieces would take " +
-                      std::to_string(bytes >> 20) + " MiB, more than the limit of " +
-                      std::to_string(MAX_MEMORY_BYTES >> 20) + " MiB";
+        CheckMemory("simulating the data of " +
+                        std::to_string(workloads.GetTopology().GetNServers()) + " servers x " +
+                        std::to_string(workloads.GetPieces()) + " pieces",
+                    HeldData::EstimateBytes(workloads.GetTopology().GetNServers(),
+                                            workloads.GetPieces()),
+                    "validate a smaller schedule");
+    }
+    catch (const std::invalid_argument& e)
+    {
+        check.error = std::string("cannot validate: ") + e.what();
         return check;
     }
     std::vector<uint32_t> roundOf;
@@ -1057,7 +1063,7 @@ ScheduleFile
 ReadScheduleFile(const std::string& path)
 {
     // A JSON document takes about 16 times its text in memory.
-    return ParseScheduleJson(ReadTextFile(path, "schedule file", MAX_MEMORY_BYTES / 16),
+    return ParseScheduleJson(ReadTextFile(path, "schedule file", GetMemoryLimit() / 16),
                              "'" + Abbreviate(path, 200) + "'");
 }
 

@@ -4,16 +4,36 @@
 
 #include "size-limits.h"
 
+#include <algorithm>
+#include <atomic>
 #include <limits>
 #include <stdexcept>
 
 namespace ns3
 {
 
+namespace
+{
+std::atomic<uint64_t> g_memoryLimit{MAX_MEMORY_BYTES}; //!< see SetMemoryLimit
+} // namespace
+
+uint64_t
+GetMemoryLimit()
+{
+    return g_memoryLimit.load();
+}
+
+void
+SetMemoryLimit(uint64_t bytes)
+{
+    g_memoryLimit.store(std::min(bytes, MAX_MEMORY_BYTES));
+}
+
 void
 CheckMemory(const std::string& what, uint64_t bytes, const std::string& hint)
 {
-    if (bytes <= MAX_MEMORY_BYTES)
+    const uint64_t limit = GetMemoryLimit();
+    if (bytes <= limit)
     {
         return;
     }
@@ -21,7 +41,7 @@ CheckMemory(const std::string& what, uint64_t bytes, const std::string& hint)
                                  ? "more than 2^64 bytes"
                                  : std::to_string(bytes >> 20) + " MiB";
     throw std::invalid_argument(what + " would need " + need + ", more than the limit of " +
-                                std::to_string(MAX_MEMORY_BYTES >> 20) + " MiB" +
+                                std::to_string(limit >> 20) + " MiB" +
                                 (hint.empty() ? "" : "; " + hint));
 }
 

@@ -21,7 +21,21 @@ constexpr uint64_t MAX_MEMORY_BYTES = uint64_t{8} << 30;
 
 /**
  * \ingroup allreduce
- * Refuses a size whose memory estimate is over MAX_MEMORY_BYTES.
+ * \return the memory limit in force: MAX_MEMORY_BYTES unless a process lowered it
+ */
+uint64_t GetMemoryLimit();
+
+/**
+ * \ingroup allreduce
+ * Lowers (or restores) the memory limit of this process, for programs that take untrusted input
+ * and must stay small, such as the fuzz targets.
+ * \param bytes the new limit, at most MAX_MEMORY_BYTES
+ */
+void SetMemoryLimit(uint64_t bytes);
+
+/**
+ * \ingroup allreduce
+ * Refuses a size whose memory estimate is over GetMemoryLimit().
  * \param what what would be built, e.g. "the workloads of bcube(n=16,k=4)"
  * \param bytes its estimated memory
  * \param hint how to make it smaller, e.g. "use fewer pieces"

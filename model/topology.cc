@@ -4,6 +4,7 @@
 
 #include "topology.h"
 
+#include "size-limits.h"
 #include "text-file.h"
 
 #include <deque>
@@ -22,8 +23,8 @@ namespace
 constexpr uint32_t UNREACHED = std::numeric_limits<uint32_t>::max();
 
 /// Bytes a node and a link take in a Topology and its flow trees, for the size message.
-constexpr double BYTES_PER_NODE = 96.0;
-constexpr double BYTES_PER_LINK = 64.0;
+constexpr uint64_t BYTES_PER_NODE = 96;
+constexpr uint64_t BYTES_PER_LINK = 64;
 
 std::string
 FormatGiB(double bytes)
@@ -380,6 +381,11 @@ CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switches, 
     const uint64_t nodes = (servers > max - switches) ? max : servers + switches;
     if (nodes <= Topology::MAX_NODES && links <= Topology::MAX_LINKS)
     {
+        // Within the counts; a process may have lowered the memory limit (GetMemoryLimit).
+        CheckMemory(what,
+                    SaturatingMultiply(nodes, BYTES_PER_NODE) +
+                        SaturatingMultiply(links, BYTES_PER_LINK),
+                    "choose smaller parameters");
         return;
     }
     const double bytes = static_cast<double>(nodes) * BYTES_PER_NODE +
