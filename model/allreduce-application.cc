@@ -11,6 +11,8 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/tcp-socket.h"
 #include "ns3/uinteger.h"
@@ -320,6 +322,7 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
         tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
         tcp->SetAttribute("ConnTimeout", TimeValue(m_connTimeout));
         tcp->SetAttribute("MinRto", TimeValue(m_minRto));
+        WatchTcp(tcp, workload);
     }
     const Ipv4Address from = m_controller->GetServerAddress(m_server);
     if (socket->Bind(InetSocketAddress(from, sourcePort)) == -1)
@@ -338,6 +341,33 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
         // No route at all (e.g. the first link is down): report it, outside this call chain.
         Simulator::ScheduleNow(&AllReduceApplication::ConnectionFailed, this, socket);
     }
+}
+
+void
+AllReduceApplication::WatchTcp(Ptr<TcpSocket> tcp, uint32_t workload)
+{
+    m_tcpActivity[workload] = TcpActivity{Seconds(0), m_connTimeout};
+    tcp->TraceConnectWithoutContext(
+        "Tx",
+        Callback<void, Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>>(
+            [this, workload](Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>) {
+                m_tcpActivity[workload].lastTx = Simulator::Now();
+            }));
+    tcp->TraceConnectWithoutContext("RTO",
+                                    Callback<void, Time, Time>([this, workload](Time, Time rto) {
+                                        m_tcpActivity[workload].rto = rto;
+                                    }));
+}
+
+Time
+AllReduceApplication::GetRetransmissionDeadline(uint32_t workload) const
+{
+    const auto it = m_tcpActivity.find(workload);
+    if (it == m_tcpActivity.end() || it->second.lastTx.IsZero())
+    {
+        return Seconds(0);
+    }
+    return it->second.lastTx + it->second.rto;
 }
 
 void

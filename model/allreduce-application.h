@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/socket.h"
+#include "ns3/tcp-socket.h"
 #include "ns3/traced-callback.h"
 #include "ns3/type-id.h"
 
@@ -119,6 +120,15 @@ class AllReduceApplication : public Application
      * \param to the receiver's address \param sourcePort the port to send from
      */
     void StartTransfer(uint32_t workload, Ipv4Address to, uint16_t sourcePort);
+    /**
+     * When TCP will next act on a transfer this server sent, if nothing arrives before: its last
+     * transmission plus its current retransmission timeout. The controller waits for it before
+     * it calls a transfer stalled, so that a backing-off TCP is not mistaken for a stuck one.
+     * \param workload a workload this server sent
+     * \return that time, or zero when TCP has sent nothing for it (or it is not TCP)
+     */
+    Time GetRetransmissionDeadline(uint32_t workload) const;
+
     /// Fires RoundFinished (called by the controller). \param round the round
     void NotifyRoundFinished(uint32_t round);
     /// Fires CollectiveFinished (called by the controller).
@@ -159,6 +169,11 @@ class AllReduceApplication : public Application
         uint64_t got{0};               //!< payload bytes so far
     };
 
+    /**
+     * Follows TCP's transmissions and retransmission timeout for one transfer.
+     * \param tcp its socket \param workload its workload
+     */
+    void WatchTcp(Ptr<TcpSocket> tcp, uint32_t workload);
     /// \param socket a sending socket whose connection is up
     void ConnectionSucceeded(Ptr<Socket> socket);
     /// \param socket a sending socket whose connection failed
@@ -191,6 +206,15 @@ class AllReduceApplication : public Application
     Ptr<Socket> m_listener;                 //!< the listening socket
     std::map<Ptr<Socket>, Outgoing> m_outgoing; //!< transfers being sent
     std::map<Ptr<Socket>, Incoming> m_incoming; //!< transfers being received
+
+    /// What TCP last did for a transfer this server sent.
+    struct TcpActivity
+    {
+        Time lastTx; //!< its last segment sent (first transmission or retransmission)
+        Time rto;    //!< its current retransmission timeout
+    };
+
+    std::map<uint32_t, TcpActivity> m_tcpActivity; //!< by workload, for the stall detector
 
     TracedCallback<uint32_t> m_transferStarted;  //!< a transfer from this server started
     TracedCallback<uint32_t> m_transferFinished; //!< a transfer to this server was applied

@@ -45,7 +45,8 @@ AllReduceController::GetTypeId()
                           MakeUintegerAccessor(&AllReduceController::m_gradientBytes),
                           MakeUintegerChecker<uint64_t>(4))
             .AddAttribute("StallTimeout",
-                          "The run ends with a stall report when no data arrives for this long.",
+                          "The run ends with a stall report when no data arrives for this long "
+                          "and no transfer whose path is up has a TCP retransmission to come.",
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&AllReduceController::m_stallTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
@@ -384,7 +385,7 @@ AllReduceController::NotifyTransferFailed(uint32_t workload)
     if (!m_ended)
     {
         End("at t=" + std::to_string((Simulator::Now() - m_startTime).GetSeconds()) +
-            " s the connection of " + DescribeWithLinks(workload) + " failed");
+            " s the connection failed: " + DescribeWithLinks(workload));
     }
 }
 
@@ -448,6 +449,25 @@ AllReduceController::CheckStall()
     if (idle < m_stallTimeout)
     {
         m_stallCheck = Simulator::Schedule(m_stallTimeout - idle,
+                                           &AllReduceController::CheckStall,
+                                           this);
+        return;
+    }
+    // TCP backing off after losses is not stuck: wait while a transfer whose path is up has a
+    // retransmission still to come. A path with a down link cannot recover, and a TCP that gave
+    // up sends nothing more, so those end the wait.
+    Time retry = Seconds(0);
+    for (uint32_t w : m_inFlight)
+    {
+        if (FindDownLink(w) < 0)
+        {
+            const uint32_t src = m_workloads.Get(w).src;
+            retry = Max(retry, GetApplication(src)->GetRetransmissionDeadline(w));
+        }
+    }
+    if (retry >= Simulator::Now())
+    {
+        m_stallCheck = Simulator::Schedule(retry - Simulator::Now() + m_stallTimeout / 10,
                                            &AllReduceController::CheckStall,
                                            this);
         return;

@@ -960,8 +960,9 @@ ParseScheduleJson(std::string text, const std::string& source)
             return true;
         });
     }
-    catch (const json::parse_error& e)
+    catch (const json::exception& e)
     {
+        // parse_error, and out_of_range for a number no double holds (2E2252)
         throw std::invalid_argument("schedule file " + source + " is not valid JSON: " +
                                     e.what());
     }

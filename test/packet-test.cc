@@ -297,6 +297,21 @@ TEST(PacketFaults, OnePercentLossIsRecoveredByTcpAndTheSumIsExact)
     }
 }
 
+TEST(PacketFaults, HeavyLossIsWaitedForWhileTcpStillRetransmits)
+{
+    // At 5% loss TCP's backed-off retransmissions leave gaps longer than a short stall timeout;
+    // a retransmission still to come is not a stall, so the run verifies.
+    PacketRunConfig config = SmallRun("barrier");
+    config.gradientBytes = 1 << 20;
+    config.loss = 0.05;
+    config.stallTimeout = 0.05;
+    const PacketRunReport report =
+        RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"), config);
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    EXPECT_FALSE(report.result.stalled);
+    EXPECT_TRUE(report.verification.verified) << report.verification.message;
+}
+
 TEST(PacketFaults, ALinkDownMidRunIsReportedAsAStallNamingTheWorkloadAndTheLink)
 {
     PacketRunConfig config = SmallRun("barrier");

@@ -426,3 +426,10 @@ TEST(ScheduleFile, ByteOrderMarkIsSkipped)
     WriteScheduleJson(ss, p.workloads, p.schedule);
     EXPECT_EQ(ReadError(ss.str()), "");
 }
+
+TEST(ScheduleFile, NumberTooLargeForADoubleIsInvalidJson)
+{
+    // Found by fuzz-schedule-json: nlohmann throws out_of_range, not parse_error, for it.
+    const std::string m = ReadError("2E2252 \xff\"");
+    EXPECT_EQ(m.rfind("schedule file t.json is not valid JSON: ", 0), 0u) << m;
+}
