@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -24,6 +25,47 @@ NS_LOG_COMPONENT_DEFINE("DrlTrainer");
 
 namespace
 {
+
+/**
+ * Stops training before a step on a loss that is not a number: the step would spoil the weights.
+ * The checkpoints written so far (after whole iterations) stay the last good ones.
+ * \param loss the loss about to be stepped on \param where what was being trained
+ */
+void
+RequireFinite(const torch::Tensor& loss, const std::string& where)
+{
+    const double value = loss.item<double>();
+    if (!std::isfinite(value))
+    {
+        std::ostringstream os;
+        os << "drl: the loss of " << where << " is " << value
+           << "; training stopped before that step. The checkpoints written so far (policy.pt, "
+              "last.pt) hold the last good weights; resume from them with a smaller "
+              "--learning-rate, or a smaller --entropy";
+        throw std::runtime_error(os.str());
+    }
+}
+
+/**
+ * Stops training when a step left weights that are not numbers (a diverging update).
+ * \param net the network \param where what was being trained
+ */
+void
+RequireFiniteWeights(SetPolicy& net, const std::string& where)
+{
+    torch::NoGradGuard noGrad;
+    for (const auto& w : net->parameters())
+    {
+        if (!torch::isfinite(w).all().item<bool>())
+        {
+            throw std::runtime_error(
+                "drl: the weights are not numbers after " + where +
+                " (the update diverged); training stopped. The checkpoints written so far "
+                "(policy.pt, last.pt) hold the last good weights; resume from them with a "
+                "smaller --learning-rate");
+        }
+    }
+}
 
 /// \return params, once they have passed DrlHyperParams::Check
 const DrlHyperParams&
@@ -326,6 +368,7 @@ DrlTrainer::Imitate()
                             LogSumExpPerStep(logits, batch.chosen * batch.mask, batch))
                                .mean();
                 }
+                RequireFinite(loss, "imitation (warm start), step " + std::to_string(step));
                 if (step + 1 == m_params.imitationSteps || step % 100 == 0)
                 {
                     NS_LOG_INFO("imitation step " << step << " level " << level << " loss "
@@ -435,10 +478,15 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
             const auto loss = -surrogate.mean() +
                               m_params.valueCoef * (value - retT).pow(2).mean() -
                               m_params.entropy * entropy.mean();
+            RequireFinite(loss,
+                          std::string("PPO on the ") + (upper ? "upper" : "lower") +
+                              " level, epoch " + std::to_string(epoch));
             opt.zero_grad();
             loss.backward();
             torch::nn::utils::clip_grad_norm_(params, m_params.maxGradNorm);
             opt.step();
+            RequireFiniteWeights(net, std::string("a PPO step on the ") +
+                                          (upper ? "upper" : "lower") + " level");
             entropySum += entropy.mean().item<double>();
             ++entropyCount;
         }
@@ -558,6 +606,8 @@ DrlTrainer::Train(uint32_t iterations,
     }
     for (uint32_t it = m_curve.back().iteration + 1; it <= iterations; ++it)
     {
+        RequireFiniteWeights(m_policy.GetUpper(), "iteration " + std::to_string(it - 1));
+        RequireFiniteWeights(m_policy.GetLower(), "iteration " + std::to_string(it - 1));
         DrlCurveRow row = Iterate(it);
         row.seconds = elapsed();
         m_curve.push_back(row);

@@ -611,3 +611,45 @@ TEST(Drl, HyperParametersThatCannotTrainAreRefused)
     params.gamma = std::nan("");
     EXPECT_THROW(params.Check(), std::invalid_argument);
 }
+
+#ifdef ALLREDUCE_HAVE_TORCH
+TEST(Drl, ALossThatIsNotANumberStopsTrainingAndKeepsTheLastGoodCheckpoint)
+{
+    // Weights that are not numbers (as a diverging run leaves them) make every loss NaN.
+    DrlHyperParams p;
+    p.imitationSteps = 0;
+    p.episodes = 2;
+    p.evalSamples = 0;
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / "allreduce-nan-test").string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    DrlTrainer trainer({BuildTopology("bcube:n=2,k=1")}, p, 1);
+    trainer.Train(1, dir, false, nullptr);
+    const auto good = std::filesystem::last_write_time(dir + "/policy.pt");
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& w : trainer.GetPolicy().GetLower()->parameters())
+        {
+            w.fill_(std::nan(""));
+        }
+        for (auto& w : trainer.GetPolicy().GetUpper()->parameters())
+        {
+            w.fill_(std::nan(""));
+        }
+    }
+    try
+    {
+        trainer.Train(3, dir, false, nullptr); // goes on from the weights in memory
+        ADD_FAILURE() << "trained on NaN weights";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("training stopped"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("hold the last good weights"), std::string::npos);
+    }
+    EXPECT_EQ(std::filesystem::last_write_time(dir + "/policy.pt"), good);
+    EXPECT_NO_THROW(DrlPolicy::Load(dir + "/policy.pt"));
+    std::filesystem::remove_all(dir);
+}
+#endif
