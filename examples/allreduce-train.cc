@@ -161,7 +161,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "error: " << e.what() << std::endl;
+        std::cerr << "allreduce-train: error: " << e.what() << std::endl;
         return 1;
     }
     return 0;

@@ -4,6 +4,8 @@
 # to the build (e.g. a target name).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ccache: the same sources compiled in another checkout (CI's fresh clone) hit the cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$repo} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 build=${BUILD_DIR:-$repo/build}
 bash "$repo/scripts/install-deps.sh"
 if [ ! -f "$build/CMakeCache.txt" ]; then

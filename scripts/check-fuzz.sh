@@ -7,6 +7,8 @@
 # The seed corpus in the repository is not changed; what the fuzzer adds goes to build-fuzz/.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ccache: the same sources compiled in another checkout (CI's fresh clone) hit the cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$repo} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 build=${FUZZ_BUILD_DIR:-$repo/build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
 bash "$repo/scripts/install-deps.sh" clang libclang-rt-14-dev

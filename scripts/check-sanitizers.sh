@@ -6,6 +6,8 @@
 # and the tests check that asking for it says how to turn it on.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ccache: the same sources compiled in another checkout (CI's fresh clone) hit the cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$repo} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 build=${SANITIZE_BUILD_DIR:-$repo/build-sanitize}
 bash "$repo/scripts/install-deps.sh"
 configure_log=$(cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Debug \
