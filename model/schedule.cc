@@ -75,7 +75,8 @@ class HeldData
     /// \return the bytes a HeldData of these sizes takes
     static uint64_t EstimateBytes(uint64_t servers, uint64_t pieces)
     {
-        return servers * servers * pieces * ((servers + 63) / 64) * 8;
+        return SaturatingMultiply(SaturatingMultiply(servers, servers),
+                                  SaturatingMultiply(pieces, (servers + 63) / 64 * 8));
     }
 
     bool Has(uint32_t server, uint32_t chunk, uint32_t piece, uint32_t who) const

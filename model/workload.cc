@@ -339,7 +339,8 @@ EstimateWorkloadBytes(uint64_t total, uint64_t servers, WorkloadSemantics semant
     if (semantics == WorkloadSemantics::ParameterServer && servers > 1)
     {
         // half the workloads are gathers with N-1 dependencies, counted again as dependents
-        bytes += SaturatingMultiply(total / 2, SaturatingMultiply(servers - 1, 2 * 4));
+        const uint64_t deps = SaturatingMultiply(total / 2, SaturatingMultiply(servers - 1, 8));
+        bytes = bytes > UINT64_MAX - deps ? UINT64_MAX : bytes + deps;
     }
     return bytes;
 }
