@@ -364,7 +364,7 @@ struct OrderQuery
 /**
  * Answers "is every workload of run A an ancestor of b?" for queries whose (chunk, piece)
  * group is the same, by propagating ancestor bitsets forward in round order from the runs'
- * workloads, at most 4096 of them at a time.
+ * workloads, at most 4096 of them at a time (fewer on a large region).
  * \return the first query with a missing ancestor as "a b", or {UNSCHEDULED, UNSCHEDULED}
  */
 std::pair<uint32_t, uint32_t>
@@ -418,9 +418,13 @@ FindUnordered(const WorkloadSet& workloads,
     {
         index[region[i]] = i;
     }
-    for (size_t lo = 0; lo < sources.size(); lo += BATCH)
+    // Sources per pass: at most 4096, and fewer where the region is large, so that the bitsets
+    // stay within about 256 MiB.
+    const size_t batch =
+        std::clamp<size_t>((size_t{256} << 23) / std::max<size_t>(region.size(), 1), 64, BATCH);
+    for (size_t lo = 0; lo < sources.size(); lo += batch)
     {
-        const size_t hi = std::min(sources.size(), lo + BATCH);
+        const size_t hi = std::min(sources.size(), lo + batch);
         const size_t words = (hi - lo + 63) / 64;
         std::vector<uint64_t> ancestors(region.size() * words, 0);
         std::unordered_multimap<uint32_t, uint32_t> bitsOf;
