@@ -47,6 +47,13 @@ Where(const Workload& w)
 /// Marks a workload never scheduled, a link unused in a round.
 constexpr uint32_t UNSCHEDULED = 0xffffffffu;
 
+/// \return "round T: what"
+std::string
+AtRound(uint32_t round, const std::string& what)
+{
+    return "round " + std::to_string(round) + ": " + what;
+}
+
 /**
  * Per cell (server, chunk, piece), the set of servers whose contributions the server holds
  * for that chunk piece, as bits.
@@ -174,26 +181,23 @@ CheckRounds(const WorkloadSet& workloads,
     const auto& all = workloads.GetAll();
     roundOf.assign(n, UNSCHEDULED);
     std::vector<uint32_t> linkStamp(workloads.GetNDirectedLinks(), UNSCHEDULED);
-    const auto at = [](uint32_t round, const std::string& what) {
-        return "round " + std::to_string(round) + ": " + what;
-    };
     for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
     {
         const auto& round = schedule.rounds[t];
         if (round.empty())
         {
-            return at(t, "is empty");
+            return AtRound(t, "is empty");
         }
         for (uint32_t id : round)
         {
             if (id >= n)
             {
-                return at(t, Name(id) + " does not exist; there are " + std::to_string(n));
+                return AtRound(t, Name(id) + " does not exist; there are " + std::to_string(n));
             }
             if (roundOf[id] != UNSCHEDULED)
             {
-                return at(t, Name(id) + " is scheduled again (first in round " +
-                                 std::to_string(roundOf[id]) + ")");
+                return AtRound(t, Name(id) + " is scheduled again (first in round " +
+                                      std::to_string(roundOf[id]) + ")");
             }
             roundOf[id] = t;
             for (uint32_t l : all[id].links)
@@ -201,10 +205,10 @@ CheckRounds(const WorkloadSet& workloads,
                 if (linkStamp[l] == t)
                 {
                     const TopologyLink& link = workloads.GetTopology().GetLink(l / 2);
-                    return at(t, Name(id) + " uses link " +
-                                     std::to_string(l % 2 ? link.b : link.a) + "->" +
-                                     std::to_string(l % 2 ? link.a : link.b) +
-                                     ", which another workload of the round uses");
+                    return AtRound(t, Name(id) + " uses link " +
+                                          std::to_string(l % 2 ? link.b : link.a) + "->" +
+                                          std::to_string(l % 2 ? link.a : link.b) +
+                                          ", which another workload of the round uses");
                 }
                 linkStamp[l] = t;
             }
@@ -215,8 +219,8 @@ CheckRounds(const WorkloadSet& workloads,
             {
                 if (roundOf[d] == UNSCHEDULED || roundOf[d] >= t)
                 {
-                    return at(t, Name(id) + " depends on " + Name(d) +
-                                     ", which has not finished in an earlier round");
+                    return AtRound(t, Name(id) + " depends on " + Name(d) +
+                                          ", which has not finished in an earlier round");
                 }
             }
         }
@@ -245,9 +249,6 @@ CheckData(const WorkloadSet& workloads, const Schedule& schedule)
     const uint32_t servers = workloads.GetTopology().GetNServers();
     const auto& all = workloads.GetAll();
     HeldData held(servers, workloads.GetPieces());
-    const auto at = [](uint32_t round, const std::string& what) {
-        return "round " + std::to_string(round) + ": " + what;
-    };
     for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
     {
         const auto& round = schedule.rounds[t];
@@ -259,10 +260,10 @@ CheckData(const WorkloadSet& workloads, const Schedule& schedule)
                 const uint32_t missing = held.FirstMissing(w.src, w.chunk, w.piece);
                 if (missing < servers)
                 {
-                    return at(t, Name(id) + " gathers " + Where(w) + " from server " +
-                                     std::to_string(w.src) +
-                                     ", which does not hold the complete sum yet (server " +
-                                     std::to_string(missing) + "'s contribution is missing)");
+                    return AtRound(t, Name(id) + " gathers " + Where(w) + " from server " +
+                                          std::to_string(w.src) +
+                                          ", which does not hold the complete sum yet (server " +
+                                          std::to_string(missing) + "'s contribution is missing)");
                 }
                 continue;
             }
@@ -270,18 +271,19 @@ CheckData(const WorkloadSet& workloads, const Schedule& schedule)
             {
                 if (!held.Has(w.src, w.chunk, w.piece, c))
                 {
-                    return at(t, Name(id) + " carries server " + std::to_string(c) +
-                                     "'s contribution to " + Where(w) + ", which server " +
-                                     std::to_string(w.src) + " does not hold");
+                    return AtRound(t, Name(id) + " carries server " + std::to_string(c) +
+                                          "'s contribution to " + Where(w) + ", which server " +
+                                          std::to_string(w.src) + " does not hold");
                 }
             }
             if (held.Count(w.src, w.chunk, w.piece) != w.carries.size())
             {
-                return at(t, Name(id) + " says it carries " + std::to_string(w.carries.size()) +
-                                 " contributions to " + Where(w) + ", but server " +
-                                 std::to_string(w.src) + " holds those of servers " +
-                                 held.Describe(w.src, w.chunk, w.piece) +
-                                 " and sends all it holds; its carries must list them all");
+                return AtRound(t, Name(id) + " says it carries " +
+                                      std::to_string(w.carries.size()) + " contributions to " +
+                                      Where(w) + ", but server " +
+                                      std::to_string(w.src) + " holds those of servers " +
+                                      held.Describe(w.src, w.chunk, w.piece) +
+                                      " and sends all it holds; its carries must list them all");
             }
         }
         for (uint32_t id : round)
@@ -296,9 +298,9 @@ CheckData(const WorkloadSet& workloads, const Schedule& schedule)
             {
                 if (held.Has(w.dst, w.chunk, w.piece, c))
                 {
-                    return at(t, Name(id) + " adds server " + std::to_string(c) +
-                                     "'s contribution to " + Where(w) + " at server " +
-                                     std::to_string(w.dst) + " a second time");
+                    return AtRound(t, Name(id) + " adds server " + std::to_string(c) +
+                                          "'s contribution to " + Where(w) + " at server " +
+                                          std::to_string(w.dst) + " a second time");
                 }
                 held.Set(w.dst, w.chunk, w.piece, c);
             }
@@ -356,16 +358,17 @@ Verb(CellAccess access)
  */
 struct OrderQuery
 {
-    uint32_t later;          //!< the later workload
-    uint32_t first;          //!< index of the earlier run's first event in the sorted events
-    uint32_t count;          //!< events in the earlier run
+    uint32_t later; //!< index of the later access in the sorted events
+    uint32_t first; //!< index of the earlier run's first access in the sorted events
+    uint32_t count; //!< accesses in the earlier run
 };
 
 /**
  * Answers "is every workload of run A an ancestor of b?" for queries whose (chunk, piece)
  * group is the same, by propagating ancestor bitsets forward in round order from the runs'
  * workloads, at most 4096 of them at a time (fewer on a large region).
- * \return the first query with a missing ancestor as "a b", or {UNSCHEDULED, UNSCHEDULED}
+ * \return the first pair left unordered, as (earlier, later) indices into events, or
+ *         {UNSCHEDULED, UNSCHEDULED}
  */
 std::pair<uint32_t, uint32_t>
 FindUnordered(const WorkloadSet& workloads,
@@ -374,8 +377,8 @@ FindUnordered(const WorkloadSet& workloads,
               const std::vector<OrderQuery>& queries)
 {
     constexpr uint32_t BATCH = 4096;
-    // The sources: the workloads of every earlier run, each run once, as a contiguous range of
-    // bits.
+    // The sources: the accesses of every earlier run (indices into events), each run once, as a
+    // contiguous range of bits.
     std::vector<uint32_t> sources;
     std::unordered_map<uint32_t, uint32_t> runBit; // first event of a run -> its first bit
     uint32_t lastRound = 0;
@@ -385,10 +388,10 @@ FindUnordered(const WorkloadSet& workloads,
         {
             for (uint32_t e = q.first; e < q.first + q.count; ++e)
             {
-                sources.push_back(events[e].workload);
+                sources.push_back(e);
             }
         }
-        lastRound = std::max(lastRound, roundOf[q.later]);
+        lastRound = std::max(lastRound, events[q.later].round);
     }
     // Every path from a source to a later workload stays within the sources' descendants up
     // to the last round asked about: that region, in round order.
@@ -396,9 +399,9 @@ FindUnordered(const WorkloadSet& workloads,
     std::unordered_map<uint32_t, uint32_t> index;
     for (uint32_t s : sources)
     {
-        if (index.emplace(s, 0).second)
+        if (index.emplace(events[s].workload, 0).second)
         {
-            region.push_back(s);
+            region.push_back(events[s].workload);
         }
     }
     for (size_t head = 0; head < region.size(); ++head)
@@ -430,7 +433,7 @@ FindUnordered(const WorkloadSet& workloads,
         std::unordered_multimap<uint32_t, uint32_t> bitsOf;
         for (size_t b = lo; b < hi; ++b)
         {
-            bitsOf.emplace(sources[b], static_cast<uint32_t>(b - lo));
+            bitsOf.emplace(events[sources[b]].workload, static_cast<uint32_t>(b - lo));
         }
         // A workload's ancestors: its dependencies' ancestors and the dependencies themselves.
         for (uint32_t node : region)
@@ -458,7 +461,7 @@ FindUnordered(const WorkloadSet& workloads,
         for (const OrderQuery& q : queries)
         {
             // A later workload outside the region descends from no source.
-            const auto it = index.find(q.later);
+            const auto it = index.find(events[q.later].workload);
             const uint64_t* later = it == index.end() ? nullptr : &ancestors[it->second * words];
             const size_t first = runBit.at(q.first);
             for (size_t bit = std::max(first, lo); bit < std::min(first + q.count, hi); ++bit)
@@ -544,7 +547,7 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
                 if (direct < previousCount)
                 {
                     queries[events[e].cell % (servers * pieces)].push_back(
-                        {later, previous, previousCount});
+                        {i, previous, previousCount});
                 }
             }
             for (uint32_t i = previous; i < previous + previousCount; ++i)
@@ -558,41 +561,22 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
     }
     for (const auto& [group, list] : queries)
     {
-        const std::pair<uint32_t, uint32_t> found =
-            FindUnordered(workloads, roundOf, events, list);
-        const uint32_t a = found.first;  // earlier
-        const uint32_t b = found.second; // later
-        if (a == UNSCHEDULED)
+        const auto [first, second] = FindUnordered(workloads, roundOf, events, list);
+        if (first == UNSCHEDULED)
         {
             continue;
         }
-        // Name the cell and what each does to it.
-        for (const OrderQuery& q : list)
-        {
-            if (q.later != b)
-            {
-                continue;
-            }
-            for (uint32_t i = q.first; i < q.first + q.count; ++i)
-            {
-                if (events[i].workload != a)
-                {
-                    continue;
-                }
-                const CellEvent& earlier = events[i];
-                const auto cell = std::find_if(events.begin(), events.end(), [&](const auto& x) {
-                    return x.cell == earlier.cell && x.workload == b;
-                });
-                const uint64_t server = earlier.cell / (servers * pieces);
-                return Name(b) + " (round " + std::to_string(roundOf[b]) + ") " +
-                       Verb(cell->access) + " server " + std::to_string(server) + "'s " +
-                       Where(all[a]) + " after " + Name(a) + " (round " +
-                       std::to_string(roundOf[a]) + ") " + Verb(earlier.access) +
-                       " it, but does not depend on it, directly or through other workloads: "
-                       "run as soon as dependencies allow (async replay), it may go first and "
-                       "the data differ; add the dependency";
-            }
-        }
+        const CellEvent& earlier = events[first];
+        const CellEvent& later = events[second];
+        const uint32_t a = earlier.workload;
+        const uint32_t b = later.workload;
+        return Name(b) + " (round " + std::to_string(later.round) + ") " + Verb(later.access) +
+               " server " + std::to_string(earlier.cell / (servers * pieces)) + "'s " +
+               Where(all[a]) + " after " + Name(a) + " (round " + std::to_string(earlier.round) +
+               ") " + Verb(earlier.access) +
+               " it, but does not depend on it, directly or through other workloads: run as "
+               "soon as dependencies allow (async replay), it may go first and the data differ; "
+               "add the dependency";
     }
     return "";
 }
