@@ -12,7 +12,6 @@
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/ipv4-flow-classifier.h"
 #include "ns3/log.h"
-#include "ns3/size-limits.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -53,24 +52,6 @@ ParseAttribute(const std::string& what, const std::string& text)
         throw std::invalid_argument(what + " '" + text + "' is not valid");
     }
     return value;
-}
-
-/// Refuses a gradient that is not whole float32 values (before ns-3's attribute checker aborts
-/// on it) or that is too large for memory: every server holds its vector, and verification the
-/// exact sum. Whether it splits into the pieces is GradientLayout's to say.
-void
-CheckGradientSize(uint64_t bytes, const Plan& plan)
-{
-    if (bytes == 0 || bytes % sizeof(float) != 0)
-    {
-        throw std::invalid_argument("GradientBytes must be a multiple of 4 (float32 values), "
-                                    "got " + std::to_string(bytes));
-    }
-    const uint64_t servers = plan.workloads.GetTopology().GetNServers();
-    CheckMemory("a gradient of " + std::to_string(bytes) + " bytes on each of " +
-                    std::to_string(servers) + " servers",
-                SaturatingMultiply(bytes, servers + 2),
-                "use a smaller gradient");
 }
 
 /// Refuses an output prefix where no file can be made, before ns-3 aborts on it: tries one.
@@ -145,7 +126,6 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
                                     " does not exist: give a link 0.." +
                                     std::to_string(topo.GetNLinks() - 1) + ", or -1 for none");
     }
-    CheckGradientSize(config.gradientBytes, plan);
     if (!config.pcapPrefix.empty())
     {
         CheckWritable("pcap traces", config.pcapPrefix);

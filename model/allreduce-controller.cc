@@ -4,6 +4,8 @@
 
 #include "allreduce-controller.h"
 
+#include "size-limits.h"
+
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -43,7 +45,7 @@ AllReduceController::GetTypeId()
                           "Size of every server's gradient in bytes (a multiple of 4: float32).",
                           UintegerValue(1 << 20),
                           MakeUintegerAccessor(&AllReduceController::m_gradientBytes),
-                          MakeUintegerChecker<uint64_t>(4))
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("StallTimeout",
                           "The run ends with a stall report when no data arrives for this long "
                           "and no transfer whose path is up has a TCP retransmission to come.",
@@ -120,11 +122,16 @@ AllReduceController::Setup(const WorkloadSet& workloads,
         throw std::invalid_argument("the schedule is not valid for its workloads, so it is not "
                                     "run: " + check.error);
     }
-    if (m_gradientBytes % sizeof(float) != 0)
+    if (m_gradientBytes == 0 || m_gradientBytes % sizeof(float) != 0)
     {
         throw std::invalid_argument("GradientBytes must be a multiple of 4 (float32 values), "
                                     "got " + std::to_string(m_gradientBytes));
     }
+    // Every server holds its vector, and verification the exact sum.
+    CheckMemory("a gradient of " + std::to_string(m_gradientBytes) + " bytes on each of " +
+                    std::to_string(n) + " servers",
+                SaturatingMultiply(m_gradientBytes, uint64_t{n} + 2),
+                "use a smaller gradient");
     m_layout = GradientLayout(m_gradientBytes / sizeof(float), n, workloads.GetPieces());
     m_workloads = workloads;
     m_schedule = schedule;

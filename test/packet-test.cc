@@ -392,6 +392,11 @@ TEST(PacketFaults, AGradientOfPartFloatsOrTooFewValuesIsRefused)
         std::invalid_argument);
     config.gradientBytes = 64; // 16 values for 9 x 2 pieces
     EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument);
+    // Below one value: the controller refuses it (ns-3's attribute checker used to abort).
+    config.gradientBytes = 2;
+    EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument);
+    config.gradientBytes = 0;
+    EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument);
 }
 
 namespace
