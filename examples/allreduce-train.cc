@@ -98,7 +98,6 @@ main(int argc, char* argv[])
         {
             throw std::invalid_argument("give --out=DIR for the checkpoints and the curve");
         }
-        params.Check();
         torch::set_num_threads(static_cast<int>(threads));
         std::vector<Topology> topos;
         for (const auto& spec : specs)
