@@ -346,17 +346,19 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
 void
 AllReduceApplication::WatchTcp(Ptr<TcpSocket> tcp, uint32_t workload)
 {
-    m_tcpActivity[workload] = TcpActivity{Seconds(0), m_connTimeout};
+    // Entries of a std::map stay where they are, so the traces (one per segment sent) write to
+    // this one without a lookup.
+    TcpActivity* activity = &m_tcpActivity[workload];
+    *activity = TcpActivity{Seconds(0), m_connTimeout};
     tcp->TraceConnectWithoutContext(
         "Tx",
         Callback<void, Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>>(
-            [this, workload](Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>) {
-                m_tcpActivity[workload].lastTx = Simulator::Now();
+            [activity](Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>) {
+                activity->lastTx = Simulator::Now();
             }));
-    tcp->TraceConnectWithoutContext("RTO",
-                                    Callback<void, Time, Time>([this, workload](Time, Time rto) {
-                                        m_tcpActivity[workload].rto = rto;
-                                    }));
+    tcp->TraceConnectWithoutContext(
+        "RTO",
+        Callback<void, Time, Time>([activity](Time, Time rto) { activity->rto = rto; }));
 }
 
 Time
