@@ -91,18 +91,7 @@ main(int argc, char* argv[])
         cmd.Parse(argc, argv);
         // The delay is checked like every time value, before ns-3 sees it.
         ParseTimeValue("delay", config.delay);
-        if (!scheduleIn.empty())
-        {
-            for (const char* option : {"scheduler", "pieces"})
-            {
-                if (cmd.IsGiven(option))
-                {
-                    throw std::invalid_argument(std::string("--") + option +
-                                                " has no effect with --schedule-in (the file "
-                                                "holds the schedule); give one or the other");
-                }
-            }
-        }
+        cmd.RefuseWith("schedule-in", {"scheduler", "pieces"}, "the file holds the schedule");
         if (cmd.IsGiven("link-down-at") && config.linkDown < 0)
         {
             throw std::invalid_argument("--link-down-at needs --link-down=LINK");

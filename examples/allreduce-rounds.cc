@@ -114,19 +114,9 @@ main(int argc, char* argv[])
             }
             return 0;
         }
-        if (!scheduleIn.empty())
-        {
-            for (const char* option :
-                 {"scheduler", "pieces", "time-limit", "trees-per-root", "model", "samples"})
-            {
-                if (cmd.IsGiven(option))
-                {
-                    throw std::invalid_argument(std::string("--") + option +
-                                                " has no effect with --schedule-in (the file "
-                                                "holds the schedule); give one or the other");
-                }
-            }
-        }
+        cmd.RefuseWith("schedule-in",
+                       {"scheduler", "pieces", "time-limit", "trees-per-root", "model", "samples"},
+                       "the file holds the schedule");
         SchedulerResult result;
         Ptr<OptimalScheduler> optimal;
         if (!scheduleIn.empty())

@@ -447,4 +447,23 @@ CheckedCommandLine::IsGiven(const std::string& name) const
     throw std::invalid_argument("no option --" + name);
 }
 
+void
+CheckedCommandLine::RefuseWith(const std::string& option,
+                               const std::vector<std::string>& ignored,
+                               const std::string& why) const
+{
+    if (!IsGiven(option))
+    {
+        return;
+    }
+    for (const std::string& other : ignored)
+    {
+        if (IsGiven(other))
+        {
+            throw std::invalid_argument("--" + other + " has no effect with --" + option + " (" +
+                                        why + "); give one or the other");
+        }
+    }
+}
+
 } // namespace ns3

@@ -116,6 +116,18 @@ class CheckedCommandLine
     /// \param name an option \return true when the user gave it
     bool IsGiven(const std::string& name) const;
 
+    /**
+     * Refuses options that would be ignored beside another one (call after Parse).
+     * \param option the option that makes them pointless, e.g. "schedule-in"
+     * \param ignored the options it makes pointless
+     * \param why why, e.g. "the file holds the schedule"
+     * \throws std::invalid_argument "--X has no effect with --OPTION (WHY); give one or the
+     *         other" when option and one of them were both given
+     */
+    void RefuseWith(const std::string& option,
+                    const std::vector<std::string>& ignored,
+                    const std::string& why) const;
+
   private:
     /// One option: its name and how its text becomes its value.
     struct Option
