@@ -40,7 +40,7 @@ DrlEpisodeBench(benchmark::State& state)
     {
         env->Reset();
         const DrlEpisode e =
-            policy.Run(*env, DrlPolicy::Mode::Greedy, DrlPolicy::Mode::Greedy, rng, true);
+            policy.Run(*env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, rng, true);
         rounds = e.rounds;
         decisions = static_cast<uint32_t>(e.upper.size() + e.lower.size());
     }

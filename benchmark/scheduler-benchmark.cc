@@ -51,7 +51,7 @@ BuildWorkloadsBench(benchmark::State& state)
     uint32_t n = 0;
     for (auto _ : state)
     {
-        WorkloadSet ws = WorkloadSet::Build(t, trees, WorkloadSemantics::Merge, 1);
+        WorkloadSet ws = WorkloadSet::Build(t, trees, WorkloadSemantics::MERGE, 1);
         n = ws.GetN();
         benchmark::DoNotOptimize(n);
     }

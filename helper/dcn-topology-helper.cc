@@ -177,7 +177,7 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
         for (uint32_t node = 0; node < m_topology.GetNNodes(); ++node)
         {
             const uint32_t parent = tree.GetParent(node);
-            if (parent == FlowTree::NONE)
+            if (parent == NO_INDEX)
             {
                 continue; // the root itself, or a node outside the tree
             }

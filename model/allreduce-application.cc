@@ -506,7 +506,7 @@ AllReduceApplication::Apply(const Incoming& in)
     const uint64_t n = in.payload.size();
     const float* values = in.payload.data();
     float* target = m_vector.data() + offset;
-    if (w.phase == Phase::Reduce)
+    if (w.phase == Phase::REDUCE)
     {
         for (uint64_t i = 0; i < n; ++i)
         {

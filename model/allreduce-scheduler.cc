@@ -37,7 +37,7 @@ AllReduceScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
     return WorkloadSet::Build(topology,
                               BuildShortestPathTrees(topology),
-                              WorkloadSemantics::Merge,
+                              WorkloadSemantics::MERGE,
                               pieces);
 }
 
@@ -344,7 +344,7 @@ CompactRounds(const std::vector<uint32_t>& roundOf)
     uint32_t horizon = 0;
     for (uint32_t t : roundOf)
     {
-        if (t != UNSCHEDULED)
+        if (t != NO_INDEX)
         {
             horizon = std::max(horizon, t + 1);
         }
@@ -353,7 +353,7 @@ CompactRounds(const std::vector<uint32_t>& roundOf)
     s.rounds.resize(horizon);
     for (uint32_t w = 0; w < roundOf.size(); ++w)
     {
-        if (roundOf[w] != UNSCHEDULED)
+        if (roundOf[w] != NO_INDEX)
         {
             s.rounds[roundOf[w]].push_back(w);
         }
@@ -385,7 +385,7 @@ MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
     Plan plan;
     plan.workloads = WorkloadSet::Build(topology,
                                         mine,
-                                        WorkloadSemantics::Merge,
+                                        WorkloadSemantics::MERGE,
                                         candidates.front().GetPieces());
     using Key = std::tuple<uint32_t, uint32_t, int, uint32_t, uint32_t>;
     const auto keyOf = [](const Workload& w) {
@@ -397,13 +397,13 @@ MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
         for (uint32_t w = 0; w < candidates[j].GetN(); ++w)
         {
             const Workload& wl = candidates[j].Get(w);
-            if (chosen[wl.chunk] == j && roundOf[j][w] != UNSCHEDULED)
+            if (chosen[wl.chunk] == j && roundOf[j][w] != NO_INDEX)
             {
                 roundByKey[keyOf(wl)] = roundOf[j][w];
             }
         }
     }
-    std::vector<uint32_t> mineRound(plan.workloads.GetN(), UNSCHEDULED);
+    std::vector<uint32_t> mineRound(plan.workloads.GetN(), NO_INDEX);
     for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
     {
         const auto it = roundByKey.find(keyOf(plan.workloads.Get(w)));

@@ -164,10 +164,6 @@ std::vector<std::pair<std::string, std::string>> ListSchedulers();
  */
 Ptr<AllReduceScheduler> CreateScheduler(const std::string& name);
 
-/// A workload's round in a roundOf assignment when it is not scheduled (for example, when its
-/// tree was not chosen).
-constexpr uint32_t UNSCHEDULED = 0xffffffffu;
-
 /**
  * \ingroup allreduce
  * For schedulers that plan everything in Prepare and replay it round by round.
@@ -179,7 +175,7 @@ std::vector<uint32_t> ReplayRound(const Schedule& schedule, const RoundEngine& e
 
 /**
  * \ingroup allreduce
- * \param roundOf per workload, its round (UNSCHEDULED for none); rounds may have gaps
+ * \param roundOf per workload, its round (NO_INDEX for none); rounds may have gaps
  * \return the rounds in order, with empty rounds dropped
  */
 Schedule CompactRounds(const std::vector<uint32_t>& roundOf);
@@ -191,7 +187,7 @@ Schedule CompactRounds(const std::vector<uint32_t>& roundOf);
  * \param trees per candidate set, one flow tree per root
  * \param candidates per candidate set, its workloads (WorkloadSet::Build of that set)
  * \param chosen per root, the candidate set whose tree it uses
- * \param roundOf per candidate set, per workload, its round (UNSCHEDULED when not used)
+ * \param roundOf per candidate set, per workload, its round (NO_INDEX when not used)
  * \return the workloads on the chosen trees and their schedule
  * \throws std::logic_error when a workload of a chosen tree has no round
  */

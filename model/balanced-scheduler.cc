@@ -50,7 +50,7 @@ class TreeBalancer
         {
             for (uint32_t x = 0; x < m_nodes; ++x)
             {
-                if (x != r && m_parent[r][x] != FlowTree::NONE)
+                if (x != r && m_parent[r][x] != NO_INDEX)
                 {
                     order.push_back(uint64_t{r} * m_nodes + x);
                 }
@@ -98,7 +98,7 @@ class TreeBalancer
                 flow[x] = 1; // a server sends one merged workload up, whatever it received
             }
             const uint32_t p = m_parent[r][x];
-            if (p == FlowTree::NONE || flow[x] == 0)
+            if (p == NO_INDEX || flow[x] == 0)
             {
                 continue;
             }
@@ -144,7 +144,7 @@ class TreeBalancer
     /// \return true when q is x or hangs below x in tree r
     bool IsBelow(uint32_t r, uint32_t q, uint32_t x) const
     {
-        for (uint32_t u = q; u != FlowTree::NONE; u = m_parent[r][u])
+        for (uint32_t u = q; u != NO_INDEX; u = m_parent[r][u])
         {
             if (u == x)
             {
@@ -162,7 +162,7 @@ class TreeBalancer
         m_old.clear();
         Chain(r, x, p, m_old);
         int64_t bestDelta = 0;
-        uint32_t best = FlowTree::NONE;
+        uint32_t best = NO_INDEX;
         for (uint32_t q : m_topo.GetNeighbors(x))
         {
             // Shortest paths only: a parent one hop closer to the root. Longer paths: any
@@ -203,7 +203,7 @@ class TreeBalancer
                 best = q;
             }
         }
-        if (best == FlowTree::NONE)
+        if (best == NO_INDEX)
         {
             return 0;
         }
@@ -301,7 +301,7 @@ BalancedScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
     return WorkloadSet::Build(topology,
                               BuildBalancedTrees(topology, m_passes, true, m_seed),
-                              WorkloadSemantics::Merge,
+                              WorkloadSemantics::MERGE,
                               pieces);
 }
 
@@ -319,7 +319,7 @@ BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
     const uint32_t n = std::max<uint32_t>(1, workloads.GetN());
     const auto tries = static_cast<uint32_t>(std::min<uint64_t>(m_tries, std::max<uint64_t>(1, budget / n)));
     Schedule best;
-    Rule bestRule = Rule::HeightThenLoad;
+    Rule bestRule = Rule::HEIGHT_THEN_LOAD;
     uint64_t bestTie = 0;
     for (uint32_t i = 0; i < tries; ++i)
     {
@@ -346,12 +346,12 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     candidates.push_back(MakeWorkloads(topology, pieces));
     candidates.push_back(WorkloadSet::Build(topology,
                                             BuildBalancedTrees(topology, m_passes, false, m_seed),
-                                            WorkloadSemantics::Merge,
+                                            WorkloadSemantics::MERGE,
                                             pieces));
     candidates.push_back(AllReduceScheduler::MakeWorkloads(topology, pieces)); // default trees
     Plan best;
     size_t bestSet = 0;
-    Rule bestRule = Rule::HeightThenLoad;
+    Rule bestRule = Rule::HEIGHT_THEN_LOAD;
     uint64_t bestTie = 0;
     for (size_t set = 0; set < candidates.size(); ++set)
     {
@@ -420,16 +420,16 @@ BalancedScheduler::UpdatePriorities(const RoundEngine& engine, std::vector<uint6
         const uint64_t tie = m_tie[id];
         switch (m_rule)
         {
-        case Rule::HeightThenLoad:
+        case Rule::HEIGHT_THEN_LOAD:
             priority[id] = (height << 44) | (clamp(maxLoad, 24) << 20) | tie;
             break;
-        case Rule::LoadThenHeight:
+        case Rule::LOAD_THEN_HEIGHT:
             priority[id] = (clamp(maxLoad, 24) << 40) | (height << 20) | tie;
             break;
-        case Rule::SumThenHeight:
+        case Rule::SUM_THEN_HEIGHT:
             priority[id] = (clamp(sumLoad, 24) << 40) | (height << 20) | tie;
             break;
-        case Rule::HeightOnly:
+        case Rule::HEIGHT_ONLY:
             priority[id] = (height << 44) | tie;
             break;
         }

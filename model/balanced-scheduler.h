@@ -56,10 +56,10 @@ class BalancedScheduler : public PriorityListScheduler
     /// The priority rules tried; keys compare lexicographically, highest first.
     enum class Rule : uint8_t
     {
-        HeightThenLoad, //!< critical path, then the most loaded link it uses, then random
-        LoadThenHeight, //!< the most loaded link it uses, then critical path, then random
-        SumThenHeight,  //!< the summed remaining load of its links, then critical path
-        HeightOnly,     //!< critical path, then random
+        HEIGHT_THEN_LOAD, //!< critical path, then the most loaded link it uses, then random
+        LOAD_THEN_HEIGHT, //!< the most loaded link it uses, then critical path, then random
+        SUM_THEN_HEIGHT,  //!< the summed remaining load of its links, then critical path
+        HEIGHT_ONLY,      //!< critical path, then random
     };
 
     /**
@@ -88,7 +88,7 @@ class BalancedScheduler : public PriorityListScheduler
     uint32_t m_seed{1};                //!< Seed attribute
     uint32_t m_tries{32};              //!< Tries attribute
     uint32_t m_passes{50};             //!< TreePasses attribute
-    Rule m_rule{Rule::HeightThenLoad}; //!< rule in use
+    Rule m_rule{Rule::HEIGHT_THEN_LOAD}; //!< rule in use
     uint64_t m_tieSeed{0};             //!< tie-break seed in use
 
     const WorkloadSet* m_workloads{nullptr}; //!< the workloads being scheduled

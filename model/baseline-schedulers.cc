@@ -62,7 +62,7 @@ ParameterServerScheduler::MakeWorkloads(const Topology& topology, uint32_t piece
 {
     return WorkloadSet::Build(topology,
                               BuildShortestPathTrees(topology),
-                              WorkloadSemantics::ParameterServer,
+                              WorkloadSemantics::PARAMETER_SERVER,
                               pieces);
 }
 
@@ -87,7 +87,7 @@ RingScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
     return WorkloadSet::Build(topology,
                               BuildShortestPathTrees(topology),
-                              WorkloadSemantics::Ring,
+                              WorkloadSemantics::RING,
                               pieces);
 }
 

@@ -62,7 +62,7 @@ DrlEnvironment::Index()
     m_setTree.assign(m_sets.size(), {});
     for (uint32_t j = 0; j < m_sets.size(); ++j)
     {
-        m_treeOf[j].assign(m_sets[j].GetN(), UNSCHEDULED);
+        m_treeOf[j].assign(m_sets[j].GetN(), NO_INDEX);
     }
     std::vector<std::vector<std::vector<uint32_t>>> byChunk(m_sets.size(),
                                                             std::vector<std::vector<uint32_t>>(m_roots));
@@ -76,7 +76,7 @@ DrlEnvironment::Index()
     m_total = 0;
     for (auto& v : m_setTree)
     {
-        v.assign(m_roots, UNSCHEDULED);
+        v.assign(m_roots, NO_INDEX);
     }
     for (uint32_t r = 0; r < m_roots; ++r)
     {
@@ -165,7 +165,7 @@ DrlEnvironment::Reset()
     {
         e->Reset();
     }
-    m_committed.assign(m_roots, UNSCHEDULED);
+    m_committed.assign(m_roots, NO_INDEX);
     m_rootsDone = 0;
     for (uint32_t r = 0; r < m_roots; ++r)
     {
@@ -186,7 +186,7 @@ DrlEnvironment::Reset()
     m_roundOf.assign(m_sets.size(), {});
     for (uint32_t j = 0; j < m_sets.size(); ++j)
     {
-        m_roundOf[j].assign(m_sets[j].GetN(), UNSCHEDULED);
+        m_roundOf[j].assign(m_sets[j].GetN(), NO_INDEX);
     }
     m_linkStamp.assign(m_sets.front().GetNDirectedLinks(), 0);
     m_candidates.clear();
@@ -212,7 +212,7 @@ DrlEnvironment::ComputeLoads()
         {
             weight = 1;
         }
-        else if (m_committed[root] == UNSCHEDULED)
+        else if (m_committed[root] == NO_INDEX)
         {
             weight = 1.0 / m_rootTrees[root].size();
         }
@@ -223,7 +223,7 @@ DrlEnvironment::ComputeLoads()
         const RoundEngine& engine = *m_engines[m_tree[t].set];
         for (uint32_t id : m_tree[t].workloads)
         {
-            if (engine.GetStatus(id) != RoundEngine::Status::Done)
+            if (engine.GetStatus(id) != RoundEngine::Status::DONE)
             {
                 for (uint32_t l : m_sets[m_tree[t].set].Get(id).links)
                 {
@@ -287,7 +287,7 @@ DrlEnvironment::GetTreesOfSet(uint32_t set) const
     std::vector<uint8_t> out(m_tree.size(), 0);
     for (uint32_t t : m_setTree.at(set))
     {
-        if (t != UNSCHEDULED)
+        if (t != NO_INDEX)
         {
             out[t] = 1;
         }
@@ -324,12 +324,12 @@ DrlEnvironment::GetTreeFeatures() const
         for (uint32_t id : tree.workloads)
         {
             const auto status = engine.GetStatus(id);
-            if (status == RoundEngine::Status::Done)
+            if (status == RoundEngine::Status::DONE)
             {
                 continue;
             }
             height = std::max(height, set.GetHeight(id));
-            if (status == RoundEngine::Status::Ready)
+            if (status == RoundEngine::Status::READY)
             {
                 ++ready;
                 readyHeight = std::max(readyHeight, set.GetHeight(id));
@@ -350,7 +350,7 @@ DrlEnvironment::GetTreeFeatures() const
         f[5] = static_cast<float>(height) / m_maxHeight;
         f[6] = static_cast<float>(readyHeight) / m_maxHeight;
         f[7] = m_committed[tree.root] == t ? 1.0f : 0.0f;
-        f[8] = m_committed[tree.root] == UNSCHEDULED ? 1.0f : 0.0f;
+        f[8] = m_committed[tree.root] == NO_INDEX ? 1.0f : 0.0f;
         f[9] = m_selectedLast[t];
         f[10] = m_treeStatic[3 * t];
         f[11] = m_treeStatic[3 * t + 1];
@@ -370,14 +370,14 @@ DrlEnvironment::GetTreeMask() const
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         const uint32_t c = m_committed[m_tree[t].root];
-        if (c != UNSCHEDULED && c != t)
+        if (c != NO_INDEX && c != t)
         {
             continue;
         }
         const RoundEngine& engine = *m_engines[m_tree[t].set];
         for (uint32_t id : m_tree[t].workloads)
         {
-            if (engine.GetStatus(id) == RoundEngine::Status::Ready)
+            if (engine.GetStatus(id) == RoundEngine::Status::READY)
             {
                 mask[t] = 1;
                 break;
@@ -423,7 +423,7 @@ DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected)
         const RoundEngine& engine = *m_engines[m_tree[t].set];
         for (uint32_t id : m_tree[t].workloads)
         {
-            if (engine.GetStatus(id) == RoundEngine::Status::Ready)
+            if (engine.GetStatus(id) == RoundEngine::Status::READY)
             {
                 m_candidates.emplace_back(m_tree[t].set, id);
                 ++m_treeReady[t];
@@ -463,7 +463,7 @@ DrlEnvironment::Conflicts(uint32_t set, uint32_t id) const
     }
     const uint32_t t = m_treeOf[set][id];
     const uint32_t c = m_committed[m_tree[t].root];
-    return c != UNSCHEDULED && c != t;
+    return c != NO_INDEX && c != t;
 }
 
 std::vector<float>
@@ -506,7 +506,7 @@ DrlEnvironment::GetCandidateFeatures() const
         f[0] = static_cast<float>(ws.GetHeight(id)) / m_maxHeight;
         f[1] = static_cast<float>(maxLoad / m_maxLoad);
         f[2] = static_cast<float>(sumLoad / (m_maxLoad * m_maxPath));
-        f[3] = w.phase == Phase::Gather ? 1.0f : 0.0f;
+        f[3] = w.phase == Phase::GATHER ? 1.0f : 0.0f;
         f[4] = static_cast<float>(w.links.size()) / m_maxPath;
         f[5] = m_treeLeft[t] / size;
         f[6] = m_committed[m_tree[t].root] == t ? 1.0f : 0.0f;
@@ -538,7 +538,7 @@ DrlEnvironment::Pick(uint32_t index)
     const uint32_t t = m_treeOf[set][id];
     const uint32_t root = m_tree[t].root;
     m_engines[set]->Add(id);
-    if (m_committed[root] == UNSCHEDULED)
+    if (m_committed[root] == NO_INDEX)
     {
         m_committed[root] = t;
     }
@@ -621,7 +621,7 @@ DrlEnvironment::GetPlan() const
     std::vector<uint32_t> chosen(m_roots, 0);
     for (uint32_t r = 0; r < m_roots; ++r)
     {
-        if (m_committed[r] != UNSCHEDULED)
+        if (m_committed[r] != NO_INDEX)
         {
             chosen[r] = m_tree[m_committed[r]].set;
         }
@@ -701,7 +701,7 @@ MakeDrlEnvironment(const Topology& topology,
     std::vector<WorkloadSet> sets;
     for (const auto& t : trees)
     {
-        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::Merge, pieces));
+        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces));
     }
     return std::make_unique<DrlEnvironment>(std::move(trees), std::move(sets));
 }

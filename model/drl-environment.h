@@ -189,7 +189,7 @@ class DrlEnvironment
     uint32_t m_bound{0};                               //!< bandwidth bound
 
     // state
-    std::vector<uint32_t> m_committed;                 //!< per root, its tree or UNSCHEDULED
+    std::vector<uint32_t> m_committed;                 //!< per root, its tree or NO_INDEX
     std::vector<uint32_t> m_treeLeft;                  //!< per tree, workloads not done
     std::vector<uint32_t> m_treeSentLast;              //!< per tree, sent in the last round
     std::vector<uint8_t> m_selectedLast;               //!< per tree, selected in the last round

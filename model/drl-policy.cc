@@ -411,7 +411,7 @@ DrlPolicy::Run(DrlEnvironment& env,
                     continue;
                 }
                 const double p = 1.0 / (1.0 + std::exp(-static_cast<double>(lp[t])));
-                up.chosen[t] = upperMode == Mode::Greedy ? (p > 0.5) : (Uniform(rng) < p);
+                up.chosen[t] = upperMode == Mode::GREEDY ? (p > 0.5) : (Uniform(rng) < p);
                 logp += std::log(std::max(1e-12, up.chosen[t] ? p : 1.0 - p));
             }
             up.logp = static_cast<float>(logp);
@@ -489,7 +489,7 @@ DrlPolicy::Run(DrlEnvironment& env,
                     {
                         z += std::exp(q[c] - top);
                     }
-                    if (lowerMode == Mode::Sample)
+                    if (lowerMode == Mode::SAMPLE)
                     {
                         double u = Uniform(rng) * z;
                         for (int64_t c = 0; c < n; ++c)
@@ -545,7 +545,7 @@ DrlPolicy::Decode(DrlEnvironment& env, uint32_t samples, uint64_t seed) const
     for (uint32_t i = 0; i <= samples; ++i)
     {
         env.Reset();
-        const Mode mode = i == 0 ? Mode::Greedy : Mode::Sample;
+        const Mode mode = i == 0 ? Mode::GREEDY : Mode::SAMPLE;
         const DrlEpisode e = Run(env, mode, mode, rng, false);
         if (e.rounds < bestRounds)
         {

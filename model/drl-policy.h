@@ -154,8 +154,8 @@ class DrlPolicy
     /// How actions are chosen.
     enum class Mode
     {
-        Greedy, //!< the most likely action (upper: probability > 0.5)
-        Sample, //!< sampled from the policy
+        GREEDY, //!< the most likely action (upper: probability > 0.5)
+        SAMPLE, //!< sampled from the policy
     };
 
     /**

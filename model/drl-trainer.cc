@@ -259,7 +259,7 @@ DrlTrainer::MeanSampledRounds(uint32_t samples, uint64_t seed)
         for (uint32_t i = 0; i < samples; ++i)
         {
             env->Reset();
-            sum += m_policy.Run(*env, DrlPolicy::Mode::Sample, DrlPolicy::Mode::Sample, rng, false)
+            sum += m_policy.Run(*env, DrlPolicy::Mode::SAMPLE, DrlPolicy::Mode::SAMPLE, rng, false)
                        .rounds;
         }
     }
@@ -287,8 +287,8 @@ DrlTrainer::Imitate()
                     const DrlTeacher teacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie};
                     const uint32_t rounds = m_policy
                                                 .Run(env,
-                                                     DrlPolicy::Mode::Greedy,
-                                                     DrlPolicy::Mode::Greedy,
+                                                     DrlPolicy::Mode::GREEDY,
+                                                     DrlPolicy::Mode::GREEDY,
                                                      unused,
                                                      false,
                                                      &teacher)
@@ -303,7 +303,7 @@ DrlTrainer::Imitate()
         }
         env.Reset();
         shows.push_back(
-            m_policy.Run(env, DrlPolicy::Mode::Greedy, DrlPolicy::Mode::Greedy, unused, true, &best));
+            m_policy.Run(env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, unused, true, &best));
         m_teacherRounds.push_back(bestRounds);
         NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << bestRounds
                                   << " rounds (tree set " << best.set << ", rule " << best.rule
@@ -522,8 +522,8 @@ DrlTrainer::Collect(std::mt19937_64& rng, bool record, DrlCurveRow& row)
         {
             env->Reset();
             episodes.push_back(m_policy.Run(*env,
-                                            DrlPolicy::Mode::Sample,
-                                            DrlPolicy::Mode::Sample,
+                                            DrlPolicy::Mode::SAMPLE,
+                                            DrlPolicy::Mode::SAMPLE,
                                             rng,
                                             record));
             sum += episodes.back().rounds;

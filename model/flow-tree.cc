@@ -25,8 +25,8 @@ FlowTree::ShortestPath(const Topology& topology, uint32_t root)
     FlowTree tree;
     tree.m_root = root;
     tree.m_nServers = topology.GetNServers();
-    tree.m_parent.assign(topology.GetNNodes(), NONE);
-    tree.m_depth.assign(topology.GetNNodes(), NONE);
+    tree.m_parent.assign(topology.GetNNodes(), NO_INDEX);
+    tree.m_depth.assign(topology.GetNNodes(), NO_INDEX);
     tree.m_depth[root] = 0;
     std::deque<uint32_t> queue{root};
     while (!queue.empty())
@@ -35,7 +35,7 @@ FlowTree::ShortestPath(const Topology& topology, uint32_t root)
         queue.pop_front();
         for (uint32_t v : topology.GetNeighbors(u))
         {
-            if (tree.m_depth[v] == NONE)
+            if (tree.m_depth[v] == NO_INDEX)
             {
                 tree.m_depth[v] = tree.m_depth[u] + 1;
                 tree.m_parent[v] = u;
@@ -45,7 +45,7 @@ FlowTree::ShortestPath(const Topology& topology, uint32_t root)
     }
     for (uint32_t s = 0; s < topology.GetNServers(); ++s)
     {
-        if (tree.m_depth[s] == NONE)
+        if (tree.m_depth[s] == NO_INDEX)
         {
             throw std::invalid_argument("server " + std::to_string(s) +
                                         " cannot reach server " + std::to_string(root) +
@@ -81,14 +81,14 @@ FlowTree::Check(const Topology& topology)
                                     " parent entries; the topology has " + std::to_string(nodes) +
                                     " nodes");
     }
-    if (m_parent[m_root] != NONE)
+    if (m_parent[m_root] != NO_INDEX)
     {
         throw std::invalid_argument("flow tree of root " + std::to_string(m_root) +
                                     ": the root must have no parent");
     }
     for (uint32_t v = 0; v < nodes; ++v)
     {
-        if (m_parent[v] != NONE && !topology.HasLink(v, m_parent[v]))
+        if (m_parent[v] != NO_INDEX && !topology.HasLink(v, m_parent[v]))
         {
             throw std::invalid_argument("flow tree of root " + std::to_string(m_root) +
                                         ": parent " + std::to_string(m_parent[v]) + " of node " +
@@ -96,14 +96,14 @@ FlowTree::Check(const Topology& topology)
         }
     }
     // Depths by walking up with memoisation; a walk longer than the node count is a cycle.
-    m_depth.assign(nodes, NONE);
+    m_depth.assign(nodes, NO_INDEX);
     m_depth[m_root] = 0;
     std::vector<uint32_t> walk;
     for (uint32_t v = 0; v < nodes; ++v)
     {
         walk.clear();
         uint32_t u = v;
-        while (m_depth[u] == NONE && m_parent[u] != NONE && walk.size() <= nodes)
+        while (m_depth[u] == NO_INDEX && m_parent[u] != NO_INDEX && walk.size() <= nodes)
         {
             walk.push_back(u);
             u = m_parent[u];
@@ -114,7 +114,7 @@ FlowTree::Check(const Topology& topology)
                                         ": node " + std::to_string(v) +
                                         " is on a cycle of parents");
         }
-        if (m_depth[u] == NONE)
+        if (m_depth[u] == NO_INDEX)
         {
             continue; // the walk left the tree: these nodes are outside it
         }
@@ -125,7 +125,7 @@ FlowTree::Check(const Topology& topology)
     }
     for (uint32_t s = 0; s < m_nServers; ++s)
     {
-        if (m_depth[s] == NONE)
+        if (m_depth[s] == NO_INDEX)
         {
             throw std::invalid_argument("flow tree of root " + std::to_string(m_root) +
                                         ": server " + std::to_string(s) +
@@ -155,7 +155,7 @@ FlowTree::GetDepth(uint32_t node) const
 bool
 FlowTree::Contains(uint32_t node) const
 {
-    return node < m_depth.size() && m_depth[node] != NONE;
+    return node < m_depth.size() && m_depth[node] != NO_INDEX;
 }
 
 std::vector<uint32_t>
@@ -168,7 +168,7 @@ FlowTree::GetPathToRoot(uint32_t node) const
     }
     std::vector<uint32_t> path;
     path.reserve(m_depth[node] + 1);
-    for (uint32_t u = node; u != NONE; u = m_parent[u])
+    for (uint32_t u = node; u != NO_INDEX; u = m_parent[u])
     {
         path.push_back(u);
     }

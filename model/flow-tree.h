@@ -23,9 +23,6 @@ namespace ns3
 class FlowTree
 {
   public:
-    /** Parent of the root and of nodes the tree does not contain. */
-    static constexpr uint32_t NONE = std::numeric_limits<uint32_t>::max();
-
     /**
      * The default tree: a breadth-first shortest-path tree. Ties are broken deterministically:
      * a node's parent is the first of its neighbours, in port order, reached by the search
@@ -42,16 +39,16 @@ class FlowTree
      * reaches the root, and there is no cycle.
      * \param topology the topology
      * \param root a server
-     * \param parent per node, its next hop toward root (NONE for the root and for nodes outside)
+     * \param parent per node, its next hop toward root (NO_INDEX for the root and for nodes outside)
      * \throws std::invalid_argument naming the node that breaks a rule
      */
     FlowTree(const Topology& topology, uint32_t root, std::vector<uint32_t> parent);
 
     /// \return the root server
     uint32_t GetRoot() const;
-    /// \param node a node \return its next hop toward the root (NONE for the root or outside)
+    /// \param node a node \return its next hop toward the root (NO_INDEX for the root or outside)
     uint32_t GetParent(uint32_t node) const;
-    /// \param node a node \return its hop distance to the root along the tree (NONE outside)
+    /// \param node a node \return its hop distance to the root along the tree (NO_INDEX outside)
     uint32_t GetDepth(uint32_t node) const;
     /// \param node a node \return true when the tree contains it
     bool Contains(uint32_t node) const;
@@ -66,7 +63,7 @@ class FlowTree
      * \return the first server after it on its path to the root (switches passed through)
      */
     uint32_t GetNextServer(uint32_t server) const;
-    /// \return the parent vector (NONE for the root and for nodes outside)
+    /// \return the parent vector (NO_INDEX for the root and for nodes outside)
     const std::vector<uint32_t>& GetParents() const;
 
   private:

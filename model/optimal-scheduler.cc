@@ -610,10 +610,10 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds, uint64_t maxNonzer
             }
         }
         out.roundOf.resize(nSets);
-        out.chosen.assign(inst.roots, UNSCHEDULED);
+        out.chosen.assign(inst.roots, NO_INDEX);
         for (uint32_t j = 0; j < nSets; ++j)
         {
-            out.roundOf[j].assign(sets[j].GetN(), UNSCHEDULED);
+            out.roundOf[j].assign(sets[j].GetN(), NO_INDEX);
             for (uint32_t w = 0; w < sets[j].GetN(); ++w)
             {
                 if (!inProgram(j, w))
@@ -632,7 +632,7 @@ SolveRounds(const Instance& inst, uint32_t T, double seconds, uint64_t maxNonzer
         }
         for (uint32_t r = 0; r < inst.roots; ++r)
         {
-            if (out.chosen[r] == UNSCHEDULED)
+            if (out.chosen[r] == NO_INDEX)
             {
                 // A root with no workload of its own (one server): any option will do.
                 out.chosen[r] = inst.options[r].front();
@@ -654,7 +654,7 @@ CountRounds(const std::vector<std::vector<uint32_t>>& roundOf)
     {
         for (uint32_t t : v)
         {
-            if (t != UNSCHEDULED)
+            if (t != NO_INDEX)
             {
                 if (t >= used.size())
                 {
@@ -835,7 +835,7 @@ OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     std::vector<WorkloadSet> candidates;
     for (const auto& t : trees)
     {
-        candidates.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::Merge, pieces));
+        candidates.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces));
     }
     std::vector<uint32_t> chosen;
     const auto roundOf = Search(candidates, candidates.size() > 1, chosen);
@@ -894,7 +894,7 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
     std::vector<std::vector<uint32_t>> best(nSets);
     for (uint32_t j = 0; j < nSets; ++j)
     {
-        best[j].assign(candidates[j].GetN(), UNSCHEDULED);
+        best[j].assign(candidates[j].GetN(), NO_INDEX);
     }
     for (uint32_t t = 0; t < start0.rounds.size(); ++t)
     {
@@ -963,8 +963,8 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
         std::vector<uint32_t> linkLoad(nLinks, 0);
         for (uint32_t r = 0; r < roots; ++r)
         {
-            std::vector<uint32_t> least(nLinks, UNSCHEDULED);
-            uint32_t leastPath = UNSCHEDULED;
+            std::vector<uint32_t> least(nLinks, NO_INDEX);
+            uint32_t leastPath = NO_INDEX;
             for (uint32_t j : inst.options[r])
             {
                 std::vector<uint32_t> load(nLinks, 0);
@@ -988,9 +988,9 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
             }
             for (uint32_t l = 0; l < nLinks; ++l)
             {
-                linkLoad[l] += least[l] == UNSCHEDULED ? 0 : least[l];
+                linkLoad[l] += least[l] == NO_INDEX ? 0 : least[l];
             }
-            b.path = std::max(b.path, leastPath == UNSCHEDULED ? 0 : leastPath);
+            b.path = std::max(b.path, leastPath == NO_INDEX ? 0 : leastPath);
         }
         b.links = nLinks == 0 ? 0 : *std::max_element(linkLoad.begin(), linkLoad.end());
         m_search.bounds = b;

@@ -122,7 +122,7 @@ class OptimalScheduler : public AllReduceScheduler
      * \param treeChoice whether candidate j's workloads of chunk r stand for root r's j-th
      *        tree (merge workloads, K > 1); otherwise there must be one candidate
      * \param[out] chosen per root, the candidate whose workloads of that chunk are used
-     * \return per candidate, per workload, its round (NOT_USED for workloads not chosen)
+     * \return per candidate, per workload, its round (NO_INDEX for workloads not chosen)
      */
     std::vector<std::vector<uint32_t>> Search(const std::vector<WorkloadSet>& candidates,
                                               bool treeChoice,

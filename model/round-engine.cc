@@ -19,10 +19,10 @@ void
 RoundEngine::Reset()
 {
     const uint32_t n = m_workloads->GetN();
-    m_status.assign(n, Status::Waiting);
+    m_status.assign(n, Status::WAITING);
     m_pending.assign(n, 0);
-    m_roundOf.assign(n, NOT_DONE);
-    m_readyPos.assign(n, NOT_DONE);
+    m_roundOf.assign(n, NO_INDEX);
+    m_readyPos.assign(n, NO_INDEX);
     m_ready.clear();
     m_picked.clear();
     m_rounds.clear();
@@ -89,7 +89,7 @@ RoundEngine::IsLinkBusy(uint32_t directedLink) const
 bool
 RoundEngine::CanAdd(uint32_t id) const
 {
-    if (id >= m_status.size() || m_status[id] != Status::Ready)
+    if (id >= m_status.size() || m_status[id] != Status::READY)
     {
         return false;
     }
@@ -142,21 +142,21 @@ RoundEngine::WhyNot(uint32_t id) const
     }
     switch (m_status[id])
     {
-    case Status::Waiting:
+    case Status::WAITING:
         for (uint32_t d : m_workloads->GetAll()[id].deps)
         {
-            if (m_status[d] != Status::Done)
+            if (m_status[d] != Status::DONE)
             {
                 return name + " is not ready: it depends on workload " + std::to_string(d) +
                        ", which has not finished in an earlier round";
             }
         }
         return name + " is not ready";
-    case Status::Picked:
+    case Status::PICKED:
         return name + " is already in round " + std::to_string(GetRound());
-    case Status::Done:
+    case Status::DONE:
         return name + " already finished in round " + std::to_string(m_roundOf[id]);
-    case Status::Ready:
+    case Status::READY:
         break;
     }
     const uint32_t stamp = GetRound() + 1;
@@ -189,7 +189,7 @@ RoundEngine::Add(uint32_t id)
         m_linkStamp[l] = stamp;
     }
     RemoveReady(id);
-    m_status[id] = Status::Picked;
+    m_status[id] = Status::PICKED;
     m_picked.push_back(id);
 }
 
@@ -205,7 +205,7 @@ RoundEngine::CloseRound()
     const uint32_t round = GetRound();
     for (uint32_t id : m_picked)
     {
-        m_status[id] = Status::Done;
+        m_status[id] = Status::DONE;
         m_roundOf[id] = round;
         ++m_nDone;
     }
@@ -276,13 +276,13 @@ RoundEngine::RemoveReady(uint32_t id)
     m_ready[pos] = last;
     m_readyPos[last] = pos;
     m_ready.pop_back();
-    m_readyPos[id] = NOT_DONE;
+    m_readyPos[id] = NO_INDEX;
 }
 
 void
 RoundEngine::PushReady(uint32_t id)
 {
-    m_status[id] = Status::Ready;
+    m_status[id] = Status::READY;
     m_readyPos[id] = static_cast<uint32_t>(m_ready.size());
     m_ready.push_back(id);
 }

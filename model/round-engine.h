@@ -33,10 +33,10 @@ class RoundEngine
     /// Where a workload stands.
     enum class Status : uint8_t
     {
-        Waiting, //!< some dependency has not finished
-        Ready,   //!< every dependency finished; not picked yet
-        Picked,  //!< added to the round being built
-        Done,    //!< finished in a closed round
+        WAITING, //!< some dependency has not finished
+        READY,   //!< every dependency finished; not picked yet
+        PICKED,  //!< added to the round being built
+        DONE,    //!< finished in a closed round
     };
 
     /**
@@ -88,13 +88,10 @@ class RoundEngine
      */
     void StepRound(const std::vector<uint32_t>& ids);
 
-    /// \param id a workload \return the round it finished in (NOT_DONE if not done)
+    /// \param id a workload \return the round it finished in (NO_INDEX if not done)
     uint32_t GetRoundOf(uint32_t id) const;
     /// \return the closed rounds so far
     const std::vector<std::vector<uint32_t>>& GetRounds() const;
-
-    /// Round of a workload that is not done.
-    static constexpr uint32_t NOT_DONE = 0xffffffffu;
 
   private:
     /// \return why id cannot be added now, or an empty string when it can

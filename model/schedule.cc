@@ -44,9 +44,6 @@ Where(const Workload& w)
     return "chunk " + std::to_string(w.chunk) + " piece " + std::to_string(w.piece);
 }
 
-/// Marks a workload never scheduled, a link unused in a round.
-constexpr uint32_t UNSCHEDULED = 0xffffffffu;
-
 /// \return "round T: what"
 std::string
 AtRound(uint32_t round, const std::string& what)
@@ -179,8 +176,8 @@ CheckRounds(const WorkloadSet& workloads,
 {
     const uint32_t n = workloads.GetN();
     const auto& all = workloads.GetAll();
-    roundOf.assign(n, UNSCHEDULED);
-    std::vector<uint32_t> linkStamp(workloads.GetNDirectedLinks(), UNSCHEDULED);
+    roundOf.assign(n, NO_INDEX);
+    std::vector<uint32_t> linkStamp(workloads.GetNDirectedLinks(), NO_INDEX);
     for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
     {
         const auto& round = schedule.rounds[t];
@@ -194,7 +191,7 @@ CheckRounds(const WorkloadSet& workloads,
             {
                 return AtRound(t, Name(id) + " does not exist; there are " + std::to_string(n));
             }
-            if (roundOf[id] != UNSCHEDULED)
+            if (roundOf[id] != NO_INDEX)
             {
                 return AtRound(t, Name(id) + " is scheduled again (first in round " +
                                       std::to_string(roundOf[id]) + ")");
@@ -217,7 +214,7 @@ CheckRounds(const WorkloadSet& workloads,
         {
             for (uint32_t d : all[id].deps)
             {
-                if (roundOf[d] == UNSCHEDULED || roundOf[d] >= t)
+                if (roundOf[d] == NO_INDEX || roundOf[d] >= t)
                 {
                     return AtRound(t, Name(id) + " depends on " + Name(d) +
                                           ", which has not finished in an earlier round");
@@ -227,7 +224,7 @@ CheckRounds(const WorkloadSet& workloads,
     }
     for (uint32_t id = 0; id < n; ++id)
     {
-        if (roundOf[id] == UNSCHEDULED)
+        if (roundOf[id] == NO_INDEX)
         {
             return Name(id) + " is never scheduled";
         }
@@ -255,7 +252,7 @@ CheckData(const WorkloadSet& workloads, const Schedule& schedule)
         for (uint32_t id : round)
         {
             const Workload& w = all[id];
-            if (w.phase == Phase::Gather)
+            if (w.phase == Phase::GATHER)
             {
                 const uint32_t missing = held.FirstMissing(w.src, w.chunk, w.piece);
                 if (missing < servers)
@@ -289,7 +286,7 @@ CheckData(const WorkloadSet& workloads, const Schedule& schedule)
         for (uint32_t id : round)
         {
             const Workload& w = all[id];
-            if (w.phase == Phase::Gather)
+            if (w.phase == Phase::GATHER)
             {
                 held.SetAll(w.dst, w.chunk, w.piece);
                 continue;
@@ -368,7 +365,7 @@ struct OrderQuery
  * group is the same, by propagating ancestor bitsets forward in round order from the runs'
  * workloads, at most 4096 of them at a time (fewer on a large region).
  * \return the first pair left unordered, as (earlier, later) indices into events, or
- *         {UNSCHEDULED, UNSCHEDULED}
+ *         {NO_INDEX, NO_INDEX}
  */
 std::pair<uint32_t, uint32_t>
 FindUnordered(const WorkloadSet& workloads,
@@ -474,7 +471,7 @@ FindUnordered(const WorkloadSet& workloads,
             }
         }
     }
-    return {UNSCHEDULED, UNSCHEDULED};
+    return {NO_INDEX, NO_INDEX};
 }
 
 /**
@@ -499,7 +496,7 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
         const uint64_t part = static_cast<uint64_t>(w.chunk) * pieces + w.piece;
         events.push_back({w.src * servers * pieces + part, roundOf[w.id], CELL_READ, w.id});
         events.push_back({w.dst * servers * pieces + part, roundOf[w.id],
-                          w.phase == Phase::Reduce ? CELL_ADD : CELL_REPLACE, w.id});
+                          w.phase == Phase::REDUCE ? CELL_ADD : CELL_REPLACE, w.id});
     }
     std::sort(events.begin(), events.end(), [](const CellEvent& a, const CellEvent& b) {
         return std::tie(a.cell, a.round, a.access, a.workload) <
@@ -507,11 +504,11 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
     });
     // Per later workload, whether every access of the run before is one of its direct
     // dependencies; the others become queries, grouped by chunk piece.
-    std::vector<uint32_t> runStamp(all.size(), UNSCHEDULED);
-    std::vector<uint32_t> counted(all.size(), UNSCHEDULED); // a dependency counted, per check
+    std::vector<uint32_t> runStamp(all.size(), NO_INDEX);
+    std::vector<uint32_t> counted(all.size(), NO_INDEX); // a dependency counted, per check
     uint32_t tick = 0;
     std::map<uint64_t, std::vector<OrderQuery>> queries; // chunk * k + piece -> queries
-    uint32_t previous = UNSCHEDULED; // first event of the run before, in this cell
+    uint32_t previous = NO_INDEX; // first event of the run before, in this cell
     uint32_t previousCount = 0;
     for (uint32_t e = 0; e < events.size();)
     {
@@ -523,9 +520,9 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
         }
         if (e == 0 || events[e - 1].cell != events[e].cell)
         {
-            previous = UNSCHEDULED;
+            previous = NO_INDEX;
         }
-        if (previous != UNSCHEDULED)
+        if (previous != NO_INDEX)
         {
             for (uint32_t i = previous; i < previous + previousCount; ++i)
             {
@@ -552,7 +549,7 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
             }
             for (uint32_t i = previous; i < previous + previousCount; ++i)
             {
-                runStamp[events[i].workload] = UNSCHEDULED;
+                runStamp[events[i].workload] = NO_INDEX;
             }
         }
         previous = e;
@@ -562,7 +559,7 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
     for (const auto& [group, list] : queries)
     {
         const auto [first, second] = FindUnordered(workloads, roundOf, events, list);
-        if (first == UNSCHEDULED)
+        if (first == NO_INDEX)
         {
             continue;
         }
@@ -691,7 +688,7 @@ WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule
     }
     os << "]},\n";
     os << " \"gradient_pieces\": " << workloads.GetPieces() << ", \"merge\": "
-       << (workloads.GetSemantics() == WorkloadSemantics::ParameterServer ? "false" : "true")
+       << (workloads.GetSemantics() == WorkloadSemantics::PARAMETER_SERVER ? "false" : "true")
        << ", \"semantics\": \"" << ToString(workloads.GetSemantics())
        << "\", \"scheduler\": " << nlohmann::json(schedule.scheduler).dump() << ",\n";
     os << " \"workloads\": [";
@@ -709,7 +706,7 @@ WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule
         os << ", \"deps\": ";
         WriteList(os, w.deps);
         os << ", \"carries\": ";
-        WriteList(os, w.phase == Phase::Gather ? everyone : w.carries);
+        WriteList(os, w.phase == Phase::GATHER ? everyone : w.carries);
         os << '}';
     }
     os << "],\n \"rounds\": [";
@@ -986,7 +983,7 @@ ParseScheduleJson(std::string text, const std::string& source)
         f.Fail("merge", "must be true or false, got " + Fields::Short(merge));
     }
     WorkloadSemantics semantics =
-        merge.get<bool>() ? WorkloadSemantics::Merge : WorkloadSemantics::ParameterServer;
+        merge.get<bool>() ? WorkloadSemantics::MERGE : WorkloadSemantics::PARAMETER_SERVER;
     if (doc.contains("semantics"))
     {
         try
@@ -998,7 +995,7 @@ ParseScheduleJson(std::string text, const std::string& source)
             f.Fail("semantics", e.what());
         }
         // Servers merge under merge and ring, and only relay under ps.
-        if (merge.get<bool>() != (semantics != WorkloadSemantics::ParameterServer))
+        if (merge.get<bool>() != (semantics != WorkloadSemantics::PARAMETER_SERVER))
         {
             f.Fail("merge", std::string("is ") + (merge.get<bool>() ? "true" : "false") +
                                 " but 'semantics' is \"" + ToString(semantics) +
@@ -1024,7 +1021,7 @@ ParseScheduleJson(std::string text, const std::string& source)
             f.Fail(field + ".phase",
                    "must be \"reduce\" or \"gather\", got \"" + Abbreviate(phase, 40) + "\"");
         }
-        w.phase = phase == "reduce" ? Phase::Reduce : Phase::Gather;
+        w.phase = phase == "reduce" ? Phase::REDUCE : Phase::GATHER;
         w.src = toModel(f.Uint(f.Member(j, "src", field), field + ".src"));
         w.dst = toModel(f.Uint(f.Member(j, "dst", field), field + ".dst"));
         w.path = toModelList(f.UintList(f.Member(j, "path", field), field + ".path"));

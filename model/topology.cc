@@ -20,8 +20,6 @@ namespace ns3
 namespace
 {
 
-constexpr uint32_t UNREACHED = std::numeric_limits<uint32_t>::max();
-
 /// Bytes a node and a link take in a Topology and its flow trees, for the size message.
 constexpr uint64_t BYTES_PER_NODE = 96;
 constexpr uint64_t BYTES_PER_LINK = 64;
@@ -214,7 +212,7 @@ std::vector<uint32_t>
 Topology::GetHopDistances(uint32_t from) const
 {
     CheckNode(from);
-    std::vector<uint32_t> dist(GetNNodes(), UNREACHED);
+    std::vector<uint32_t> dist(GetNNodes(), NO_INDEX);
     std::deque<uint32_t> queue{from};
     dist[from] = 0;
     while (!queue.empty())
@@ -223,7 +221,7 @@ Topology::GetHopDistances(uint32_t from) const
         queue.pop_front();
         for (uint32_t v : m_neighbors[u])
         {
-            if (dist[v] == UNREACHED)
+            if (dist[v] == NO_INDEX)
             {
                 dist[v] = dist[u] + 1;
                 queue.push_back(v);
@@ -288,7 +286,7 @@ Topology::GetServerDiameter(uint32_t maxSources) const
         const auto dist = GetHopDistances(s);
         for (uint32_t t = 0; t < m_nServers; ++t)
         {
-            if (dist[t] == UNREACHED)
+            if (dist[t] == NO_INDEX)
             {
                 throw std::invalid_argument("topology '" + m_name + "' is disconnected: server " +
                                             std::to_string(t) + " cannot be reached from server " +
@@ -321,7 +319,7 @@ Topology::Validate() const
     {
         const auto dist = GetHopDistances(0);
         uint32_t unreached = 0;
-        while (dist[unreached] != UNREACHED)
+        while (dist[unreached] != NO_INDEX)
         {
             ++unreached;
         }

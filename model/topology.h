@@ -16,6 +16,13 @@ namespace ns3
 
 /**
  * \ingroup allreduce
+ * The one "no such index" value of the module: a node with no parent in a flow tree or not
+ * reached by a search, a workload with no round or not chosen.
+ */
+constexpr uint32_t NO_INDEX = 0xffffffffu;
+
+/**
+ * \ingroup allreduce
  * What a node of a data-center topology can do: servers compute (aggregate) and relay,
  * switches only forward.
  */

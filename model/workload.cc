@@ -18,11 +18,11 @@ ToString(WorkloadSemantics semantics)
 {
     switch (semantics)
     {
-    case WorkloadSemantics::Merge:
+    case WorkloadSemantics::MERGE:
         return "merge";
-    case WorkloadSemantics::ParameterServer:
+    case WorkloadSemantics::PARAMETER_SERVER:
         return "ps";
-    case WorkloadSemantics::Ring:
+    case WorkloadSemantics::RING:
         return "ring";
     }
     return "?";
@@ -33,15 +33,15 @@ ParseWorkloadSemantics(const std::string& name)
 {
     if (name == "merge")
     {
-        return WorkloadSemantics::Merge;
+        return WorkloadSemantics::MERGE;
     }
     if (name == "ps")
     {
-        return WorkloadSemantics::ParameterServer;
+        return WorkloadSemantics::PARAMETER_SERVER;
     }
     if (name == "ring")
     {
-        return WorkloadSemantics::Ring;
+        return WorkloadSemantics::RING;
     }
     throw std::invalid_argument("workload semantics must be merge, ps or ring, got '" + name +
                                 "'");
@@ -50,7 +50,7 @@ ParseWorkloadSemantics(const std::string& name)
 std::string
 ToString(Phase phase)
 {
-    return phase == Phase::Reduce ? "reduce" : "gather";
+    return phase == Phase::REDUCE ? "reduce" : "gather";
 }
 
 uint32_t
@@ -92,8 +92,8 @@ AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServer
     const auto base = static_cast<uint32_t>(out.size());
     // Servers other than the root, in id order, get reduce ids base+i and gather ids
     // base+(N-1)+i.
-    std::vector<uint32_t> index(nServers, FlowTree::NONE);
-    std::vector<uint32_t> next(nServers, FlowTree::NONE);
+    std::vector<uint32_t> index(nServers, NO_INDEX);
+    std::vector<uint32_t> next(nServers, NO_INDEX);
     uint32_t i = 0;
     for (uint32_t u = 0; u < nServers; ++u)
     {
@@ -116,7 +116,7 @@ AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServer
         r.id = base + index[u];
         r.chunk = root;
         r.piece = piece;
-        r.phase = Phase::Reduce;
+        r.phase = Phase::REDUCE;
         r.src = u;
         r.dst = next[u];
         r.path = PathToNextServer(tree, u, nServers);
@@ -132,7 +132,7 @@ AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServer
         g.id = base + others + index[u];
         g.chunk = root;
         g.piece = piece;
-        g.phase = Phase::Gather;
+        g.phase = Phase::GATHER;
         g.src = next[u];
         g.dst = u;
         g.path.assign(r.path.rbegin(), r.path.rend());
@@ -199,7 +199,7 @@ AddParameterServerChunk(std::vector<Workload>& out,
         w.id = static_cast<uint32_t>(out.size());
         w.chunk = root;
         w.piece = piece;
-        w.phase = Phase::Reduce;
+        w.phase = Phase::REDUCE;
         w.src = u;
         w.dst = root;
         w.path = tree.GetPathToRoot(u);
@@ -213,7 +213,7 @@ AddParameterServerChunk(std::vector<Workload>& out,
         g.id = base + others + i;
         g.chunk = root;
         g.piece = piece;
-        g.phase = Phase::Gather;
+        g.phase = Phase::GATHER;
         g.src = root;
         g.dst = out[base + i].src;
         g.path.assign(out[base + i].path.rbegin(), out[base + i].path.rend());
@@ -246,7 +246,7 @@ AddRingPiece(std::vector<Workload>& out,
                 w.id = id(phase, t, c);
                 w.chunk = c;
                 w.piece = piece;
-                w.phase = phase == 0 ? Phase::Reduce : Phase::Gather;
+                w.phase = phase == 0 ? Phase::REDUCE : Phase::GATHER;
                 // Reduce step t: server c+t sends chunk c, carrying c..c+t, to c+t+1. The
                 // complete sum lands on c-1, which starts the gather.
                 w.src = phase == 0 ? (c + t) % n : (c + n - 1 + t) % n;
@@ -287,7 +287,7 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
 {
     switch (semantics)
     {
-    case WorkloadSemantics::Merge:
+    case WorkloadSemantics::MERGE:
         for (size_t h = 1; h + 1 < w.path.size(); ++h)
         {
             if (w.path[h] < n)
@@ -298,24 +298,24 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
             }
         }
         return "";
-    case WorkloadSemantics::ParameterServer:
-        if (w.phase == Phase::Reduce && w.dst != w.chunk)
+    case WorkloadSemantics::PARAMETER_SERVER:
+        if (w.phase == Phase::REDUCE && w.dst != w.chunk)
         {
             return "its receiver is server " + std::to_string(w.dst) +
                    ", not the chunk's owner " + std::to_string(w.chunk);
         }
-        if (w.phase == Phase::Reduce && (w.carries.size() != 1 || w.carries[0] != w.src))
+        if (w.phase == Phase::REDUCE && (w.carries.size() != 1 || w.carries[0] != w.src))
         {
             return "it must carry its sender " + std::to_string(w.src) +
                    "'s contribution alone (no merge)";
         }
-        if (w.phase == Phase::Gather && w.src != w.chunk)
+        if (w.phase == Phase::GATHER && w.src != w.chunk)
         {
             return "its sender is server " + std::to_string(w.src) +
                    ", not the chunk's owner " + std::to_string(w.chunk);
         }
         return "";
-    case WorkloadSemantics::Ring:
+    case WorkloadSemantics::RING:
         if (w.dst != (w.src + 1) % n)
         {
             return "it goes from server " + std::to_string(w.src) + " to " +
@@ -336,7 +336,7 @@ EstimateWorkloadBytes(uint64_t total, uint64_t servers, WorkloadSemantics semant
 {
     const uint64_t each = sizeof(Workload) + 96 + sizeof(std::vector<uint32_t>) + 2 * 4;
     uint64_t bytes = SaturatingMultiply(total, each);
-    if (semantics == WorkloadSemantics::ParameterServer && servers > 1)
+    if (semantics == WorkloadSemantics::PARAMETER_SERVER && servers > 1)
     {
         // half the workloads are gathers with N-1 dependencies, counted again as dependents
         const uint64_t deps = SaturatingMultiply(total / 2, SaturatingMultiply(servers - 1, 8));
@@ -392,7 +392,7 @@ WorkloadSet::Build(const Topology& topology,
     set.m_workloads.reserve(total);
     for (uint32_t p = 0; p < pieces; ++p)
     {
-        if (semantics == WorkloadSemantics::Ring)
+        if (semantics == WorkloadSemantics::RING)
         {
             if (n > 1)
             {
@@ -402,7 +402,7 @@ WorkloadSet::Build(const Topology& topology,
         }
         for (uint32_t r = 0; r < n && n > 1; ++r)
         {
-            if (semantics == WorkloadSemantics::Merge)
+            if (semantics == WorkloadSemantics::MERGE)
             {
                 AddMergeChunk(set.m_workloads, trees[r], n, p);
             }
@@ -489,7 +489,7 @@ WorkloadSet::WorkloadSet(const Topology& topology,
                 fail("dependency " + std::to_string(d) + " is listed twice");
             }
         }
-        if (w.phase == Phase::Reduce && w.carries.empty())
+        if (w.phase == Phase::REDUCE && w.carries.empty())
         {
             fail("a reduce workload must carry at least one server's contribution");
         }
@@ -501,7 +501,7 @@ WorkloadSet::WorkloadSet(const Topology& topology,
                      " in ascending order");
             }
         }
-        if (w.phase == Phase::Gather && !w.carries.empty() && w.carries.size() != n)
+        if (w.phase == Phase::GATHER && !w.carries.empty() && w.carries.size() != n)
         {
             fail("a gather workload carries the complete sum, i.e. all " + std::to_string(n) +
                  " servers, got " + std::to_string(w.carries.size()));
@@ -514,7 +514,7 @@ WorkloadSet::WorkloadSet(const Topology& topology,
     }
     for (Workload& w : m_workloads)
     {
-        if (w.phase == Phase::Gather)
+        if (w.phase == Phase::GATHER)
         {
             w.carries.clear();
         }
@@ -623,7 +623,7 @@ std::vector<uint32_t>
 WorkloadSet::GetCarries(uint32_t id) const
 {
     const Workload& w = Get(id);
-    if (w.phase == Phase::Reduce)
+    if (w.phase == Phase::REDUCE)
     {
         return w.carries;
     }

@@ -21,9 +21,9 @@ namespace ns3
  */
 enum class WorkloadSemantics
 {
-    Merge,           //!< the seed paper's workload tree: servers aggregate on the way to the root
-    ParameterServer, //!< every server sends straight to the chunk's owner and back, no merge
-    Ring,            //!< Ring AllReduce over servers 0, 1, ..., N-1, 0
+    MERGE,           //!< the seed paper's workload tree: servers aggregate on the way to the root
+    PARAMETER_SERVER,//!< every server sends straight to the chunk's owner and back, no merge
+    RING,            //!< Ring AllReduce over servers 0, 1, ..., N-1, 0
 };
 
 /// \return "merge", "ps" or "ring"
@@ -38,8 +38,8 @@ WorkloadSemantics ParseWorkloadSemantics(const std::string& name);
 /// \ingroup allreduce The two phases of an AllReduce.
 enum class Phase
 {
-    Reduce, //!< reduce-scatter: partial sums travel toward the chunk's owner
-    Gather, //!< all-gather: the complete sum travels back to every server
+    REDUCE, //!< reduce-scatter: partial sums travel toward the chunk's owner
+    GATHER, //!< all-gather: the complete sum travels back to every server
 };
 
 /// \return "reduce" or "gather"
@@ -55,7 +55,7 @@ struct Workload
     uint32_t id{0};                //!< index in its WorkloadSet
     uint32_t chunk{0};             //!< chunk (= its owner server)
     uint32_t piece{0};             //!< piece of the chunk, 0..k-1
-    Phase phase{Phase::Reduce};    //!< reduce-scatter or all-gather
+    Phase phase{Phase::REDUCE};    //!< reduce-scatter or all-gather
     uint32_t src{0};               //!< sending server
     uint32_t dst{0};               //!< receiving server
     std::vector<uint32_t> path;    //!< nodes from src to dst, both included
@@ -140,7 +140,7 @@ class WorkloadSet
     void Index();
 
     Topology m_topology;                         //!< the topology
-    WorkloadSemantics m_semantics{WorkloadSemantics::Merge}; //!< how they were cut
+    WorkloadSemantics m_semantics{WorkloadSemantics::MERGE}; //!< how they were cut
     uint32_t m_pieces{1};                        //!< pieces per chunk
     std::vector<Workload> m_workloads;           //!< by id
     std::vector<std::vector<uint32_t>> m_dependents; //!< reverse of deps

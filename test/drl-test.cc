@@ -57,7 +57,7 @@ TEST(DrlEnvironment, RewardsAreThePapers)
     //   round 0: 2/4 + 0.1 * 2/2 - 2/4 = 0.1;  round 1: 2/4 + 0.1 * 2/2 + 10 = 10.6
     DrlEnvironment env(WorkloadSet::Build(BuildTopology("bcube:n=2,k=0"),
                                           BuildShortestPathTrees(BuildTopology("bcube:n=2,k=0")),
-                                          WorkloadSemantics::Merge,
+                                          WorkloadSemantics::MERGE,
                                           1));
     ASSERT_EQ(env.GetNTotal(), 4u);
     ASSERT_EQ(env.GetNTrees(), 2u);
@@ -159,7 +159,7 @@ TEST(DrlEnvironment, MaskIsExactlyWhatFits)
     std::vector<WorkloadSet> sets;
     for (const auto& t : trees)
     {
-        sets.push_back(WorkloadSet::Build(topo, t, WorkloadSemantics::Merge, 1));
+        sets.push_back(WorkloadSet::Build(topo, t, WorkloadSemantics::MERGE, 1));
     }
     for (const auto& [set, id] : cands)
     {
@@ -312,7 +312,7 @@ TEST(DrlPolicy, SaveThenLoadGivesIdenticalActions)
     {
         auto a = MakeDrlEnvironment(BuildTopology(spec), 3, 1, 1);
         auto b = MakeDrlEnvironment(BuildTopology(spec), 3, 1, 1);
-        for (auto mode : {DrlPolicy::Mode::Greedy, DrlPolicy::Mode::Sample})
+        for (auto mode : {DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::SAMPLE})
         {
             std::mt19937_64 ra(11);
             std::mt19937_64 rb(11);
@@ -425,7 +425,7 @@ TEST(DrlScheduler, RunsOnAnyTopologyAndWorkloads)
         EXPECT_TRUE(r.check.valid) << spec << ": " << r.check.error;
         EXPECT_EQ(r.plan.schedule.scheduler, "drl");
         // Fixed workloads of any semantics, through RunRounds (Prepare + SelectRound).
-        for (auto sem : {WorkloadSemantics::ParameterServer, WorkloadSemantics::Ring})
+        for (auto sem : {WorkloadSemantics::PARAMETER_SERVER, WorkloadSemantics::RING})
         {
             const WorkloadSet ws = WorkloadSet::Build(t, BuildShortestPathTrees(t), sem, 1);
             const Schedule sch = RunRounds(*s, ws);

@@ -67,7 +67,7 @@ TEST(FlowTree, BCubeThreeByOneTieBreakTakesTheLowerPortFirst)
     EXPECT_EQ(tree.GetPathToRoot(0), expected);
     EXPECT_EQ(tree.GetNextServer(0), 3u);
     EXPECT_EQ(tree.GetNextServer(3), 4u);
-    EXPECT_EQ(tree.GetParent(4), FlowTree::NONE);
+    EXPECT_EQ(tree.GetParent(4), NO_INDEX);
 }
 
 TEST(FlowTree, NextServerSkipsSwitches)
@@ -89,7 +89,7 @@ TEST(FlowTree, CustomTreesAreCheckedAndUsable)
     ring.AddLink(1, 2);
     ring.AddLink(2, 3);
     ring.AddLink(3, 0);
-    const uint32_t none = FlowTree::NONE;
+    const uint32_t none = NO_INDEX;
     const FlowTree longWay(ring, 0, {none, 2, 3, 0});
     EXPECT_EQ(longWay.GetPathToRoot(1), (std::vector<uint32_t>{1, 2, 3, 0}));
     EXPECT_EQ(longWay.GetDepth(1), 3u);

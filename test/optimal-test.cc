@@ -232,7 +232,7 @@ TEST(OptimalScheduler, ProvesRoundCountsImpossibleBeyondTheBounds)
     SKIP_WITHOUT_CBC();
     const Topology topo = BuildTopology("jellyfish:switches=6,degree=2,servers=1,seed=3");
     const WorkloadSet ws =
-        WorkloadSet::Build(topo, BuildShortestPathTrees(topo), WorkloadSemantics::Ring, 1);
+        WorkloadSet::Build(topo, BuildShortestPathTrees(topo), WorkloadSemantics::RING, 1);
     Ptr<OptimalScheduler> s = MakeOptimal(300);
     const Schedule schedule = RunRounds(*s, ws);
     const OptimalSearch& search = s->GetSearch();
@@ -347,7 +347,7 @@ TEST(OptimalScheduler, TreeChoiceBoundsHoldForEveryMix)
     // The optimum over the candidates is at most the optimum of each candidate tree set.
     for (const auto& trees : OptimalScheduler::BuildCandidateTrees(topo, 4, 1))
     {
-        const WorkloadSet ws = WorkloadSet::Build(topo, trees, WorkloadSemantics::Merge, 1);
+        const WorkloadSet ws = WorkloadSet::Build(topo, trees, WorkloadSemantics::MERGE, 1);
         EXPECT_LE(plan.schedule.GetNRounds(), ExhaustiveOptimum(ws));
         EXPECT_LE(search.bounds.links, ComputeBounds(ws).links);
     }

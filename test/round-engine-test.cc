@@ -20,7 +20,7 @@ WorkloadSet
 BCubeTwoOne()
 {
     const Topology t = BuildTopology("bcube:n=2,k=1");
-    return WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::Merge, 1);
+    return WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1);
 }
 
 std::string
@@ -53,7 +53,7 @@ TEST(RoundEngine, StartsWithExactlyTheWorkloadsWithoutDependenciesReady)
     EXPECT_FALSE(engine.IsDone());
     for (const Workload& w : ws.GetAll())
     {
-        EXPECT_EQ(engine.GetStatus(w.id) == RoundEngine::Status::Ready, w.deps.empty());
+        EXPECT_EQ(engine.GetStatus(w.id) == RoundEngine::Status::READY, w.deps.empty());
         EXPECT_EQ(Contains(engine.GetReady(), w.id), w.deps.empty());
     }
 }
@@ -73,7 +73,7 @@ TEST(RoundEngine, RefusesInvalidStepsAndSaysWhy)
     uint32_t clash = 0;
     for (const Workload& w : ws.GetAll())
     {
-        if (w.id != 2 && engine.GetStatus(w.id) == RoundEngine::Status::Ready &&
+        if (w.id != 2 && engine.GetStatus(w.id) == RoundEngine::Status::READY &&
             w.links.front() == ws.Get(2).links.front())
         {
             clash = w.id;
@@ -113,11 +113,11 @@ TEST(RoundEngine, ClosingARoundReleasesDependents)
     const WorkloadSet ws = BCubeTwoOne();
     RoundEngine engine(ws);
     engine.StepRound({2}); // 3->1
-    EXPECT_EQ(engine.GetStatus(0), RoundEngine::Status::Ready); // 1->0 may go now
+    EXPECT_EQ(engine.GetStatus(0), RoundEngine::Status::READY); // 1->0 may go now
     engine.StepRound({0, 1});                                      // both reduces into 0
     EXPECT_TRUE(engine.CanAdd(3));                                 // gather 0->1
     EXPECT_TRUE(engine.CanAdd(4));                                 // gather 0->2
-    EXPECT_EQ(engine.GetStatus(5), RoundEngine::Status::Waiting);  // 1->3 waits for 0->1
+    EXPECT_EQ(engine.GetStatus(5), RoundEngine::Status::WAITING);  // 1->3 waits for 0->1
 }
 
 TEST(RoundEngine, ResetStartsOver)

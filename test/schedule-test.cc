@@ -39,7 +39,7 @@ HandMade(const std::vector<Workload>& list)
     {
         t.AddLink(s, 4);
     }
-    return WorkloadSet(t, list, WorkloadSemantics::Merge, 1);
+    return WorkloadSet(t, list, WorkloadSemantics::MERGE, 1);
 }
 
 /// A reduce workload of chunk 0.
@@ -205,7 +205,7 @@ TEST(Validator, RefusesOneMissingDependencyAmongSeveral)
     uint32_t edited = 0;
     uint32_t dropped = 0;
     const WorkloadSet ws = EditWorkloads(p, [&](Workload& w) {
-        if (w.deps.size() >= 2 && w.phase == Phase::Reduce && !found)
+        if (w.deps.size() >= 2 && w.phase == Phase::REDUCE && !found)
         {
             found = true;
             edited = w.id;
@@ -269,16 +269,16 @@ TEST(Validator, RefusesSemanticsThatDoNotMatchTheWorkloads)
         return std::string();
     };
     const Plan merge = GreedyPlan("bcube:n=3,k=1");
-    const std::string asPs = error(merge, WorkloadSemantics::ParameterServer);
+    const std::string asPs = error(merge, WorkloadSemantics::PARAMETER_SERVER);
     EXPECT_NE(asPs.find("is not a ps workload"), std::string::npos) << asPs;
-    const std::string asRing = error(merge, WorkloadSemantics::Ring);
+    const std::string asRing = error(merge, WorkloadSemantics::RING);
     EXPECT_NE(asRing.find("is not a ring workload"), std::string::npos) << asRing;
     // PS paths pass relaying servers, which would merge under merge semantics.
     const Plan ps = CreateScheduler("ps")->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
-    const std::string asMerge = error(ps, WorkloadSemantics::Merge);
+    const std::string asMerge = error(ps, WorkloadSemantics::MERGE);
     EXPECT_NE(asMerge.find("is not a merge workload: its path passes server"), std::string::npos)
         << asMerge;
-    EXPECT_EQ(error(ps, WorkloadSemantics::ParameterServer), "");
+    EXPECT_EQ(error(ps, WorkloadSemantics::PARAMETER_SERVER), "");
 }
 
 TEST(Validator, RefusesADependencyListedTwice)

@@ -148,11 +148,11 @@ TEST(Schedulers, BaselinesUseTheirOwnWorkloads)
 {
     const Topology t = BuildTopology("bcube:n=3,k=1");
     EXPECT_EQ(CreateScheduler("ps")->MakeWorkloads(t, 1).GetSemantics(),
-              WorkloadSemantics::ParameterServer);
+              WorkloadSemantics::PARAMETER_SERVER);
     EXPECT_EQ(CreateScheduler("ring")->MakeWorkloads(t, 1).GetSemantics(),
-              WorkloadSemantics::Ring);
+              WorkloadSemantics::RING);
     EXPECT_EQ(CreateScheduler("greedy")->MakeWorkloads(t, 1).GetSemantics(),
-              WorkloadSemantics::Merge);
+              WorkloadSemantics::MERGE);
 }
 
 // Floors of the flow-level issue for the best heuristic, k = 1: at most 1.5 x the bandwidth
@@ -197,9 +197,9 @@ TEST(Schedulers, BalancedTreesAreRealTreesWithLowerLinkLoad)
     const Topology t = BuildTopology("bcube:n=4,k=1");
     const auto trees = BuildBalancedTrees(t, 50, true, 1);
     ASSERT_EQ(trees.size(), t.GetNServers());
-    const auto balanced = WorkloadSet::Build(t, trees, WorkloadSemantics::Merge, 1);
+    const auto balanced = WorkloadSet::Build(t, trees, WorkloadSemantics::MERGE, 1);
     const auto shortest =
-        WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::Merge, 1);
+        WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1);
     EXPECT_LT(ComputeBounds(balanced).links, ComputeBounds(shortest).links);
 }
 

@@ -16,9 +16,9 @@ using namespace ns3;
 namespace
 {
 
-const WorkloadSemantics ALL_SEMANTICS[] = {WorkloadSemantics::Merge,
-                                           WorkloadSemantics::ParameterServer,
-                                           WorkloadSemantics::Ring};
+const WorkloadSemantics ALL_SEMANTICS[] = {WorkloadSemantics::MERGE,
+                                           WorkloadSemantics::PARAMETER_SERVER,
+                                           WorkloadSemantics::RING};
 
 WorkloadSet
 Make(const std::string& spec, WorkloadSemantics semantics, uint32_t pieces = 1)
@@ -62,7 +62,7 @@ TEST(Workloads, MergeWorkloadsStartAndEndAtServersAndFollowLinks)
 {
     for (const char* spec : {"bcube:n=3,k=1", "dcell:n=4,k=1", "fattree:k=4"})
     {
-        const WorkloadSet ws = Make(spec, WorkloadSemantics::Merge);
+        const WorkloadSet ws = Make(spec, WorkloadSemantics::MERGE);
         const Topology& t = ws.GetTopology();
         for (const Workload& w : ws.GetAll())
         {
@@ -92,8 +92,8 @@ TEST(Workloads, ContributionsReachingEachRootCoverEveryServerOnce)
             {
                 // The ring's reduce ends at chunk-1; the others at the chunk's owner.
                 const uint32_t holder =
-                    sem == WorkloadSemantics::Ring ? (w.chunk + n - 1) % n : w.chunk;
-                if (w.phase == Phase::Reduce && w.dst == holder)
+                    sem == WorkloadSemantics::RING ? (w.chunk + n - 1) % n : w.chunk;
+                if (w.phase == Phase::REDUCE && w.dst == holder)
                 {
                     auto& count = seen[{w.chunk, w.piece}];
                     count.resize(n, 0);
@@ -107,7 +107,7 @@ TEST(Workloads, ContributionsReachingEachRootCoverEveryServerOnce)
             for (auto& [key, count] : seen)
             {
                 const uint32_t holder =
-                    sem == WorkloadSemantics::Ring ? (key.first + n - 1) % n : key.first;
+                    sem == WorkloadSemantics::RING ? (key.first + n - 1) % n : key.first;
                 ++count[holder]; // its own contribution
                 for (uint32_t s = 0; s < n; ++s)
                 {
@@ -123,7 +123,7 @@ TEST(Workloads, ContributionsReachingEachRootCoverEveryServerOnce)
 // 6 (0,2) and 7 (1,3). The BFS tree of root 0 reaches 1 via 4, 2 via 6, and 3 via 7 and 1.
 TEST(Workloads, BCubeTwoOneRootZeroByHand)
 {
-    const WorkloadSet ws = Make("bcube:n=2,k=1", WorkloadSemantics::Merge);
+    const WorkloadSet ws = Make("bcube:n=2,k=1", WorkloadSemantics::MERGE);
     ASSERT_EQ(ws.GetN(), 24u);
     const auto& w = ws.GetAll();
     // Reduce: 1->0 carries {1,3} after 3->1; 2->0 carries {2}.
@@ -137,7 +137,7 @@ TEST(Workloads, BCubeTwoOneRootZeroByHand)
     EXPECT_EQ(w[2].path, (std::vector<uint32_t>{3, 7, 1}));
     EXPECT_EQ(w[2].carries, (std::vector<uint32_t>{3}));
     // Gather: 0->1 and 0->2 once both reduces into 0 arrived; 1->3 after 0->1.
-    EXPECT_EQ(w[3].phase, Phase::Gather);
+    EXPECT_EQ(w[3].phase, Phase::GATHER);
     EXPECT_EQ(w[3].path, (std::vector<uint32_t>{0, 4, 1}));
     EXPECT_EQ(w[3].deps, (std::vector<uint32_t>{0, 1}));
     EXPECT_EQ(w[4].path, (std::vector<uint32_t>{0, 6, 2}));
@@ -162,11 +162,11 @@ TEST(Workloads, RingOfFourByHand)
 {
     const Topology star = StarOfFour();
     const WorkloadSet ws =
-        WorkloadSet::Build(star, BuildShortestPathTrees(star), WorkloadSemantics::Ring, 1);
+        WorkloadSet::Build(star, BuildShortestPathTrees(star), WorkloadSemantics::RING, 1);
     ASSERT_EQ(ws.GetN(), 24u);
     // Ids are step-major: reduce step t chunk c is 4t + c, gather step t chunk c is 12 + 4t + c.
     const Workload& r21 = ws.Get(4 * 2 + 1); // reduce step 2, chunk 1
-    EXPECT_EQ(r21.phase, Phase::Reduce);
+    EXPECT_EQ(r21.phase, Phase::REDUCE);
     EXPECT_EQ(r21.chunk, 1u);
     EXPECT_EQ(r21.src, 3u);
     EXPECT_EQ(r21.dst, 0u);
@@ -175,7 +175,7 @@ TEST(Workloads, RingOfFourByHand)
     EXPECT_EQ(r21.deps, (std::vector<uint32_t>{4 * 1 + 1}));
     // Chunk 1's sum lands on server 0, which starts its gather: 0 -> 1 after reduce step 2.
     const Workload& g01 = ws.Get(12 + 1);
-    EXPECT_EQ(g01.phase, Phase::Gather);
+    EXPECT_EQ(g01.phase, Phase::GATHER);
     EXPECT_EQ(g01.src, 0u);
     EXPECT_EQ(g01.dst, 1u);
     EXPECT_EQ(g01.deps, (std::vector<uint32_t>{4 * 2 + 1}));
@@ -193,8 +193,8 @@ TEST(Workloads, RingOfFourByHand)
 
 TEST(Workloads, PiecesAreIndependentCopies)
 {
-    const WorkloadSet one = Make("bcube:n=2,k=1", WorkloadSemantics::Merge, 1);
-    const WorkloadSet two = Make("bcube:n=2,k=1", WorkloadSemantics::Merge, 2);
+    const WorkloadSet one = Make("bcube:n=2,k=1", WorkloadSemantics::MERGE, 1);
+    const WorkloadSet two = Make("bcube:n=2,k=1", WorkloadSemantics::MERGE, 2);
     ASSERT_EQ(two.GetN(), 2 * one.GetN());
     for (uint32_t i = 0; i < one.GetN(); ++i)
     {
@@ -213,7 +213,7 @@ TEST(Workloads, BadInputIsRefusedWithItsName)
         {
             try
             {
-                WorkloadSet::Build(t, trees, WorkloadSemantics::Merge, 0);
+                WorkloadSet::Build(t, trees, WorkloadSemantics::MERGE, 0);
             }
             catch (const std::invalid_argument& e)
             {
@@ -222,7 +222,7 @@ TEST(Workloads, BadInputIsRefusedWithItsName)
             }
         },
         std::invalid_argument);
-    EXPECT_THROW(WorkloadSet::Build(t, {trees[0]}, WorkloadSemantics::Merge, 1),
+    EXPECT_THROW(WorkloadSet::Build(t, {trees[0]}, WorkloadSemantics::MERGE, 1),
                  std::invalid_argument);
     EXPECT_THROW(ParseWorkloadSemantics("tree"), std::invalid_argument);
     // A cycle of dependencies can never be scheduled.
@@ -238,7 +238,7 @@ TEST(Workloads, BadInputIsRefusedWithItsName)
     }
     try
     {
-        WorkloadSet(t, list, WorkloadSemantics::Merge, 1);
+        WorkloadSet(t, list, WorkloadSemantics::MERGE, 1);
         ADD_FAILURE() << "a dependency cycle was accepted";
     }
     catch (const std::invalid_argument& e)
@@ -250,7 +250,7 @@ TEST(Workloads, BadInputIsRefusedWithItsName)
     list[1].path = {1, 6, 0}; // 1 and 6 are not linked
     try
     {
-        WorkloadSet(t, list, WorkloadSemantics::Merge, 1);
+        WorkloadSet(t, list, WorkloadSemantics::MERGE, 1);
         ADD_FAILURE() << "a path over a missing link was accepted";
     }
     catch (const std::invalid_argument& e)
@@ -266,7 +266,7 @@ TEST(Workloads, TooManyPiecesAreRefusedBeforeAllocating)
     const Topology t = BuildTopology("bcube:n=3,k=1");
     try
     {
-        WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::Merge, 1000000);
+        WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1000000);
         ADD_FAILURE() << "built 144 million workloads";
     }
     catch (const std::invalid_argument& e)
@@ -278,7 +278,7 @@ TEST(Workloads, TooManyPiecesAreRefusedBeforeAllocating)
             << m;
         EXPECT_NE(m.find("use fewer pieces"), std::string::npos) << m;
     }
-    EXPECT_THROW(WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::Merge,
+    EXPECT_THROW(WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE,
                                     4000000000u),
                  std::invalid_argument);
 }
