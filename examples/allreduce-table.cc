@@ -358,7 +358,7 @@ main(int argc, char* argv[])
             g << std::fixed << std::setprecision(3) << std::exp(logSum[name] / rows.size());
             std::cout << std::setw(19) << g.str();
         }
-        std::cout << "\n\nnotes: rounds as defined in DESIGN §4 (one piece over one directed link per "
+        std::cout << "\n\nnotes: rounds as defined in the manual (doc/allreduce.rst) (one piece over one directed link per "
                      "round, k = "
                   << pieces << "); bound = ceil(2N(N-1)k / server ports); x = rounds / bound.\n"
                   << "Jellyfish rows: mean ± std over seeds 1.." << seeds

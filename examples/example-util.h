@@ -4,8 +4,8 @@
 
 // Small helpers shared by the examples: short labels for figures and running gnuplot.
 
-#ifndef ALLREDUCE_EXAMPLE_UTIL_H
-#define ALLREDUCE_EXAMPLE_UTIL_H
+#ifndef NS3_ALLREDUCE_EXAMPLE_UTIL_H
+#define NS3_ALLREDUCE_EXAMPLE_UTIL_H
 
 #include "ns3/allreduce-module.h"
 
@@ -133,4 +133,4 @@ ReadPlanFile(const std::string& path, const std::string& topology)
 
 } // namespace allreduce_example
 
-#endif /* ALLREDUCE_EXAMPLE_UTIL_H */
+#endif /* NS3_ALLREDUCE_EXAMPLE_UTIL_H */

@@ -7,8 +7,8 @@
 // refused with std::invalid_argument, which is the module's way of saying "bad input"; anything
 // else that escapes (another exception, a crash, a sanitizer report, a leak) is a finding.
 
-#ifndef ALLREDUCE_FUZZ_TARGETS_H
-#define ALLREDUCE_FUZZ_TARGETS_H
+#ifndef NS3_ALLREDUCE_FUZZ_TARGETS_H
+#define NS3_ALLREDUCE_FUZZ_TARGETS_H
 
 #include "ns3/schedule.h"
 #include "ns3/size-limits.h"
@@ -84,4 +84,4 @@ FuzzScheduleJson(const uint8_t* data, size_t size)
 
 } // namespace allreduce_fuzz
 
-#endif /* ALLREDUCE_FUZZ_TARGETS_H */
+#endif /* NS3_ALLREDUCE_FUZZ_TARGETS_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_EXPERIMENT_H
-#define ALLREDUCE_EXPERIMENT_H
+#ifndef NS3_ALLREDUCE_ALLREDUCE_EXPERIMENT_H
+#define NS3_ALLREDUCE_ALLREDUCE_EXPERIMENT_H
 
 #include "ns3/allreduce-controller.h"
 #include "ns3/allreduce-scheduler.h"
@@ -90,4 +90,4 @@ PacketRunReport RunPacketAllReduce(const Plan& plan, const PacketRunConfig& conf
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_EXPERIMENT_H */
+#endif /* NS3_ALLREDUCE_ALLREDUCE_EXPERIMENT_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_HELPER_H
-#define ALLREDUCE_HELPER_H
+#ifndef NS3_ALLREDUCE_ALLREDUCE_HELPER_H
+#define NS3_ALLREDUCE_ALLREDUCE_HELPER_H
 
 #include "ns3/allreduce-application.h"
 #include "ns3/allreduce-controller.h"
@@ -84,4 +84,4 @@ class AllReduceHelper
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_HELPER_H */
+#endif /* NS3_ALLREDUCE_ALLREDUCE_HELPER_H */

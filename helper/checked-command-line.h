@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_CHECKED_COMMAND_LINE_H
-#define ALLREDUCE_CHECKED_COMMAND_LINE_H
+#ifndef NS3_ALLREDUCE_CHECKED_COMMAND_LINE_H
+#define NS3_ALLREDUCE_CHECKED_COMMAND_LINE_H
 
 #include "ns3/command-line.h"
 #include "ns3/nstime.h"
@@ -166,4 +166,4 @@ Time ParseTimeValue(const std::string& option, const std::string& text);
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_CHECKED_COMMAND_LINE_H */
+#endif /* NS3_ALLREDUCE_CHECKED_COMMAND_LINE_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef DCN_TOPOLOGY_HELPER_H
-#define DCN_TOPOLOGY_HELPER_H
+#ifndef NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
+#define NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 
 #include "ns3/flow-tree-routing.h"
 #include "ns3/flow-tree.h"
@@ -208,4 +208,4 @@ DcnTopologyHelper::SetQueue(std::string type, Ts&&... args)
 
 } // namespace ns3
 
-#endif /* DCN_TOPOLOGY_HELPER_H */
+#endif /* NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H */

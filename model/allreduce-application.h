@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_APPLICATION_H
-#define ALLREDUCE_APPLICATION_H
+#ifndef NS3_ALLREDUCE_ALLREDUCE_APPLICATION_H
+#define NS3_ALLREDUCE_ALLREDUCE_APPLICATION_H
 
 #include "ns3/application.h"
 #include "ns3/ipv4-address.h"
@@ -75,10 +75,10 @@ std::vector<float> MakeGradient(uint64_t values, uint32_t server, uint32_t seed,
 
 /**
  * \ingroup allreduce
- * The AllReduce application of one server (DESIGN §8). It holds the server's gradient as
- * float32 values and, when its AllReduceController starts a workload, sends that workload's
- * piece of its current vector as real bytes to the workload's receiver over a new connection
- * of its socket factory (TCP by default), from its own port so that the packets take the
+ * The AllReduce application of one server (doc/allreduce.rst, "Packet level"). It holds the
+ * server's gradient as float32 values and, when its AllReduceController starts a workload, sends
+ * that workload's piece of its current vector as real bytes to the workload's receiver over a new
+ * connection of its socket factory (TCP by default), from its own port so that the packets take the
  * workload's path. A transfer opens with an 8-byte header (workload id, payload bytes). On the
  * receiving server a reduce-scatter piece is added to the vector (the merge) and an all-gather
  * piece replaces it; the transfer has finished when its last byte is applied.
@@ -224,4 +224,4 @@ class AllReduceApplication : public Application
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_APPLICATION_H */
+#endif /* NS3_ALLREDUCE_ALLREDUCE_APPLICATION_H */

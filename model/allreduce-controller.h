@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_CONTROLLER_H
-#define ALLREDUCE_CONTROLLER_H
+#ifndef NS3_ALLREDUCE_ALLREDUCE_CONTROLLER_H
+#define NS3_ALLREDUCE_ALLREDUCE_CONTROLLER_H
 
 #include "allreduce-application.h"
 #include "schedule.h"
@@ -205,4 +205,4 @@ class AllReduceController : public Object
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_CONTROLLER_H */
+#endif /* NS3_ALLREDUCE_ALLREDUCE_CONTROLLER_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_ALLREDUCE_SCHEDULER_H
-#define ALLREDUCE_ALLREDUCE_SCHEDULER_H
+#ifndef NS3_ALLREDUCE_ALLREDUCE_SCHEDULER_H
+#define NS3_ALLREDUCE_ALLREDUCE_SCHEDULER_H
 
 #include "round-engine.h"
 #include "schedule.h"
@@ -31,8 +31,8 @@ struct Plan
 
 /**
  * \ingroup allreduce
- * The scheduler hook (DESIGN §6): one interface for every scheduler, flow level and packet
- * level, in the shape of ns-3's TcpCongestionOps. A scheduler
+ * The scheduler hook (doc/allreduce.rst, "Schedulers"): one interface for every scheduler, flow
+ * level and packet level, in the shape of ns-3's TcpCongestionOps. A scheduler
  *  - builds the workloads it schedules (MakeWorkloads: which semantics, which flow trees);
  *  - is told once which workloads it will schedule (Prepare);
  *  - at each decision point sees the RoundEngine's state (ready workloads, links in use,
@@ -40,8 +40,8 @@ struct Plan
  * MakePlan runs the whole thing on the round engine; a scheduler that searches (tries several
  * tree sets, keeps the best) overrides it.
  *
- * To add a scheduler: derive from AllReduceScheduler (or PriorityListScheduler), give it a TypeId, and either
- * create it by TypeId name or call RegisterScheduler to give it a short name.
+ * To add a scheduler: derive from AllReduceScheduler (or PriorityListScheduler), give it a TypeId,
+ * and either create it by TypeId name or call RegisterScheduler to give it a short name.
  */
 class AllReduceScheduler : public Object
 {
@@ -245,4 +245,4 @@ SchedulerResult EvaluateScheduler(const Topology& topology,
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_ALLREDUCE_SCHEDULER_H */
+#endif /* NS3_ALLREDUCE_ALLREDUCE_SCHEDULER_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_BALANCED_SCHEDULER_H
-#define ALLREDUCE_BALANCED_SCHEDULER_H
+#ifndef NS3_ALLREDUCE_BALANCED_SCHEDULER_H
+#define NS3_ALLREDUCE_BALANCED_SCHEDULER_H
 
 #include "allreduce-scheduler.h"
 
@@ -17,9 +17,9 @@ namespace ns3
  * \ingroup allreduce
  * Chooses, for every root, a shortest-path flow tree that balances the load of the directed
  * links: starting from the shortest-path trees, local search over each node's parent,
- * minimizing the sum of squared directed-link loads of the merge workloads (DESIGN §3) over all
- * roots. A parent is a neighbour one hop closer to the root; with longerPaths also any
- * neighbour no farther from the root than the node (paths may then grow, never loop).
+ * minimizing the sum of squared directed-link loads of the merge workloads (doc/allreduce.rst,
+ * "Workloads") over all roots. A parent is a neighbour one hop closer to the root; with longerPaths
+ * also any neighbour no farther from the root than the node (paths may then grow, never loop).
  * \param topology a connected topology
  * \param maxPasses passes over all (root, node) choices; stops early when a pass improves
  *        nothing
@@ -99,4 +99,4 @@ class BalancedScheduler : public PriorityListScheduler
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_BALANCED_SCHEDULER_H */
+#endif /* NS3_ALLREDUCE_BALANCED_SCHEDULER_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_BASELINE_SCHEDULERS_H
-#define ALLREDUCE_BASELINE_SCHEDULERS_H
+#ifndef NS3_ALLREDUCE_BASELINE_SCHEDULERS_H
+#define NS3_ALLREDUCE_BASELINE_SCHEDULERS_H
 
 #include "allreduce-scheduler.h"
 
@@ -34,7 +34,7 @@ class GreedyScheduler : public PriorityListScheduler
  * \ingroup allreduce
  * `ps`: the Parameter Server baseline. Every server sends its own contribution to each
  * chunk's owner along the owner's shortest-path tree and the owner sends the sum back
- * (DESIGN §3, no merge), list-scheduled as GreedyScheduler does.
+ * (no merge; doc/allreduce.rst, "Workloads"), list-scheduled as GreedyScheduler does.
  */
 class ParameterServerScheduler : public GreedyScheduler
 {
@@ -50,8 +50,8 @@ class ParameterServerScheduler : public GreedyScheduler
 
 /**
  * \ingroup allreduce
- * `ring`: the Ring AllReduce baseline over servers 0, 1, ..., N-1 (DESIGN §3), each step
- * routed along the receiver's shortest-path tree, list-scheduled as GreedyScheduler does
+ * `ring`: the Ring AllReduce baseline over servers 0, 1, ..., N-1 (doc/allreduce.rst, "Workloads"),
+ * each step routed along the receiver's shortest-path tree, list-scheduled as GreedyScheduler does
  * (which runs the ring's steps in order).
  */
 class RingScheduler : public GreedyScheduler
@@ -68,4 +68,4 @@ class RingScheduler : public GreedyScheduler
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_BASELINE_SCHEDULERS_H */
+#endif /* NS3_ALLREDUCE_BASELINE_SCHEDULERS_H */

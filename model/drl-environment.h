@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_DRL_ENVIRONMENT_H
-#define ALLREDUCE_DRL_ENVIRONMENT_H
+#ifndef NS3_ALLREDUCE_DRL_ENVIRONMENT_H
+#define NS3_ALLREDUCE_DRL_ENVIRONMENT_H
 
 #include "allreduce-scheduler.h"
 #include "round-engine.h"
@@ -18,9 +18,9 @@ namespace ns3
 
 /**
  * \ingroup allreduce
- * The hierarchical DRL scheduler's world (DESIGN §7), without any learning in it: the state of
- * an AllReduce on one or more candidate flow trees per root, the two levels of decisions, their
- * masks, observations and rewards.
+ * The hierarchical DRL scheduler's world (doc/allreduce.rst, "The hierarchical DRL scheduler"),
+ * without any learning in it: the state of an AllReduce on one or more candidate flow trees per
+ * root, the two levels of decisions, their masks, observations and rewards.
  *
  * A round goes:
  *  1. the upper level (flow-tree selection) looks at GetTreeFeatures() and chooses a multi-hot
@@ -136,7 +136,7 @@ class DrlEnvironment
     Plan GetPlan() const;
 
     /**
-     * The paper's upper reward (its eqs. 3-4, DESIGN §7):
+     * The paper's upper reward (its eqs. 3-4):
      * sent/total + 0.1 selected/trees, plus 10 when done, else - trees/total.
      * \param sent workloads sent in the round
      * \param total workloads of the whole AllReduce
@@ -227,4 +227,4 @@ std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(const Topology& topology,
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_DRL_ENVIRONMENT_H */
+#endif /* NS3_ALLREDUCE_DRL_ENVIRONMENT_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_DRL_POLICY_H
-#define ALLREDUCE_DRL_POLICY_H
+#ifndef NS3_ALLREDUCE_DRL_POLICY_H
+#define NS3_ALLREDUCE_DRL_POLICY_H
 
 #include "drl-environment.h"
 #include "drl-scheduler.h"
@@ -230,4 +230,4 @@ class DrlPolicy
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_DRL_POLICY_H */
+#endif /* NS3_ALLREDUCE_DRL_POLICY_H */

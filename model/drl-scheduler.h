@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_DRL_SCHEDULER_H
-#define ALLREDUCE_DRL_SCHEDULER_H
+#ifndef NS3_ALLREDUCE_DRL_SCHEDULER_H
+#define NS3_ALLREDUCE_DRL_SCHEDULER_H
 
 #include "allreduce-scheduler.h"
 
@@ -55,10 +55,10 @@ std::string GetDrlCheckpointInfo(const std::string& path);
 
 /**
  * \ingroup allreduce
- * The hierarchical DRL scheduler (DESIGN §7): a flow-tree selection policy picks, every round,
- * which candidate flow trees may send; a workload scheduling policy then picks their workloads
- * one at a time, masked so that the round stays valid. Both come from a checkpoint written by
- * allreduce-train (DrlPolicy::Save).
+ * The hierarchical DRL scheduler (doc/allreduce.rst, "The hierarchical DRL scheduler"): a flow-tree
+ * selection policy picks, every round, which candidate flow trees may send; a workload scheduling
+ * policy then picks their workloads one at a time, masked so that the round stays valid. Both come
+ * from a checkpoint written by allreduce-train (DrlPolicy::Save).
  *
  * Attributes: Model (the checkpoint; empty: the shipped one for the topology, see
  * GetDrlModelName), Samples (sampled episodes decoded besides the greedy one; the fewest rounds
@@ -103,4 +103,4 @@ class DrlScheduler : public AllReduceScheduler
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_DRL_SCHEDULER_H */
+#endif /* NS3_ALLREDUCE_DRL_SCHEDULER_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_DRL_TRAINER_H
-#define ALLREDUCE_DRL_TRAINER_H
+#ifndef NS3_ALLREDUCE_DRL_TRAINER_H
+#define NS3_ALLREDUCE_DRL_TRAINER_H
 
 #include "drl-policy.h"
 
@@ -119,4 +119,4 @@ class DrlTrainer
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_DRL_TRAINER_H */
+#endif /* NS3_ALLREDUCE_DRL_TRAINER_H */

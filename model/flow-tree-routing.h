@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef FLOW_TREE_ROUTING_H
-#define FLOW_TREE_ROUTING_H
+#ifndef NS3_ALLREDUCE_FLOW_TREE_ROUTING_H
+#define NS3_ALLREDUCE_FLOW_TREE_ROUTING_H
 
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-routing-protocol.h"
@@ -171,4 +171,4 @@ class FlowTreeRouting : public Ipv4RoutingProtocol
 
 } // namespace ns3
 
-#endif /* FLOW_TREE_ROUTING_H */
+#endif /* NS3_ALLREDUCE_FLOW_TREE_ROUTING_H */

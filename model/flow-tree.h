@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_FLOW_TREE_H
-#define ALLREDUCE_FLOW_TREE_H
+#ifndef NS3_ALLREDUCE_FLOW_TREE_H
+#define NS3_ALLREDUCE_FLOW_TREE_H
 
 #include "topology.h"
 
@@ -16,9 +16,9 @@ namespace ns3
 
 /**
  * \ingroup allreduce
- * A flow tree (DESIGN §2): a tree over the topology rooted at one server that reaches every
- * server and gives each node in it one next hop (its parent) toward the root. Packets of a
- * workload follow the tree's path; servers on the way relay.
+ * A flow tree (doc/allreduce.rst, "Flow trees"): a tree over the topology rooted at one server that
+ * reaches every server and gives each node in it one next hop (its parent) toward the root. Packets
+ * of a workload follow the tree's path; servers on the way relay.
  */
 class FlowTree
 {
@@ -39,7 +39,8 @@ class FlowTree
      * reaches the root, and there is no cycle.
      * \param topology the topology
      * \param root a server
-     * \param parent per node, its next hop toward root (NO_INDEX for the root and for nodes outside)
+     * \param parent per node, its next hop toward root (NO_INDEX for the root and for nodes
+     * outside)
      * \throws std::invalid_argument naming the node that breaks a rule
      */
     FlowTree(const Topology& topology, uint32_t root, std::vector<uint32_t> parent);
@@ -86,4 +87,4 @@ std::vector<FlowTree> BuildShortestPathTrees(const Topology& topology);
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_FLOW_TREE_H */
+#endif /* NS3_ALLREDUCE_FLOW_TREE_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_OPTIMAL_SCHEDULER_H
-#define ALLREDUCE_OPTIMAL_SCHEDULER_H
+#ifndef NS3_ALLREDUCE_OPTIMAL_SCHEDULER_H
+#define NS3_ALLREDUCE_OPTIMAL_SCHEDULER_H
 
 #include "allreduce-scheduler.h"
 
@@ -66,8 +66,8 @@ struct OptimalSearch
 
 /**
  * \ingroup allreduce
- * `optimal`: the fewest rounds, exactly, for the workloads in use (DESIGN §4), found with a
- * time-indexed integer program solved by COIN-OR CBC.
+ * `optimal`: the fewest rounds, exactly, for the workloads in use (doc/allreduce.rst, "Rounds, the
+ * round engine and bounds"), found with a time-indexed integer program solved by COIN-OR CBC.
  *
  * For a number of rounds T, one binary x[w,t] per workload w and round t in w's window (its
  * earliest round after its dependency chain, its latest before the chain that depends on
@@ -138,4 +138,4 @@ class OptimalScheduler : public AllReduceScheduler
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_OPTIMAL_SCHEDULER_H */
+#endif /* NS3_ALLREDUCE_OPTIMAL_SCHEDULER_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_ROUND_ENGINE_H
-#define ALLREDUCE_ROUND_ENGINE_H
+#ifndef NS3_ALLREDUCE_ROUND_ENGINE_H
+#define NS3_ALLREDUCE_ROUND_ENGINE_H
 
 #include "workload.h"
 
@@ -115,4 +115,4 @@ class RoundEngine
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_ROUND_ENGINE_H */
+#endif /* NS3_ALLREDUCE_ROUND_ENGINE_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_SCHEDULE_H
-#define ALLREDUCE_SCHEDULE_H
+#ifndef NS3_ALLREDUCE_SCHEDULE_H
+#define NS3_ALLREDUCE_SCHEDULE_H
 
 #include "workload.h"
 
@@ -17,7 +17,8 @@ namespace ns3
 
 /**
  * \ingroup allreduce
- * A schedule: the workloads of each round, in order (DESIGN §4), and the scheduler that made it.
+ * A schedule: the workloads of each round, in order (doc/allreduce.rst, "Rounds, the round engine
+ * and bounds"), and the scheduler that made it.
  */
 struct Schedule
 {
@@ -60,7 +61,8 @@ ScheduleCheck ValidateSchedule(const WorkloadSet& workloads, const Schedule& sch
 
 /**
  * \ingroup allreduce
- * Lower bounds on the rounds of any schedule (DESIGN §4).
+ * Lower bounds on the rounds of any schedule (doc/allreduce.rst, "Rounds, the round engine and
+ * bounds").
  */
 struct RoundBounds
 {
@@ -87,13 +89,14 @@ RoundBounds ComputeBounds(const WorkloadSet& workloads);
  */
 uint32_t ComputeBandwidthBound(const Topology& topology, uint32_t pieces);
 
-/// Format tag of schedule files (DESIGN §5).
+/// Format tag of schedule files (doc/allreduce.rst, "Validator and schedule files").
 extern const char* const SCHEDULE_FORMAT;
 
 /**
  * \ingroup allreduce
- * Writes the schedule file of DESIGN §5: the topology (name, servers, nodes, links), pieces,
- * whether servers merge, the semantics, the scheduler, every workload and the rounds.
+ * Writes the schedule file (doc/allreduce.rst, "Validator and schedule files"): the topology (name,
+ * servers, nodes, links), pieces, whether servers merge, the semantics, the scheduler, every
+ * workload and the rounds.
  * \param os where to write
  * \param workloads the workloads
  * \param schedule the schedule
@@ -161,4 +164,4 @@ ScheduleFile ReadScheduleFile(const std::string& path);
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_SCHEDULE_H */
+#endif /* NS3_ALLREDUCE_SCHEDULE_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_SIZE_LIMITS_H
-#define ALLREDUCE_SIZE_LIMITS_H
+#ifndef NS3_ALLREDUCE_SIZE_LIMITS_H
+#define NS3_ALLREDUCE_SIZE_LIMITS_H
 
 #include <cstdint>
 #include <string>
@@ -53,4 +53,4 @@ uint64_t SaturatingMultiply(uint64_t a, uint64_t b);
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_SIZE_LIMITS_H */
+#endif /* NS3_ALLREDUCE_SIZE_LIMITS_H */

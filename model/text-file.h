@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_TEXT_FILE_H
-#define ALLREDUCE_TEXT_FILE_H
+#ifndef NS3_ALLREDUCE_TEXT_FILE_H
+#define NS3_ALLREDUCE_TEXT_FILE_H
 
 #include <cstdint>
 #include <string>
@@ -41,4 +41,4 @@ std::string Abbreviate(const std::string& text, size_t most = 60);
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_TEXT_FILE_H */
+#endif /* NS3_ALLREDUCE_TEXT_FILE_H */

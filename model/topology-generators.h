@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_TOPOLOGY_GENERATORS_H
-#define ALLREDUCE_TOPOLOGY_GENERATORS_H
+#ifndef NS3_ALLREDUCE_TOPOLOGY_GENERATORS_H
+#define NS3_ALLREDUCE_TOPOLOGY_GENERATORS_H
 
 #include "topology.h"
 
@@ -99,4 +99,4 @@ std::vector<std::string> PaperTopologySpecs();
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_TOPOLOGY_GENERATORS_H */
+#endif /* NS3_ALLREDUCE_TOPOLOGY_GENERATORS_H */

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_TOPOLOGY_H
-#define ALLREDUCE_TOPOLOGY_H
+#ifndef NS3_ALLREDUCE_TOPOLOGY_H
+#define NS3_ALLREDUCE_TOPOLOGY_H
 
 #include <cstdint>
 #include <iosfwd>
@@ -50,7 +50,8 @@ struct TopologyLink
 
 /**
  * \ingroup allreduce
- * A data-center topology: an undirected graph of servers and switches (DESIGN §1).
+ * A data-center topology: an undirected graph of servers and switches (doc/allreduce.rst,
+ * "Topology").
  *
  * Servers are numbered 0..N-1 and switches N..N+M-1. Every link is full duplex, so each of
  * its two directions is a resource of its own, a directed link: link i gives directed link
@@ -226,4 +227,4 @@ Topology ReadTopologyFile(const std::string& path);
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_TOPOLOGY_H */
+#endif /* NS3_ALLREDUCE_TOPOLOGY_H */

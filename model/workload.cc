@@ -84,7 +84,7 @@ PathToNextServer(const FlowTree& tree, uint32_t u, uint32_t nServers)
     return path;
 }
 
-/// Appends the workloads of one chunk piece under merge semantics (DESIGN §3).
+/// Appends the workloads of one chunk piece under merge semantics (doc/allreduce.rst, "Workloads").
 void
 AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServers, uint32_t piece)
 {

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef ALLREDUCE_WORKLOAD_H
-#define ALLREDUCE_WORKLOAD_H
+#ifndef NS3_ALLREDUCE_WORKLOAD_H
+#define NS3_ALLREDUCE_WORKLOAD_H
 
 #include "flow-tree.h"
 #include "topology.h"
@@ -17,7 +17,7 @@ namespace ns3
 
 /**
  * \ingroup allreduce
- * How an AllReduce is cut into workloads (DESIGN §3).
+ * How an AllReduce is cut into workloads (doc/allreduce.rst, "Workloads").
  */
 enum class WorkloadSemantics
 {
@@ -80,7 +80,7 @@ class WorkloadSet
     WorkloadSet() = default;
 
     /**
-     * Builds the workloads of DESIGN §3.
+     * Builds the workloads of the manual (doc/allreduce.rst, "Workloads").
      * \param topology the topology
      * \param trees one flow tree per root server, indexed by root (Merge and
      *        ParameterServer route along them; Ring routes s -> s+1 along the tree of s+1)
@@ -159,4 +159,4 @@ uint32_t GetDirectedLink(const Topology& topology, uint32_t a, uint32_t b);
 
 } // namespace ns3
 
-#endif /* ALLREDUCE_WORKLOAD_H */
+#endif /* NS3_ALLREDUCE_WORKLOAD_H */

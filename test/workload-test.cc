@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-// Workloads of DESIGN §3: counts, ends, contributions, and hand-computed small cases.
+// Workloads (doc/allreduce.rst, "Workloads"): counts, ends, contributions, and hand-computed small
+// cases.
 
 #include "ns3/allreduce-module.h"
 
