@@ -23,7 +23,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("AllReduceScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(AllReduceScheduler);
-NS_OBJECT_ENSURE_REGISTERED(PriorityListScheduler);
 
 TypeId
 AllReduceScheduler::GetTypeId()
@@ -70,115 +69,28 @@ RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads)
                                      std::to_string(workloads.GetN() - engine.GetNDone()) +
                                      " are not done");
         }
-        const std::vector<uint32_t> picks = scheduler.SelectRound(engine);
-        if (picks.empty())
-        {
-            throw std::runtime_error(where + "returned no workload although " +
-                                     std::to_string(engine.GetReady().size()) + " are ready");
-        }
         try
         {
-            engine.StepRound(picks);
+            scheduler.SelectRound(engine);
         }
         catch (const std::invalid_argument& e)
         {
             throw std::runtime_error(where + e.what());
         }
-        NS_LOG_DEBUG(scheduler.GetName() << " round " << engine.GetRound() - 1 << ": "
-                                         << picks.size() << " workloads");
+        const size_t started = engine.GetStarted().size();
+        if (started == 0)
+        {
+            throw std::runtime_error(where + "started no workload although " +
+                                     std::to_string(engine.GetReady().size()) + " are ready");
+        }
+        engine.CloseRound();
+        NS_LOG_DEBUG(scheduler.GetName() << " round " << engine.GetRound() - 1 << ": " << started
+                                         << " workloads");
     }
     Schedule schedule;
     schedule.scheduler = scheduler.GetName();
     schedule.rounds = engine.GetRounds();
     return schedule;
-}
-
-TypeId
-PriorityListScheduler::GetTypeId()
-{
-    static TypeId tid =
-        TypeId("ns3::PriorityListScheduler").SetParent<AllReduceScheduler>().SetGroupName("AllReduce");
-    return tid;
-}
-
-void
-PriorityListScheduler::Prepare(const WorkloadSet& workloads)
-{
-    m_priority = ComputePriorities(workloads);
-    if (m_priority.size() != workloads.GetN())
-    {
-        throw std::logic_error("scheduler '" + GetName() + "' gave " +
-                               std::to_string(m_priority.size()) + " priorities for " +
-                               std::to_string(workloads.GetN()) + " workloads");
-    }
-    m_linkStamp.assign(workloads.GetNDirectedLinks(), 0);
-    m_call = 0;
-    m_fromServer.assign(workloads.GetNDirectedLinks(), false);
-    m_serverPorts = 0;
-    const Topology& topo = workloads.GetTopology();
-    for (uint32_t i = 0; i < topo.GetNLinks(); ++i)
-    {
-        m_fromServer[2 * i] = topo.IsServer(topo.GetLink(i).a);
-        m_fromServer[2 * i + 1] = topo.IsServer(topo.GetLink(i).b);
-        m_serverPorts += m_fromServer[2 * i] + m_fromServer[2 * i + 1];
-    }
-}
-
-void
-PriorityListScheduler::UpdatePriorities(const RoundEngine& /* engine */, std::vector<uint64_t>& /* priority */)
-{
-}
-
-std::vector<uint32_t>
-PriorityListScheduler::SelectRound(const RoundEngine& engine)
-{
-    UpdatePriorities(engine, m_priority);
-    std::vector<uint32_t> ready = engine.GetReady();
-    std::sort(ready.begin(), ready.end(), [this](uint32_t a, uint32_t b) {
-        return m_priority[a] != m_priority[b] ? m_priority[a] > m_priority[b] : a < b;
-    });
-    ++m_call;
-    const auto& all = engine.GetWorkloads().GetAll();
-    // Links the engine already has in this round count as taken.
-    uint32_t serverPortsUsed = 0;
-    for (uint32_t id : engine.GetPicked())
-    {
-        for (uint32_t l : all[id].links)
-        {
-            m_linkStamp[l] = m_call;
-            serverPortsUsed += m_fromServer[l];
-        }
-    }
-    std::vector<uint32_t> picks;
-    for (uint32_t id : ready)
-    {
-        // Every workload leaves a server: once every server port is taken, nothing fits.
-        if (serverPortsUsed == m_serverPorts)
-        {
-            break;
-        }
-        const auto& links = all[id].links;
-        bool fits = true;
-        for (uint32_t l : links)
-        {
-            if (m_linkStamp[l] == m_call)
-            {
-                fits = false;
-                break;
-            }
-        }
-        if (!fits)
-        {
-            continue;
-        }
-        for (uint32_t l : links)
-        {
-            m_linkStamp[l] = m_call;
-            serverPortsUsed += m_fromServer[l];
-        }
-        picks.push_back(id);
-    }
-    return picks;
 }
 
 namespace
@@ -330,13 +242,6 @@ EvaluateScheduler(const Topology& topology, Ptr<AllReduceScheduler> s, uint32_t 
 
 namespace ns3
 {
-
-std::vector<uint32_t>
-ReplayRound(const Schedule& schedule, const RoundEngine& engine)
-{
-    const uint32_t t = engine.GetRound();
-    return t < schedule.rounds.size() ? schedule.rounds[t] : std::vector<uint32_t>();
-}
 
 Schedule
 CompactRounds(const std::vector<uint32_t>& roundOf)

@@ -6,6 +6,7 @@
 #define NS3_ALLREDUCE_ALLREDUCE_SCHEDULER_H
 
 #include "round-engine.h"
+#include "scheduler-state.h"
 #include "schedule.h"
 #include "workload.h"
 
@@ -35,13 +36,15 @@ struct Plan
  * level and packet level, in the shape of ns-3's TcpCongestionOps. A scheduler
  *  - builds the workloads it schedules (MakeWorkloads: which semantics, which flow trees);
  *  - is told once which workloads it will schedule (Prepare);
- *  - at each decision point sees the RoundEngine's state (ready workloads, links in use,
- *    what is done, round index) and returns the workloads to start, in order (SelectRound).
- * MakePlan runs the whole thing on the round engine; a scheduler that searches (tries several
- * tree sets, keeps the best) overrides it.
+ *  - at each decision point sees a SchedulerState (ready workloads, links in use and down,
+ *    what is done, round index, time) and starts the workloads it chooses (SelectRound).
+ * MakePlan runs the whole thing on a RoundEngine; a scheduler that searches offline (tries
+ * several tree sets or episodes, keeps the best) overrides it. A scheduler that can only plan
+ * offline (`optimal`) replays its plan in SelectRound with a ReplayScheduler.
  *
- * To add a scheduler: derive from AllReduceScheduler (or PriorityListScheduler), give it a TypeId,
- * and either create it by TypeId name or call RegisterScheduler to give it a short name.
+ * To add a scheduler: derive from AllReduceScheduler (or PriorityListScheduler), give it a
+ * TypeId, and either create it by TypeId name or call RegisterScheduler to give it a short
+ * name.
  */
 class AllReduceScheduler : public Object
 {
@@ -70,11 +73,13 @@ class AllReduceScheduler : public Object
     virtual void Prepare(const WorkloadSet& workloads);
 
     /**
-     * \param engine the state: ready workloads, links in use, done, round index
-     * \return the workloads to start now, in order; they must fit together with those the
-     *         engine has already picked this round
+     * Decides at a decision point: starts the workloads it wants now with state.Start, in
+     * order, on whatever state it is given (at flow level a round being built, possibly with
+     * workloads already started; inside ns-3 the simulation's state). Starting nothing is
+     * allowed where the engine can wait (packet level); RunRounds refuses an empty round.
+     * \param state what the scheduler sees, and where it starts workloads
      */
-    virtual std::vector<uint32_t> SelectRound(const RoundEngine& engine) = 0;
+    virtual void SelectRound(SchedulerState& state) = 0;
 
     /**
      * Builds the workloads and schedules them round by round on a RoundEngine.
@@ -95,47 +100,6 @@ class AllReduceScheduler : public Object
  * \throws std::runtime_error naming the scheduler and round when it stalls or breaks a rule
  */
 Schedule RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads);
-
-/**
- * \ingroup allreduce
- * List scheduling: every round takes the ready workloads in priority order (highest first,
- * then lowest id) and adds each one that shares no directed link with those already taken.
- * Derived classes set the priorities in ComputePriorities.
- */
-class PriorityListScheduler : public AllReduceScheduler
-{
-  public:
-    /**
-     * \brief Get the type ID.
-     * \return the object TypeId
-     */
-    static TypeId GetTypeId();
-
-    void Prepare(const WorkloadSet& workloads) override;
-    std::vector<uint32_t> SelectRound(const RoundEngine& engine) override;
-
-  protected:
-    /**
-     * \param workloads the workloads to schedule
-     * \return one priority per workload (higher goes first)
-     */
-    virtual std::vector<uint64_t> ComputePriorities(const WorkloadSet& workloads) = 0;
-
-    /**
-     * Called at the start of every SelectRound, for schedulers whose priorities change as
-     * the schedule unfolds; the default keeps them fixed.
-     * \param engine the state
-     * \param priority per workload; only the ready workloads' entries are read this round
-     */
-    virtual void UpdatePriorities(const RoundEngine& engine, std::vector<uint64_t>& priority);
-
-  private:
-    std::vector<uint64_t> m_priority;  //!< per workload
-    std::vector<uint32_t> m_linkStamp; //!< per directed link, the last call that used it
-    uint32_t m_call{0};                //!< SelectRound calls so far
-    uint32_t m_serverPorts{0};         //!< directed links leaving servers
-    std::vector<bool> m_fromServer;    //!< per directed link, true when it leaves a server
-};
 
 /**
  * \ingroup allreduce
@@ -163,15 +127,6 @@ std::vector<std::pair<std::string, std::string>> ListSchedulers();
  * \throws std::invalid_argument naming the available schedulers when there is no such one
  */
 Ptr<AllReduceScheduler> CreateScheduler(const std::string& name);
-
-/**
- * \ingroup allreduce
- * For schedulers that plan everything in Prepare and replay it round by round.
- * \param schedule the planned rounds
- * \param engine the state
- * \return the planned round for the engine's current round (empty past the end)
- */
-std::vector<uint32_t> ReplayRound(const Schedule& schedule, const RoundEngine& engine);
 
 /**
  * \ingroup allreduce

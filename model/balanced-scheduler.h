@@ -5,32 +5,14 @@
 #ifndef NS3_ALLREDUCE_BALANCED_SCHEDULER_H
 #define NS3_ALLREDUCE_BALANCED_SCHEDULER_H
 
-#include "allreduce-scheduler.h"
+#include "candidate-trees.h"
+#include "priority-list-scheduler.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace ns3
 {
-
-/**
- * \ingroup allreduce
- * Chooses, for every root, a shortest-path flow tree that balances the load of the directed
- * links: starting from the shortest-path trees, local search over each node's parent,
- * minimizing the sum of squared directed-link loads of the merge workloads (doc/allreduce.rst,
- * "Workloads") over all roots. A parent is a neighbour one hop closer to the root; with longerPaths
- * also any neighbour no farther from the root than the node (paths may then grow, never loop).
- * \param topology a connected topology
- * \param maxPasses passes over all (root, node) choices; stops early when a pass improves
- *        nothing
- * \param longerPaths allow parents that are not on a shortest path
- * \param seed seed of the order in which choices are visited
- * \return one flow tree per root, indexed by root
- */
-std::vector<FlowTree> BuildBalancedTrees(const Topology& topology,
-                                         uint32_t maxPasses,
-                                         bool longerPaths,
-                                         uint64_t seed);
 
 /**
  * \ingroup allreduce
@@ -82,7 +64,7 @@ class BalancedScheduler : public PriorityListScheduler
 
   protected:
     std::vector<uint64_t> ComputePriorities(const WorkloadSet& workloads) override;
-    void UpdatePriorities(const RoundEngine& engine, std::vector<uint64_t>& priority) override;
+    void UpdatePriorities(const SchedulerState& state, std::vector<uint64_t>& priority) override;
 
   private:
     uint32_t m_seed{1};                //!< Seed attribute
@@ -94,7 +76,7 @@ class BalancedScheduler : public PriorityListScheduler
     const WorkloadSet* m_workloads{nullptr}; //!< the workloads being scheduled
     std::vector<uint32_t> m_remaining;       //!< per directed link, load not yet done
     std::vector<uint32_t> m_tie;             //!< per workload, random tie-break rank
-    uint32_t m_seenRounds{0};                //!< closed rounds already subtracted
+    uint32_t m_seenFinished{0};              //!< finished workloads already subtracted
 };
 
 } // namespace ns3

@@ -5,7 +5,7 @@
 #ifndef NS3_ALLREDUCE_BASELINE_SCHEDULERS_H
 #define NS3_ALLREDUCE_BASELINE_SCHEDULERS_H
 
-#include "allreduce-scheduler.h"
+#include "priority-list-scheduler.h"
 
 namespace ns3
 {

@@ -4,7 +4,7 @@
 
 #include "drl-environment.h"
 
-#include "optimal-scheduler.h"
+#include "candidate-trees.h"
 #include "schedule.h"
 
 #include <algorithm>
@@ -121,8 +121,18 @@ DrlEnvironment::Index()
             m_maxDependents =
                 std::max<uint32_t>(m_maxDependents, m_sets[j].GetDependents(w.id).size());
         }
-        m_engines.push_back(std::make_unique<RoundEngine>(m_sets[j]));
     }
+    // One engine runs every candidate set, so that it alone tracks the links in use.
+    m_offset.assign(m_sets.size(), 0);
+    for (uint32_t j = 1; j < m_sets.size(); ++j)
+    {
+        m_offset[j] = m_offset[j - 1] + m_sets[j - 1].GetN();
+    }
+    if (m_sets.size() > 1)
+    {
+        m_union = WorkloadSet::Concatenate(m_sets);
+    }
+    m_engine = std::make_unique<RoundEngine>(m_sets.size() > 1 ? m_union : m_sets.front());
     m_bound = std::max<uint32_t>(1, ComputeBandwidthBound(topology, m_sets.front().GetPieces()));
 
     // Static features of a tree: how loaded its links are when every root uses its set's
@@ -161,10 +171,9 @@ DrlEnvironment::Index()
 void
 DrlEnvironment::Reset()
 {
-    for (auto& e : m_engines)
-    {
-        e->Reset();
-    }
+    m_engine->Reset();
+    m_state = m_engine.get();
+    m_observedRound = NO_INDEX;
     m_committed.assign(m_roots, NO_INDEX);
     m_rootsDone = 0;
     for (uint32_t r = 0; r < m_roots; ++r)
@@ -188,10 +197,8 @@ DrlEnvironment::Reset()
     {
         m_roundOf[j].assign(m_sets[j].GetN(), NO_INDEX);
     }
-    m_linkStamp.assign(m_sets.front().GetNDirectedLinks(), 0);
     m_candidates.clear();
     m_mask.clear();
-    m_pickedSets.clear();
     m_picked = 0;
     m_selectedCount = 0;
     m_sent = 0;
@@ -220,10 +227,10 @@ DrlEnvironment::ComputeLoads()
         {
             continue;
         }
-        const RoundEngine& engine = *m_engines[m_tree[t].set];
+        const uint32_t set = m_tree[t].set;
         for (uint32_t id : m_tree[t].workloads)
         {
-            if (engine.GetStatus(id) != RoundEngine::Status::DONE)
+            if (StatusOf(set, id) != WorkloadStatus::DONE)
             {
                 for (uint32_t l : m_sets[m_tree[t].set].Get(id).links)
                 {
@@ -237,6 +244,61 @@ DrlEnvironment::ComputeLoads()
     {
         m_maxLoad = std::max(m_maxLoad, v);
     }
+}
+
+WorkloadStatus
+DrlEnvironment::StatusOf(uint32_t set, uint32_t id) const
+{
+    return m_state->GetStatus(m_offset[set] + id);
+}
+
+void
+DrlEnvironment::Observe(SchedulerState& state)
+{
+    if (m_sets.size() != 1 || state.GetWorkloads().GetN() != m_sets.front().GetN())
+    {
+        throw std::invalid_argument(
+            "DrlEnvironment::Observe: the state runs " +
+            std::to_string(state.GetWorkloads().GetN()) + " workloads; the environment has " +
+            std::to_string(m_sets.size()) + " candidate set(s) of " +
+            std::to_string(m_sets.front().GetN()) +
+            " (observe a state with the one set of workloads it was made for)");
+    }
+    // What the last round did is known only when this decision follows the one before it.
+    const bool next = m_state == &state && state.GetRound() == m_observedRound + 1;
+    if (next)
+    {
+        m_selectedLast = m_selected;
+    }
+    else
+    {
+        m_treeSentLast.assign(m_tree.size(), 0);
+        m_selectedLast.assign(m_tree.size(), 0);
+    }
+    m_state = &state;
+    m_observedRound = state.GetRound();
+    m_round = state.GetRound();
+    m_sent = state.GetNDone();
+    m_rootsDone = 0;
+    for (uint32_t r = 0; r < m_roots; ++r)
+    {
+        m_rootsDone += m_rootTrees[r].empty();
+    }
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        m_treeLeft[t] = 0;
+        for (uint32_t id : m_tree[t].workloads)
+        {
+            m_treeLeft[t] += StatusOf(m_tree[t].set, id) != WorkloadStatus::DONE;
+        }
+        m_rootsDone += m_treeLeft[t] == 0;
+    }
+    m_selected.assign(m_tree.size(), 0);
+    m_candidates.clear();
+    m_mask.clear();
+    m_picked = 0;
+    m_open = false;
+    ComputeLoads();
 }
 
 uint32_t
@@ -312,7 +374,6 @@ DrlEnvironment::GetTreeFeatures() const
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         const Tree& tree = m_tree[t];
-        const RoundEngine& engine = *m_engines[tree.set];
         const WorkloadSet& set = m_sets[tree.set];
         const float size = static_cast<float>(std::max<size_t>(1, tree.workloads.size()));
         uint32_t ready = 0;
@@ -323,13 +384,13 @@ DrlEnvironment::GetTreeFeatures() const
         uint32_t nLinks = 0;
         for (uint32_t id : tree.workloads)
         {
-            const auto status = engine.GetStatus(id);
-            if (status == RoundEngine::Status::DONE)
+            const auto status = StatusOf(tree.set, id);
+            if (status == WorkloadStatus::DONE)
             {
                 continue;
             }
             height = std::max(height, set.GetHeight(id));
-            if (status == RoundEngine::Status::READY)
+            if (status == WorkloadStatus::READY)
             {
                 ++ready;
                 readyHeight = std::max(readyHeight, set.GetHeight(id));
@@ -374,10 +435,9 @@ DrlEnvironment::GetTreeMask() const
         {
             continue;
         }
-        const RoundEngine& engine = *m_engines[m_tree[t].set];
         for (uint32_t id : m_tree[t].workloads)
         {
-            if (engine.GetStatus(id) == RoundEngine::Status::READY)
+            if (StatusOf(m_tree[t].set, id) == WorkloadStatus::READY)
             {
                 mask[t] = 1;
                 break;
@@ -420,19 +480,21 @@ DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected)
         {
             continue;
         }
-        const RoundEngine& engine = *m_engines[m_tree[t].set];
         for (uint32_t id : m_tree[t].workloads)
         {
-            if (engine.GetStatus(id) == RoundEngine::Status::READY)
+            if (StatusOf(m_tree[t].set, id) == WorkloadStatus::READY)
             {
                 m_candidates.emplace_back(m_tree[t].set, id);
                 ++m_treeReady[t];
             }
         }
     }
-    m_mask.assign(m_candidates.size(), 1);
+    m_mask.assign(m_candidates.size(), 0);
+    for (size_t c = 0; c < m_candidates.size(); ++c)
+    {
+        m_mask[c] = !Conflicts(m_candidates[c].first, m_candidates[c].second);
+    }
     m_picked = 0;
-    m_pickedSets.clear();
     m_treeSentLast.assign(m_tree.size(), 0);
     m_open = true;
     return m_selectedCount;
@@ -453,13 +515,9 @@ DrlEnvironment::GetCandidateMask() const
 bool
 DrlEnvironment::Conflicts(uint32_t set, uint32_t id) const
 {
-    const uint32_t stamp = m_round + 1;
-    for (uint32_t l : m_sets[set].Get(id).links)
+    if (!m_state->CanStart(m_offset[set] + id))
     {
-        if (m_linkStamp[l] == stamp)
-        {
-            return true;
-        }
+        return true;
     }
     const uint32_t t = m_treeOf[set][id];
     const uint32_t c = m_committed[m_tree[t].root];
@@ -472,7 +530,7 @@ DrlEnvironment::GetCandidateFeatures() const
     std::vector<float> out(m_candidates.size() * CANDIDATE_FEATURES, 0.0f);
     // How many pickable candidates use each link: a candidate that blocks many others is
     // costly to pick.
-    std::vector<uint32_t> users(m_linkStamp.size(), 0);
+    std::vector<uint32_t> users(m_sets.front().GetNDirectedLinks(), 0);
     uint32_t pickable = 0;
     for (size_t c = 0; c < m_candidates.size(); ++c)
     {
@@ -537,19 +595,10 @@ DrlEnvironment::Pick(uint32_t index)
     const auto [set, id] = m_candidates[index];
     const uint32_t t = m_treeOf[set][id];
     const uint32_t root = m_tree[t].root;
-    m_engines[set]->Add(id);
+    m_state->Start(m_offset[set] + id);
     if (m_committed[root] == NO_INDEX)
     {
         m_committed[root] = t;
-    }
-    const uint32_t stamp = m_round + 1;
-    for (uint32_t l : m_sets[set].Get(id).links)
-    {
-        m_linkStamp[l] = stamp;
-    }
-    if (std::find(m_pickedSets.begin(), m_pickedSets.end(), set) == m_pickedSets.end())
-    {
-        m_pickedSets.push_back(set);
     }
     m_roundOf[set][id] = m_round;
     ++m_treeSentLast[t];
@@ -568,15 +617,15 @@ DrlEnvironment::Pick(uint32_t index)
 double
 DrlEnvironment::CloseRound()
 {
-    if (!m_open || m_picked == 0)
+    if (!m_open || m_picked == 0 || m_state != m_engine.get())
     {
-        throw std::invalid_argument("CloseRound: " + std::string(m_open ? "nothing was picked"
-                                                                         : "no round is open"));
+        throw std::invalid_argument(
+            "CloseRound: " + std::string(!m_open        ? "no round is open"
+                                         : m_picked == 0 ? "nothing was picked"
+                                                         : "the observed state closes its own "
+                                                           "rounds"));
     }
-    for (uint32_t set : m_pickedSets)
-    {
-        m_engines[set]->CloseRound();
-    }
+    m_engine->CloseRound();
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         if (m_treeSentLast[t] == 0)
@@ -697,7 +746,7 @@ MakeDrlEnvironment(const Topology& topology,
                    uint32_t treeSeed,
                    uint32_t pieces)
 {
-    auto trees = OptimalScheduler::BuildCandidateTrees(topology, treesPerRoot, treeSeed);
+    auto trees = BuildCandidateTrees(topology, treesPerRoot, treeSeed);
     std::vector<WorkloadSet> sets;
     for (const auto& t : trees)
     {

@@ -7,6 +7,7 @@
 
 #include "allreduce-scheduler.h"
 #include "round-engine.h"
+#include "scheduler-state.h"
 #include "workload.h"
 
 #include <cstdint>
@@ -51,7 +52,7 @@ class DrlEnvironment
 
     /**
      * \param trees per candidate set, one flow tree per root (for example
-     *        OptimalScheduler::BuildCandidateTrees); a root's trees that come out equal in two
+     *        BuildCandidateTrees); a root's trees that come out equal in two
      *        sets stay two candidates, so that every tree belongs to one set
      * \param workloads per candidate set, its workloads (merge semantics on those trees)
      */
@@ -66,8 +67,21 @@ class DrlEnvironment
     DrlEnvironment(const DrlEnvironment&) = delete;
     DrlEnvironment& operator=(const DrlEnvironment&) = delete;
 
-    /// Back to round 0, nothing sent, no root committed.
+    /// Back to round 0, nothing sent, no root committed, acting on the environment's own
+    /// RoundEngine.
     void Reset();
+
+    /**
+     * Acts on a state from elsewhere from now on (a RoundEngine some other scheduler drove, the
+     * packet-level controller): the observations and masks are computed from it, and Pick
+     * starts workloads in it. The state closes its own rounds: call Observe again at the next
+     * decision point instead of CloseRound. For an environment of one candidate set whose
+     * workloads the state runs.
+     * \param state the state (it must outlive the next decision)
+     * \throws std::invalid_argument when the environment has several candidate sets or the
+     *         state runs other workloads
+     */
+    void Observe(SchedulerState& state);
 
     /// \return the number of flow trees (roots x candidate sets)
     uint32_t GetNTrees() const;
@@ -169,13 +183,23 @@ class DrlEnvironment
         uint32_t root;                   //!< its root (chunk)
         std::vector<uint32_t> workloads; //!< its workloads in that set
     };
+    /// Indexes the trees and builds the engine.
     void Index();
+    /// Recomputes the remaining load per directed link.
     void ComputeLoads();
+    /// \return true when workload id of a set cannot be picked now
     bool Conflicts(uint32_t set, uint32_t id) const;
+    /// \return the status of workload id of a set in the state acted on
+    WorkloadStatus StatusOf(uint32_t set, uint32_t id) const;
 
     std::vector<std::vector<FlowTree>> m_trees;        //!< per set, per root (empty: no trees)
     std::vector<WorkloadSet> m_sets;                   //!< per candidate set
-    std::vector<std::unique_ptr<RoundEngine>> m_engines; //!< per candidate set
+    std::vector<uint32_t> m_offset;                    //!< per set, its first id in the engine
+    WorkloadSet m_union;                               //!< every set side by side (when > 1)
+    std::unique_ptr<RoundEngine> m_engine;             //!< runs the sets (offline episodes)
+    SchedulerState* m_state{nullptr};                  //!< the state acted on: m_engine or
+                                                       //!< one given to Observe
+    uint32_t m_observedRound{0};                       //!< round of the last Observe
     std::vector<Tree> m_tree;                          //!< the distinct trees
     std::vector<std::vector<uint32_t>> m_treeOf;       //!< per set, per workload, its tree
     std::vector<std::vector<uint32_t>> m_rootTrees;    //!< per root, its trees
@@ -198,10 +222,8 @@ class DrlEnvironment
     std::vector<std::vector<uint32_t>> m_roundOf;      //!< per set, per workload, its round
     std::vector<double> m_load;                        //!< per directed link, remaining load
     double m_maxLoad{1};                               //!< largest m_load
-    std::vector<uint32_t> m_linkStamp;                 //!< per directed link, round+1 when busy
     std::vector<std::pair<uint32_t, uint32_t>> m_candidates; //!< (set, id) this round
     std::vector<uint8_t> m_mask;                       //!< per candidate
-    std::vector<uint32_t> m_pickedSets;                //!< sets with picks this round
     uint32_t m_picked{0};                              //!< picks this round
     uint32_t m_selectedCount{0};                       //!< trees selected this round
     uint32_t m_sent{0};                                //!< workloads sent
@@ -213,7 +235,7 @@ class DrlEnvironment
 /**
  * \ingroup allreduce
  * Builds the environment the `drl` scheduler and the trainer use on a topology: merge
- * workloads on `treesPerRoot` candidate tree sets (OptimalScheduler::BuildCandidateTrees).
+ * workloads on `treesPerRoot` candidate tree sets (BuildCandidateTrees).
  * \param topology the topology
  * \param treesPerRoot candidate trees per root
  * \param treeSeed their seed

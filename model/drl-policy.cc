@@ -348,20 +348,110 @@ DrlPolicy::Load(const std::string& path)
     return policy;
 }
 
-DrlEpisode
-DrlPolicy::Run(DrlEnvironment& env,
-               Mode upperMode,
-               Mode lowerMode,
-               std::mt19937_64& rng,
-               bool record,
-               const DrlTeacher* teacher) const
+DrlStep
+DrlPolicy::ChooseTrees(DrlEnvironment& env,
+                       Mode mode,
+                       std::mt19937_64& rng,
+                       const DrlTeacher* teacher) const
 {
-    torch::NoGradGuard noGrad;
-    DrlEpisode episode;
     const uint32_t nTrees = env.GetNTrees();
+    // One Bernoulli per selectable tree.
+    DrlStep up;
+    up.items = env.GetTreeFeatures();
+    up.global = env.GetGlobalFeatures();
+    up.mask = env.GetTreeMask();
+    up.chosen.assign(nTrees, 0);
+    if (teacher)
+    {
+        // The teacher's trees; the network is not asked.
+        const std::vector<uint8_t> taught = env.GetTreesOfSet(teacher->set);
+        for (uint32_t t = 0; t < nTrees; ++t)
+        {
+            up.chosen[t] = up.mask[t] && taught[t];
+        }
+    }
+    else
+    {
+        auto [logits, value] =
+            m_upper->forward(ItemTensor(up.items, nTrees, DrlEnvironment::TREE_FEATURES),
+                             torch::zeros({static_cast<int64_t>(nTrees)}, torch::kInt64),
+                             GlobalTensor(up.global));
+        const auto l = logits.contiguous();
+        const float* lp = l.data_ptr<float>();
+        double logp = 0;
+        for (uint32_t t = 0; t < nTrees; ++t)
+        {
+            if (!up.mask[t])
+            {
+                continue;
+            }
+            const double p = 1.0 / (1.0 + std::exp(-static_cast<double>(lp[t])));
+            up.chosen[t] = mode == Mode::GREEDY ? (p > 0.5) : (Uniform(rng) < p);
+            logp += std::log(std::max(1e-12, up.chosen[t] ? p : 1.0 - p));
+        }
+        up.logp = static_cast<float>(logp);
+        up.value = value.item<float>();
+    }
+    env.SelectTrees(up.chosen);
+    return up;
+}
+
+uint32_t
+DrlPolicy::ChooseCandidate(const std::vector<float>& items,
+                           const std::vector<float>& global,
+                           Mode mode,
+                           std::mt19937_64& rng,
+                           DrlStep& step) const
+{
+    const auto n = static_cast<int64_t>(items.size() / DrlEnvironment::CANDIDATE_FEATURES);
+    auto [ll, lv] = m_lower->forward(ItemTensor(items, n, DrlEnvironment::CANDIDATE_FEATURES),
+                                     torch::zeros({n}, torch::kInt64),
+                                     GlobalTensor(global));
+    const auto lc = ll.contiguous();
+    const float* q = lc.data_ptr<float>();
+    uint32_t pick = 0;
+    double top = -std::numeric_limits<double>::infinity();
+    for (int64_t c = 0; c < n; ++c)
+    {
+        if (q[c] > top)
+        {
+            top = q[c];
+            pick = static_cast<uint32_t>(c);
+        }
+    }
+    double z = 0;
+    for (int64_t c = 0; c < n; ++c)
+    {
+        z += std::exp(q[c] - top);
+    }
+    if (mode == Mode::SAMPLE)
+    {
+        double u = Uniform(rng) * z;
+        for (int64_t c = 0; c < n; ++c)
+        {
+            pick = static_cast<uint32_t>(c);
+            u -= std::exp(q[c] - top);
+            if (u < 0)
+            {
+                break;
+            }
+        }
+    }
+    step.logp = static_cast<float>(q[pick] - top - std::log(z));
+    step.value = lv.item<float>();
+    return pick;
+}
+
+void
+DrlPolicy::PickWorkloads(DrlEnvironment& env,
+                         Mode mode,
+                         std::mt19937_64& rng,
+                         std::vector<DrlStep>* record,
+                         const DrlTeacher* teacher,
+                         std::mt19937_64& tieRng) const
+{
     // The teacher breaks ties among equally ranked candidates by order (tieSeed 0) or at
     // random from its own generator.
-    std::mt19937_64 tieRng(teacher ? teacher->tieSeed : 0);
     const auto teacherPick = [&](const std::vector<uint8_t>& ties,
                                  const std::vector<uint32_t>& open) {
         std::vector<uint32_t> tied;
@@ -378,144 +468,88 @@ DrlPolicy::Run(DrlEnvironment& env,
         }
         return teacher->tieSeed == 0 ? tied.front() : tied[tieRng() % tied.size()];
     };
-    while (!env.IsDone())
+    // One masked categorical pick at a time until nothing fits.
+    while (env.CanPick())
     {
-        // Upper: one Bernoulli per selectable tree.
-        DrlStep up;
-        up.items = env.GetTreeFeatures();
-        up.global = env.GetGlobalFeatures();
-        up.mask = env.GetTreeMask();
-        up.chosen.assign(nTrees, 0);
-        if (teacher)
+        // The policy sees the pickable candidates only: the mask removes the others.
+        const std::vector<uint8_t>& mask = env.GetCandidateMask();
+        std::vector<uint32_t> open;
+        for (uint32_t c = 0; c < mask.size(); ++c)
         {
-            // The teacher's trees; the network is not asked.
-            const std::vector<uint8_t> taught = env.GetTreesOfSet(teacher->set);
-            for (uint32_t t = 0; t < nTrees; ++t)
+            if (mask[c])
             {
-                up.chosen[t] = up.mask[t] && taught[t];
+                open.push_back(c);
             }
         }
-        else
+        DrlStep low;
+        uint32_t pick = 0; // index into open
+        if (teacher && !record)
         {
-            auto [logits, value] = m_upper->forward(
-                ItemTensor(up.items, nTrees, DrlEnvironment::TREE_FEATURES),
-                torch::zeros({static_cast<int64_t>(nTrees)}, torch::kInt64),
-                GlobalTensor(up.global));
-            const auto l = logits.contiguous();
-            const float* lp = l.data_ptr<float>();
-            double logp = 0;
-            for (uint32_t t = 0; t < nTrees; ++t)
-            {
-                if (!up.mask[t])
-                {
-                    continue;
-                }
-                const double p = 1.0 / (1.0 + std::exp(-static_cast<double>(lp[t])));
-                up.chosen[t] = upperMode == Mode::GREEDY ? (p > 0.5) : (Uniform(rng) < p);
-                logp += std::log(std::max(1e-12, up.chosen[t] ? p : 1.0 - p));
-            }
-            up.logp = static_cast<float>(logp);
-            up.value = value.item<float>();
+            pick = teacherPick(env.TeacherTies(teacher->rule), open);
         }
-        env.SelectTrees(up.chosen);
-
-        // Lower: one masked categorical pick at a time until nothing fits.
-        size_t firstLower = episode.lower.size();
-        while (env.CanPick())
+        else if (open.size() > 1 || record)
         {
-            // The policy sees the pickable candidates only: the mask removes the others.
-            const std::vector<uint8_t>& mask = env.GetCandidateMask();
-            std::vector<uint32_t> open;
-            for (uint32_t c = 0; c < mask.size(); ++c)
+            const std::vector<float> all = env.GetCandidateFeatures();
+            const size_t f = DrlEnvironment::CANDIDATE_FEATURES;
+            low.items.resize(open.size() * f);
+            for (size_t i = 0; i < open.size(); ++i)
             {
-                if (mask[c])
+                std::copy_n(all.begin() + open[i] * f, f, low.items.begin() + i * f);
+            }
+            low.global = env.GetGlobalFeatures();
+            low.mask.assign(open.size(), 1);
+            if (teacher)
+            {
+                // The teacher's equally good picks; the network is not asked.
+                const std::vector<uint8_t> ties = env.TeacherTies(teacher->rule);
+                low.chosen.assign(open.size(), 0);
+                for (size_t i = 0; i < open.size(); ++i)
                 {
-                    open.push_back(c);
+                    low.chosen[i] = ties[open[i]];
                 }
-            }
-            const auto n = static_cast<int64_t>(open.size());
-            DrlStep low;
-            uint32_t pick = 0; // index into open
-            float lowValue = 0;
-            double lowLogp = 0;
-            if (teacher && !record)
-            {
-                pick = teacherPick(env.TeacherTies(teacher->rule), open);
-            }
-            else if (n == 1 && !record)
-            {
-                // One choice: no need to ask the network.
+                pick = teacherPick(ties, open);
             }
             else
             {
-                const std::vector<float> all = env.GetCandidateFeatures();
-                const size_t f = DrlEnvironment::CANDIDATE_FEATURES;
-                low.items.resize(open.size() * f);
-                for (size_t i = 0; i < open.size(); ++i)
-                {
-                    std::copy_n(all.begin() + open[i] * f, f, low.items.begin() + i * f);
-                }
-                low.global = env.GetGlobalFeatures();
-                low.mask.assign(open.size(), 1);
-                if (teacher)
-                {
-                    // The teacher's equally good picks; the network is not asked.
-                    const std::vector<uint8_t> ties = env.TeacherTies(teacher->rule);
-                    low.chosen.assign(open.size(), 0);
-                    for (size_t i = 0; i < open.size(); ++i)
-                    {
-                        low.chosen[i] = ties[open[i]];
-                    }
-                    pick = teacherPick(ties, open);
-                }
-                else
-                {
-                    auto [ll, lv] = m_lower->forward(ItemTensor(low.items, n, f),
-                                                     torch::zeros({n}, torch::kInt64),
-                                                     GlobalTensor(low.global));
-                    const auto lc = ll.contiguous();
-                    const float* q = lc.data_ptr<float>();
-                    double top = -std::numeric_limits<double>::infinity();
-                    for (int64_t c = 0; c < n; ++c)
-                    {
-                        if (q[c] > top)
-                        {
-                            top = q[c];
-                            pick = static_cast<uint32_t>(c);
-                        }
-                    }
-                    double z = 0;
-                    for (int64_t c = 0; c < n; ++c)
-                    {
-                        z += std::exp(q[c] - top);
-                    }
-                    if (lowerMode == Mode::SAMPLE)
-                    {
-                        double u = Uniform(rng) * z;
-                        for (int64_t c = 0; c < n; ++c)
-                        {
-                            pick = static_cast<uint32_t>(c);
-                            u -= std::exp(q[c] - top);
-                            if (u < 0)
-                            {
-                                break;
-                            }
-                        }
-                    }
-                    lowLogp = q[pick] - top - std::log(z);
-                    lowValue = lv.item<float>();
-                }
-            }
-            const double reward = env.Pick(open[pick]);
-            if (record)
-            {
-                low.action = pick;
-                low.logp = static_cast<float>(lowLogp);
-                low.value = lowValue;
-                low.reward = static_cast<float>(reward);
-                episode.lower.push_back(std::move(low));
+                pick = ChooseCandidate(low.items, low.global, mode, rng, low);
             }
         }
+        // else one choice: no need to ask the network.
+        const double reward = env.Pick(open[pick]);
+        if (record)
+        {
+            low.action = pick;
+            low.reward = static_cast<float>(reward);
+            record->push_back(std::move(low));
+        }
+    }
+}
+
+void
+DrlPolicy::ActRound(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) const
+{
+    torch::NoGradGuard noGrad;
+    std::mt19937_64 tieRng(0);
+    ChooseTrees(env, mode, rng, nullptr);
+    PickWorkloads(env, mode, rng, nullptr, nullptr, tieRng);
+}
+
+DrlEpisode
+DrlPolicy::Run(DrlEnvironment& env,
+               Mode upperMode,
+               Mode lowerMode,
+               std::mt19937_64& rng,
+               bool record,
+               const DrlTeacher* teacher) const
+{
+    torch::NoGradGuard noGrad;
+    DrlEpisode episode;
+    std::mt19937_64 tieRng(teacher ? teacher->tieSeed : 0);
+    while (!env.IsDone())
+    {
+        DrlStep up = ChooseTrees(env, upperMode, rng, teacher);
+        const size_t firstLower = episode.lower.size();
+        PickWorkloads(env, lowerMode, rng, record ? &episode.lower : nullptr, teacher, tieRng);
         const double reward = env.CloseRound();
         const bool done = env.IsDone();
         if (record)

@@ -208,6 +208,16 @@ class DrlPolicy
                    bool record, const DrlTeacher* teacher = nullptr) const;
 
     /**
+     * One decision of both levels on the environment's current state: the upper policy
+     * selects trees, the lower one picks workloads until nothing fits. The round is left open
+     * (for a state given to DrlEnvironment::Observe, which closes its own rounds).
+     * \param env the environment
+     * \param mode how both levels act
+     * \param rng the generator for sampled actions
+     */
+    void ActRound(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) const;
+
+    /**
      * The greedy episode and `samples` sampled ones; the plan of the one with fewest rounds
      * (the first such).
      * \param env the environment
@@ -218,6 +228,48 @@ class DrlPolicy
     Plan Decode(DrlEnvironment& env, uint32_t samples, uint64_t seed) const;
 
   private:
+    /**
+     * The upper level's decision: selects trees in the environment.
+     * \param env the environment
+     * \param mode how it acts
+     * \param rng the generator for sampled actions
+     * \param teacher when given, its trees instead of the network's
+     * \return the step (features, mask, choice, log-probability, value)
+     */
+    DrlStep ChooseTrees(DrlEnvironment& env,
+                        Mode mode,
+                        std::mt19937_64& rng,
+                        const DrlTeacher* teacher) const;
+    /**
+     * The lower level's picks, one at a time, until no candidate fits.
+     * \param env the environment (trees selected)
+     * \param mode how it acts
+     * \param rng the generator for sampled actions
+     * \param record where to keep the steps (null: not kept)
+     * \param teacher when given, its picks instead of the network's
+     * \param tieRng the teacher's tie-break generator
+     */
+    void PickWorkloads(DrlEnvironment& env,
+                       Mode mode,
+                       std::mt19937_64& rng,
+                       std::vector<DrlStep>* record,
+                       const DrlTeacher* teacher,
+                       std::mt19937_64& tieRng) const;
+    /**
+     * One pick of the lower network among candidates.
+     * \param items the candidates' features
+     * \param global the global features
+     * \param mode how it acts
+     * \param rng the generator for a sampled pick
+     * \param[out] step receives the log-probability and the value
+     * \return the index of the pick among the candidates
+     */
+    uint32_t ChooseCandidate(const std::vector<float>& items,
+                             const std::vector<float>& global,
+                             Mode mode,
+                             std::mt19937_64& rng,
+                             DrlStep& step) const;
+
     uint32_t m_hidden;         //!< hidden width
     uint32_t m_treesPerRoot;   //!< trees per root
     uint32_t m_treeSeed;       //!< candidate trees' seed

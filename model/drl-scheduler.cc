@@ -4,6 +4,7 @@
 
 #include "drl-scheduler.h"
 
+#include "drl-environment.h"
 #include "drl-policy.h"
 
 #include "ns3/log.h"
@@ -138,10 +139,23 @@ DrlScheduler::GetPolicy(const std::string& topologyName)
 void
 DrlScheduler::Prepare(const WorkloadSet& workloads)
 {
-    const DrlPolicy& policy = GetPolicy(workloads.GetTopology().GetName());
-    DrlEnvironment env(workloads);
-    m_schedule = policy.Decode(env, m_samples, m_seed).schedule;
-    m_schedule.scheduler = GetName();
+    GetPolicy(workloads.GetTopology().GetName());
+    m_env = std::make_unique<DrlEnvironment>(workloads);
+    m_rng.seed(m_seed);
+}
+
+void
+DrlScheduler::SelectRound(SchedulerState& state)
+{
+    if (!m_env)
+    {
+        throw std::logic_error("drl: SelectRound before Prepare");
+    }
+    m_env->Observe(state);
+    if (!m_env->IsDone())
+    {
+        m_policy->ActRound(*m_env, DrlPolicy::Mode::GREEDY, m_rng);
+    }
 }
 
 Plan
@@ -151,7 +165,6 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     auto env = MakeDrlEnvironment(topology, policy.GetTreesPerRoot(), policy.GetTreeSeed(), pieces);
     Plan plan = policy.Decode(*env, m_samples, m_seed);
     plan.schedule.scheduler = GetName();
-    m_schedule = plan.schedule;
     const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
     if (!check.valid)
     {
@@ -181,6 +194,12 @@ DrlScheduler::Prepare(const WorkloadSet& workloads)
     GetPolicy(workloads.GetTopology().GetName());
 }
 
+void
+DrlScheduler::SelectRound(SchedulerState& /* state */)
+{
+    throw std::runtime_error(GetDrlUnavailableReason());
+}
+
 Plan
 DrlScheduler::MakePlan(const Topology& topology, uint32_t /* pieces */)
 {
@@ -189,11 +208,5 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t /* pieces */)
 }
 
 #endif // ALLREDUCE_HAVE_TORCH
-
-std::vector<uint32_t>
-DrlScheduler::SelectRound(const RoundEngine& engine)
-{
-    return ReplayRound(m_schedule, engine);
-}
 
 } // namespace ns3

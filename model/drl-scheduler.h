@@ -9,11 +9,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 
 namespace ns3
 {
 
+class DrlEnvironment;
 class DrlPolicy;
 
 /**
@@ -61,11 +63,16 @@ std::string GetDrlCheckpointInfo(const std::string& path);
  * from a checkpoint written by allreduce-train (DrlPolicy::Save).
  *
  * Attributes: Model (the checkpoint; empty: the shipped one for the topology, see
- * GetDrlModelName), Samples (sampled episodes decoded besides the greedy one; the fewest rounds
- * win), Seed (of those samples).
+ * GetDrlModelName), Samples (MakePlan's offline search: sampled episodes decoded besides the
+ * greedy one; the fewest rounds win), Seed (of those samples).
  *
- * MakePlan uses the checkpoint's candidate trees per root, so the upper level also chooses
- * routing. Given fixed workloads (RunRounds, any semantics), every chunk has its one tree.
+ * Online, SelectRound runs both policies greedily on whatever state it is given (a RoundEngine
+ * another scheduler started, the packet-level controller): the upper policy selects which
+ * chunks' trees may send, the lower one picks their ready workloads, masked by the links the
+ * state has busy or down. Given fixed workloads (Prepare, any semantics) every chunk has its
+ * one tree. Offline, MakePlan searches: it runs the greedy episode and Samples sampled ones on
+ * the checkpoint's candidate trees per root (so the upper level also chooses routing) and keeps
+ * the one with the fewest rounds.
  */
 class DrlScheduler : public AllReduceScheduler
 {
@@ -80,7 +87,8 @@ class DrlScheduler : public AllReduceScheduler
 
     std::string GetName() const override;
     void Prepare(const WorkloadSet& workloads) override;
-    std::vector<uint32_t> SelectRound(const RoundEngine& engine) override;
+    /// Both policies decide on the state given, greedily: no plan is made beforehand.
+    void SelectRound(SchedulerState& state) override;
     Plan MakePlan(const Topology& topology, uint32_t pieces) override;
 
     /**
@@ -98,7 +106,8 @@ class DrlScheduler : public AllReduceScheduler
     uint32_t m_seed{1};                  //!< Seed attribute
     std::string m_loadedPath;            //!< path of m_policy
     std::shared_ptr<DrlPolicy> m_policy; //!< the loaded policies
-    Schedule m_schedule;                 //!< what SelectRound replays
+    std::unique_ptr<DrlEnvironment> m_env; //!< observes the states SelectRound is given
+    std::mt19937_64 m_rng;                 //!< for the policy (greedy acting draws nothing)
 };
 
 } // namespace ns3

@@ -774,54 +774,22 @@ OptimalScheduler::GetSearch() const
     return m_search;
 }
 
-std::vector<std::vector<FlowTree>>
-OptimalScheduler::BuildCandidateTrees(const Topology& topology, uint32_t k, uint32_t seed)
-{
-    std::vector<std::vector<FlowTree>> out;
-    out.push_back(BuildShortestPathTrees(topology));
-    const auto same = [](const std::vector<FlowTree>& a, const std::vector<FlowTree>& b) {
-        for (size_t r = 0; r < a.size(); ++r)
-        {
-            if (a[r].GetParents() != b[r].GetParents())
-            {
-                return false;
-            }
-        }
-        return true;
-    };
-    // Balanced trees: with longer paths, shortest only, then other seeds. A few more
-    // attempts than k, since some come out equal to one we have.
-    for (uint32_t i = 0; out.size() < k && i < 4 * k; ++i)
-    {
-        std::vector<FlowTree> trees =
-            BuildBalancedTrees(topology, 50, i % 2 == 0, seed + i / 2);
-        bool known = false;
-        for (const auto& t : out)
-        {
-            known = known || same(t, trees);
-        }
-        if (!known)
-        {
-            out.push_back(std::move(trees));
-        }
-    }
-    return out;
-}
-
 void
 OptimalScheduler::Prepare(const WorkloadSet& workloads)
 {
     std::vector<WorkloadSet> candidates{workloads};
     std::vector<uint32_t> chosen;
     const auto roundOf = Search(candidates, false, chosen);
-    m_schedule = CompactRounds(roundOf.front());
-    m_schedule.scheduler = GetName();
+    Schedule schedule = CompactRounds(roundOf.front());
+    schedule.scheduler = GetName();
+    m_replay->SetSchedule(std::move(schedule));
+    m_replay->Prepare(workloads);
 }
 
-std::vector<uint32_t>
-OptimalScheduler::SelectRound(const RoundEngine& engine)
+void
+OptimalScheduler::SelectRound(SchedulerState& state)
 {
-    return ReplayRound(m_schedule, engine);
+    m_replay->SelectRound(state);
 }
 
 Plan
@@ -850,7 +818,6 @@ OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
         plan = MakeTreeChoicePlan(trees, candidates, chosen, roundOf);
     }
     plan.schedule.scheduler = GetName();
-    m_schedule = plan.schedule;
     const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
     if (!check.valid)
     {

@@ -6,6 +6,8 @@
 #define NS3_ALLREDUCE_OPTIMAL_SCHEDULER_H
 
 #include "allreduce-scheduler.h"
+#include "candidate-trees.h"
+#include "replay-scheduler.h"
 
 #include <cstdint>
 #include <string>
@@ -83,8 +85,9 @@ struct OptimalSearch
  * and without longer paths and more seeds (duplicates dropped); one binary per (root, tree)
  * choice, and a workload is scheduled exactly when its tree is chosen.
  *
- * MakePlan and Prepare do the search; SelectRound replays its schedule round by round, so
- * RunRounds(optimal, workloads) schedules any workloads (ps or ring semantics too).
+ * It plans offline: MakePlan and Prepare do the search, and SelectRound replays the schedule
+ * Prepare found (with a ReplayScheduler), so RunRounds(optimal, workloads) schedules any
+ * workloads (ps or ring semantics too) but does not react to a state it did not plan for.
  * GetSearch tells the status and the interval.
  */
 class OptimalScheduler : public AllReduceScheduler
@@ -97,22 +100,12 @@ class OptimalScheduler : public AllReduceScheduler
     static TypeId GetTypeId();
     std::string GetName() const override;
     void Prepare(const WorkloadSet& workloads) override;
-    std::vector<uint32_t> SelectRound(const RoundEngine& engine) override;
+    /// Replays the schedule Prepare found (this scheduler plans offline).
+    void SelectRound(SchedulerState& state) override;
     Plan MakePlan(const Topology& topology, uint32_t pieces) override;
 
     /// \return what the last search proved
     const OptimalSearch& GetSearch() const;
-
-    /**
-     * \param topology the topology
-     * \param k trees per root wanted
-     * \param seed seed of the balanced trees
-     * \return per candidate, one flow tree per root: candidate 0 is the shortest-path trees;
-     *         at most k candidates, fewer when the search finds no more distinct trees
-     */
-    static std::vector<std::vector<FlowTree>> BuildCandidateTrees(const Topology& topology,
-                                                                  uint32_t k,
-                                                                  uint32_t seed);
 
   private:
     /**
@@ -133,7 +126,7 @@ class OptimalScheduler : public AllReduceScheduler
     uint32_t m_seed{1};         //!< Seed attribute (candidate trees)
     uint64_t m_maxNonzeros{50000000}; //!< MaxNonzeros attribute
     OptimalSearch m_search;     //!< what the last search proved
-    Schedule m_schedule;        //!< the schedule SelectRound replays
+    Ptr<ReplayScheduler> m_replay{CreateObject<ReplayScheduler>()}; //!< replays Prepare's plan
 };
 
 } // namespace ns3

@@ -12,6 +12,15 @@ namespace ns3
 RoundEngine::RoundEngine(const WorkloadSet& workloads)
     : m_workloads(&workloads)
 {
+    const Topology& topo = workloads.GetTopology();
+    m_down.assign(workloads.GetNDirectedLinks(), 0);
+    m_fromServer.assign(workloads.GetNDirectedLinks(), 0);
+    for (uint32_t i = 0; i < topo.GetNLinks() && 2 * i + 1 < m_fromServer.size(); ++i)
+    {
+        m_fromServer[2 * i] = topo.IsServer(topo.GetLink(i).a);
+        m_fromServer[2 * i + 1] = topo.IsServer(topo.GetLink(i).b);
+        m_serverPorts += m_fromServer[2 * i] + m_fromServer[2 * i + 1];
+    }
     Reset();
 }
 
@@ -19,15 +28,16 @@ void
 RoundEngine::Reset()
 {
     const uint32_t n = m_workloads->GetN();
-    m_status.assign(n, Status::WAITING);
+    m_status.assign(n, WorkloadStatus::WAITING);
     m_pending.assign(n, 0);
     m_roundOf.assign(n, NO_INDEX);
     m_readyPos.assign(n, NO_INDEX);
     m_ready.clear();
-    m_picked.clear();
+    m_started.clear();
+    m_finished.clear();
     m_rounds.clear();
     m_linkStamp.assign(m_workloads->GetNDirectedLinks(), 0);
-    m_nDone = 0;
+    m_serverPortsBlocked = m_serverPortsDown;
     for (const Workload& w : m_workloads->GetAll())
     {
         m_pending[w.id] = static_cast<uint32_t>(w.deps.size());
@@ -50,19 +60,13 @@ RoundEngine::GetRound() const
     return static_cast<uint32_t>(m_rounds.size());
 }
 
-bool
-RoundEngine::IsDone() const
+double
+RoundEngine::GetTime() const
 {
-    return m_nDone == m_workloads->GetN();
+    return 0.0;
 }
 
-uint32_t
-RoundEngine::GetNDone() const
-{
-    return m_nDone;
-}
-
-RoundEngine::Status
+WorkloadStatus
 RoundEngine::GetStatus(uint32_t id) const
 {
     return m_status.at(id);
@@ -75,9 +79,15 @@ RoundEngine::GetReady() const
 }
 
 const std::vector<uint32_t>&
-RoundEngine::GetPicked() const
+RoundEngine::GetStarted() const
 {
-    return m_picked;
+    return m_started;
+}
+
+const std::vector<uint32_t>&
+RoundEngine::GetFinished() const
+{
+    return m_finished;
 }
 
 bool
@@ -87,16 +97,28 @@ RoundEngine::IsLinkBusy(uint32_t directedLink) const
 }
 
 bool
-RoundEngine::CanAdd(uint32_t id) const
+RoundEngine::IsLinkDown(uint32_t directedLink) const
 {
-    if (id >= m_status.size() || m_status[id] != Status::READY)
+    return m_down.at(directedLink) != 0;
+}
+
+bool
+RoundEngine::IsSaturated() const
+{
+    return m_serverPortsBlocked >= m_serverPorts;
+}
+
+bool
+RoundEngine::CanStart(uint32_t id) const
+{
+    if (id >= m_status.size() || m_status[id] != WorkloadStatus::READY)
     {
         return false;
     }
     const uint32_t stamp = GetRound() + 1;
     for (uint32_t l : m_workloads->GetAll()[id].links)
     {
-        if (m_linkStamp[l] == stamp)
+        if (m_linkStamp[l] == stamp || m_down[l])
         {
             return false;
         }
@@ -104,32 +126,36 @@ RoundEngine::CanAdd(uint32_t id) const
     return true;
 }
 
-std::vector<uint32_t>
-RoundEngine::GetAddable() const
+void
+RoundEngine::SetLinkDown(uint32_t link, bool down)
 {
-    std::vector<uint32_t> out;
-    for (uint32_t id : m_ready)
+    if (2 * uint64_t{link} + 1 >= m_down.size())
     {
-        if (CanAdd(id))
-        {
-            out.push_back(id);
-        }
+        throw std::out_of_range("link " + std::to_string(link) + " does not exist; there are " +
+                                std::to_string(m_down.size() / 2));
     }
-    return out;
+    const uint32_t stamp = GetRound() + 1;
+    for (uint32_t l : {2 * link, 2 * link + 1})
+    {
+        if (m_down[l] != static_cast<uint8_t>(down) && m_fromServer[l])
+        {
+            m_serverPortsDown += down ? 1 : -1;
+            if (m_linkStamp[l] != stamp)
+            {
+                m_serverPortsBlocked += down ? 1 : -1;
+            }
+        }
+        m_down[l] = down;
+    }
 }
 
-std::vector<uint32_t>
-RoundEngine::GetConflicting() const
+std::string
+RoundEngine::Describe(uint32_t directedLink) const
 {
-    std::vector<uint32_t> out;
-    for (uint32_t id : m_ready)
-    {
-        if (!CanAdd(id))
-        {
-            out.push_back(id);
-        }
-    }
-    return out;
+    const TopologyLink& link = m_workloads->GetTopology().GetLink(directedLink / 2);
+    const uint32_t from = directedLink % 2 == 0 ? link.a : link.b;
+    const uint32_t to = directedLink % 2 == 0 ? link.b : link.a;
+    return std::to_string(from) + "->" + std::to_string(to);
 }
 
 std::string
@@ -142,41 +168,42 @@ RoundEngine::WhyNot(uint32_t id) const
     }
     switch (m_status[id])
     {
-    case Status::WAITING:
+    case WorkloadStatus::WAITING:
         for (uint32_t d : m_workloads->GetAll()[id].deps)
         {
-            if (m_status[d] != Status::DONE)
+            if (m_status[d] != WorkloadStatus::DONE)
             {
-                return name + " is not ready: it depends on workload " + std::to_string(d) +
+                return name + " depends on workload " + std::to_string(d) +
                        ", which has not finished in an earlier round";
             }
         }
         return name + " is not ready";
-    case Status::PICKED:
+    case WorkloadStatus::STARTED:
         return name + " is already in round " + std::to_string(GetRound());
-    case Status::DONE:
-        return name + " already finished in round " + std::to_string(m_roundOf[id]);
-    case Status::READY:
+    case WorkloadStatus::DONE:
+        return name + " is scheduled again (it finished in round " +
+               std::to_string(m_roundOf[id]) + ")";
+    case WorkloadStatus::READY:
         break;
     }
     const uint32_t stamp = GetRound() + 1;
     for (uint32_t l : m_workloads->GetAll()[id].links)
     {
+        if (m_down[l])
+        {
+            return name + " needs link " + Describe(l) + ", which is down";
+        }
         if (m_linkStamp[l] == stamp)
         {
-            const TopologyLink& link = m_workloads->GetTopology().GetLink(l / 2);
-            const uint32_t from = l % 2 == 0 ? link.a : link.b;
-            const uint32_t to = l % 2 == 0 ? link.b : link.a;
-            return name + " needs link " + std::to_string(from) + "->" + std::to_string(to) +
-                   ", which another workload of round " + std::to_string(GetRound()) +
-                   " already uses";
+            return name + " needs link " + Describe(l) + ", which another workload of round " +
+                   std::to_string(GetRound()) + " already uses";
         }
     }
     return "";
 }
 
 void
-RoundEngine::Add(uint32_t id)
+RoundEngine::Start(uint32_t id)
 {
     const std::string why = WhyNot(id);
     if (!why.empty())
@@ -187,29 +214,41 @@ RoundEngine::Add(uint32_t id)
     for (uint32_t l : m_workloads->GetAll()[id].links)
     {
         m_linkStamp[l] = stamp;
+        m_serverPortsBlocked += m_fromServer[l];
     }
     RemoveReady(id);
-    m_status[id] = Status::PICKED;
-    m_picked.push_back(id);
+    m_status[id] = WorkloadStatus::STARTED;
+    m_started.push_back(id);
+}
+
+void
+RoundEngine::Unstart(uint32_t id)
+{
+    for (uint32_t l : m_workloads->GetAll()[id].links)
+    {
+        m_linkStamp[l] = 0;
+        m_serverPortsBlocked -= m_fromServer[l] && !m_down[l];
+    }
+    PushReady(id);
 }
 
 void
 RoundEngine::CloseRound()
 {
-    if (m_picked.empty())
+    if (m_started.empty())
     {
         throw std::invalid_argument("round " + std::to_string(GetRound()) +
-                                    " is empty: add at least one workload before closing it (" +
+                                    " is empty: start at least one workload before closing it (" +
                                     std::to_string(m_ready.size()) + " are ready)");
     }
     const uint32_t round = GetRound();
-    for (uint32_t id : m_picked)
+    for (uint32_t id : m_started)
     {
-        m_status[id] = Status::DONE;
+        m_status[id] = WorkloadStatus::DONE;
         m_roundOf[id] = round;
-        ++m_nDone;
+        m_finished.push_back(id);
     }
-    for (uint32_t id : m_picked)
+    for (uint32_t id : m_started)
     {
         for (uint32_t d : m_workloads->GetDependents(id))
         {
@@ -219,37 +258,30 @@ RoundEngine::CloseRound()
             }
         }
     }
-    m_rounds.push_back(std::move(m_picked));
-    m_picked.clear();
+    m_rounds.push_back(std::move(m_started));
+    m_started.clear();
+    // The new round's stamp frees every link; down links stay blocked.
+    m_serverPortsBlocked = m_serverPortsDown;
 }
 
 void
 RoundEngine::StepRound(const std::vector<uint32_t>& ids)
 {
-    const size_t before = m_picked.size();
+    const size_t before = m_started.size();
     try
     {
         for (uint32_t id : ids)
         {
-            Add(id);
+            Start(id);
         }
     }
     catch (const std::invalid_argument&)
     {
-        // Undo this call's additions; the round's earlier picks stay.
-        const uint32_t stamp = GetRound() + 1;
-        while (m_picked.size() > before)
+        // Undo this call's additions; the round's earlier starts stay.
+        while (m_started.size() > before)
         {
-            const uint32_t id = m_picked.back();
-            m_picked.pop_back();
-            for (uint32_t l : m_workloads->GetAll()[id].links)
-            {
-                if (m_linkStamp[l] == stamp)
-                {
-                    m_linkStamp[l] = 0;
-                }
-            }
-            PushReady(id);
+            Unstart(m_started.back());
+            m_started.pop_back();
         }
         throw;
     }
@@ -282,7 +314,7 @@ RoundEngine::RemoveReady(uint32_t id)
 void
 RoundEngine::PushReady(uint32_t id)
 {
-    m_status[id] = Status::READY;
+    m_status[id] = WorkloadStatus::READY;
     m_readyPos[id] = static_cast<uint32_t>(m_ready.size());
     m_ready.push_back(id);
 }

@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_ROUND_ENGINE_H
 #define NS3_ALLREDUCE_ROUND_ENGINE_H
 
+#include "scheduler-state.h"
 #include "workload.h"
 
 #include <cstdint>
@@ -16,74 +17,66 @@ namespace ns3
 
 /**
  * \ingroup allreduce
- * The round-based flow-level environment that schedulers and the learning code drive. It
- * keeps, for a WorkloadSet, which workloads are waiting for dependencies, ready, picked for the
- * round being built, and done; which directed links the round uses; and the round index.
+ * The flow-level SchedulerState: rounds. It keeps, for a WorkloadSet, which workloads are
+ * waiting for dependencies, ready, started in the round being built, and done; which directed
+ * links the round uses and which are down; and the round index. It is the one place that
+ * tracks link conflicts: schedulers, the DRL environment and the validator all run on it.
  *
- * A round is built one workload at a time (Add), or all at once (StepRound), and closed with
+ * A round is built one workload at a time (Start), or all at once (StepRound), and closed with
  * CloseRound, which finishes its workloads and makes their dependents ready. Every invalid
- * step (a workload that is not ready, already picked, or shares a directed link with one
- * picked this round; an empty round) throws std::invalid_argument and leaves the state as it
- * was (after a refused StepRound, only the order of GetReady may differ). Ready sets and link
- * marks are kept incrementally: no step scans all workloads.
+ * step (a workload that is not ready, already started, or shares a directed link with one
+ * started this round or that is down; an empty round) throws std::invalid_argument and leaves
+ * the state as it was (after a refused StepRound, only the order of GetReady may differ).
+ * Ready sets and link marks are kept incrementally: no step scans all workloads.
  */
-class RoundEngine
+class RoundEngine : public SchedulerState
 {
   public:
-    /// Where a workload stands.
-    enum class Status : uint8_t
-    {
-        WAITING, //!< some dependency has not finished
-        READY,   //!< every dependency finished; not picked yet
-        PICKED,  //!< added to the round being built
-        DONE,    //!< finished in a closed round
-    };
-
     /**
      * \param workloads the workloads; must outlive the engine
      */
     explicit RoundEngine(const WorkloadSet& workloads);
 
-    /// Back to the start: nothing done, round 0, no link used.
+    /// Back to the start: nothing done, round 0, no link used (links down stay down).
     void Reset();
 
-    /// \return the workloads the engine runs
-    const WorkloadSet& GetWorkloads() const;
+    const WorkloadSet& GetWorkloads() const override;
+    WorkloadStatus GetStatus(uint32_t id) const override;
+    const std::vector<uint32_t>& GetReady() const override;
+    /// \return the workloads started in the round being built, in the order started
+    const std::vector<uint32_t>& GetStarted() const override;
+    const std::vector<uint32_t>& GetFinished() const override;
     /// \return the index of the round being built (the number of closed rounds)
-    uint32_t GetRound() const;
-    /// \return true when every workload is done
-    bool IsDone() const;
-    /// \return the number of workloads done
-    uint32_t GetNDone() const;
-    /// \param id a workload \return its status
-    Status GetStatus(uint32_t id) const;
-    /// \return the ready workloads not picked yet (order is stable for a given history)
-    const std::vector<uint32_t>& GetReady() const;
-    /// \return the workloads picked for the round being built, in the order added
-    const std::vector<uint32_t>& GetPicked() const;
-    /// \param directedLink a directed link \return true when the round being built uses it
-    bool IsLinkBusy(uint32_t directedLink) const;
-    /// \param id a workload \return true when it is ready and shares no link with the picked
-    bool CanAdd(uint32_t id) const;
-    /// \return the ready workloads that could still join the round (a scan of the ready set)
-    std::vector<uint32_t> GetAddable() const;
-    /// \return the ready workloads that would conflict with those picked this round
-    std::vector<uint32_t> GetConflicting() const;
-
+    uint32_t GetRound() const override;
+    double GetTime() const override;
+    bool IsLinkBusy(uint32_t directedLink) const override;
+    bool IsLinkDown(uint32_t directedLink) const override;
+    bool IsSaturated() const override;
+    bool CanStart(uint32_t id) const override;
     /**
      * Adds a workload to the round being built.
-     * \param id a ready workload sharing no directed link with those picked
+     * \param id a ready workload sharing no directed link with those started, none down
      * \throws std::invalid_argument saying why it cannot be added
      */
-    void Add(uint32_t id);
+    void Start(uint32_t id) override;
+
+    /**
+     * Takes a link out of service or back (both directions). A workload whose path crosses a
+     * down link cannot start; those already started this round stay.
+     * \param link an undirected link of the topology
+     * \param down true to take it down, false to bring it back
+     * \throws std::out_of_range for a link that does not exist
+     */
+    void SetLinkDown(uint32_t link, bool down);
+
     /**
      * Closes the round being built: its workloads are done, their dependents may become ready.
-     * \throws std::invalid_argument when no workload was picked
+     * \throws std::invalid_argument when no workload was started
      */
     void CloseRound();
     /**
-     * Runs one whole round: adds every workload given, then closes the round. All or nothing:
-     * on an invalid workload nothing is added and the error names it.
+     * Runs one whole round: starts every workload given, then closes the round. All or
+     * nothing: on an invalid workload nothing is started and the error names it.
      * \param ids the workloads of the round
      */
     void StepRound(const std::vector<uint32_t>& ids);
@@ -94,23 +87,32 @@ class RoundEngine
     const std::vector<std::vector<uint32_t>>& GetRounds() const;
 
   private:
-    /// \return why id cannot be added now, or an empty string when it can
+    /// \return why id cannot start now, or an empty string when it can
     std::string WhyNot(uint32_t id) const;
+    /// \return "a->b" for a directed link
+    std::string Describe(uint32_t directedLink) const;
     /// Removes id from the ready list in O(1).
     void RemoveReady(uint32_t id);
     /// Appends id to the ready list.
     void PushReady(uint32_t id);
+    /// Takes a started workload back out of the round (for a refused StepRound).
+    void Unstart(uint32_t id);
 
     const WorkloadSet* m_workloads;           //!< the workloads
-    std::vector<Status> m_status;             //!< per workload
+    std::vector<WorkloadStatus> m_status;     //!< per workload
     std::vector<uint32_t> m_pending;          //!< per workload, unfinished dependencies
     std::vector<uint32_t> m_roundOf;          //!< per workload, the round it finished in
-    std::vector<uint32_t> m_ready;            //!< ready, not picked
+    std::vector<uint32_t> m_ready;            //!< ready, not started
     std::vector<uint32_t> m_readyPos;         //!< per workload, its index in m_ready
-    std::vector<uint32_t> m_picked;           //!< picked this round
+    std::vector<uint32_t> m_started;          //!< started this round
+    std::vector<uint32_t> m_finished;         //!< done, in finishing order
     std::vector<uint32_t> m_linkStamp;        //!< per directed link, round+1 when busy
+    std::vector<uint8_t> m_down;              //!< per directed link, 1 when down
+    std::vector<uint8_t> m_fromServer;        //!< per directed link, 1 when it leaves a server
+    uint32_t m_serverPorts{0};                //!< directed links leaving servers
+    uint32_t m_serverPortsDown{0};            //!< of those, down
+    uint32_t m_serverPortsBlocked{0};         //!< of those, busy this round or down
     std::vector<std::vector<uint32_t>> m_rounds; //!< closed rounds
-    uint32_t m_nDone{0};                      //!< workloads done
 };
 
 } // namespace ns3

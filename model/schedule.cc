@@ -4,6 +4,8 @@
 
 #include "schedule.h"
 
+#include "round-engine.h"
+
 #include "size-limits.h"
 #include "text-file.h"
 
@@ -175,9 +177,7 @@ CheckRounds(const WorkloadSet& workloads,
             std::vector<uint32_t>& roundOf)
 {
     const uint32_t n = workloads.GetN();
-    const auto& all = workloads.GetAll();
-    roundOf.assign(n, NO_INDEX);
-    std::vector<uint32_t> linkStamp(workloads.GetNDirectedLinks(), NO_INDEX);
+    RoundEngine engine(workloads);
     for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
     {
         const auto& round = schedule.rounds[t];
@@ -185,45 +185,19 @@ CheckRounds(const WorkloadSet& workloads,
         {
             return AtRound(t, "is empty");
         }
-        for (uint32_t id : round)
+        try
         {
-            if (id >= n)
-            {
-                return AtRound(t, Name(id) + " does not exist; there are " + std::to_string(n));
-            }
-            if (roundOf[id] != NO_INDEX)
-            {
-                return AtRound(t, Name(id) + " is scheduled again (first in round " +
-                                      std::to_string(roundOf[id]) + ")");
-            }
-            roundOf[id] = t;
-            for (uint32_t l : all[id].links)
-            {
-                if (linkStamp[l] == t)
-                {
-                    const TopologyLink& link = workloads.GetTopology().GetLink(l / 2);
-                    return AtRound(t, Name(id) + " uses link " +
-                                          std::to_string(l % 2 ? link.b : link.a) + "->" +
-                                          std::to_string(l % 2 ? link.a : link.b) +
-                                          ", which another workload of the round uses");
-                }
-                linkStamp[l] = t;
-            }
+            engine.StepRound(round);
         }
-        for (uint32_t id : round)
+        catch (const std::invalid_argument& e)
         {
-            for (uint32_t d : all[id].deps)
-            {
-                if (roundOf[d] == NO_INDEX || roundOf[d] >= t)
-                {
-                    return AtRound(t, Name(id) + " depends on " + Name(d) +
-                                          ", which has not finished in an earlier round");
-                }
-            }
+            return AtRound(t, e.what());
         }
     }
+    roundOf.assign(n, NO_INDEX);
     for (uint32_t id = 0; id < n; ++id)
     {
+        roundOf[id] = engine.GetRoundOf(id);
         if (roundOf[id] == NO_INDEX)
         {
             return Name(id) + " is never scheduled";

@@ -416,6 +416,50 @@ WorkloadSet::Build(const Topology& topology,
     return set;
 }
 
+WorkloadSet
+WorkloadSet::Concatenate(const std::vector<WorkloadSet>& sets)
+{
+    if (sets.empty())
+    {
+        throw std::invalid_argument("WorkloadSet::Concatenate: no sets");
+    }
+    WorkloadSet out;
+    out.m_topology = sets.front().m_topology;
+    out.m_semantics = sets.front().m_semantics;
+    out.m_pieces = sets.front().m_pieces;
+    uint64_t total = 0;
+    for (const WorkloadSet& set : sets)
+    {
+        if (!set.m_topology.DescribeDifference(out.m_topology).empty())
+        {
+            throw std::invalid_argument("WorkloadSet::Concatenate: the sets are on different "
+                                        "topologies");
+        }
+        total += set.GetN();
+    }
+    if (total >= NO_INDEX)
+    {
+        throw std::invalid_argument("WorkloadSet::Concatenate: " + std::to_string(total) +
+                                    " workloads are more than ids can number");
+    }
+    out.m_workloads.reserve(total);
+    for (const WorkloadSet& set : sets)
+    {
+        const auto offset = static_cast<uint32_t>(out.m_workloads.size());
+        for (Workload w : set.m_workloads)
+        {
+            w.id += offset;
+            for (uint32_t& d : w.deps)
+            {
+                d += offset;
+            }
+            out.m_workloads.push_back(std::move(w));
+        }
+    }
+    out.Index();
+    return out;
+}
+
 WorkloadSet::WorkloadSet(const Topology& topology,
                          std::vector<Workload> workloads,
                          WorkloadSemantics semantics,

@@ -105,6 +105,17 @@ class WorkloadSet
                 WorkloadSemantics semantics,
                 uint32_t pieces);
 
+    /**
+     * Several workload sets on one topology side by side, as one set: set j's workload i gets
+     * id offset_j + i, its dependencies move with it, and workloads of different sets are
+     * independent. For running candidate sets on one RoundEngine (the DRL environment), not an
+     * AllReduce of its own.
+     * \param sets the sets (same topology, semantics and pieces)
+     * \return the set; offset_j is the sum of the sizes of the sets before j
+     * \throws std::invalid_argument when the sets are empty or differ in topology
+     */
+    static WorkloadSet Concatenate(const std::vector<WorkloadSet>& sets);
+
     /// \return the number of workloads
     uint32_t GetN() const;
     /// \param id a workload id \return the workload

@@ -155,7 +155,7 @@ TEST(DrlEnvironment, MaskIsExactlyWhatFits)
     std::vector<std::vector<uint32_t>> linksOf;
     // The candidate's links, through the plan-independent workload paths.
     const Topology topo = BuildTopology("bcube:n=3,k=1");
-    auto trees = OptimalScheduler::BuildCandidateTrees(topo, 3, 1);
+    auto trees = BuildCandidateTrees(topo, 3, 1);
     std::vector<WorkloadSet> sets;
     for (const auto& t : trees)
     {
@@ -448,6 +448,68 @@ TEST(DrlScheduler, RunsOnAnyTopologyAndWorkloads)
             << e.what();
     }
     std::filesystem::remove_all(dir);
+}
+
+TEST(DrlScheduler, DecidesEachRoundOnTheStateItIsGiven)
+{
+    // The shipped BCube(3,1) checkpoint on the shortest-path merge workloads.
+    torch::set_num_threads(1);
+    const Topology t = BuildTopology("bcube:n=3,k=1");
+    const WorkloadSet ws =
+        WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1);
+    Ptr<AllReduceScheduler> drl = CreateScheduler("drl");
+    drl->SetAttribute("Model", StringValue(""));
+
+    // From the start, deciding round by round is the greedy episode of the policy.
+    {
+        const Schedule online = RunRounds(*drl, ws);
+        const DrlPolicy policy = DrlPolicy::Load(
+            GetDrlModelDirectory() + "/" + GetDrlModelName(t.GetName()) + ".pt");
+        DrlEnvironment env(ws);
+        const Plan offline = policy.Decode(env, 0, 1);
+        ASSERT_EQ(online.rounds.size(), offline.schedule.rounds.size());
+        for (size_t r = 0; r < online.rounds.size(); ++r)
+        {
+            std::vector<uint32_t> mine = online.rounds[r];
+            std::sort(mine.begin(), mine.end());
+            EXPECT_EQ(mine, offline.schedule.rounds[r]) << "round " << r;
+        }
+    }
+
+    // A state no plan foresaw: greedy ran the first three rounds, then a link went down for
+    // two rounds; drl takes over and completes a valid schedule, never using the down link.
+    Ptr<AllReduceScheduler> greedy = CreateScheduler("greedy");
+    greedy->Prepare(ws);
+    RoundEngine engine(ws);
+    for (int r = 0; r < 3; ++r)
+    {
+        greedy->SelectRound(engine);
+        engine.CloseRound();
+    }
+    const uint32_t done = engine.GetNDone();
+    const uint32_t down = ws.Get(engine.GetReady().front()).links.front() / 2;
+    drl->Prepare(ws);
+    while (!engine.IsDone())
+    {
+        const bool isDown = engine.GetRound() < 5;
+        engine.SetLinkDown(down, isDown);
+        drl->SelectRound(engine);
+        ASSERT_FALSE(engine.GetStarted().empty()) << "round " << engine.GetRound();
+        for (uint32_t id : engine.GetStarted())
+        {
+            for (uint32_t l : ws.Get(id).links)
+            {
+                EXPECT_FALSE(isDown && l / 2 == down) << "workload " << id << " on a down link";
+            }
+        }
+        engine.CloseRound();
+        ASSERT_LT(engine.GetRound(), 10 * ws.GetN()) << "drl does not finish";
+    }
+    EXPECT_GT(done, 0u);
+    Schedule s;
+    s.rounds = engine.GetRounds();
+    const ScheduleCheck check = ValidateSchedule(ws, s);
+    EXPECT_TRUE(check.valid) << check.error;
 }
 
 TEST(DrlScheduler, ShippedCheckpointsBeatPsAndRing)

@@ -320,8 +320,8 @@ TEST(OptimalScheduler, ChoosesAmongCandidateTrees)
     EXPECT_GE(three->GetSearch().treesPerRoot, 2u);
     EXPECT_GE(three->GetSearch().treeOptions, topo.GetNServers());
 
-    const auto a = OptimalScheduler::BuildCandidateTrees(BuildTopology("bcube:n=3,k=1"), 3, 7);
-    const auto b = OptimalScheduler::BuildCandidateTrees(BuildTopology("bcube:n=3,k=1"), 3, 7);
+    const auto a = BuildCandidateTrees(BuildTopology("bcube:n=3,k=1"), 3, 7);
+    const auto b = BuildCandidateTrees(BuildTopology("bcube:n=3,k=1"), 3, 7);
     ASSERT_EQ(a.size(), b.size());
     EXPECT_EQ(a.size(), 3u);
     for (size_t j = 0; j < a.size(); ++j)
@@ -345,7 +345,7 @@ TEST(OptimalScheduler, TreeChoiceBoundsHoldForEveryMix)
     EXPECT_EQ(search.status, OptimalSearch::OPTIMAL);
     EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
     // The optimum over the candidates is at most the optimum of each candidate tree set.
-    for (const auto& trees : OptimalScheduler::BuildCandidateTrees(topo, 4, 1))
+    for (const auto& trees : BuildCandidateTrees(topo, 4, 1))
     {
         const WorkloadSet ws = WorkloadSet::Build(topo, trees, WorkloadSemantics::MERGE, 1);
         EXPECT_LE(plan.schedule.GetNRounds(), ExhaustiveOptimum(ws));

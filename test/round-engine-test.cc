@@ -53,7 +53,7 @@ TEST(RoundEngine, StartsWithExactlyTheWorkloadsWithoutDependenciesReady)
     EXPECT_FALSE(engine.IsDone());
     for (const Workload& w : ws.GetAll())
     {
-        EXPECT_EQ(engine.GetStatus(w.id) == RoundEngine::Status::READY, w.deps.empty());
+        EXPECT_EQ(engine.GetStatus(w.id) == WorkloadStatus::READY, w.deps.empty());
         EXPECT_EQ(Contains(engine.GetReady(), w.id), w.deps.empty());
     }
 }
@@ -63,33 +63,34 @@ TEST(RoundEngine, RefusesInvalidStepsAndSaysWhy)
     const WorkloadSet ws = BCubeTwoOne();
     RoundEngine engine(ws);
     // Workload 0 (1->0) waits for workload 2 (3->1).
-    EXPECT_EQ(ErrorOf([&] { engine.Add(0); }),
-              "workload 0 is not ready: it depends on workload 2, which has not finished in "
-              "an earlier round");
+    EXPECT_EQ(ErrorOf([&] { engine.Start(0); }),
+              "workload 0 depends on workload 2, which has not finished in an earlier round");
     EXPECT_EQ(ErrorOf([&] { engine.CloseRound(); }).rfind("round 0 is empty", 0), 0u);
-    engine.Add(2); // 3 -> 7 -> 1
-    EXPECT_EQ(ErrorOf([&] { engine.Add(2); }), "workload 2 is already in round 0");
+    engine.Start(2); // 3 -> 7 -> 1
+    EXPECT_EQ(ErrorOf([&] { engine.Start(2); }), "workload 2 is already in round 0");
     // Another workload over 3->7: server 3's reduce for a root reached through switch 7.
     uint32_t clash = 0;
     for (const Workload& w : ws.GetAll())
     {
-        if (w.id != 2 && engine.GetStatus(w.id) == RoundEngine::Status::READY &&
+        if (w.id != 2 && engine.GetStatus(w.id) == WorkloadStatus::READY &&
             w.links.front() == ws.Get(2).links.front())
         {
             clash = w.id;
         }
     }
     ASSERT_NE(clash, 0u);
-    EXPECT_FALSE(engine.CanAdd(clash));
-    EXPECT_TRUE(Contains(engine.GetConflicting(), clash));
-    EXPECT_FALSE(Contains(engine.GetAddable(), clash));
-    EXPECT_EQ(ErrorOf([&] { engine.Add(clash); }),
+    EXPECT_FALSE(engine.CanStart(clash));
+    EXPECT_TRUE(engine.IsLinkBusy(ws.Get(2).links.front()));
+    EXPECT_TRUE(Contains(engine.GetReady(), clash));
+    EXPECT_EQ(ErrorOf([&] { engine.Start(clash); }),
               "workload " + std::to_string(clash) +
                   " needs link 3->7, which another workload of round 0 already uses");
-    EXPECT_EQ(ErrorOf([&] { engine.Add(99); }), "workload 99 does not exist; there are 24");
+    EXPECT_EQ(ErrorOf([&] { engine.Start(99); }), "workload 99 does not exist; there are 24");
     engine.CloseRound();
     EXPECT_EQ(engine.GetRoundOf(2), 0u);
-    EXPECT_EQ(ErrorOf([&] { engine.Add(2); }), "workload 2 already finished in round 0");
+    EXPECT_EQ(ErrorOf([&] { engine.Start(2); }),
+              "workload 2 is scheduled again (it finished in round 0)");
+    EXPECT_EQ(engine.GetFinished(), std::vector<uint32_t>{2});
 }
 
 TEST(RoundEngine, StepRoundIsAllOrNothing)
@@ -100,9 +101,9 @@ TEST(RoundEngine, StepRoundIsAllOrNothing)
     const uint32_t first = readyBefore.front();
     EXPECT_THROW(engine.StepRound({first, first}), std::invalid_argument);
     EXPECT_EQ(engine.GetRound(), 0u);
-    EXPECT_TRUE(engine.GetPicked().empty());
+    EXPECT_TRUE(engine.GetStarted().empty());
     EXPECT_EQ(engine.GetReady().size(), readyBefore.size());
-    EXPECT_TRUE(engine.CanAdd(first));
+    EXPECT_TRUE(engine.CanStart(first));
     engine.StepRound({first});
     EXPECT_EQ(engine.GetRound(), 1u);
     EXPECT_EQ(engine.GetNDone(), 1u);
@@ -113,11 +114,11 @@ TEST(RoundEngine, ClosingARoundReleasesDependents)
     const WorkloadSet ws = BCubeTwoOne();
     RoundEngine engine(ws);
     engine.StepRound({2}); // 3->1
-    EXPECT_EQ(engine.GetStatus(0), RoundEngine::Status::READY); // 1->0 may go now
+    EXPECT_EQ(engine.GetStatus(0), WorkloadStatus::READY); // 1->0 may go now
     engine.StepRound({0, 1});                                      // both reduces into 0
-    EXPECT_TRUE(engine.CanAdd(3));                                 // gather 0->1
-    EXPECT_TRUE(engine.CanAdd(4));                                 // gather 0->2
-    EXPECT_EQ(engine.GetStatus(5), RoundEngine::Status::WAITING);  // 1->3 waits for 0->1
+    EXPECT_TRUE(engine.CanStart(3));                                 // gather 0->1
+    EXPECT_TRUE(engine.CanStart(4));                                 // gather 0->2
+    EXPECT_EQ(engine.GetStatus(5), WorkloadStatus::WAITING);  // 1->3 waits for 0->1
 }
 
 TEST(RoundEngine, ResetStartsOver)
@@ -126,12 +127,12 @@ TEST(RoundEngine, ResetStartsOver)
     RoundEngine engine(ws);
     while (!engine.IsDone())
     {
-        std::vector<uint32_t> round;
-        for (uint32_t id : engine.GetAddable())
+        const std::vector<uint32_t> ready = engine.GetReady();
+        for (uint32_t id : ready)
         {
-            if (engine.CanAdd(id))
+            if (engine.CanStart(id))
             {
-                engine.Add(id);
+                engine.Start(id);
             }
         }
         engine.CloseRound();
@@ -144,4 +145,63 @@ TEST(RoundEngine, ResetStartsOver)
     EXPECT_EQ(engine.GetRound(), 0u);
     EXPECT_EQ(engine.GetNDone(), 0u);
     EXPECT_TRUE(engine.GetRounds().empty());
+}
+
+TEST(RoundEngine, LinksDownBlockTheirWorkloadsUntilTheyComeBack)
+{
+    const WorkloadSet ws = BCubeTwoOne();
+    RoundEngine engine(ws);
+    const uint32_t link = ws.Get(2).links.front() / 2; // 3 - 7
+    engine.SetLinkDown(link, true);
+    EXPECT_TRUE(engine.IsLinkDown(2 * link));
+    EXPECT_TRUE(engine.IsLinkDown(2 * link + 1));
+    EXPECT_FALSE(engine.CanStart(2));
+    EXPECT_EQ(ErrorOf([&] { engine.Start(2); }), "workload 2 needs link 3->7, which is down");
+    engine.SetLinkDown(link, false);
+    EXPECT_TRUE(engine.CanStart(2));
+    EXPECT_THROW(engine.SetLinkDown(99, true), std::out_of_range);
+}
+
+TEST(RoundEngine, SaturatedWhenEveryServerPortIsTaken)
+{
+    const WorkloadSet ws = BCubeTwoOne();
+    RoundEngine engine(ws);
+    EXPECT_FALSE(engine.IsSaturated());
+    const Topology& topo = ws.GetTopology();
+    for (uint32_t i = 0; i < topo.GetNLinks(); ++i)
+    {
+        engine.SetLinkDown(i, true);
+    }
+    EXPECT_TRUE(engine.IsSaturated());
+    EXPECT_TRUE(engine.GetReady().size() > 0);
+    for (uint32_t id : engine.GetReady())
+    {
+        EXPECT_FALSE(engine.CanStart(id));
+    }
+    for (uint32_t i = 0; i < topo.GetNLinks(); ++i)
+    {
+        engine.SetLinkDown(i, false);
+    }
+    EXPECT_FALSE(engine.IsSaturated());
+    // Workloads that leave every server port busy saturate it until the round closes.
+    const std::vector<uint32_t> ready = engine.GetReady();
+    for (uint32_t id : ready)
+    {
+        if (engine.CanStart(id))
+        {
+            engine.Start(id);
+        }
+    }
+    uint32_t freePorts = 0;
+    for (uint32_t i = 0; i < topo.GetNLinks(); ++i)
+    {
+        for (uint32_t l : {2 * i, 2 * i + 1})
+        {
+            const uint32_t from = l % 2 == 0 ? topo.GetLink(i).a : topo.GetLink(i).b;
+            freePorts += topo.IsServer(from) && !engine.IsLinkBusy(l);
+        }
+    }
+    EXPECT_EQ(engine.IsSaturated(), freePorts == 0);
+    engine.CloseRound();
+    EXPECT_FALSE(engine.IsSaturated());
 }

@@ -61,10 +61,10 @@ class OneAtATimeScheduler : public AllReduceScheduler
         return "one-at-a-time";
     }
 
-    std::vector<uint32_t> SelectRound(const RoundEngine& engine) override
+    void SelectRound(SchedulerState& state) override
     {
-        const auto& ready = engine.GetReady();
-        return {*std::min_element(ready.begin(), ready.end())};
+        const auto& ready = state.GetReady();
+        state.Start(*std::min_element(ready.begin(), ready.end()));
     }
 };
 
@@ -243,9 +243,8 @@ TEST(Schedulers, AStallingSchedulerIsReportedNotLooped)
             return "lazy";
         }
 
-        std::vector<uint32_t> SelectRound(const RoundEngine&) override
+        void SelectRound(SchedulerState&) override
         {
-            return {};
         }
     };
 
@@ -258,7 +257,7 @@ TEST(Schedulers, AStallingSchedulerIsReportedNotLooped)
     }
     catch (const std::runtime_error& e)
     {
-        EXPECT_EQ(std::string(e.what()).rfind("scheduler 'lazy' in round 0: returned no workload", 0),
+        EXPECT_EQ(std::string(e.what()).rfind("scheduler 'lazy' in round 0: started no workload", 0),
                   0u)
             << e.what();
     }

@@ -1,0 +1,56 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_CANDIDATE_TREES_H
+#define NS3_ALLREDUCE_CANDIDATE_TREES_H
+
+#include "flow-tree.h"
+#include "topology.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * Chooses, for every root, a shortest-path flow tree that balances the load of the directed
+ * links: starting from the shortest-path trees, local search over each node's parent,
+ * minimizing the sum of squared directed-link loads of the merge workloads (doc/allreduce.rst,
+ * "Workloads") over all roots. A parent is a neighbour one hop closer to the root; with longerPaths
+ * also any neighbour no farther from the root than the node (paths may then grow, never loop).
+ * \param topology a connected topology
+ * \param maxPasses passes over all (root, node) choices; stops early when a pass improves
+ *        nothing
+ * \param longerPaths allow parents that are not on a shortest path
+ * \param seed seed of the order in which choices are visited
+ * \return one flow tree per root, indexed by root
+ */
+std::vector<FlowTree> BuildBalancedTrees(const Topology& topology,
+                                         uint32_t maxPasses,
+                                         bool longerPaths,
+                                         uint64_t seed);
+
+/**
+ * \ingroup allreduce
+ * The candidate flow-tree sets every scheduler that chooses routing draws from (`balanced`,
+ * `optimal` with TreesPerRoot > 1, `drl`'s upper policy): candidate 0 is the shortest-path
+ * trees, then the trees of BuildBalancedTrees with longer paths allowed and shortest only,
+ * alternately, with seed, seed + 1, ...; a set equal to one already found is dropped.
+ * \param topology the topology
+ * \param k tree sets wanted
+ * \param seed seed of the balanced trees
+ * \param passes passes of the balancing local search
+ * \return per candidate, one flow tree per root; at most k candidates, fewer when the search
+ *         finds no more distinct trees
+ */
+std::vector<std::vector<FlowTree>> BuildCandidateTrees(const Topology& topology,
+                                                       uint32_t k,
+                                                       uint32_t seed,
+                                                       uint32_t passes = 50);
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_CANDIDATE_TREES_H */

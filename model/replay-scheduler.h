@@ -1,0 +1,73 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_REPLAY_SCHEDULER_H
+#define NS3_ALLREDUCE_REPLAY_SCHEDULER_H
+
+#include "allreduce-scheduler.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * `replay`: runs a plan made beforehand, a schedule file's or an offline planner's (the
+ * `optimal` scheduler replays its solution with one). It decides nothing: at each decision
+ * point it starts the workloads of the first planned round not yet wholly started that the
+ * state lets start. On a RoundEngine driven from the start this is the plan, round for round.
+ *
+ * Attribute File: a schedule file (doc/allreduce.rst, "Validator and schedule files") whose
+ * plan MakePlan returns, after checking that its topology and pieces are the ones asked for.
+ * SetPlan and SetSchedule give the plan directly.
+ */
+class ReplayScheduler : public AllReduceScheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    std::string GetName() const override;
+    WorkloadSet MakeWorkloads(const Topology& topology, uint32_t pieces) override;
+    void Prepare(const WorkloadSet& workloads) override;
+    void SelectRound(SchedulerState& state) override;
+    Plan MakePlan(const Topology& topology, uint32_t pieces) override;
+
+    /**
+     * \param plan the workloads and the rounds to replay
+     */
+    void SetPlan(Plan plan);
+    /**
+     * The rounds to replay over the workloads Prepare will be given.
+     * \param schedule the rounds
+     */
+    void SetSchedule(Schedule schedule);
+    /// \return the plan (read from File on first use)
+    const Plan& GetPlan();
+
+  private:
+    /**
+     * \param topology the topology asked for
+     * \param pieces the pieces asked for
+     * \return the plan, read from File when not given
+     * \throws std::invalid_argument when there is no plan or it is for another topology or
+     *         another number of pieces
+     */
+    const Plan& GetPlanFor(const Topology& topology, uint32_t pieces);
+
+    std::string m_file;     //!< File attribute
+    std::string m_loaded;   //!< the file m_plan was read from
+    Plan m_plan;            //!< what is replayed
+    bool m_hasPlan{false};  //!< whether m_plan was set or read
+    uint32_t m_next{0};     //!< first planned round not wholly started
+};
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_REPLAY_SCHEDULER_H */

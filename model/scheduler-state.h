@@ -1,0 +1,83 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_SCHEDULER_STATE_H
+#define NS3_ALLREDUCE_SCHEDULER_STATE_H
+
+#include "workload.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * Where a workload stands at a decision point.
+ */
+enum class WorkloadStatus : uint8_t
+{
+    WAITING, //!< some dependency has not finished
+    READY,   //!< every dependency finished; not started
+    STARTED, //!< started and not finished (flow level: in the round being built)
+    DONE,    //!< finished
+};
+
+/**
+ * \ingroup allreduce
+ * What a scheduler sees at a decision point, and the one thing it can do there: start a
+ * workload (doc/allreduce.rst, "Schedulers"). Every engine that runs an AllReduce implements
+ * it: RoundEngine at flow level (a decision point is the start of a round, or any moment while
+ * the round is built), the packet-level controller inside ns-3.
+ *
+ * A workload can start when it is ready and none of the directed links of its path is busy
+ * (used by a started workload) or down. Start refuses anything else with
+ * std::invalid_argument saying why, and leaves the state as it was.
+ */
+class SchedulerState
+{
+  public:
+    virtual ~SchedulerState();
+
+    /// \return the workloads being run
+    virtual const WorkloadSet& GetWorkloads() const = 0;
+    /// \param id a workload \return its status
+    virtual WorkloadStatus GetStatus(uint32_t id) const = 0;
+    /// \return the ready workloads not started (order is stable for a given history)
+    virtual const std::vector<uint32_t>& GetReady() const = 0;
+    /// \return the started workloads not finished, in the order they started
+    virtual const std::vector<uint32_t>& GetStarted() const = 0;
+    /// \return the finished workloads, in the order they finished
+    virtual const std::vector<uint32_t>& GetFinished() const = 0;
+    /// \return the number of decision rounds closed so far (flow level: closed rounds)
+    virtual uint32_t GetRound() const = 0;
+    /// \return simulated seconds since the AllReduce started (flow level: 0, rounds have no
+    ///         duration; GetRound is its clock)
+    virtual double GetTime() const = 0;
+    /// \param directedLink a directed link \return true when a started workload uses it
+    virtual bool IsLinkBusy(uint32_t directedLink) const = 0;
+    /// \param directedLink a directed link \return true when it cannot carry anything now
+    virtual bool IsLinkDown(uint32_t directedLink) const = 0;
+    /// \return true when every directed link leaving a server is busy or down, so that no
+    ///         workload can start (every workload leaves a server)
+    virtual bool IsSaturated() const = 0;
+    /// \param id a workload \return true when Start(id) would succeed
+    virtual bool CanStart(uint32_t id) const = 0;
+    /**
+     * Starts a workload now.
+     * \param id a workload that CanStart
+     * \throws std::invalid_argument saying why it cannot start
+     */
+    virtual void Start(uint32_t id) = 0;
+
+    /// \return the number of finished workloads
+    uint32_t GetNDone() const;
+    /// \return true when every workload finished
+    bool IsDone() const;
+};
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_SCHEDULER_STATE_H */
