@@ -97,9 +97,9 @@ BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
 Plan
 BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
-    // Balanced trees first (with longer paths, then shortest only), the shortest-path trees
-    // last: among equally short schedules the first wins.
-    const auto trees = BuildCandidateTrees(topology, 3, m_seed, m_passes);
+    // Two balanced tree sets (with longer paths, then shortest only) first, the shortest-path
+    // trees last: among equally short schedules the first wins.
+    const auto trees = BuildCandidateTrees(topology, 3, m_seed, m_passes, 2);
     std::vector<WorkloadSet> candidates;
     for (size_t j = 1; j <= trees.size(); ++j)
     {

@@ -263,7 +263,11 @@ BuildBalancedTrees(const Topology& topology,
 }
 
 std::vector<std::vector<FlowTree>>
-BuildCandidateTrees(const Topology& topology, uint32_t k, uint32_t seed, uint32_t passes)
+BuildCandidateTrees(const Topology& topology,
+                    uint32_t k,
+                    uint32_t seed,
+                    uint32_t passes,
+                    uint32_t tries)
 {
     std::vector<std::vector<FlowTree>> out;
     out.push_back(BuildShortestPathTrees(topology));
@@ -279,7 +283,8 @@ BuildCandidateTrees(const Topology& topology, uint32_t k, uint32_t seed, uint32_
     };
     // Balanced trees: with longer paths, shortest only, then other seeds. A few more
     // attempts than k, since some come out equal to one we have.
-    for (uint32_t i = 0; out.size() < k && i < 4 * k; ++i)
+    const uint32_t attempts = tries == 0 ? 4 * k : tries;
+    for (uint32_t i = 0; out.size() < k && i < attempts; ++i)
     {
         std::vector<FlowTree> trees =
             BuildBalancedTrees(topology, passes, i % 2 == 0, seed + i / 2);

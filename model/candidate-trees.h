@@ -43,13 +43,15 @@ std::vector<FlowTree> BuildBalancedTrees(const Topology& topology,
  * \param k tree sets wanted
  * \param seed seed of the balanced trees
  * \param passes passes of the balancing local search
+ * \param tries balanced tree sets built at most (0: 4 k, so that duplicates are made up for)
  * \return per candidate, one flow tree per root; at most k candidates, fewer when the search
  *         finds no more distinct trees
  */
 std::vector<std::vector<FlowTree>> BuildCandidateTrees(const Topology& topology,
                                                        uint32_t k,
                                                        uint32_t seed,
-                                                       uint32_t passes = 50);
+                                                       uint32_t passes = 50,
+                                                       uint32_t tries = 0);
 
 } // namespace ns3
 

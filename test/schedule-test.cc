@@ -104,8 +104,9 @@ TEST(Validator, FindsALinkConflict)
     ASSERT_GE(first.size(), 2u);
     Schedule bad;
     bad.rounds = {{first[0], first[1]}};
-    EXPECT_EQ(Verdict(p, bad), "round 0: workload " + std::to_string(first[1]) +
-                                   " uses link 2->6, which another workload of the round uses");
+    EXPECT_EQ(Verdict(p, bad),
+              "round 0: workload " + std::to_string(first[1]) +
+                  " needs link 2->6, which another workload of round 0 already uses");
 }
 
 TEST(Validator, FindsABrokenDependency)
@@ -131,7 +132,8 @@ TEST(Validator, FindsMissingAndRepeatedWorkloads)
     EXPECT_EQ(Verdict(p, s), "workload " + std::to_string(last) + " is never scheduled");
     Schedule twice = p.schedule;
     twice.rounds.push_back({twice.rounds.front().front()});
-    EXPECT_NE(Verdict(p, twice).find("is scheduled again (first in round 0)"), std::string::npos);
+    EXPECT_NE(Verdict(p, twice).find("is scheduled again (it finished in round 0)"),
+              std::string::npos);
     Schedule unknown = p.schedule;
     unknown.rounds.push_back({1000});
     EXPECT_NE(Verdict(p, unknown).find("workload 1000 does not exist"), std::string::npos);
