@@ -173,7 +173,6 @@ DrlEnvironment::Reset()
 {
     m_engine->Reset();
     m_state = m_engine.get();
-    m_observedRound = NO_INDEX;
     m_committed.assign(m_roots, NO_INDEX);
     m_rootsDone = 0;
     for (uint32_t r = 0; r < m_roots; ++r)
@@ -264,8 +263,9 @@ DrlEnvironment::Observe(SchedulerState& state)
             std::to_string(m_sets.front().GetN()) +
             " (observe a state with the one set of workloads it was made for)");
     }
-    // What the last round did is known only when this decision follows the one before it.
-    const bool next = m_state == &state && state.GetRound() == m_observedRound + 1;
+    // What the last round did is known only when this decision follows the one before it on
+    // the same state (m_round is still the round of that decision).
+    const bool next = m_state == &state && state.GetRound() == m_round + 1;
     if (next)
     {
         m_selectedLast = m_selected;
@@ -276,7 +276,6 @@ DrlEnvironment::Observe(SchedulerState& state)
         m_selectedLast.assign(m_tree.size(), 0);
     }
     m_state = &state;
-    m_observedRound = state.GetRound();
     m_round = state.GetRound();
     m_sent = state.GetNDone();
     m_rootsDone = 0;

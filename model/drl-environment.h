@@ -199,7 +199,6 @@ class DrlEnvironment
     std::unique_ptr<RoundEngine> m_engine;             //!< runs the sets (offline episodes)
     SchedulerState* m_state{nullptr};                  //!< the state acted on: m_engine or
                                                        //!< one given to Observe
-    uint32_t m_observedRound{0};                       //!< round of the last Observe
     std::vector<Tree> m_tree;                          //!< the distinct trees
     std::vector<std::vector<uint32_t>> m_treeOf;       //!< per set, per workload, its tree
     std::vector<std::vector<uint32_t>> m_rootTrees;    //!< per root, its trees
