@@ -228,14 +228,10 @@ main(int argc, char* argv[])
         {
             for (const auto& entry : ListSchedulers())
             {
-                if (entry.first == OPTIMAL && !IsOptimalSchedulerAvailable())
+                const std::string why = GetSchedulerUnavailableReason(entry.first);
+                if (!why.empty())
                 {
-                    skipped += "optimal skipped: " + GetOptimalSchedulerUnavailableReason() + "\n";
-                    continue;
-                }
-                if (entry.first == DRL && !IsDrlAvailable())
-                {
-                    skipped += "drl skipped: " + GetDrlUnavailableReason() + "\n";
+                    skipped += entry.first + " skipped: " + why + "\n";
                     continue;
                 }
                 schedulers.push_back(entry.first);

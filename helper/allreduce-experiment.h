@@ -6,7 +6,7 @@
 #define NS3_ALLREDUCE_ALLREDUCE_EXPERIMENT_H
 
 #include "ns3/allreduce-controller.h"
-#include "ns3/allreduce-scheduler.h"
+#include "ns3/plan.h"
 
 #include <cstdint>
 #include <string>

@@ -7,10 +7,10 @@
 
 #include "ns3/allreduce-application.h"
 #include "ns3/allreduce-controller.h"
-#include "ns3/allreduce-scheduler.h"
 #include "ns3/application-container.h"
 #include "ns3/dcn-topology-helper.h"
 #include "ns3/object-factory.h"
+#include "ns3/plan.h"
 
 #include <string>
 #include <vector>

@@ -5,30 +5,17 @@
 #ifndef NS3_ALLREDUCE_ALLREDUCE_SCHEDULER_H
 #define NS3_ALLREDUCE_ALLREDUCE_SCHEDULER_H
 
-#include "round-engine.h"
+#include "plan.h"
 #include "scheduler-state.h"
-#include "schedule.h"
 #include "workload.h"
 
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace ns3
 {
-
-/**
- * \ingroup allreduce
- * The workloads a scheduler chose to build and the schedule it made for them.
- */
-struct Plan
-{
-    WorkloadSet workloads; //!< the workloads (semantics, trees)
-    Schedule schedule;     //!< their rounds
-};
 
 /**
  * \ingroup allreduce
@@ -43,8 +30,8 @@ struct Plan
  * offline (`optimal`) replays its plan in SelectRound with a ReplayScheduler.
  *
  * To add a scheduler: derive from AllReduceScheduler (or PriorityListScheduler), give it a
- * TypeId, and either create it by TypeId name or call RegisterScheduler to give it a short
- * name.
+ * TypeId, and either create it by TypeId name or give it a short name (a SchedulerRegistration
+ * in its file, or RegisterScheduler at run time; scheduler-registry.h).
  */
 class AllReduceScheduler : public Object
 {
@@ -100,103 +87,6 @@ class AllReduceScheduler : public Object
  * \throws std::runtime_error naming the scheduler and round when it stalls or breaks a rule
  */
 Schedule RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads);
-
-/**
- * \ingroup allreduce
- * Makes a short name known to CreateScheduler and ListSchedulers.
- * \param name short name (letters, digits, '-', '_')
- * \param typeId the TypeId name of an AllReduceScheduler subclass, e.g. "ns3::GreedyScheduler"
- * \param description one line for --list-schedulers
- * \throws std::invalid_argument for a taken name or a TypeId that is not a AllReduceScheduler
- */
-void RegisterScheduler(const std::string& name,
-                       const std::string& typeId,
-                       const std::string& description);
-
-/**
- * \ingroup allreduce
- * \return (name, description) of every registered scheduler, built-ins first
- */
-std::vector<std::pair<std::string, std::string>> ListSchedulers();
-
-/**
- * \ingroup allreduce
- * \param name a registered short name ("ps", "ring", "greedy", ...) or a TypeId name of a
- *        AllReduceScheduler subclass
- * \return a new scheduler
- * \throws std::invalid_argument naming the available schedulers when there is no such one
- */
-Ptr<AllReduceScheduler> CreateScheduler(const std::string& name);
-
-/**
- * \ingroup allreduce
- * \param roundOf per workload, its round (NO_INDEX for none); rounds may have gaps
- * \return the rounds in order, with empty rounds dropped
- */
-Schedule CompactRounds(const std::vector<uint32_t>& roundOf);
-
-/**
- * \ingroup allreduce
- * The plan of a schedule that chose, per root, one of several candidate flow trees: the merge
- * workloads on the chosen trees, and their rounds taken from the candidates' workloads.
- * \param trees per candidate set, one flow tree per root
- * \param candidates per candidate set, its workloads (WorkloadSet::Build of that set)
- * \param chosen per root, the candidate set whose tree it uses
- * \param roundOf per candidate set, per workload, its round (NO_INDEX when not used)
- * \return the workloads on the chosen trees and their schedule
- * \throws std::logic_error when a workload of a chosen tree has no round
- */
-Plan MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
-                        const std::vector<WorkloadSet>& candidates,
-                        const std::vector<uint32_t>& chosen,
-                        const std::vector<std::vector<uint32_t>>& roundOf);
-
-/**
- * \ingroup allreduce
- * A scheduler's plan with what a user compares: bounds, validity and the time it took.
- */
-struct SchedulerResult
-{
-    Plan plan;             //!< workloads and schedule
-    RoundBounds bounds;    //!< lower bounds for these workloads
-    ScheduleCheck check;   //!< the validator's verdict
-    double seconds{0};     //!< wall time of building and scheduling (not validating)
-
-    /// \return rounds divided by the bandwidth bound (0 when the bound is 0)
-    double GetRatio() const;
-};
-
-/**
- * \ingroup allreduce
- * Computes a plan's bounds and validates it (for a plan from a scheduler or a file).
- * \param plan the workloads and schedule
- * \return the result (seconds left at 0)
- */
-SchedulerResult EvaluatePlan(Plan plan);
-
-/**
- * \ingroup allreduce
- * Creates a scheduler by name, plans the AllReduce, computes its bounds and validates it.
- * \param topology the topology
- * \param scheduler a name for CreateScheduler
- * \param pieces pieces per chunk
- * \return the result
- */
-SchedulerResult EvaluateScheduler(const Topology& topology,
-                                  const std::string& scheduler,
-                                  uint32_t pieces);
-
-/**
- * \ingroup allreduce
- * As above, with a scheduler the caller made (and keeps, e.g. to read what it reports).
- * \param topology the topology
- * \param scheduler the scheduler
- * \param pieces pieces per chunk
- * \return the result
- */
-SchedulerResult EvaluateScheduler(const Topology& topology,
-                                  Ptr<AllReduceScheduler> scheduler,
-                                  uint32_t pieces);
 
 } // namespace ns3
 

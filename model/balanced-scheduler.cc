@@ -4,6 +4,8 @@
 
 #include "balanced-scheduler.h"
 
+#include "scheduler-registry.h"
+
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -17,6 +19,12 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("BalancedScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(BalancedScheduler);
+
+static const SchedulerRegistration g_registration(
+    "balanced",
+    BalancedScheduler::GetTypeId(),
+    "load-balanced flow trees (shortest or not) chosen by search, then list scheduling",
+    40);
 
 TypeId
 BalancedScheduler::GetTypeId()

@@ -6,6 +6,7 @@
 
 #include "drl-environment.h"
 #include "drl-policy.h"
+#include "scheduler-registry.h"
 
 #include "ns3/log.h"
 #include "ns3/string.h"
@@ -26,6 +27,14 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("DrlScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(DrlScheduler);
+
+static const SchedulerRegistration g_registration(
+    "drl",
+    DrlScheduler::GetTypeId(),
+    "hierarchical deep reinforcement learning (LibTorch): a flow-tree selection policy and a "
+    "workload scheduling policy, loaded from a trained checkpoint",
+    60,
+    &GetDrlUnavailableReason);
 
 std::string
 GetDrlModelName(const std::string& topologyName)

@@ -5,6 +5,7 @@
 #include "optimal-scheduler.h"
 
 #include "balanced-scheduler.h"
+#include "scheduler-registry.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
@@ -18,7 +19,6 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
-#include <tuple>
 
 #ifdef ALLREDUCE_HAVE_CBC
 #include <coin/CbcModel.hpp>
@@ -42,6 +42,14 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("OptimalScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(OptimalScheduler);
+
+static const SchedulerRegistration g_registration(
+    "optimal",
+    OptimalScheduler::GetTypeId(),
+    "the fewest rounds for the flow trees in use, proven with an integer program (COIN-OR "
+    "CBC); status and interval when the time limit stops it",
+    50,
+    &GetOptimalSchedulerUnavailableReason);
 
 namespace
 {
@@ -668,15 +676,6 @@ CountRounds(const std::vector<std::vector<uint32_t>>& roundOf)
 }
 #endif
 
-/// Key of a merge workload, the same in every set built from the same tree of its root.
-using WorkloadKey = std::tuple<uint32_t, uint32_t, int, uint32_t, uint32_t>;
-
-WorkloadKey
-KeyOf(const Workload& w)
-{
-    return {w.chunk, w.piece, static_cast<int>(w.phase), w.src, w.dst};
-}
-
 } // namespace
 
 bool
@@ -893,14 +892,14 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
     {
         // Per root, keep the first of every group of candidates with the same tree (the same
         // workloads of that chunk); the others leave the program.
-        using Signature = std::vector<std::pair<WorkloadKey, std::vector<uint32_t>>>;
+        using Signature = std::vector<std::pair<Workload::Key, std::vector<uint32_t>>>;
         std::vector<std::map<Signature, uint32_t>> seen(roots);
         std::vector<std::vector<Signature>> keys(nSets, std::vector<Signature>(roots));
         for (uint32_t j = 0; j < nSets; ++j)
         {
             for (const Workload& w : candidates[j].GetAll())
             {
-                keys[j][w.chunk].emplace_back(KeyOf(w), w.path);
+                keys[j][w.chunk].emplace_back(w.GetKey(), w.path);
             }
         }
         std::vector<std::vector<bool>> rootActive(nSets, std::vector<bool>(roots, false));

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -66,6 +67,16 @@ struct Workload
      */
     std::vector<uint32_t> carries;
     std::vector<uint32_t> links;   //!< directed links of the path (link i: 2i a->b, 2i+1 b->a)
+
+    /// What names a workload across sets built from the same trees: chunk, piece, phase,
+    /// sender and receiver (its id differs from set to set).
+    using Key = std::tuple<uint32_t, uint32_t, int, uint32_t, uint32_t>;
+
+    /// \return this workload's key
+    Key GetKey() const
+    {
+        return {chunk, piece, static_cast<int>(phase), src, dst};
+    }
 };
 
 /**

@@ -373,8 +373,7 @@ class FlowLevelSchedulersTestCase : public TestCase
             const Topology t = BuildTopology(spec);
             for (const auto& entry : ListSchedulers())
             {
-                if ((entry.first == "optimal" && !IsOptimalSchedulerAvailable()) ||
-                    (entry.first == "drl" && !IsDrlAvailable()))
+                if (!GetSchedulerUnavailableReason(entry.first).empty())
                 {
                     continue; // built without CBC or LibTorch: nothing to run
                 }

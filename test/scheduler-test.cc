@@ -77,6 +77,12 @@ TEST(Schedulers, BuiltInsAreListed)
     // "optimal" is listed with or without CBC (without, creating it says how to enable it).
     EXPECT_EQ(SchedulerNames(),
               (std::vector<std::string>{"ps", "ring", "greedy", "balanced", "optimal", "drl"}));
+    // Each registers itself from its own file, with the reason it cannot run in this build.
+    EXPECT_EQ(GetSchedulerUnavailableReason("ps"), "");
+    EXPECT_EQ(GetSchedulerUnavailableReason("optimal"), GetOptimalSchedulerUnavailableReason());
+    EXPECT_EQ(GetSchedulerUnavailableReason("drl"), GetDrlUnavailableReason());
+    EXPECT_EQ(CreateScheduler("ring")->GetInstanceTypeId(), RingScheduler::GetTypeId());
+    EXPECT_EQ(CreateScheduler("balanced")->GetName(), "balanced");
 }
 
 /// The optimal scheduler's search is cut short here: these tests check validity, not optimality.
@@ -95,14 +101,13 @@ QuickSchedulerDefaults()
 std::vector<std::string>
 RunnableSchedulerNames()
 {
-    std::vector<std::string> names = SchedulerNames();
-    if (!IsOptimalSchedulerAvailable())
+    std::vector<std::string> names;
+    for (const auto& name : SchedulerNames())
     {
-        names.erase(std::remove(names.begin(), names.end(), "optimal"), names.end());
-    }
-    if (!IsDrlAvailable())
-    {
-        names.erase(std::remove(names.begin(), names.end(), "drl"), names.end());
+        if (GetSchedulerUnavailableReason(name).empty())
+        {
+            names.push_back(name);
+        }
     }
     return names;
 }

@@ -1,0 +1,92 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "plan.h"
+
+#include "ns3/abort.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+Schedule
+CompactRounds(const std::vector<uint32_t>& roundOf)
+{
+    uint32_t horizon = 0;
+    for (uint32_t t : roundOf)
+    {
+        if (t != NO_INDEX)
+        {
+            horizon = std::max(horizon, t + 1);
+        }
+    }
+    Schedule s;
+    s.rounds.resize(horizon);
+    for (uint32_t w = 0; w < roundOf.size(); ++w)
+    {
+        if (roundOf[w] != NO_INDEX)
+        {
+            s.rounds[roundOf[w]].push_back(w);
+        }
+    }
+    s.rounds.erase(std::remove_if(s.rounds.begin(),
+                                  s.rounds.end(),
+                                  [](const std::vector<uint32_t>& r) { return r.empty(); }),
+                   s.rounds.end());
+    return s;
+}
+
+Plan
+MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
+                   const std::vector<WorkloadSet>& candidates,
+                   const std::vector<uint32_t>& chosen,
+                   const std::vector<std::vector<uint32_t>>& roundOf)
+{
+    NS_ABORT_MSG_IF(trees.size() != candidates.size() || roundOf.size() != candidates.size() ||
+                        candidates.empty(),
+                    "MakeTreeChoicePlan: one tree set, workload set and assignment per candidate");
+    const Topology& topology = candidates.front().GetTopology();
+    // The chosen tree of every root, and the workloads on them; their ids differ from the
+    // candidates', their keys (chunk, piece, phase, src, dst) do not.
+    std::vector<FlowTree> mine;
+    for (uint32_t r = 0; r < topology.GetNServers(); ++r)
+    {
+        mine.push_back(trees.at(chosen.at(r))[r]);
+    }
+    Plan plan;
+    plan.workloads = WorkloadSet::Build(topology,
+                                        mine,
+                                        WorkloadSemantics::MERGE,
+                                        candidates.front().GetPieces());
+    std::map<Workload::Key, uint32_t> roundByKey;
+    for (size_t j = 0; j < candidates.size(); ++j)
+    {
+        for (uint32_t w = 0; w < candidates[j].GetN(); ++w)
+        {
+            const Workload& wl = candidates[j].Get(w);
+            if (chosen[wl.chunk] == j && roundOf[j][w] != NO_INDEX)
+            {
+                roundByKey[wl.GetKey()] = roundOf[j][w];
+            }
+        }
+    }
+    std::vector<uint32_t> mineRound(plan.workloads.GetN(), NO_INDEX);
+    for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+    {
+        const auto it = roundByKey.find(plan.workloads.Get(w).GetKey());
+        if (it == roundByKey.end())
+        {
+            throw std::logic_error("workload " + std::to_string(w) +
+                                   " of the chosen trees has no round");
+        }
+        mineRound[w] = it->second;
+    }
+    plan.schedule = CompactRounds(mineRound);
+    return plan;
+}
+
+} // namespace ns3

@@ -1,0 +1,52 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_PLAN_H
+#define NS3_ALLREDUCE_PLAN_H
+
+#include "flow-tree.h"
+#include "schedule.h"
+#include "workload.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * The workloads a scheduler chose to build and the schedule it made for them.
+ */
+struct Plan
+{
+    WorkloadSet workloads; //!< the workloads (semantics, trees)
+    Schedule schedule;     //!< their rounds
+};
+
+/**
+ * \ingroup allreduce
+ * \param roundOf per workload, its round (NO_INDEX for none); rounds may have gaps
+ * \return the rounds in order, with empty rounds dropped
+ */
+Schedule CompactRounds(const std::vector<uint32_t>& roundOf);
+
+/**
+ * \ingroup allreduce
+ * The plan of a schedule that chose, per root, one of several candidate flow trees: the merge
+ * workloads on the chosen trees, and their rounds taken from the candidates' workloads.
+ * \param trees per candidate set, one flow tree per root
+ * \param candidates per candidate set, its workloads (WorkloadSet::Build of that set)
+ * \param chosen per root, the candidate set whose tree it uses
+ * \param roundOf per candidate set, per workload, its round (NO_INDEX when not used)
+ * \return the workloads on the chosen trees and their schedule
+ * \throws std::logic_error when a workload of a chosen tree has no round
+ */
+Plan MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
+                        const std::vector<WorkloadSet>& candidates,
+                        const std::vector<uint32_t>& chosen,
+                        const std::vector<std::vector<uint32_t>>& roundOf);
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_PLAN_H */
