@@ -15,6 +15,7 @@ def build(bld):
         'model/text-file.cc',
         'model/topology.cc',
         'model/topology-generators.cc',
+        'model/paper-table.cc',
         'model/flow-tree.cc',
         'model/flow-tree-routing.cc',
         'model/workload.cc',
@@ -43,6 +44,16 @@ def build(bld):
         'helper/allreduce-helper.cc',
         'helper/allreduce-experiment.cc',
         'helper/checked-command-line.cc',
+        'helper/report-format.cc',
+        'helper/report-table.cc',
+        'helper/bar-chart.cc',
+        'helper/progress-reporter.cc',
+        'helper/table-experiment.cc',
+        'helper/rounds-table.cc',
+        'helper/topology-summary.cc',
+        'helper/rounds-report.cc',
+        'helper/packet-report.cc',
+        'helper/packet-table.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('allreduce')
@@ -57,6 +68,7 @@ def build(bld):
         'model/text-file.h',
         'model/topology.h',
         'model/topology-generators.h',
+        'model/paper-table.h',
         'model/flow-tree.h',
         'model/flow-tree-routing.h',
         'model/workload.h',
@@ -85,6 +97,16 @@ def build(bld):
         'helper/allreduce-helper.h',
         'helper/allreduce-experiment.h',
         'helper/checked-command-line.h',
+        'helper/report-format.h',
+        'helper/report-table.h',
+        'helper/bar-chart.h',
+        'helper/progress-reporter.h',
+        'helper/table-experiment.h',
+        'helper/rounds-table.h',
+        'helper/topology-summary.h',
+        'helper/rounds-report.h',
+        'helper/packet-report.h',
+        'helper/packet-table.h',
     ]
 
     if bld.env.ENABLE_EXAMPLES:

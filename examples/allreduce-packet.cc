@@ -18,21 +18,13 @@
 // Exit status: 0 when every server holds the exact sum, 1 for bad input, 2 when the run did
 // not finish (stall, failed connection) or a server's vector is wrong.
 
-#include "example-util.h"
-
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
-#include <fstream>
-#include <iomanip>
 #include <iostream>
 
 using namespace ns3;
-using allreduce_example::ReadPlanFile;
-using allreduce_example::RunGnuplot;
 
 int
 main(int argc, char* argv[])
@@ -98,13 +90,11 @@ main(int argc, char* argv[])
         }
         config.linkDownAt = linkDownAt.GetSeconds();
         config.stallTimeout = stallTimeout.GetSeconds();
-        if (!out.empty() && std::filesystem::path(out).has_parent_path())
-        {
-            std::filesystem::create_directories(std::filesystem::path(out).parent_path());
-        }
         if (pcap)
         {
             config.pcapPrefix = out;
+            std::error_code ignored; // an unwritable place is reported by the pcap writer
+            std::filesystem::create_directories(std::filesystem::path(out).parent_path(), ignored);
         }
 
         Plan plan;
@@ -127,151 +117,17 @@ main(int argc, char* argv[])
         {
             std::cerr << "allreduce-packet: note: " << note << std::endl;
         }
-        const AllReduceRunResult& r = report.result;
-        const Topology& topo = plan.workloads.GetTopology();
-        const uint32_t rounds = plan.schedule.GetNRounds();
-
-        // The figure: each round's duration (first start to last finish) beside T_S.
-        const std::string dat = out + "-rounds.dat";
-        const std::string plt = out + "-rounds.plt";
-        const std::string png = out + "-rounds.png";
-        {
-            std::ofstream d(dat);
-            d << "# round start_us end_us duration_us\n";
-            for (uint32_t t = 0; t < rounds; ++t)
-            {
-                const bool done = r.roundEnd[t] >= 0;
-                d << t << " " << r.roundStart[t] * 1e6 << " "
-                  << (done ? r.roundEnd[t] * 1e6 : 0) << " "
-                  << (done ? (r.roundEnd[t] - r.roundStart[t]) * 1e6 : 0) << "\n";
-            }
-            std::ofstream p(plt);
-            p << "set terminal pngcairo size 900,480 noenhanced\n"
-              << "set output '" << png << "'\n"
-              << "set title '" << topo.GetName() << ", " << plan.schedule.scheduler << ", "
-              << config.mode << ": " << r.completionTime * 1e3 << " ms, " << rounds
-              << " rounds'\n"
-              << "set style fill solid 0.7 border -1\n"
-              << "set boxwidth 0.8\n"
-              << "set xlabel 'round'\n"
-              << "set ylabel 'duration (us)'\n"
-              << "set yrange [0:*]\n"
-              << "set grid ytics\n"
-              << "set key below\n"
-              << "set xrange [-0.5:" << rounds << "-0.5]\n"
-              << "plot '" << dat << "' using 1:4 with boxes title 'round duration (packet level)', "
-              << report.pieceTime * 1e6
-              << " with lines lw 2 lc rgb 'black' title 'T_S: one piece over one link'\n";
-        }
-        const std::string figure = RunGnuplot(plt, png, dat);
-
-        const std::vector<double> utilization = report.GetLinkUtilization();
-        double meanUtil = 0;
-        double maxUtil = 0;
-        uint64_t wireBytes = 0;
-        for (size_t i = 0; i < utilization.size(); ++i)
-        {
-            meanUtil += utilization[i] / utilization.size();
-            maxUtil = std::max(maxUtil, utilization[i]);
-            wireBytes += report.linkBytes[i];
-        }
-        uint64_t lost = 0;
-        for (const auto& f : report.flows)
-        {
-            lost += f.lostPackets;
-        }
-
+        const std::string figure = WritePacketRoundsFigure(out + "-rounds", plan, config, report);
         if (format == "json")
         {
-            nlohmann::json flows = nlohmann::json::array();
-            for (const auto& f : report.flows)
-            {
-                flows.push_back({{"workload", f.workload},
-                                 {"src", f.src},
-                                 {"dst", f.dst},
-                                 {"tx_bytes", f.txBytes},
-                                 {"rx_bytes", f.rxBytes},
-                                 {"tx_packets", f.txPackets},
-                                 {"rx_packets", f.rxPackets},
-                                 {"lost_packets", f.lostPackets},
-                                 {"mean_delay_s", f.meanDelay},
-                                 {"duration_s", f.duration}});
-            }
-            nlohmann::json roundDurations = nlohmann::json::array();
-            for (uint32_t t = 0; t < rounds; ++t)
-            {
-                roundDurations.push_back(r.roundEnd[t] >= 0 ? r.roundEnd[t] - r.roundStart[t]
-                                                            : -1.0);
-            }
-            nlohmann::json doc{
-                {"topology", topo.GetName()},
-                {"scheduler", plan.schedule.scheduler},
-                {"mode", config.mode},
-                {"servers", topo.GetNServers()},
-                {"workloads", plan.workloads.GetN()},
-                {"pieces", plan.workloads.GetPieces()},
-                {"gradient_bytes", config.gradientBytes},
-                {"data_rate", config.dataRate},
-                {"delay", config.delay},
-                {"loss", config.loss},
-                {"finished", r.finished},
-                {"completion_time_s", r.completionTime},
-                {"rounds", rounds},
-                {"round_durations_s", roundDurations},
-                {"piece_time_s", report.pieceTime},
-                {"predicted_time_s", report.predictedTime},
-                {"verified", report.verification.verified},
-                {"verification", report.verification.message},
-                {"flows", flows},
-                {"lost_packets", lost},
-                {"bytes_sent", r.payloadBytes},
-                {"wire_bytes", wireBytes},
-                {"link_utilization_mean", meanUtil},
-                {"link_utilization_max", maxUtil},
-                {"events", report.events},
-                {"wall_s", report.wallSeconds},
-                {"figure", png},
-            };
-            if (!r.error.empty())
-            {
-                doc["error"] = r.error;
-            }
-            std::cout << doc.dump(2) << std::endl;
+            WritePacketReportJson(std::cout, plan, config, report, figure);
         }
         else
         {
-            std::cout << std::setprecision(4) << "topology    " << topo.GetName() << ": "
-                      << topo.GetNServers() << " servers, " << topo.GetNLinks() << " links, "
-                      << config.dataRate << ", " << config.delay
-                      << (config.loss > 0 ? ", loss " : "")
-                      << (config.loss > 0 ? std::to_string(config.loss) : "") << "\n"
-                      << "schedule    " << plan.schedule.scheduler << ", " << rounds
-                      << " rounds, " << plan.workloads.GetN() << " workloads, mode "
-                      << config.mode
-                      << "\n"
-                      << "gradient    " << config.gradientBytes << " bytes per server, "
-                      << config.values << " values\n";
-            if (r.finished)
-            {
-                std::cout << "completion  " << r.completionTime * 1e3 << " ms (flow level: "
-                          << rounds << " rounds x T_S " << report.pieceTime * 1e6 << " us = "
-                          << report.predictedTime * 1e3 << " ms, ratio "
-                          << r.completionTime / report.predictedTime << ")\n";
-            }
-            else
-            {
-                std::cout << "NOT FINISHED: " << r.error << "\n";
-            }
-            std::cout << "traffic     " << r.payloadBytes << " gradient bytes sent, " << wireBytes
-                      << " bytes on the wire, " << report.flows.size() << " data flows, "
-                      << lost << " packets lost\n"
-                      << "links       utilization mean " << meanUtil << ", max " << maxUtil
-                      << "\n"
-                      << "simulation  " << report.events << " events in " << report.wallSeconds
-                      << " s wall\n"
-                      << report.verification.message << "\n"
-                      << "figure: " << figure << "\n";
+            PrintPacketReport(std::cout, plan, config, report);
+            std::cout << "figure: " << figure << "\n";
         }
+        const AllReduceRunResult& r = report.result;
         if (!r.finished)
         {
             std::cerr << "allreduce-packet: " << r.error << std::endl;

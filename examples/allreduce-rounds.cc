@@ -21,35 +21,12 @@
 //
 // Exit status: 0 when the schedule is valid, 1 for bad input, 2 when the schedule is invalid.
 
-#include "example-util.h"
-
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
-#include <nlohmann/json.hpp>
-
-#include <iomanip>
 #include <iostream>
 
 using namespace ns3;
-using allreduce_example::ReadPlanFile;
-
-namespace
-{
-
-/// \return "none" or "12, 13"
-std::string
-FormatList(const std::vector<uint32_t>& v)
-{
-    std::string s;
-    for (uint32_t x : v)
-    {
-        s += (s.empty() ? "" : ", ") + std::to_string(x);
-    }
-    return s.empty() ? "none" : s + " rounds";
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -132,121 +109,26 @@ main(int argc, char* argv[])
             }
             Ptr<AllReduceScheduler> s = CreateScheduler(scheduler);
             optimal = DynamicCast<OptimalScheduler>(s);
-            if ((cmd.IsGiven("time-limit") || cmd.IsGiven("trees-per-root")) && !optimal)
-            {
-                throw std::invalid_argument(
-                    "--time-limit and --trees-per-root are options of --scheduler=optimal");
-            }
-            Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(s);
-            if ((cmd.IsGiven("model") || cmd.IsGiven("samples")) && !drl)
-            {
-                throw std::invalid_argument("--model and --samples are options of --scheduler=drl");
-            }
-            if (drl && cmd.IsGiven("model"))
-            {
-                drl->SetAttribute("Model", StringValue(model));
-            }
-            if (drl && cmd.IsGiven("samples"))
-            {
-                drl->SetAttribute("Samples", UintegerValue(samples));
-            }
-            if (optimal && cmd.IsGiven("time-limit"))
-            {
-                optimal->SetAttribute("TimeLimit", DoubleValue(timeLimit));
-            }
-            if (optimal && cmd.IsGiven("trees-per-root"))
-            {
-                optimal->SetAttribute("TreesPerRoot", UintegerValue(treesPerRoot));
-            }
+            cmd.SetAttributes(PeekPointer(optimal),
+                              {{"time-limit", "TimeLimit"}, {"trees-per-root", "TreesPerRoot"}},
+                              "--scheduler=optimal");
+            cmd.SetAttributes(PeekPointer(DynamicCast<DrlScheduler>(s)),
+                              {{"model", "Model"}, {"samples", "Samples"}},
+                              "--scheduler=drl");
             result = EvaluateScheduler(BuildTopology(topology), s, pieces);
         }
-        const WorkloadSet& ws = result.plan.workloads;
-        const Topology& topo = ws.GetTopology();
+        const OptimalSearch* search = optimal ? &optimal->GetSearch() : nullptr;
         if (format == "json")
         {
-            nlohmann::json out{
-                {"topology", topo.GetName()},
-                {"servers", topo.GetNServers()},
-                {"nodes", topo.GetNNodes()},
-                {"links", topo.GetNLinks()},
-                {"workloads", ws.GetN()},
-                {"pieces", ws.GetPieces()},
-                {"semantics", ToString(ws.GetSemantics())},
-                {"scheduler", result.plan.schedule.scheduler},
-                {"rounds", result.plan.schedule.GetNRounds()},
-                {"bound_bandwidth", result.bounds.bandwidth},
-                {"bound_links", result.bounds.links},
-                {"bound_path", result.bounds.path},
-                {"ratio_bandwidth", result.GetRatio()},
-                {"valid", result.check.valid},
-            };
-            if (!result.check.valid)
-            {
-                out["error"] = result.check.error;
-            }
-            if (scheduleIn.empty())
-            {
-                out["seconds"] = result.seconds;
-            }
-            if (optimal)
-            {
-                const OptimalSearch& search = optimal->GetSearch();
-                out["status"] = search.GetStatusName();
-                out["lower"] = search.lower;
-                out["upper"] = search.upper;
-                out["heuristic_rounds"] = search.heuristicRounds;
-                out["rounds_infeasible"] = search.infeasible;
-                out["rounds_feasible"] = search.feasible;
-                out["rounds_open"] = search.unknown;
-                out["trees_per_root"] = search.treesPerRoot;
-                if (!search.note.empty())
-                {
-                    out["note"] = search.note;
-                }
-                out["program"] = {{"binaries", search.variables},
-                                  {"rows", search.constraints},
-                                  {"nonzeros", search.nonzeros}};
-            }
-            std::cout << out.dump(2) << std::endl;
+            WriteRoundsReportJson(std::cout, result, scheduleIn.empty(), search);
         }
         else
         {
-            std::cout << "topology    " << topo.GetName() << ": " << topo.GetNServers()
-                      << " servers, " << topo.GetNNodes() << " nodes, " << topo.GetNLinks()
-                      << " links\n"
-                      << "scheduler   " << result.plan.schedule.scheduler << " ("
-                      << ToString(ws.GetSemantics()) << " workloads, " << ws.GetPieces()
-                      << (ws.GetPieces() == 1 ? " piece" : " pieces") << " per chunk)\n"
-                      << "workloads   " << ws.GetN() << "\n"
-                      << "rounds      " << result.plan.schedule.GetNRounds() << "\n"
-                      << "bounds      bandwidth " << result.bounds.bandwidth << ", links "
-                      << result.bounds.links << ", critical path " << result.bounds.path << "\n"
-                      << "ratio       " << std::fixed << std::setprecision(3)
-                      << result.GetRatio() << " x the bandwidth bound\n"
-                      << "valid       "
-                      << (result.check.valid ? "yes" : "NO: " + result.check.error) << "\n";
-            if (scheduleIn.empty())
-            {
-                std::cout << "time        " << std::setprecision(4) << result.seconds << " s\n";
-            }
-            if (optimal)
-            {
-                const OptimalSearch& search = optimal->GetSearch();
-                std::cout << "status      " << search.GetStatusName() << ": fewest rounds "
-                          << search.GetInterval() << " (started from "
-                          << search.heuristicRounds << " by " << search.heuristic << ")\n"
-                          << "proven      infeasible for " << FormatList(search.infeasible)
-                          << "; schedules found for " << FormatList(search.feasible)
-                          << "; left open " << FormatList(search.unknown) << "\n";
-                if (!search.note.empty())
-                {
-                    std::cout << "note        " << search.note << "\n";
-                }
-            }
+            PrintRoundsReport(std::cout, result, scheduleIn.empty(), search);
         }
         if (!scheduleOut.empty())
         {
-            WriteScheduleFile(scheduleOut, ws, result.plan.schedule);
+            WriteScheduleFile(scheduleOut, result.plan.workloads, result.plan.schedule);
             std::cerr << "wrote schedule to " << scheduleOut << "\n";
         }
         return result.check.valid ? 0 : 2;

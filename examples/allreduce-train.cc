@@ -19,8 +19,6 @@
 //
 // Exit status: 0 when done, 1 for bad input (or a build without LibTorch).
 
-#include "example-util.h"
-
 #include "ns3/allreduce-module.h"
 #include "ns3/drl-trainer.h"
 #include "ns3/core-module.h"
@@ -31,8 +29,33 @@
 #include <iostream>
 
 using namespace ns3;
-using allreduce_example::RunGnuplot;
-using allreduce_example::ParseList;
+
+#ifdef ALLREDUCE_HAVE_TORCH
+namespace
+{
+
+/// Draws DIR/curve.png from DIR/curve.csv (the trainer's learning curve); returns what it made.
+std::string
+WriteCurveFigure(const std::string& dir, const std::string& topologies)
+{
+    const std::string plt = dir + "/curve.plt";
+    std::ofstream p = OpenOutputFile(plt, "out");
+    p << "set terminal pngcairo size 800,480\n"
+      << "set output '" << dir << "/curve.png'\n"
+      << "set datafile separator ','\n"
+      << "set key top right\n"
+      << "set xlabel 'iteration'\n"
+      << "set ylabel 'rounds / bandwidth bound'\n"
+      << "set title 'allreduce-train: " << topologies << "'\n"
+      << "plot '" << dir << "/curve.csv' every ::1 using 1:6 with linespoints title "
+      << "'decoded (greedy + samples)', '' every ::1 using 1:($3/($5/$6)) with lines "
+      << "title 'mean of sampled episodes'\n";
+    p.close();
+    return RunGnuplot(plt, dir + "/curve.png", dir + "/curve.csv");
+}
+
+} // namespace
+#endif
 
 int
 main(int argc, char* argv[])
@@ -93,7 +116,7 @@ main(int argc, char* argv[])
             throw std::invalid_argument(
                 "give --topology=SPEC[;SPEC...] (e.g. 'bcube:n=3,k=1;dcell:n=4,k=1')");
         }
-        const std::vector<std::string> specs = ParseList("topology", topologies, ';');
+        const std::vector<std::string> specs = ParseListValue("topology", topologies, ';');
         if (out.empty())
         {
             throw std::invalid_argument("give --out=DIR for the checkpoints and the curve");
@@ -130,20 +153,6 @@ main(int argc, char* argv[])
                 std::cout << " rounds" << std::endl;
             }
         });
-        // The learning curve as a figure.
-        const std::string plt = out + "/curve.plt";
-        std::ofstream p(plt);
-        p << "set terminal pngcairo size 800,480\n"
-          << "set output '" << out << "/curve.png'\n"
-          << "set datafile separator ','\n"
-          << "set key top right\n"
-          << "set xlabel 'iteration'\n"
-          << "set ylabel 'rounds / bandwidth bound'\n"
-          << "set title 'allreduce-train: " << topologies << "'\n"
-          << "plot '" << out << "/curve.csv' every ::1 using 1:6 with linespoints title "
-          << "'decoded (greedy + samples)', '' every ::1 using 1:($3/($5/$6)) with lines "
-          << "title 'mean of sampled episodes'\n";
-        p.close();
         std::cout << "policy: " << out << "/policy.pt (best decoded x" << std::setprecision(3)
                   << [&]() {
                          double best = 1e300;
@@ -154,7 +163,7 @@ main(int argc, char* argv[])
                          return best;
                      }()
                   << " bound)\n"
-                  << "curve: " << RunGnuplot(plt, out + "/curve.png", out + "/curve.csv")
+                  << "curve: " << WriteCurveFigure(out, topologies)
                   << std::endl;
 #endif
     }

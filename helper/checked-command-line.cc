@@ -4,8 +4,10 @@
 
 #include "checked-command-line.h"
 
+#include "ns3/string.h"
 #include "ns3/text-file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -463,6 +465,62 @@ CheckedCommandLine::RefuseWith(const std::string& option,
             throw std::invalid_argument("--" + other + " has no effect with --" + option + " (" +
                                         why + "); give one or the other");
         }
+    }
+}
+
+void
+CheckedCommandLine::SetAttributes(ObjectBase* object,
+                                  const std::vector<std::pair<std::string, std::string>>& attributes,
+                                  const std::string& owner) const
+{
+    std::string names;
+    for (size_t i = 0; i < attributes.size(); ++i)
+    {
+        names += (i == 0 ? "--" : i + 1 == attributes.size() ? " and --" : ", --") +
+                 attributes[i].first;
+    }
+    for (const Option& o : m_options)
+    {
+        for (const auto& [option, attribute] : attributes)
+        {
+            if (o.name != option || !o.given)
+            {
+                continue;
+            }
+            if (!object)
+            {
+                throw std::invalid_argument(names + (attributes.size() == 1 ? " is an option"
+                                                                            : " are options") +
+                                            " of " + owner);
+            }
+            object->SetAttribute(attribute, StringValue(o.text));
+        }
+    }
+}
+
+std::vector<std::string>
+ParseListValue(const std::string& option, const std::string& text, char sep)
+{
+    std::vector<std::string> items;
+    size_t pos = 0;
+    while (true)
+    {
+        const size_t end = std::min(text.find(sep, pos), text.size());
+        std::string item = text.substr(pos, end - pos);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (item.empty())
+        {
+            throw std::invalid_argument("--" + option + " has an empty item in '" +
+                                        Abbreviate(text) + "'; give items separated by single '" +
+                                        std::string(1, sep) + "'");
+        }
+        items.push_back(item);
+        if (end == text.size())
+        {
+            return items;
+        }
+        pos = end + 1;
     }
 }
 

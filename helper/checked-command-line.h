@@ -6,11 +6,13 @@
 #define NS3_ALLREDUCE_CHECKED_COMMAND_LINE_H
 
 #include "ns3/command-line.h"
+#include "ns3/object-base.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -128,6 +130,19 @@ class CheckedCommandLine
                     const std::vector<std::string>& ignored,
                     const std::string& why) const;
 
+    /**
+     * Gives the options the user gave to an object's attributes (call after Parse): each
+     * option's text as typed, already checked, converted by its attribute.
+     * \param object the object, or nullptr when the options do not apply to what runs
+     * \param attributes pairs (option, attribute name), e.g. {"samples", "Samples"}
+     * \param owner what the options belong to, for the error, e.g. "--scheduler=drl"
+     * \throws std::invalid_argument "--model and --samples are options of --scheduler=drl"
+     *         when object is nullptr and one of them was given
+     */
+    void SetAttributes(ObjectBase* object,
+                       const std::vector<std::pair<std::string, std::string>>& attributes,
+                       const std::string& owner) const;
+
   private:
     /// One option: its name and how its text becomes its value.
     struct Option
@@ -163,6 +178,18 @@ uint64_t ParseByteSize(const std::string& option, const std::string& text);
  * \throws std::invalid_argument naming the option when text is not a time
  */
 Time ParseTimeValue(const std::string& option, const std::string& text);
+
+/**
+ * \ingroup allreduce
+ * Splits an option's list ("ps,ring" or "bcube:n=3,k=1;dcell:n=4,k=1") at sep, spaces around
+ * the items dropped.
+ * \param option the option's name, for errors \param text its value \param sep the separator
+ * \return the items, at least one
+ * \throws std::invalid_argument for an empty list or an empty item ("ps,,ring", ",")
+ */
+std::vector<std::string> ParseListValue(const std::string& option,
+                                        const std::string& text,
+                                        char sep);
 
 } // namespace ns3
 

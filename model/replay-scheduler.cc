@@ -4,6 +4,8 @@
 
 #include "replay-scheduler.h"
 
+#include "topology-generators.h"
+
 #include "ns3/string.h"
 
 #include <stdexcept>
@@ -157,6 +159,16 @@ ReplayScheduler::SelectRound(SchedulerState& state)
             state.Start(id);
         }
     }
+}
+
+Plan
+ReadPlanFile(const std::string& path, const std::string& topologySpec)
+{
+    Ptr<ReplayScheduler> replay = CreateObject<ReplayScheduler>();
+    replay->SetAttribute("File", StringValue(path));
+    const WorkloadSet& file = replay->GetPlan().workloads;
+    const Topology topology = topologySpec.empty() ? file.GetTopology() : BuildTopology(topologySpec);
+    return replay->MakePlan(topology, file.GetPieces());
 }
 
 } // namespace ns3

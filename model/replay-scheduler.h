@@ -68,6 +68,16 @@ class ReplayScheduler : public AllReduceScheduler
     uint32_t m_next{0};     //!< first planned round not wholly started
 };
 
+/**
+ * \ingroup allreduce
+ * Reads a schedule file as a plan, as a ReplayScheduler with that File would replay it.
+ * \param path the file (doc/allreduce.rst, "Validator and schedule files")
+ * \param topologySpec a topology spec the file must be for, or empty for the file's own
+ * \return its workloads and rounds
+ * \throws std::invalid_argument for a bad file, or one for another topology
+ */
+Plan ReadPlanFile(const std::string& path, const std::string& topologySpec);
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_REPLAY_SCHEDULER_H */

@@ -616,18 +616,4 @@ BuildTopology(const std::string& specText)
     return t;
 }
 
-std::vector<std::string>
-PaperTopologySpecs()
-{
-    return {"bcube:n=3,k=1",
-            "bcube:n=4,k=1",
-            "bcube:n=5,k=1",
-            "dcell:n=4,k=1",
-            "dcell:n=5,k=1",
-            "dcell:n=6,k=1",
-            "jellyfish:switches=10,degree=4,servers=1,seed=1",
-            "jellyfish:switches=15,degree=4,servers=1,seed=1",
-            "jellyfish:switches=20,degree=4,servers=1,seed=1"};
-}
-
 } // namespace ns3

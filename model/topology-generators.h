@@ -89,14 +89,6 @@ Topology MakeFatTree(int64_t k);
  */
 Topology BuildTopology(const std::string& spec);
 
-/**
- * \ingroup allreduce
- * \return the spec strings of the nine topologies the seed paper evaluates (its Table 2):
- *         BCube(3..5,1), DCell(4..6,1) and Jellyfish with 10, 15 and 20 switches (degree 4, one
- *         server each, seed 1)
- */
-std::vector<std::string> PaperTopologySpecs();
-
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_TOPOLOGY_GENERATORS_H */

@@ -432,6 +432,29 @@ WriteTopologyFile(const Topology& topology, const std::string& path)
     }
 }
 
+void
+WriteGraphviz(const Topology& topology, std::ostream& os)
+{
+    std::string name;
+    for (char c : topology.GetName())
+    {
+        name += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    }
+    os << "graph \"" << name << "\" {\n"
+       << "  // servers are boxes (s<id>), switches ellipses (w<id>)\n";
+    for (uint32_t v = 0; v < topology.GetNNodes(); ++v)
+    {
+        const bool server = topology.IsServer(v);
+        os << "  " << v << " [label=\"" << (server ? "s" : "w") << v
+           << "\", shape=" << (server ? "box" : "ellipse") << "];\n";
+    }
+    for (const auto& link : topology.GetLinks())
+    {
+        os << "  " << link.a << " -- " << link.b << ";\n";
+    }
+    os << "}\n";
+}
+
 namespace
 {
 

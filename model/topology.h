@@ -208,6 +208,14 @@ void WriteTopologyFile(const Topology& topology, const std::string& path);
 
 /**
  * \ingroup allreduce
+ * Writes a topology as a Graphviz graph: servers are boxes (s<id>), switches ellipses (w<id>).
+ * \param topology the topology
+ * \param os where to write
+ */
+void WriteGraphviz(const Topology& topology, std::ostream& os);
+
+/**
+ * \ingroup allreduce
  * Reads a topology in the plain-text topology file format and validates it.
  * \param is the stream to read
  * \param source the name used in error messages (a file name)

@@ -4,6 +4,7 @@
 
 // Counts and structure of the topology generators, the spec strings and the topology file.
 
+#include "ns3/paper-table.h"
 #include "ns3/topology-generators.h"
 #include "ns3/topology.h"
 
@@ -340,7 +341,15 @@ TEST(PaperTopologies, HaveTheSizesOfTableTwo)
         const Topology t = BuildTopology(specs[i]);
         EXPECT_EQ(t.GetNNodes(), expected[i].first) << specs[i];
         EXPECT_EQ(t.GetNLinks(), expected[i].second) << specs[i];
+        // The table's printed sizes are ours, except where it marks a misprint.
+        const PaperTopology* row = FindPaperTopology(specs[i]);
+        ASSERT_NE(row, nullptr);
+        EXPECT_EQ(row->nodes, t.GetNNodes()) << specs[i];
+        EXPECT_EQ(row->links != t.GetNLinks(), row->linksDiffer) << specs[i];
     }
+    EXPECT_EQ(FindPaperTopology("jellyfish:switches=20,degree=4,servers=1,seed=1")->GetSizeText(),
+              "(40,59)*");
+    EXPECT_EQ(FindPaperTopology("fattree:k=4"), nullptr);
 }
 
 TEST(Spec, BuildsEachKindAndAppliesJellyfishDefaults)

@@ -1,0 +1,183 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "bar-chart.h"
+
+#include "report-format.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+#ifdef ALLREDUCE_GNUPLOT
+/// The gnuplot found at configure time.
+const char* const GNUPLOT = ALLREDUCE_GNUPLOT;
+#else
+/// gnuplot from PATH.
+const char* const GNUPLOT = "gnuplot";
+#endif
+
+/// \return text as a double-quoted gnuplot (and data file) string
+std::string
+Quoted(const std::string& text)
+{
+    std::string out = "\"";
+    for (char c : text)
+    {
+        out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    }
+    return out + "\"";
+}
+
+} // namespace
+
+BarChart::BarChart(const std::string& ylabel,
+                   std::vector<std::string> categories,
+                   std::vector<std::string> series)
+    : m_ylabel(ylabel),
+      m_categories(std::move(categories)),
+      m_series(std::move(series))
+{
+}
+
+void
+BarChart::AddPanel(const std::string& title, const std::vector<std::vector<double>>& values)
+{
+    if (values.size() != m_series.size())
+    {
+        throw std::invalid_argument("BarChart: " + std::to_string(values.size()) +
+                                    " series of values for " + std::to_string(m_series.size()) +
+                                    " series");
+    }
+    for (const auto& v : values)
+    {
+        if (v.size() != m_categories.size())
+        {
+            throw std::invalid_argument("BarChart: " + std::to_string(v.size()) +
+                                        " values for " + std::to_string(m_categories.size()) +
+                                        " categories");
+        }
+    }
+    m_titles.push_back(title);
+    m_panels.push_back(values);
+}
+
+void
+BarChart::SetReferenceLine(double y, const std::string& title)
+{
+    m_hasLine = true;
+    m_lineY = y;
+    m_lineTitle = title;
+}
+
+void
+BarChart::SetSize(uint32_t width, uint32_t panelHeight)
+{
+    m_width = width;
+    m_panelHeight = panelHeight;
+}
+
+void
+BarChart::SetLabelStep(uint32_t step)
+{
+    m_labelStep = std::max<uint32_t>(1, step);
+}
+
+std::string
+BarChart::Write(const std::string& prefix) const
+{
+    const std::string dat = prefix + ".dat";
+    const std::string plt = prefix + ".plt";
+    const std::string png = prefix + ".png";
+    {
+        std::ofstream d = OpenOutputFile(dat, "out");
+        for (size_t p = 0; p < m_panels.size(); ++p)
+        {
+            d << "# " << m_titles[p] << ": category";
+            for (const auto& s : m_series)
+            {
+                d << " " << Quoted(s);
+            }
+            d << "\n";
+            for (size_t c = 0; c < m_categories.size(); ++c)
+            {
+                d << Quoted(c % m_labelStep == 0 ? m_categories[c] : "");
+                for (size_t s = 0; s < m_series.size(); ++s)
+                {
+                    d << " " << FormatNumber(m_panels[p][s][c]);
+                }
+                d << "\n";
+            }
+            d << "\n\n"; // the next panel is the next gnuplot index
+        }
+    }
+    {
+        std::ofstream p = OpenOutputFile(plt, "out");
+        p << "set terminal pngcairo size " << m_width << ","
+          << m_panelHeight * std::max<size_t>(1, m_panels.size()) << " noenhanced\n"
+          << "set output " << Quoted(png) << "\n";
+        if (m_panels.size() > 1)
+        {
+            p << "set multiplot layout " << m_panels.size() << ",1\n";
+        }
+        p << "set style data histograms\n"
+          << "set style histogram clustered gap 1\n"
+          << "set style fill solid 0.8 border -1\n"
+          << "set boxwidth 0.9\n"
+          << "set ylabel " << Quoted(m_ylabel) << "\n"
+          << "set yrange [0:*]\n"
+          << "set xtics rotate by -30 left\n"
+          << "set key below horizontal\n"
+          << "set grid ytics\n";
+        for (size_t i = 0; i < m_panels.size(); ++i)
+        {
+            p << "set title " << Quoted(m_titles[i]) << "\nplot ";
+            for (size_t s = 0; s < m_series.size(); ++s)
+            {
+                p << (s ? ", '' index " : Quoted(dat) + " index ") << i << " using " << s + 2
+                  << (s ? "" : ":xtic(1)") << " title " << Quoted(m_series[s]);
+            }
+            if (m_hasLine)
+            {
+                p << ", " << FormatNumber(m_lineY) << " with lines lw 2 lc rgb 'black' title "
+                  << Quoted(m_lineTitle);
+            }
+            p << "\n";
+        }
+        if (m_panels.size() > 1)
+        {
+            p << "unset multiplot\n";
+        }
+    }
+    return RunGnuplot(plt, png, dat);
+}
+
+std::string
+RunGnuplot(const std::string& plt, const std::string& png, const std::string& data)
+{
+    namespace fs = std::filesystem;
+    std::error_code ignored;
+    if (!fs::exists(data, ignored) || !fs::exists(plt, ignored))
+    {
+        return "no figure: " + data + " or " + plt + " could not be written (is the directory "
+               "writable?)";
+    }
+    fs::remove(png, ignored);
+    const std::string command = std::string(GNUPLOT) + " '" + plt + "'";
+    if (std::system(command.c_str()) != 0 || !fs::exists(png, ignored))
+    {
+        return "no figure: gnuplot failed or is missing; the data is in " + data + " and " + plt +
+               " (run: gnuplot " + plt + ")";
+    }
+    return png + " (data " + data + ", script " + plt + ")";
+}
+
+} // namespace ns3

@@ -1,0 +1,189 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "packet-report.h"
+
+#include "bar-chart.h"
+#include "report-format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// What the report's text and JSON both say about the links and flows.
+struct Totals
+{
+    double meanUtilization{0};
+    double maxUtilization{0};
+    uint64_t wireBytes{0};
+    uint64_t lostPackets{0};
+};
+
+Totals
+Sum(const PacketRunReport& report)
+{
+    Totals t;
+    const std::vector<double> utilization = report.GetLinkUtilization();
+    for (size_t i = 0; i < utilization.size(); ++i)
+    {
+        t.meanUtilization += utilization[i] / utilization.size();
+        t.maxUtilization = std::max(t.maxUtilization, utilization[i]);
+        t.wireBytes += report.linkBytes[i];
+    }
+    for (const auto& f : report.flows)
+    {
+        t.lostPackets += f.lostPackets;
+    }
+    return t;
+}
+
+/// \return round t's packet-level duration, -1 when it did not finish
+double
+RoundDuration(const AllReduceRunResult& r, uint32_t t)
+{
+    return r.roundEnd[t] >= 0 ? r.roundEnd[t] - r.roundStart[t] : -1.0;
+}
+
+} // namespace
+
+void
+PrintPacketReport(std::ostream& os,
+                  const Plan& plan,
+                  const PacketRunConfig& config,
+                  const PacketRunReport& report)
+{
+    const AllReduceRunResult& r = report.result;
+    const Topology& topo = plan.workloads.GetTopology();
+    const uint32_t rounds = plan.schedule.GetNRounds();
+    const Totals totals = Sum(report);
+    const auto flags = os.flags();
+    const auto precision = os.precision(4);
+    os << "topology    " << topo.GetName() << ": " << topo.GetNServers() << " servers, "
+       << topo.GetNLinks() << " links, " << config.dataRate << ", " << config.delay
+       << (config.loss > 0 ? ", loss " + FormatNumber(config.loss) : "") << "\n"
+       << "schedule    " << plan.schedule.scheduler << ", " << rounds << " rounds, "
+       << plan.workloads.GetN() << " workloads, mode " << config.mode << "\n"
+       << "gradient    " << config.gradientBytes << " bytes per server, " << config.values
+       << " values\n";
+    if (r.finished)
+    {
+        os << "completion  " << r.completionTime * 1e3 << " ms (flow level: " << rounds
+           << " rounds x T_S " << report.pieceTime * 1e6 << " us = " << report.predictedTime * 1e3
+           << " ms, ratio " << r.completionTime / report.predictedTime << ")\n";
+    }
+    else
+    {
+        os << "NOT FINISHED: " << r.error << "\n";
+    }
+    os << "traffic     " << r.payloadBytes << " gradient bytes sent, " << totals.wireBytes
+       << " bytes on the wire, " << report.flows.size() << " data flows, " << totals.lostPackets
+       << " packets lost\n"
+       << "links       utilization mean " << totals.meanUtilization << ", max "
+       << totals.maxUtilization << "\n"
+       << "simulation  " << report.events << " events in " << report.wallSeconds << " s wall\n"
+       << report.verification.message << "\n";
+    os.flags(flags);
+    os.precision(precision);
+}
+
+void
+WritePacketReportJson(std::ostream& os,
+                      const Plan& plan,
+                      const PacketRunConfig& config,
+                      const PacketRunReport& report,
+                      const std::string& figure)
+{
+    const AllReduceRunResult& r = report.result;
+    const Topology& topo = plan.workloads.GetTopology();
+    const Totals totals = Sum(report);
+    nlohmann::json flows = nlohmann::json::array();
+    for (const auto& f : report.flows)
+    {
+        flows.push_back({{"workload", f.workload},
+                         {"src", f.src},
+                         {"dst", f.dst},
+                         {"tx_bytes", f.txBytes},
+                         {"rx_bytes", f.rxBytes},
+                         {"tx_packets", f.txPackets},
+                         {"rx_packets", f.rxPackets},
+                         {"lost_packets", f.lostPackets},
+                         {"mean_delay_s", f.meanDelay},
+                         {"duration_s", f.duration}});
+    }
+    nlohmann::json roundDurations = nlohmann::json::array();
+    for (uint32_t t = 0; t < plan.schedule.GetNRounds(); ++t)
+    {
+        roundDurations.push_back(RoundDuration(r, t));
+    }
+    nlohmann::json doc{
+        {"topology", topo.GetName()},
+        {"scheduler", plan.schedule.scheduler},
+        {"mode", config.mode},
+        {"servers", topo.GetNServers()},
+        {"workloads", plan.workloads.GetN()},
+        {"pieces", plan.workloads.GetPieces()},
+        {"gradient_bytes", config.gradientBytes},
+        {"data_rate", config.dataRate},
+        {"delay", config.delay},
+        {"loss", config.loss},
+        {"finished", r.finished},
+        {"completion_time_s", r.completionTime},
+        {"rounds", plan.schedule.GetNRounds()},
+        {"round_durations_s", roundDurations},
+        {"piece_time_s", report.pieceTime},
+        {"predicted_time_s", report.predictedTime},
+        {"verified", report.verification.verified},
+        {"verification", report.verification.message},
+        {"flows", flows},
+        {"lost_packets", totals.lostPackets},
+        {"bytes_sent", r.payloadBytes},
+        {"wire_bytes", totals.wireBytes},
+        {"link_utilization_mean", totals.meanUtilization},
+        {"link_utilization_max", totals.maxUtilization},
+        {"events", report.events},
+        {"wall_s", report.wallSeconds},
+    };
+    if (!figure.empty())
+    {
+        doc["figure"] = figure;
+    }
+    if (!r.error.empty())
+    {
+        doc["error"] = r.error;
+    }
+    os << doc.dump(2) << std::endl;
+}
+
+std::string
+WritePacketRoundsFigure(const std::string& prefix,
+                        const Plan& plan,
+                        const PacketRunConfig& config,
+                        const PacketRunReport& report)
+{
+    const uint32_t rounds = plan.schedule.GetNRounds();
+    std::vector<std::string> labels;
+    std::vector<double> durations;
+    for (uint32_t t = 0; t < rounds; ++t)
+    {
+        labels.push_back(std::to_string(t));
+        durations.push_back(std::max(0.0, RoundDuration(report.result, t)) * 1e6);
+    }
+    BarChart chart("duration (us)", labels, {"round duration (packet level)"});
+    chart.AddPanel(plan.workloads.GetTopology().GetName() + ", " + plan.schedule.scheduler + ", " +
+                       config.mode + ": " + FormatNumber(report.result.completionTime * 1e3) +
+                       " ms, " + std::to_string(rounds) + " rounds",
+                   {durations});
+    chart.SetReferenceLine(report.pieceTime * 1e6, "T_S: one piece over one link");
+    chart.SetSize(900, 480);
+    chart.SetLabelStep((rounds + 19) / 20);
+    return chart.Write(prefix);
+}
+
+} // namespace ns3

@@ -1,0 +1,124 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "report-format.h"
+
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+double
+Mean(const std::vector<double>& values)
+{
+    double sum = 0;
+    for (double x : values)
+    {
+        sum += x;
+    }
+    return values.empty() ? 0 : sum / values.size();
+}
+
+double
+StandardDeviation(const std::vector<double>& values)
+{
+    if (values.size() < 2)
+    {
+        return 0;
+    }
+    const double mean = Mean(values);
+    double sum = 0;
+    for (double x : values)
+    {
+        sum += (x - mean) * (x - mean);
+    }
+    return std::sqrt(sum / (values.size() - 1));
+}
+
+double
+GeometricMean(const std::vector<double>& values)
+{
+    double logSum = 0;
+    for (double x : values)
+    {
+        logSum += std::log(x);
+    }
+    return values.empty() ? 0 : std::exp(logSum / values.size());
+}
+
+std::string
+FormatMeanStd(const std::vector<double>& values, int precision)
+{
+    const double std = StandardDeviation(values);
+    if (std == 0)
+    {
+        return FormatFixed(Mean(values), 0);
+    }
+    return FormatFixed(Mean(values), precision) + "±" + FormatFixed(std, 1);
+}
+
+std::string
+FormatFixed(double value, int precision)
+{
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(precision) << value;
+    return os.str();
+}
+
+std::string
+FormatNumber(double value)
+{
+    std::ostringstream os;
+    os << value;
+    return os.str();
+}
+
+std::string
+ShortLabel(const std::string& name)
+{
+    std::string label;
+    bool inParameters = false;
+    for (char c : name)
+    {
+        if (c == '(' || c == ',')
+        {
+            inParameters = true;
+            label += c;
+        }
+        else if (c == '=' && inParameters)
+        {
+            label.erase(label.find_last_of("(,") + 1); // drop the key
+            inParameters = false;
+        }
+        else
+        {
+            label += c;
+        }
+    }
+    return label;
+}
+
+std::ofstream
+OpenOutputFile(const std::string& path, const std::string& option)
+{
+    const std::filesystem::path p(path);
+    std::error_code error;
+    if (p.has_parent_path())
+    {
+        std::filesystem::create_directories(p.parent_path(), error);
+    }
+    std::ofstream os(path);
+    if (!os)
+    {
+        throw std::invalid_argument("cannot write '" + path + "' (from --" + option +
+                                    "): check that its directory can be created and written");
+    }
+    return os;
+}
+
+} // namespace ns3

@@ -1,0 +1,71 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_TABLE_EXPERIMENT_H
+#define NS3_ALLREDUCE_TABLE_EXPERIMENT_H
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace ns3
+{
+
+class ProgressReporter;
+
+/**
+ * \ingroup allreduce
+ * An experiment that fills a table (RoundsTable, PacketTable): run it step by step, then print
+ * it for a person and write it as CSV, JSON and a figure.
+ */
+class TableExperiment
+{
+  public:
+    virtual ~TableExperiment() = default;
+
+    /// \return the steps Run takes (for a ProgressReporter)
+    virtual uint64_t GetNSteps() const = 0;
+
+    /**
+     * Runs every step.
+     * \param progress where to say what runs (nullptr: nowhere)
+     */
+    virtual void Run(ProgressReporter* progress) = 0;
+
+    /// \param os where the table and its notes go
+    virtual void Print(std::ostream& os) const = 0;
+
+    /// \param os where the table goes as CSV
+    virtual void WriteCsv(std::ostream& os) const = 0;
+
+    /// \param os where the table goes as JSON
+    virtual void WriteJson(std::ostream& os) const = 0;
+
+    /**
+     * \param prefix output prefix (PREFIX.dat, .plt, .png)
+     * \return what was made (BarChart::Write)
+     */
+    virtual std::string WriteFigure(const std::string& prefix) const = 0;
+
+    /// \return the first result that failed ("what on where: why"), empty when none did
+    virtual const std::string& GetFailure() const = 0;
+
+    /**
+     * What a program does with the experiment: runs it with progress lines on err, prints it on
+     * out, writes PREFIX.csv, PREFIX.json and the figure, and says what it wrote.
+     * \param program the program's name, for the progress lines
+     * \param prefix output prefix
+     * \param out where the table goes
+     * \param err where the progress goes
+     * \throws std::invalid_argument when an output file cannot be written
+     */
+    void RunAndWrite(const std::string& program,
+                     const std::string& prefix,
+                     std::ostream& out,
+                     std::ostream& err);
+};
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_TABLE_EXPERIMENT_H */

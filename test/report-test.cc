@@ -1,0 +1,180 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// The report library the examples print and write with: tables as text and CSV, figures,
+// statistics, progress lines, and the headline experiment's table.
+
+#include "ns3/allreduce-module.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace ns3;
+
+TEST(ReportTable, AlignsColumnsToTheirWidestCell)
+{
+    ReportTable t;
+    t.AddColumn("topology", ReportTable::LEFT);
+    t.AddColumn("rounds");
+    t.AddRow({"bcube(3,1)", "11"});
+    t.AddRow({"jellyfish(10,4,1,1..5)", "20.8±0.4"});
+    std::ostringstream os;
+    t.Print(os);
+    // "±" is one character on a terminal though two bytes.
+    EXPECT_EQ(os.str(),
+              "topology                  rounds\n"
+              "bcube(3,1)                    11\n"
+              "jellyfish(10,4,1,1..5)  20.8±0.4\n");
+    EXPECT_THROW(t.AddRow({"one cell"}), std::invalid_argument);
+    EXPECT_THROW(t.AddColumn("late"), std::logic_error);
+}
+
+TEST(ReportTable, WritesCsvQuotedWhereNeeded)
+{
+    ReportTable t;
+    t.AddColumn("topology");
+    t.AddColumn("note");
+    t.AddRow({"bcube(n=3,k=1)", "said \"hi\""});
+    t.AddRow({"plain", ""});
+    std::ostringstream os;
+    t.WriteCsv(os);
+    EXPECT_EQ(os.str(), "topology,note\n\"bcube(n=3,k=1)\",\"said \"\"hi\"\"\"\nplain,\n");
+}
+
+TEST(ReportFormat, StatisticsAndLabels)
+{
+    EXPECT_DOUBLE_EQ(Mean({1, 2, 3, 4}), 2.5);
+    EXPECT_DOUBLE_EQ(Mean({}), 0);
+    EXPECT_NEAR(StandardDeviation({20, 21, 21, 21, 21}), 0.4472, 1e-4);
+    EXPECT_DOUBLE_EQ(StandardDeviation({5}), 0);
+    EXPECT_NEAR(GeometricMean({1, 4}), 2, 1e-12);
+    EXPECT_EQ(FormatMeanStd({11, 11}, 1), "11");
+    EXPECT_EQ(FormatMeanStd({20, 21, 21, 21, 21}, 1), "20.8±0.4");
+    EXPECT_EQ(ShortLabel("jellyfish(switches=10,degree=4,servers=1,seed=1..5)"),
+              "jellyfish(10,4,1,1..5)");
+    EXPECT_EQ(ShortLabel("file(two-switches)"), "file(two-switches)");
+    EXPECT_EQ(ParseListValue("schedulers", " ps, ring ", ','),
+              (std::vector<std::string>{"ps", "ring"}));
+    EXPECT_THROW(ParseListValue("schedulers", "ps,,ring", ','), std::invalid_argument);
+}
+
+TEST(ReportFormat, OutputFilesGetTheirDirectoryOrAClearError)
+{
+    const auto dir = std::filesystem::temp_directory_path() / "allreduce-report-test" / "a";
+    std::filesystem::remove_all(dir.parent_path());
+    {
+        std::ofstream os = OpenOutputFile((dir / "x.csv").string(), "out");
+        os << "ok\n";
+    }
+    EXPECT_TRUE(std::filesystem::exists(dir / "x.csv"));
+    try
+    {
+        OpenOutputFile("/proc/no/such/x.csv", "out");
+        ADD_FAILURE() << "an unwritable file was opened";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("cannot write '/proc/no/such/x.csv' (from --out)"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::filesystem::remove_all(dir.parent_path());
+}
+
+TEST(ProgressReporter, SaysWhatRunsNOfMAndTheTimeLeft)
+{
+    std::ostringstream os;
+    ProgressReporter progress(os, "allreduce-table", 3);
+    progress.Begin("ps on bcube(n=3,k=1)");
+    progress.Begin("ring on bcube(n=3,k=1)");
+    const std::string text = os.str();
+    EXPECT_EQ(text.substr(0, text.find('\n')),
+              "allreduce-table: [1/3] ps on bcube(n=3,k=1); 0 s elapsed");
+    EXPECT_NE(text.find("allreduce-table: [2/3] ring on bcube(n=3,k=1); 0 s elapsed, about 0 s "
+                        "left\n"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(ProgressReporter::FormatDuration(42.4), "42 s");
+    EXPECT_EQ(ProgressReporter::FormatDuration(185), "3 min 5 s");
+    EXPECT_EQ(ProgressReporter::FormatDuration(7800), "2 h 10 min");
+}
+
+TEST(BarChart, RefusesValuesThatDoNotFitAndWritesDataAndScript)
+{
+    BarChart chart("rounds / bound", {"bcube(3,1)", "dcell(4,1)"}, {"ps", "balanced"});
+    EXPECT_THROW(chart.AddPanel("one series", {{1, 2}}), std::invalid_argument);
+    EXPECT_THROW(chart.AddPanel("short", {{1}, {2}}), std::invalid_argument);
+    chart.AddPanel("AllReduce", {{2, 2.79}, {1.38, 1.32}});
+    chart.SetReferenceLine(1, "bound");
+    const auto dir = std::filesystem::temp_directory_path() / "allreduce-bar-chart-test";
+    std::filesystem::remove_all(dir);
+    const std::string prefix = (dir / "chart").string();
+    const std::string said = chart.Write(prefix);
+    std::ifstream dat(prefix + ".dat");
+    std::stringstream data;
+    data << dat.rdbuf();
+    EXPECT_EQ(data.str(),
+              "# AllReduce: category \"ps\" \"balanced\"\n"
+              "\"bcube(3,1)\" 2 1.38\n"
+              "\"dcell(4,1)\" 2.79 1.32\n\n\n");
+    std::ifstream plt(prefix + ".plt");
+    std::stringstream script;
+    script << plt.rdbuf();
+    EXPECT_NE(script.str().find("using 2:xtic(1) title \"ps\", '' index 0 using 3 title "
+                                "\"balanced\", 1 with lines"),
+              std::string::npos)
+        << script.str();
+    // With gnuplot the figure exists; without, the sentence says where the data is.
+    EXPECT_TRUE(said.rfind(prefix + ".png", 0) == 0 || said.rfind("no figure", 0) == 0) << said;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(PaperTable, OneRowPerPaperTopologyWithItsNumbers)
+{
+    ASSERT_EQ(GetPaperTable().size(), 9u);
+    const PaperTopology* bcube = FindPaperTopology("bcube:n=3,k=1");
+    ASSERT_NE(bcube, nullptr);
+    EXPECT_EQ(bcube->GetSizeText(), "(15,18)");
+    EXPECT_DOUBLE_EQ(bcube->ps, 16.8);
+    EXPECT_DOUBLE_EQ(bcube->rl, 10.2);
+}
+
+TEST(RoundsTable, RunsTheHeadlineAndWritesWhatItPrints)
+{
+    RoundsTableConfig config;
+    config.schedulers = {"ps", "balanced"};
+    config.seeds = 2;
+    RoundsTable table(config);
+    EXPECT_EQ(table.GetNSteps(), 6u * 2 + 3u * 2 * 2);
+    std::ostringstream progress;
+    ProgressReporter reporter(progress, "test", table.GetNSteps());
+    table.Run(&reporter);
+    EXPECT_NE(progress.str().find("[24/24] balanced on jellyfish"), std::string::npos);
+    ASSERT_EQ(table.GetRows().size(), 9u);
+    EXPECT_TRUE(table.GetFailure().empty());
+    const RoundsTableRow& bcube = table.GetRows().front();
+    EXPECT_EQ(bcube.cells.at("balanced").rounds, std::vector<double>{11});
+    EXPECT_EQ(bcube.cells.at("ps").rounds, std::vector<double>{16});
+    EXPECT_EQ(table.GetRows().back().seeds, 2u);
+    std::ostringstream text;
+    table.Print(text);
+    EXPECT_NE(text.str().find("bcube(3,1)"), std::string::npos);
+    EXPECT_NE(text.str().find("16.8/18/10.2"), std::string::npos) << "the paper's numbers";
+    std::ostringstream csv;
+    table.WriteCsv(csv);
+    EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')),
+              "topology,nodes,links,servers,workloads,bound_bandwidth,ps_rounds_mean,ps_rounds_std,"
+              "ps_ratio,balanced_rounds_mean,balanced_rounds_std,balanced_ratio,paper_ps,"
+              "paper_ring,paper_rl");
+    EXPECT_NE(csv.str().find("\"bcube(n=3,k=1)\",15,18,9,144,8,16,0,2,11,0,1.375,16.8,18,10.2"),
+              std::string::npos)
+        << csv.str();
+    std::ostringstream json;
+    table.WriteJson(json);
+    EXPECT_NE(json.str().find("\"rounds_mean\": 11.0"), std::string::npos);
+    EXPECT_THROW(RoundsTable(RoundsTableConfig{{"no-such"}}), std::invalid_argument);
+}
