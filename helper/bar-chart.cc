@@ -92,13 +92,13 @@ BarChart::SetLabelStep(uint32_t step)
 }
 
 std::string
-BarChart::Write(const std::string& prefix) const
+BarChart::Write(const std::string& prefix, const std::string& option) const
 {
     const std::string dat = prefix + ".dat";
     const std::string plt = prefix + ".plt";
     const std::string png = prefix + ".png";
     {
-        std::ofstream d = OpenOutputFile(dat, "out");
+        std::ofstream d = OpenOutputFile(dat, option);
         for (size_t p = 0; p < m_panels.size(); ++p)
         {
             d << "# " << m_titles[p] << ": category";
@@ -120,7 +120,7 @@ BarChart::Write(const std::string& prefix) const
         }
     }
     {
-        std::ofstream p = OpenOutputFile(plt, "out");
+        std::ofstream p = OpenOutputFile(plt, option);
         p << "set terminal pngcairo size " << m_width << ","
           << m_panelHeight * std::max<size_t>(1, m_panels.size()) << " noenhanced\n"
           << "set output " << Quoted(png) << "\n";

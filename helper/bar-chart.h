@@ -60,9 +60,10 @@ class BarChart
     /**
      * Writes PREFIX.dat and PREFIX.plt and runs gnuplot to draw PREFIX.png.
      * \param prefix the output prefix
+     * \param option the option that gave the prefix, for the error when it cannot be written
      * \return a sentence saying what was made, or why there is no figure and where the data is
      */
-    std::string Write(const std::string& prefix) const;
+    std::string Write(const std::string& prefix, const std::string& option = "out") const;
 
   private:
     std::string m_ylabel;                             //!< y axis label

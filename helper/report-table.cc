@@ -46,12 +46,6 @@ ReportTable::AddRow(std::vector<std::string> cells)
     m_rows.push_back(std::move(cells));
 }
 
-size_t
-ReportTable::GetNRows() const
-{
-    return m_rows.size();
-}
-
 void
 ReportTable::Print(std::ostream& os) const
 {

@@ -39,9 +39,6 @@ class ReportTable
      */
     void AddRow(std::vector<std::string> cells);
 
-    /// \return the rows added
-    size_t GetNRows() const;
-
     /**
      * Prints the table for a person: a header line and one line per row, columns separated
      * by at least two spaces.

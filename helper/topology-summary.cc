@@ -165,7 +165,7 @@ WriteTopologyFigure(const std::vector<TopologySummary>& rows, const std::string&
     }
     BarChart chart("count", labels, {"servers", "switches", "links"});
     chart.AddPanel("Data-center topologies: servers, switches and links", counts);
-    return chart.Write(prefix);
+    return chart.Write(prefix, "plot");
 }
 
 } // namespace ns3

@@ -71,7 +71,7 @@ void WriteTopologyJson(std::ostream& os, const std::vector<TopologySummary>& row
  * \ingroup allreduce
  * Draws servers, switches and links per topology.
  * \param rows the summaries
- * \param prefix output prefix (PREFIX.dat, .plt, .png)
+ * \param prefix output prefix (PREFIX.dat, .plt, .png), from dcn-topology's --plot
  * \return what was made (BarChart::Write)
  */
 std::string WriteTopologyFigure(const std::vector<TopologySummary>& rows,
