@@ -88,8 +88,25 @@ PacketRunReport::GetLinkUtilization() const
     return out;
 }
 
-PacketRunReport
-RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
+namespace
+{
+
+/// The link rate and delay of a checked configuration.
+struct LinkSettings
+{
+    DataRate rate; //!< every link's rate
+    Time delay;    //!< every link's delay
+};
+
+/**
+ * Checks every option of a run before anything is built.
+ * \param config the configuration
+ * \param topo the topology it runs on
+ * \return the parsed link settings
+ * \throws std::invalid_argument naming the option that is wrong
+ */
+LinkSettings
+CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
 {
     if (config.mode != "barrier" && config.mode != "async")
     {
@@ -100,14 +117,15 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
         throw std::invalid_argument("values must be integer or float, got '" + config.values +
                                     "'");
     }
-    const DataRate rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
+    LinkSettings link;
+    link.rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
     // ns-3's own Time parser aborts on a bad unit: ours throws.
-    const Time delay = ParseTimeValue("delay", config.delay);
-    if (rate.GetBitRate() == 0)
+    link.delay = ParseTimeValue("delay", config.delay);
+    if (link.rate.GetBitRate() == 0)
     {
         throw std::invalid_argument("data rate must be above 0, got '" + config.dataRate + "'");
     }
-    if (delay.IsNegative())
+    if (link.delay.IsNegative())
     {
         throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");
     }
@@ -119,7 +137,6 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     {
         throw std::invalid_argument("stall timeout must be above 0 s");
     }
-    const Topology& topo = plan.workloads.GetTopology();
     if (config.linkDown < -1 || config.linkDown >= static_cast<int64_t>(topo.GetNLinks()))
     {
         throw std::invalid_argument("link " + std::to_string(config.linkDown) +
@@ -130,10 +147,96 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     {
         CheckWritable("pcap traces", config.pcapPrefix);
     }
+    return link;
+}
 
+/**
+ * Counts the bytes every device puts on its directed link.
+ * \param dcn the installed network
+ * \param[out] bytes per directed link, kept up to date while the simulation runs
+ */
+void
+CountLinkBytes(const DcnTopologyHelper& dcn, std::vector<uint64_t>& bytes)
+{
+    const uint32_t links = dcn.GetTopology().GetNLinks();
+    bytes.assign(2 * links, 0);
+    for (uint32_t link = 0; link < links; ++link)
+    {
+        const NetDeviceContainer devices = dcn.GetLinkDevices(link);
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            // The device at end a transmits on directed link 2i (a->b), end b on 2i+1.
+            devices.Get(end)->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeBoundCallback(&CountBytes, &bytes[2 * link + end]));
+        }
+    }
+}
+
+/**
+ * Reads FlowMonitor's statistics per workload (flows it cannot match to a workload are TCP's
+ * acknowledgements, only counted).
+ * \param monitor the monitor, after the run
+ * \param classifier its classifier
+ * \param plan the plan that ran
+ * \param dcn the network
+ * \param controller the controller (its source port per workload)
+ * \param[in,out] report gets flows and ackFlows
+ */
+void
+CollectFlowReports(Ptr<FlowMonitor> monitor,
+                   Ptr<Ipv4FlowClassifier> classifier,
+                   const Plan& plan,
+                   const DcnTopologyHelper& dcn,
+                   Ptr<AllReduceController> controller,
+                   PacketRunReport& report)
+{
+    monitor->CheckForLostPackets();
+    std::map<std::pair<uint32_t, uint16_t>, uint32_t> byPort; // (src address, port) -> w
+    for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+    {
+        byPort[{dcn.GetServerAddress(plan.workloads.Get(w).src).Get(),
+                controller->GetSourcePort(w)}] = w;
+    }
+    for (const auto& [id, stats] : monitor->GetFlowStats())
+    {
+        const Ipv4FlowClassifier::FiveTuple t = classifier->FindFlow(id);
+        const auto it = byPort.find({t.sourceAddress.Get(), t.sourcePort});
+        if (it == byPort.end())
+        {
+            ++report.ackFlows;
+            continue;
+        }
+        FlowReport f;
+        f.workload = it->second;
+        f.src = plan.workloads.Get(f.workload).src;
+        f.dst = plan.workloads.Get(f.workload).dst;
+        f.txBytes = stats.txBytes;
+        f.rxBytes = stats.rxBytes;
+        f.txPackets = stats.txPackets;
+        f.rxPackets = stats.rxPackets;
+        // Packets dropped on a link (RateErrorModel, a down interface) never reach IP at the
+        // next hop, so FlowMonitor's own lost count misses them: count what never arrived.
+        f.lostPackets = stats.txPackets > stats.rxPackets ? stats.txPackets - stats.rxPackets : 0;
+        f.meanDelay = stats.rxPackets ? stats.delaySum.GetSeconds() / stats.rxPackets : 0;
+        f.duration = (stats.timeLastRxPacket - stats.timeFirstTxPacket).GetSeconds();
+        report.flows.push_back(f);
+    }
+    std::sort(report.flows.begin(), report.flows.end(), [](const auto& a, const auto& b) {
+        return a.workload < b.workload;
+    });
+}
+
+} // namespace
+
+PacketRunReport
+RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
+{
+    const Topology& topo = plan.workloads.GetTopology();
+    const LinkSettings link = CheckPacketRunConfig(config, topo);
     DcnTopologyHelper dcn(topo);
-    dcn.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    dcn.SetChannelAttribute("Delay", TimeValue(delay));
+    dcn.SetDeviceAttribute("DataRate", DataRateValue(link.rate));
+    dcn.SetChannelAttribute("Delay", TimeValue(link.delay));
     AllReduceHelper allreduce(dcn);
     allreduce.SetAttribute("Seed", UintegerValue(config.seed));
     allreduce.SetAttribute("Values", StringValue(config.values));
@@ -157,18 +260,7 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     Ptr<AllReduceController> controller = allreduce.GetController();
 
     PacketRunReport report;
-    report.linkBytes.assign(2 * topo.GetNLinks(), 0);
-    for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
-    {
-        const NetDeviceContainer devices = dcn.GetLinkDevices(link);
-        for (uint32_t end = 0; end < 2; ++end)
-        {
-            // The device at end a transmits on directed link 2i (a->b), end b on 2i+1.
-            devices.Get(end)->TraceConnectWithoutContext(
-                "PhyTxBegin",
-                MakeBoundCallback(&CountBytes, &report.linkBytes[2 * link + end]));
-        }
-    }
+    CountLinkBytes(dcn, report.linkBytes);
     if (config.linkDown >= 0)
     {
         Simulator::Schedule(Seconds(config.linkDownAt),
@@ -196,7 +288,7 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
 
     report.result = controller->GetResult();
     report.verification = controller->Verify();
-    report.dataRateBps = static_cast<double>(rate.GetBitRate());
+    report.dataRateBps = static_cast<double>(link.rate.GetBitRate());
     report.pieceTime =
         controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
     report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;
@@ -208,46 +300,14 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
                                " s, before the time asked for (" +
                                std::to_string(config.linkDownAt) + " s)");
     }
-
     if (monitor)
     {
-        monitor->CheckForLostPackets();
-        Ptr<Ipv4FlowClassifier> classifier =
-            DynamicCast<Ipv4FlowClassifier>(flowHelper.GetClassifier());
-        std::map<std::pair<uint32_t, uint16_t>, uint32_t> byPort; // (src address, port) -> w
-        for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
-        {
-            byPort[{dcn.GetServerAddress(plan.workloads.Get(w).src).Get(),
-                    controller->GetSourcePort(w)}] = w;
-        }
-        for (const auto& [id, stats] : monitor->GetFlowStats())
-        {
-            const Ipv4FlowClassifier::FiveTuple t = classifier->FindFlow(id);
-            const auto it = byPort.find({t.sourceAddress.Get(), t.sourcePort});
-            if (it == byPort.end())
-            {
-                ++report.ackFlows;
-                continue;
-            }
-            FlowReport f;
-            f.workload = it->second;
-            f.src = plan.workloads.Get(f.workload).src;
-            f.dst = plan.workloads.Get(f.workload).dst;
-            f.txBytes = stats.txBytes;
-            f.rxBytes = stats.rxBytes;
-            f.txPackets = stats.txPackets;
-            f.rxPackets = stats.rxPackets;
-            // Packets dropped on a link (RateErrorModel, a down interface) never reach IP at the
-            // next hop, so FlowMonitor's own lost count misses them: count what never arrived.
-            f.lostPackets = stats.txPackets > stats.rxPackets ? stats.txPackets - stats.rxPackets
-                                                              : 0;
-            f.meanDelay = stats.rxPackets ? stats.delaySum.GetSeconds() / stats.rxPackets : 0;
-            f.duration = (stats.timeLastRxPacket - stats.timeFirstTxPacket).GetSeconds();
-            report.flows.push_back(f);
-        }
-        std::sort(report.flows.begin(), report.flows.end(), [](const auto& a, const auto& b) {
-            return a.workload < b.workload;
-        });
+        CollectFlowReports(monitor,
+                           DynamicCast<Ipv4FlowClassifier>(flowHelper.GetClassifier()),
+                           plan,
+                           dcn,
+                           controller,
+                           report);
     }
     Simulator::Destroy();
     return report;

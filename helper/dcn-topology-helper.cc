@@ -161,13 +161,13 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
                     "on every node; node " + std::to_string(node) + " has " +
                     ipv4->GetRoutingProtocol()->GetInstanceTypeId().GetName());
             }
-            Ptr<FlowTreeRouting> routing = CreateObject<FlowTreeRouting>();
+            Ptr<FlowPathRouting> routing = CreateObject<FlowPathRouting>();
             if (node < m_topology.GetNServers())
             {
                 // One address per server, whatever port its packets leave from.
                 routing->SetSourceAddress(GetServerAddress(node));
             }
-            list->AddRoutingProtocol(routing, FLOW_TREE_ROUTING_PRIORITY);
+            list->AddRoutingProtocol(routing, FLOW_PATH_ROUTING_PRIORITY);
             m_routing.push_back(routing);
         }
     }
@@ -302,7 +302,7 @@ DcnTopologyHelper::EnablePcapAll(const std::string& prefix)
     m_p2p.EnablePcapAll(prefix);
 }
 
-Ptr<FlowTreeRouting>
+Ptr<FlowPathRouting>
 DcnTopologyHelper::GetRouting(uint32_t node) const
 {
     Require(!m_routing.empty(), "GetRouting", "InstallFlowTreeRoutes");

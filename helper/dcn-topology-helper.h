@@ -5,7 +5,7 @@
 #ifndef NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 #define NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 
-#include "ns3/flow-tree-routing.h"
+#include "ns3/flow-path-routing.h"
 #include "ns3/flow-tree.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address.h"
@@ -26,7 +26,7 @@ namespace ns3
  * \ingroup allreduce
  * Turns a Topology into an ns-3 network: one node per server and per switch, one
  * point-to-point link per topology link, the internet stack, IPv4 addresses, and static host
- * routes (FlowTreeRouting) that follow flow trees, so that a packet from server u to server v
+ * routes (FlowPathRouting) that follow flow trees, so that a packet from server u to server v
  * travels exactly the path of u in v's flow tree (servers relay, switches forward as IP
  * routers).
  *
@@ -97,8 +97,8 @@ class DcnTopologyHelper
     /**
      * Installs static host routes that follow the given flow trees: for each tree, every node
      * in it gets a route to every address of the root via its parent. The routes live in a
-     * FlowTreeRouting added to each node's Ipv4ListRouting (priority
-     * FLOW_TREE_ROUTING_PRIORITY, above static routing's 0). Called again, it replaces the
+     * FlowPathRouting added to each node's Ipv4ListRouting (priority
+     * FLOW_PATH_ROUTING_PRIORITY, above static routing's 0). Called again, it replaces the
      * routes to the roots of the trees given and keeps the others.
      * \param trees one tree per root server (any order, at most one per root)
      * \throws std::invalid_argument when two trees share a root, or a node's routing is not an
@@ -146,10 +146,10 @@ class DcnTopologyHelper
      * \param node a model node id
      * \return the node's flow-tree routes (after InstallFlowTreeRoutes)
      */
-    Ptr<FlowTreeRouting> GetRouting(uint32_t node) const;
+    Ptr<FlowPathRouting> GetRouting(uint32_t node) const;
 
-    /** Priority of FlowTreeRouting in each node's Ipv4ListRouting. */
-    static constexpr int16_t FLOW_TREE_ROUTING_PRIORITY = 10;
+    /** Priority of FlowPathRouting in each node's Ipv4ListRouting. */
+    static constexpr int16_t FLOW_PATH_ROUTING_PRIORITY = 10;
 
     /// \return the topology being built
     const Topology& GetTopology() const;
@@ -194,7 +194,7 @@ class DcnTopologyHelper
     NodeContainer m_nodes;                    //!< all nodes, model id order
     std::vector<NetDeviceContainer> m_links;  //!< devices per link (end a, end b)
     std::vector<Ipv4InterfaceContainer> m_interfaces; //!< addresses per link (end a, end b)
-    std::vector<Ptr<FlowTreeRouting>> m_routing; //!< per node, its flow-tree routes
+    std::vector<Ptr<FlowPathRouting>> m_routing; //!< per node, its flow-tree routes
     std::map<uint32_t, uint32_t> m_modelId;   //!< ns-3 node id -> model id
     bool m_stackInstalled{false};             //!< InstallStack done
 };

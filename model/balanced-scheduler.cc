@@ -86,9 +86,9 @@ BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
     uint64_t bestTie = 0;
     for (uint32_t i = 0; i < tries; ++i)
     {
-        const auto rule = static_cast<Rule>(i % 4);
+        const auto rule = static_cast<Rule>(i % RULE_COUNT);
         // The first pass over the rules breaks ties by id; later ones at random.
-        const uint64_t tie = i < 4 ? 0 : (uint64_t{m_seed} << 32) + i;
+        const uint64_t tie = i < RULE_COUNT ? 0 : (uint64_t{m_seed} << 32) + i;
         SetRule(rule, tie);
         Schedule s = RunRounds(*this, workloads);
         if (i == 0 || s.GetNRounds() < best.GetNRounds())

@@ -43,6 +43,7 @@ class BalancedScheduler : public PriorityListScheduler
         SUM_THEN_HEIGHT,  //!< the summed remaining load of its links, then critical path
         HEIGHT_ONLY,      //!< critical path, then random
     };
+    static constexpr uint32_t RULE_COUNT = 4; //!< the number of rules above
 
     /**
      * Sets the rule and the random tie-break used from the next Prepare on (MakePlan leaves

@@ -16,7 +16,6 @@
 namespace ns3
 {
 
-
 DrlEnvironment::DrlEnvironment(std::vector<std::vector<FlowTree>> trees,
                                std::vector<WorkloadSet> workloads)
     : m_trees(std::move(trees)),
@@ -41,6 +40,25 @@ DrlEnvironment::DrlEnvironment(WorkloadSet workloads)
 void
 DrlEnvironment::Index()
 {
+    IndexTrees();
+    MeasureScales();
+    // One engine runs every candidate set, so that it alone tracks the links in use.
+    if (m_sets.size() > 1)
+    {
+        m_union = WorkloadSet::Concatenate(m_sets, &m_offset);
+    }
+    else
+    {
+        m_offset.assign(1, 0);
+    }
+    m_engine = std::make_unique<RoundEngine>(m_sets.size() > 1 ? m_union : m_sets.front());
+    ComputeTreeFeatures();
+    Reset();
+}
+
+void
+DrlEnvironment::IndexTrees()
+{
     const Topology& topology = m_sets.front().GetTopology();
     uint32_t roots = 0;
     for (const auto& set : m_sets)
@@ -59,25 +77,19 @@ DrlEnvironment::Index()
     m_roots = std::max(roots, topology.GetNServers());
     m_rootTrees.assign(m_roots, {});
     m_treeOf.assign(m_sets.size(), {});
-    m_setTree.assign(m_sets.size(), {});
+    m_setTree.assign(m_sets.size(), std::vector<uint32_t>(m_roots, NO_INDEX));
+    std::vector<std::vector<std::vector<uint32_t>>> byChunk(
+        m_sets.size(),
+        std::vector<std::vector<uint32_t>>(m_roots));
     for (uint32_t j = 0; j < m_sets.size(); ++j)
     {
         m_treeOf[j].assign(m_sets[j].GetN(), NO_INDEX);
-    }
-    std::vector<std::vector<std::vector<uint32_t>>> byChunk(m_sets.size(),
-                                                            std::vector<std::vector<uint32_t>>(m_roots));
-    for (uint32_t j = 0; j < m_sets.size(); ++j)
-    {
         for (const Workload& w : m_sets[j].GetAll())
         {
             byChunk[j][w.chunk].push_back(w.id);
         }
     }
     m_total = 0;
-    for (auto& v : m_setTree)
-    {
-        v.assign(m_roots, NO_INDEX);
-    }
     for (uint32_t r = 0; r < m_roots; ++r)
     {
         for (uint32_t j = 0; j < m_sets.size(); ++j)
@@ -87,7 +99,8 @@ DrlEnvironment::Index()
             {
                 continue;
             }
-            if (!m_rootTrees[r].empty() && m_tree[m_rootTrees[r].front()].workloads.size() != mine.size())
+            if (!m_rootTrees[r].empty() &&
+                m_tree[m_rootTrees[r].front()].workloads.size() != mine.size())
             {
                 throw std::invalid_argument("DrlEnvironment: root " + std::to_string(r) +
                                             " has candidate trees with different numbers of "
@@ -108,10 +121,14 @@ DrlEnvironment::Index()
             m_total += static_cast<uint32_t>(m_tree[m_rootTrees[r].front()].workloads.size());
         }
     }
+}
+
+void
+DrlEnvironment::MeasureScales()
+{
     m_maxHeight = 1;
     m_maxPath = 1;
     m_maxDependents = 1;
-    m_bound = 0;
     for (uint32_t j = 0; j < m_sets.size(); ++j)
     {
         for (const Workload& w : m_sets[j].GetAll())
@@ -122,19 +139,14 @@ DrlEnvironment::Index()
                 std::max<uint32_t>(m_maxDependents, m_sets[j].GetDependents(w.id).size());
         }
     }
-    // One engine runs every candidate set, so that it alone tracks the links in use.
-    m_offset.assign(m_sets.size(), 0);
-    for (uint32_t j = 1; j < m_sets.size(); ++j)
-    {
-        m_offset[j] = m_offset[j - 1] + m_sets[j - 1].GetN();
-    }
-    if (m_sets.size() > 1)
-    {
-        m_union = WorkloadSet::Concatenate(m_sets);
-    }
-    m_engine = std::make_unique<RoundEngine>(m_sets.size() > 1 ? m_union : m_sets.front());
-    m_bound = std::max<uint32_t>(1, ComputeBandwidthBound(topology, m_sets.front().GetPieces()));
+    m_bound = std::max<uint32_t>(
+        1,
+        ComputeBandwidthBound(m_sets.front().GetTopology(), m_sets.front().GetPieces()));
+}
 
+void
+DrlEnvironment::ComputeTreeFeatures()
+{
     // Static features of a tree: how loaded its links are when every root uses its set's
     // trees, and how good that set is as a whole (its busiest link against the best set's).
     std::vector<std::vector<uint32_t>> setLoad;
@@ -163,9 +175,9 @@ DrlEnvironment::Index()
         }
         m_treeStatic[3 * t] = static_cast<float>(worst) / globalMax;
         m_treeStatic[3 * t + 1] = static_cast<float>(bestSetMax) / setMax[j];
-        m_treeStatic[3 * t + 2] = m_sets.size() > 1 ? static_cast<float>(j) / (m_sets.size() - 1) : 0.0f;
+        m_treeStatic[3 * t + 2] =
+            m_sets.size() > 1 ? static_cast<float>(j) / (m_sets.size() - 1) : 0.0f;
     }
-    Reset();
 }
 
 void
@@ -694,7 +706,7 @@ DrlEnvironment::LowerReward(uint32_t total)
 }
 
 std::vector<uint8_t>
-DrlEnvironment::TeacherTies(uint32_t rule) const
+DrlEnvironment::TeacherTies(BalancedScheduler::Rule rule) const
 {
     std::vector<std::tuple<double, double>> key(m_candidates.size());
     std::tuple<double, double> best{-1, -1};
@@ -716,16 +728,16 @@ DrlEnvironment::TeacherTies(uint32_t rule) const
         const double h = m_sets[set].GetHeight(id);
         switch (rule)
         {
-        case 1:
+        case BalancedScheduler::Rule::LOAD_THEN_HEIGHT:
             key[c] = {maxLoad, h};
             break;
-        case 2:
+        case BalancedScheduler::Rule::SUM_THEN_HEIGHT:
             key[c] = {sumLoad, h};
             break;
-        case 3:
+        case BalancedScheduler::Rule::HEIGHT_ONLY:
             key[c] = {h, 0};
             break;
-        default:
+        case BalancedScheduler::Rule::HEIGHT_THEN_LOAD:
             key[c] = {h, maxLoad};
             break;
         }

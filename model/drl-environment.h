@@ -6,6 +6,7 @@
 #define NS3_ALLREDUCE_DRL_ENVIRONMENT_H
 
 #include "allreduce-scheduler.h"
+#include "balanced-scheduler.h"
 #include "round-engine.h"
 #include "scheduler-state.h"
 #include "workload.h"
@@ -170,11 +171,10 @@ class DrlEnvironment
 
     /**
      * The teacher used to warm-start the policies: the rules of the balanced scheduler.
-     * \param rule 0 height then link load, 1 link load then height, 2 summed load then height,
-     *        3 height only
+     * \param rule the priority rule (height and link loads as the engine sees them now)
      * \return per candidate, 1 when the rule ranks it first (ties included), else 0
      */
-    std::vector<uint8_t> TeacherTies(uint32_t rule) const;
+    std::vector<uint8_t> TeacherTies(BalancedScheduler::Rule rule) const;
 
   private:
     struct Tree
@@ -183,8 +183,15 @@ class DrlEnvironment
         uint32_t root;                   //!< its root (chunk)
         std::vector<uint32_t> workloads; //!< its workloads in that set
     };
-    /// Indexes the trees and builds the engine.
+    /// Indexes the trees, measures the scales, builds the engine and the tree features.
     void Index();
+    /// Per root, its candidate trees (m_tree, m_rootTrees, m_treeOf, m_setTree, m_total).
+    void IndexTrees();
+    /// The scales observations are divided by (m_maxHeight, m_maxPath, m_maxDependents,
+    /// m_bound).
+    void MeasureScales();
+    /// The static features of every tree (m_treeStatic).
+    void ComputeTreeFeatures();
     /// Recomputes the remaining load per directed link.
     void ComputeLoads();
     /// \return true when workload id of a set cannot be picked now

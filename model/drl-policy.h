@@ -100,7 +100,8 @@ struct DrlEpisode
 struct DrlTeacher
 {
     uint32_t set{0};  //!< the candidate tree set whose trees the upper level selects
-    uint32_t rule{0}; //!< the list rule the lower level follows (DrlEnvironment::TeacherTies)
+    /// the list rule the lower level follows (DrlEnvironment::TeacherTies)
+    BalancedScheduler::Rule rule{BalancedScheduler::Rule::HEIGHT_THEN_LOAD};
     uint64_t tieSeed{0}; //!< ties broken by candidate order (0) or at random from this seed
 };
 

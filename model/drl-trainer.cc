@@ -279,8 +279,9 @@ DrlTrainer::Imitate()
         uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
         for (uint32_t set = 0; set < env.GetNSets(); ++set)
         {
-            for (uint32_t rule = 0; rule < 4; ++rule)
+            for (uint32_t r = 0; r < BalancedScheduler::RULE_COUNT; ++r)
             {
+                const auto rule = static_cast<BalancedScheduler::Rule>(r);
                 for (uint32_t tie = 0; tie < std::max<uint32_t>(1, m_params.teacherTies); ++tie)
                 {
                     env.Reset();
@@ -306,7 +307,7 @@ DrlTrainer::Imitate()
             m_policy.Run(env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, unused, true, &best));
         m_teacherRounds.push_back(bestRounds);
         NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << bestRounds
-                                  << " rounds (tree set " << best.set << ", rule " << best.rule
+                                  << " rounds (tree set " << best.set << ", rule " << int(best.rule)
                                   << ")");
     }
     std::vector<const DrlStep*> upper;

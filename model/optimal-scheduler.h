@@ -8,7 +8,9 @@
 #include "allreduce-scheduler.h"
 #include "candidate-trees.h"
 #include "replay-scheduler.h"
+#include "round-program.h"
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -71,11 +73,8 @@ struct OptimalSearch
  * `optimal`: the fewest rounds, exactly, for the workloads in use (doc/allreduce.rst, "Rounds, the
  * round engine and bounds"), found with a time-indexed integer program solved by COIN-OR CBC.
  *
- * For a number of rounds T, one binary x[w,t] per workload w and round t in w's window (its
- * earliest round after its dependency chain, its latest before the chain that depends on
- * it); every workload in exactly one round; at most one workload per directed link per round;
- * a workload strictly after each dependency, in the strong (cumulative) form
- * sum_{s<=t} x[w,s] <= sum_{s<t} x[d,s]. The search starts from the best heuristic schedule
+ * For a number of rounds T, a RoundProgram asks whether the workloads fit (one binary per
+ * workload and round of its window; link, assignment and precedence rows). The search starts from the best heuristic schedule
  * (BalancedScheduler::ScheduleWorkloads on the same workloads) as the upper bound and the
  * bounds of ComputeBounds as the lower bound, and asks the program about the round counts in
  * between (the lower bound first, then by bisection) until they meet or TimeLimit is spent.
@@ -120,6 +119,35 @@ class OptimalScheduler : public AllReduceScheduler
     std::vector<std::vector<uint32_t>> Search(const std::vector<WorkloadSet>& candidates,
                                               bool treeChoice,
                                               std::vector<uint32_t>& chosen);
+    /**
+     * The first upper bound: balanced's list schedule of every candidate, the best kept.
+     * \param candidates workloads per candidate tree set
+     * \param[out] chosen per root, the candidate of that schedule
+     * \return per candidate, per workload, its round in that schedule
+     */
+    std::vector<std::vector<uint32_t>> StartFromHeuristic(
+        const std::vector<WorkloadSet>& candidates,
+        std::vector<uint32_t>& chosen);
+    /**
+     * The choices the program has, and the bounds that hold for all of them.
+     * \param candidates workloads per candidate tree set
+     * \param treeChoice see Search
+     * \return the instance (it points to candidates)
+     */
+    RoundProgramInstance MakeInstance(const std::vector<WorkloadSet>& candidates,
+                                      bool treeChoice);
+    /**
+     * Asks the integer program about round counts between the bounds until they meet or the
+     * time runs out.
+     * \param inst the instance
+     * \param start when the search started (TimeLimit counts from there)
+     * \param[in,out] best per candidate, per workload, the round of the best schedule so far
+     * \param[in,out] chosen per root, the candidate of the best schedule so far
+     */
+    void Bisect(const RoundProgramInstance& inst,
+                std::chrono::steady_clock::time_point start,
+                std::vector<std::vector<uint32_t>>& best,
+                std::vector<uint32_t>& chosen);
 
     double m_timeLimit{60};     //!< TimeLimit attribute, seconds
     uint32_t m_treesPerRoot{1}; //!< TreesPerRoot attribute

@@ -483,29 +483,24 @@ ParseCount(const std::string& text, uint32_t& value)
     return true;
 }
 
-} // namespace
-
-Topology
-ReadTopology(std::istream& is, const std::string& source)
+/// Reads a topology file line by line (the format is in topology.h, ReadTopology).
+class TopologyFileReader
 {
-    std::string name;
-    bool haveServers = false;
-    bool haveSwitches = false;
-    uint32_t servers = 0;
-    uint32_t switches = 0;
-    Topology topology;
-    bool created = false;
-
-    std::string line;
-    uint32_t lineNo = 0;
-    auto fail = [&](const std::string& what) {
-        throw std::invalid_argument(source + ":" + std::to_string(lineNo) + ": " + what);
-    };
-
-    while (std::getline(is, line))
+  public:
+    /// \param source the name errors cite
+    explicit TopologyFileReader(const std::string& source)
+        : m_source(source)
     {
-        ++lineNo;
-        if (lineNo == 1)
+    }
+
+    /**
+     * \param line the next line, as read
+     * \throws std::invalid_argument citing the source and the line number
+     */
+    void Read(std::string line)
+    {
+        ++m_lineNo;
+        if (m_lineNo == 1)
         {
             StripByteOrderMark(line);
         }
@@ -522,7 +517,7 @@ ReadTopology(std::istream& is, const std::string& source)
         std::string keyword;
         if (!(fields >> keyword))
         {
-            continue; // blank or comment-only line
+            return; // blank or comment-only line
         }
         std::vector<std::string> args;
         for (std::string arg; fields >> arg;)
@@ -531,101 +526,148 @@ ReadTopology(std::istream& is, const std::string& source)
         }
         if (keyword == "topology")
         {
-            if (args.empty())
-            {
-                fail("'topology' needs a name, e.g. 'topology my-dcn'");
-            }
-            if (created)
-            {
-                fail("'topology' must come before the first 'link'");
-            }
-            const auto start = line.find_first_not_of(" \t", line.find("topology") + 8);
-            name = line.substr(start);
-            name.erase(name.find_last_not_of(" \t") + 1);
+            ReadName(line, args);
         }
         else if (keyword == "servers" || keyword == "switches")
         {
-            uint32_t value = 0;
-            if (args.size() != 1 || !ParseCount(args[0], value))
-            {
-                fail("expected '" + keyword + " COUNT' with a whole number COUNT >= 0, got '" +
-                     Abbreviate(line) + "'");
-            }
-            if (created)
-            {
-                fail("'" + keyword + "' must come before the first 'link'");
-            }
-            bool& have = (keyword == "servers") ? haveServers : haveSwitches;
-            if (have)
-            {
-                fail("'" + keyword + "' is given twice");
-            }
-            have = true;
-            (keyword == "servers" ? servers : switches) = value;
+            ReadCount(keyword, line, args);
         }
         else if (keyword == "link")
         {
-            uint32_t a = 0;
-            uint32_t b = 0;
-            if (args.size() != 2 || !ParseCount(args[0], a) || !ParseCount(args[1], b))
-            {
-                fail("expected 'link A B' with two node ids, got '" + Abbreviate(line) +
-                     "'");
-            }
-            if (!haveServers || !haveSwitches)
-            {
-                fail("'servers N' and 'switches M' must come before the first 'link'");
-            }
-            if (!created)
-            {
-                try
-                {
-                    topology = Topology(name.empty() ? source : name, servers, switches);
-                }
-                catch (const std::invalid_argument& e)
-                {
-                    fail(e.what());
-                }
-                created = true;
-            }
-            try
-            {
-                topology.AddLink(a, b);
-            }
-            catch (const std::invalid_argument& e)
-            {
-                fail(e.what());
-            }
+            ReadLink(line, args);
         }
         else
         {
-            fail("unknown keyword '" + Abbreviate(keyword, 40) +
+            Fail("unknown keyword '" + Abbreviate(keyword, 40) +
                  "'; expected 'topology', 'servers', 'switches' or 'link'");
         }
+    }
+
+    /// \return the topology read, checked as a whole
+    Topology Finish()
+    {
+        if (!m_haveServers || !m_haveSwitches)
+        {
+            throw std::invalid_argument(
+                m_source + ": missing '" + std::string(m_haveServers ? "switches" : "servers") +
+                "' line; a topology file needs 'servers N' and 'switches M'");
+        }
+        if (!m_created)
+        {
+            m_topology = Topology(m_name.empty() ? m_source : m_name, m_servers, m_switches);
+        }
+        try
+        {
+            m_topology.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(m_source + ": " + e.what());
+        }
+        return m_topology;
+    }
+
+  private:
+    /// Throws what, citing the source and the line.
+    [[noreturn]] void Fail(const std::string& what) const
+    {
+        throw std::invalid_argument(m_source + ":" + std::to_string(m_lineNo) + ": " + what);
+    }
+
+    /// 'topology NAME': the rest of the line is the name.
+    void ReadName(const std::string& line, const std::vector<std::string>& args)
+    {
+        if (args.empty())
+        {
+            Fail("'topology' needs a name, e.g. 'topology my-dcn'");
+        }
+        if (m_created)
+        {
+            Fail("'topology' must come before the first 'link'");
+        }
+        const auto start = line.find_first_not_of(" \t", line.find("topology") + 8);
+        m_name = line.substr(start);
+        m_name.erase(m_name.find_last_not_of(" \t") + 1);
+    }
+
+    /// 'servers N' or 'switches M', once each, before the links.
+    void ReadCount(const std::string& keyword,
+                   const std::string& line,
+                   const std::vector<std::string>& args)
+    {
+        uint32_t value = 0;
+        if (args.size() != 1 || !ParseCount(args[0], value))
+        {
+            Fail("expected '" + keyword + " COUNT' with a whole number COUNT >= 0, got '" +
+                 Abbreviate(line) + "'");
+        }
+        if (m_created)
+        {
+            Fail("'" + keyword + "' must come before the first 'link'");
+        }
+        bool& have = (keyword == "servers") ? m_haveServers : m_haveSwitches;
+        if (have)
+        {
+            Fail("'" + keyword + "' is given twice");
+        }
+        have = true;
+        (keyword == "servers" ? m_servers : m_switches) = value;
+    }
+
+    /// 'link A B': the first one creates the topology.
+    void ReadLink(const std::string& line, const std::vector<std::string>& args)
+    {
+        uint32_t a = 0;
+        uint32_t b = 0;
+        if (args.size() != 2 || !ParseCount(args[0], a) || !ParseCount(args[1], b))
+        {
+            Fail("expected 'link A B' with two node ids, got '" + Abbreviate(line) + "'");
+        }
+        if (!m_haveServers || !m_haveSwitches)
+        {
+            Fail("'servers N' and 'switches M' must come before the first 'link'");
+        }
+        try
+        {
+            if (!m_created)
+            {
+                m_topology = Topology(m_name.empty() ? m_source : m_name, m_servers, m_switches);
+                m_created = true;
+            }
+            m_topology.AddLink(a, b);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Fail(e.what());
+        }
+    }
+
+    std::string m_source;      //!< the name errors cite
+    uint32_t m_lineNo{0};      //!< the line being read
+    std::string m_name;        //!< from 'topology'
+    bool m_haveServers{false}; //!< 'servers' was read
+    bool m_haveSwitches{false}; //!< 'switches' was read
+    uint32_t m_servers{0};     //!< from 'servers'
+    uint32_t m_switches{0};    //!< from 'switches'
+    Topology m_topology;       //!< created at the first link
+    bool m_created{false};     //!< whether m_topology was created
+};
+
+} // namespace
+
+Topology
+ReadTopology(std::istream& is, const std::string& source)
+{
+    TopologyFileReader reader(source);
+    for (std::string line; std::getline(is, line);)
+    {
+        reader.Read(line);
     }
     if (is.bad())
     {
         throw std::invalid_argument(source + ": read error");
     }
-    if (!haveServers || !haveSwitches)
-    {
-        throw std::invalid_argument(source + ": missing '" +
-                                    std::string(haveServers ? "switches" : "servers") +
-                                    "' line; a topology file needs 'servers N' and 'switches M'");
-    }
-    if (!created)
-    {
-        topology = Topology(name.empty() ? source : name, servers, switches);
-    }
-    try
-    {
-        topology.Validate();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw std::invalid_argument(source + ": " + e.what());
-    }
-    return topology;
+    return reader.Finish();
 }
 
 Topology

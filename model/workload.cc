@@ -417,7 +417,7 @@ WorkloadSet::Build(const Topology& topology,
 }
 
 WorkloadSet
-WorkloadSet::Concatenate(const std::vector<WorkloadSet>& sets)
+WorkloadSet::Concatenate(const std::vector<WorkloadSet>& sets, std::vector<uint32_t>* offsets)
 {
     if (sets.empty())
     {
@@ -443,9 +443,17 @@ WorkloadSet::Concatenate(const std::vector<WorkloadSet>& sets)
                                     " workloads are more than ids can number");
     }
     out.m_workloads.reserve(total);
+    if (offsets != nullptr)
+    {
+        offsets->clear();
+    }
     for (const WorkloadSet& set : sets)
     {
         const auto offset = static_cast<uint32_t>(out.m_workloads.size());
+        if (offsets != nullptr)
+        {
+            offsets->push_back(offset);
+        }
         for (Workload w : set.m_workloads)
         {
             w.id += offset;
@@ -586,7 +594,7 @@ WorkloadSet::Index()
         }
         pending[w.id] = static_cast<uint32_t>(w.deps.size());
     }
-    // Kahn's order; heights in reverse of it.
+    // Kahn's order; depths along it, heights in reverse of it.
     std::vector<uint32_t> order;
     order.reserve(count);
     for (uint32_t i = 0; i < count; ++i)
@@ -626,6 +634,14 @@ WorkloadSet::Index()
             m_height[*it] = std::max(m_height[*it], m_height[d] + 1);
         }
     }
+    m_depth.assign(count, 0);
+    for (uint32_t w : order)
+    {
+        for (uint32_t d : m_dependents[w])
+        {
+            m_depth[d] = std::max(m_depth[d], m_depth[w] + 1);
+        }
+    }
 }
 
 uint32_t
@@ -661,6 +677,12 @@ uint32_t
 WorkloadSet::GetHeight(uint32_t id) const
 {
     return m_height.at(id);
+}
+
+uint32_t
+WorkloadSet::GetDepth(uint32_t id) const
+{
+    return m_depth.at(id);
 }
 
 std::vector<uint32_t>

@@ -122,10 +122,12 @@ class WorkloadSet
      * independent. For running candidate sets on one RoundEngine (the DRL environment), not an
      * AllReduce of its own.
      * \param sets the sets (same topology, semantics and pieces)
-     * \return the set; offset_j is the sum of the sizes of the sets before j
+     * \param[out] offsets when given, offset_j per set: the sum of the sizes of the sets before j
+     * \return the set
      * \throws std::invalid_argument when the sets are empty or differ in topology
      */
-    static WorkloadSet Concatenate(const std::vector<WorkloadSet>& sets);
+    static WorkloadSet Concatenate(const std::vector<WorkloadSet>& sets,
+                                   std::vector<uint32_t>* offsets = nullptr);
 
     /// \return the number of workloads
     uint32_t GetN() const;
@@ -143,6 +145,12 @@ class WorkloadSet
     uint32_t GetHeight(uint32_t id) const;
     /**
      * \param id a workload id
+     * \return the number of workloads in the longest dependency chain before it: the earliest
+     *         round (from 0) it can run in (0 for a workload without dependencies)
+     */
+    uint32_t GetDepth(uint32_t id) const;
+    /**
+     * \param id a workload id
      * \return the servers whose contributions it carries (all servers for a Gather workload)
      */
     std::vector<uint32_t> GetCarries(uint32_t id) const;
@@ -158,7 +166,7 @@ class WorkloadSet
     std::vector<uint32_t> GetLinkLoads() const;
 
   private:
-    /// Fills links, dependents and heights; checks the dependency graph has no cycle.
+    /// Fills links, dependents, heights and depths; checks the dependency graph has no cycle.
     void Index();
 
     Topology m_topology;                         //!< the topology
@@ -167,6 +175,7 @@ class WorkloadSet
     std::vector<Workload> m_workloads;           //!< by id
     std::vector<std::vector<uint32_t>> m_dependents; //!< reverse of deps
     std::vector<uint32_t> m_height;              //!< longest chain starting at each workload
+    std::vector<uint32_t> m_depth;               //!< longest chain before each workload
 };
 
 /**

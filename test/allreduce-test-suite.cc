@@ -275,7 +275,7 @@ class RoutingTableTestCase : public TestCase
 {
   public:
     RoutingTableTestCase()
-        : TestCase("FlowTreeRouting holds a route per server address via the tree parent")
+        : TestCase("FlowPathRouting holds a route per server address via the tree parent")
     {
     }
 

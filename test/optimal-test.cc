@@ -175,6 +175,45 @@ TEST(OptimalScheduler, BCube21OptimumWorkedOutByHand)
     EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
 }
 
+// The integer program alone, on the BCube(2,1) of the test above: 4 rounds are possible (its
+// solution is a valid schedule), 3 are proven impossible, and a program stopped by its
+// deadline answers "unknown", never "infeasible".
+TEST(RoundProgram, AnswersOneRoundCountAndStopsAtItsDeadline)
+{
+    SKIP_WITHOUT_CBC();
+    const auto makeInstance = [](const std::vector<WorkloadSet>& sets) {
+        RoundProgramInstance inst;
+        inst.sets = &sets;
+        inst.roots = sets.front().GetTopology().GetNServers();
+        inst.options.assign(inst.roots, {0});
+        inst.active.assign(1, std::vector<bool>(sets.front().GetN(), true));
+        return inst;
+    };
+    const Topology bcube = BuildTopology("bcube:n=2,k=1");
+    const std::vector<WorkloadSet> sets{
+        WorkloadSet::Build(bcube, BuildShortestPathTrees(bcube), WorkloadSemantics::MERGE, 1)};
+    const RoundProgramInstance inst = makeInstance(sets);
+    RoundProgram four(inst, 4);
+    const RoundProgram::Outcome yes = four.Solve(30, 1000000);
+    ASSERT_EQ(yes.answer, RoundProgram::FEASIBLE);
+    const Schedule schedule = CompactRounds(yes.roundOf.front());
+    EXPECT_LE(schedule.GetNRounds(), 4u);
+    EXPECT_TRUE(ValidateSchedule(sets.front(), schedule).valid);
+    EXPECT_GT(yes.variables, 0u);
+    EXPECT_GT(yes.constraints, 0u);
+    RoundProgram three(inst, 3);
+    EXPECT_EQ(three.Solve(30, 1000000).answer, RoundProgram::INFEASIBLE);
+
+    const Topology dcell = BuildTopology("dcell:n=5,k=1");
+    const std::vector<WorkloadSet> hard{
+        WorkloadSet::Build(dcell, BuildShortestPathTrees(dcell), WorkloadSemantics::MERGE, 1)};
+    const RoundProgramInstance hardInst = makeInstance(hard);
+    RoundProgram forty(hardInst, 40); // between the bound (40) and the best known (43)
+    const RoundProgram::Outcome open = forty.Solve(0.3, 50000000);
+    EXPECT_EQ(open.answer, RoundProgram::UNKNOWN);
+    EXPECT_LT(open.seconds, 0.3 + 1.0);
+}
+
 // Three servers in a line 0 - 1 - 2, by hand: root 0's chain is 2 -> 1 (reduce), 1 -> 0
 // (reduce, after it), 0 -> 1, 1 -> 2 (gather): 4 rounds at least. In 4 rounds, roots 0 and 2
 // fill rounds 1..4 with their chains on opposite links, and root 1's two reduces fit in round
@@ -291,7 +330,7 @@ TEST(OptimalScheduler, ShortTimeLimitReturnsTheBestFoundWithItsStatus)
 }
 
 // The time limit holds even when a single program would run far longer (CBC alone overruns
-// its own limit on programs of this size; the solver process is stopped at the deadline).
+// its own limit on programs of this size; the watchdog stops it at the deadline).
 TEST(OptimalScheduler, TimeLimitHoldsOnAHardProgram)
 {
     SKIP_WITHOUT_CBC();

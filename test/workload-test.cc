@@ -147,6 +147,11 @@ TEST(Workloads, BCubeTwoOneRootZeroByHand)
     EXPECT_EQ(ws.GetCarries(5), (std::vector<uint32_t>{0, 1, 2, 3}));
     // Longest chain 3->1, 1->0, 0->1, 1->3: four workloads, so four rounds at least.
     EXPECT_EQ(ws.GetHeight(2), 4u);
+    // ... and 1->3 comes last in it: three workloads before it, so round 3 at the earliest.
+    EXPECT_EQ(ws.GetDepth(2), 0u);
+    EXPECT_EQ(ws.GetDepth(0), 1u);
+    EXPECT_EQ(ws.GetDepth(3), 2u);
+    EXPECT_EQ(ws.GetDepth(5), 3u);
     const RoundBounds b = ComputeBounds(ws);
     EXPECT_EQ(b.bandwidth, 3u); // ceil(2*4*3 / 8 server ports)
     EXPECT_EQ(b.path, 4u);

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef NS3_ALLREDUCE_FLOW_TREE_ROUTING_H
-#define NS3_ALLREDUCE_FLOW_TREE_ROUTING_H
+#ifndef NS3_ALLREDUCE_FLOW_PATH_ROUTING_H
+#define NS3_ALLREDUCE_FLOW_PATH_ROUTING_H
 
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-routing-protocol.h"
@@ -16,10 +16,12 @@ namespace ns3
 
 /**
  * \ingroup allreduce
- * Static host routes that follow flow trees, looked up by destination in a hash table.
+ * Static routes that make packets follow given paths: a route per flow (addresses and ports),
+ * so that every workload takes the path its schedule names, and a route per destination
+ * address along the destination's flow tree for everything else; both in hash tables.
  *
- * It holds one route per destination address: the output interface and the next hop (the
- * node's parent in the destination server's flow tree). DcnTopologyHelper installs it on every
+ * A host route is the output interface and the next hop (the node's parent in the destination
+ * server's flow tree). DcnTopologyHelper installs it on every
  * node, in the node's Ipv4ListRouting above Ipv4StaticRouting, so that packets to servers follow
  * the trees and everything else (directly connected subnets) falls through to static routing.
  *
@@ -37,7 +39,7 @@ namespace ns3
  * A route whose interface is down is not used: the packet is left to the next protocol (and is
  * dropped when none has a route), as with static routing.
  */
-class FlowTreeRouting : public Ipv4RoutingProtocol
+class FlowPathRouting : public Ipv4RoutingProtocol
 {
   public:
     /**
@@ -46,8 +48,8 @@ class FlowTreeRouting : public Ipv4RoutingProtocol
      */
     static TypeId GetTypeId();
 
-    FlowTreeRouting();
-    ~FlowTreeRouting() override;
+    FlowPathRouting();
+    ~FlowPathRouting() override;
 
     /**
      * Adds or replaces the route to one destination.
@@ -171,4 +173,4 @@ class FlowTreeRouting : public Ipv4RoutingProtocol
 
 } // namespace ns3
 
-#endif /* NS3_ALLREDUCE_FLOW_TREE_ROUTING_H */
+#endif /* NS3_ALLREDUCE_FLOW_PATH_ROUTING_H */

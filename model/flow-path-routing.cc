@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#include "flow-tree-routing.h"
+#include "flow-path-routing.h"
 
 #include "ns3/ipv4-route.h"
 #include "ns3/log.h"
@@ -18,32 +18,32 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("FlowTreeRouting");
+NS_LOG_COMPONENT_DEFINE("FlowPathRouting");
 
-NS_OBJECT_ENSURE_REGISTERED(FlowTreeRouting);
+NS_OBJECT_ENSURE_REGISTERED(FlowPathRouting);
 
 TypeId
-FlowTreeRouting::GetTypeId()
+FlowPathRouting::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::FlowTreeRouting")
+    static TypeId tid = TypeId("ns3::FlowPathRouting")
                             .SetParent<Ipv4RoutingProtocol>()
                             .SetGroupName("AllReduce")
-                            .AddConstructor<FlowTreeRouting>();
+                            .AddConstructor<FlowPathRouting>();
     return tid;
 }
 
-FlowTreeRouting::FlowTreeRouting()
+FlowPathRouting::FlowPathRouting()
 {
     NS_LOG_FUNCTION(this);
 }
 
-FlowTreeRouting::~FlowTreeRouting()
+FlowPathRouting::~FlowPathRouting()
 {
     NS_LOG_FUNCTION(this);
 }
 
 void
-FlowTreeRouting::DoDispose()
+FlowPathRouting::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_routes.clear();
@@ -52,14 +52,14 @@ FlowTreeRouting::DoDispose()
 }
 
 void
-FlowTreeRouting::AddHostRoute(Ipv4Address destination, Ipv4Address nextHop, uint32_t interface)
+FlowPathRouting::AddHostRoute(Ipv4Address destination, Ipv4Address nextHop, uint32_t interface)
 {
     NS_LOG_FUNCTION(this << destination << nextHop << interface);
     m_routes[destination.Get()] = Route{interface, nextHop};
 }
 
 void
-FlowTreeRouting::AddFlowRoute(Ipv4Address source,
+FlowPathRouting::AddFlowRoute(Ipv4Address source,
                               uint16_t sourcePort,
                               Ipv4Address destination,
                               uint16_t destinationPort,
@@ -73,26 +73,26 @@ FlowTreeRouting::AddFlowRoute(Ipv4Address source,
 }
 
 void
-FlowTreeRouting::SetSourceAddress(Ipv4Address address)
+FlowPathRouting::SetSourceAddress(Ipv4Address address)
 {
     NS_LOG_FUNCTION(this << address);
     m_source = address;
 }
 
 uint32_t
-FlowTreeRouting::GetNRoutes() const
+FlowPathRouting::GetNRoutes() const
 {
     return static_cast<uint32_t>(m_routes.size());
 }
 
 uint32_t
-FlowTreeRouting::GetNFlowRoutes() const
+FlowPathRouting::GetNFlowRoutes() const
 {
     return static_cast<uint32_t>(m_flowRoutes.size());
 }
 
 bool
-FlowTreeRouting::LookupHostRoute(Ipv4Address destination,
+FlowPathRouting::LookupHostRoute(Ipv4Address destination,
                                  uint32_t& interface,
                                  Ipv4Address& nextHop) const
 {
@@ -107,7 +107,7 @@ FlowTreeRouting::LookupHostRoute(Ipv4Address destination,
 }
 
 Ptr<Ipv4Route>
-FlowTreeRouting::MakeRoute(Ipv4Address destination, const Route& r) const
+FlowPathRouting::MakeRoute(Ipv4Address destination, const Route& r) const
 {
     if (!m_ipv4 || !m_ipv4->IsUp(r.interface))
     {
@@ -123,7 +123,7 @@ FlowTreeRouting::MakeRoute(Ipv4Address destination, const Route& r) const
 }
 
 Ptr<Ipv4Route>
-FlowTreeRouting::MakeRoute(Ptr<const Packet> p, const Ipv4Header& header) const
+FlowPathRouting::MakeRoute(Ptr<const Packet> p, const Ipv4Header& header) const
 {
     const Ipv4Address destination = header.GetDestination();
     const uint8_t protocol = header.GetProtocol();
@@ -147,7 +147,7 @@ FlowTreeRouting::MakeRoute(Ptr<const Packet> p, const Ipv4Header& header) const
 }
 
 Ptr<Ipv4Route>
-FlowTreeRouting::RouteOutput(Ptr<Packet> p,
+FlowPathRouting::RouteOutput(Ptr<Packet> p,
                              const Ipv4Header& header,
                              Ptr<NetDevice> oif,
                              Socket::SocketErrno& sockerr)
@@ -163,7 +163,7 @@ FlowTreeRouting::RouteOutput(Ptr<Packet> p,
 }
 
 bool
-FlowTreeRouting::RouteInput(Ptr<const Packet> p,
+FlowPathRouting::RouteInput(Ptr<const Packet> p,
                             const Ipv4Header& header,
                             Ptr<const NetDevice> idev,
                             UnicastForwardCallback ucb,
@@ -188,39 +188,39 @@ FlowTreeRouting::RouteInput(Ptr<const Packet> p,
 }
 
 void
-FlowTreeRouting::NotifyInterfaceUp(uint32_t)
+FlowPathRouting::NotifyInterfaceUp(uint32_t)
 {
 }
 
 void
-FlowTreeRouting::NotifyInterfaceDown(uint32_t)
+FlowPathRouting::NotifyInterfaceDown(uint32_t)
 {
 }
 
 void
-FlowTreeRouting::NotifyAddAddress(uint32_t, Ipv4InterfaceAddress)
+FlowPathRouting::NotifyAddAddress(uint32_t, Ipv4InterfaceAddress)
 {
 }
 
 void
-FlowTreeRouting::NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress)
+FlowPathRouting::NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress)
 {
 }
 
 void
-FlowTreeRouting::SetIpv4(Ptr<Ipv4> ipv4)
+FlowPathRouting::SetIpv4(Ptr<Ipv4> ipv4)
 {
     NS_LOG_FUNCTION(this << ipv4);
     m_ipv4 = ipv4;
 }
 
 void
-FlowTreeRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit unit) const
+FlowPathRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit unit) const
 {
     std::ostream& os = *stream->GetStream();
     Ptr<Node> node = m_ipv4 ? m_ipv4->GetObject<Node>() : nullptr;
     os << "Node: " << (node ? node->GetId() : 0) << ", Time: " << Now().As(unit)
-       << ", FlowTreeRouting table (" << m_routes.size() << " host routes, "
+       << ", FlowPathRouting table (" << m_routes.size() << " host routes, "
        << m_flowRoutes.size() << " flow routes)\n";
     os << std::left << std::setw(16) << "Destination" << std::setw(16) << "Gateway"
        << "Iface\n";
