@@ -230,6 +230,14 @@ DrlPolicy::Save(const std::string& path) const
     m_lower->save(lower);
     archive.write("upper", upper);
     archive.write("lower", lower);
+    SaveArchive(archive, path, "checkpoint");
+}
+
+void
+SaveArchive(torch::serialize::OutputArchive& archive,
+            const std::string& path,
+            const std::string& what)
+{
     const std::string tmp = path + ".tmp";
     try
     {
@@ -237,13 +245,13 @@ DrlPolicy::Save(const std::string& path) const
     }
     catch (const std::exception& e)
     {
-        throw std::runtime_error("drl: cannot write the checkpoint " + path + ": " +
+        throw std::runtime_error("drl: cannot write the " + what + " " + path + ": " +
                                  FirstLine(e.what()));
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
     {
         std::remove(tmp.c_str());
-        throw std::runtime_error("drl: cannot write the checkpoint " + path);
+        throw std::runtime_error("drl: cannot write the " + what + " " + path);
     }
 }
 

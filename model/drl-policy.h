@@ -279,6 +279,19 @@ class DrlPolicy
     mutable SetPolicy m_lower{nullptr}; //!< workload scheduling
 };
 
+/**
+ * \ingroup allreduce
+ * Writes a torch archive atomically: to path.tmp, then renamed over path, so that a reader
+ * never sees half a file.
+ * \param archive the archive
+ * \param path the file
+ * \param what what the file is, for the error ("checkpoint", "trainer state")
+ * \throws std::runtime_error naming the file and the first line of torch's reason
+ */
+void SaveArchive(torch::serialize::OutputArchive& archive,
+                 const std::string& path,
+                 const std::string& what);
+
 #endif // ALLREDUCE_HAVE_TORCH
 
 } // namespace ns3

@@ -676,9 +676,7 @@ DrlTrainer::SaveState(const std::string& outDir) const
                   torch::tensor({double(m_seed), m_bestScore, double(m_params.hidden),
                                  double(m_params.treesPerRoot)},
                                 torch::kFloat64));
-    const std::string path = outDir + "/trainer.pt";
-    archive.save_to(path + ".tmp");
-    std::filesystem::rename(path + ".tmp", path);
+    SaveArchive(archive, outDir + "/trainer.pt", "trainer state");
     WriteCurve(outDir + "/curve.csv");
 }
 
