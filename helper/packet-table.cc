@@ -135,7 +135,7 @@ PacketTable::Print(std::ostream& os) const
     table.AddColumn("verified");
     for (const auto& row : m_rows)
     {
-        std::vector<std::string> cells{row.topology,
+        std::vector<std::string> cells{ShortLabel(row.topology),
                                        row.scheduler,
                                        std::to_string(row.rounds),
                                        FormatFixed(row.predictedTime * 1e3, 3)};
