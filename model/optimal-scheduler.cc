@@ -16,9 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <limits>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3

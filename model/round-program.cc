@@ -184,6 +184,12 @@ RoundProgram::Last(uint32_t j, uint32_t w) const
     return m_rounds - m_sets[j].GetHeight(w);
 }
 
+uint64_t
+RoundProgram::Window(uint32_t j, uint32_t w) const
+{
+    return Last(j, w) - First(j, w) + 1;
+}
+
 int
 RoundProgram::X(uint32_t j, uint32_t w, uint32_t t) const
 {
@@ -260,7 +266,7 @@ RoundProgram::NumberVariables(uint64_t maxNonzeros, Outcome& out)
             {
                 continue;
             }
-            const uint64_t window = Last(j, w) - First(j, w) + 1;
+            const uint64_t window = Window(j, w);
             if (static_cast<uint64_t>(m_columns) + window > cap)
             {
                 out.variables = static_cast<uint64_t>(m_columns) + window;
@@ -293,7 +299,7 @@ RoundProgram::EstimateNonzeros() const
         {
             if (m_xBase[j][w] >= 0)
             {
-                const uint64_t window = Last(j, w) - First(j, w) + 1;
+                const uint64_t window = Window(j, w);
                 const Workload& wl = m_sets[j].Get(w);
                 estimate += window * (1 + wl.links.size() + wl.deps.size() * window);
             }
@@ -551,7 +557,9 @@ RoundProgram::Solve(double seconds, uint64_t maxNonzeros)
     {
         NS_LOG_WARN("round program: T=" << m_rounds << ": CBC's solution leaves a workload "
                                         << "without a round; taken as no answer");
-        out = Outcome{UNKNOWN, {}, {}, out.variables, out.constraints, out.nonzeros, false, 0};
+        out.answer = UNKNOWN;
+        out.roundOf.clear();
+        out.chosen.clear();
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     NS_LOG_INFO("round program: T=" << m_rounds << ", " << m_columns << " binaries, "

@@ -125,6 +125,9 @@ class RoundProgram
     uint32_t First(uint32_t j, uint32_t w) const;
     /// \return the last round of workload w of candidate j
     uint32_t Last(uint32_t j, uint32_t w) const;
+    /// \return the number of rounds in the window of workload w of candidate j (for a workload
+    ///         RuleOutEmptyWindows kept in the program)
+    uint64_t Window(uint32_t j, uint32_t w) const;
     /// \return the column of x[w,t] for workload w of candidate j
     int X(uint32_t j, uint32_t w, uint32_t t) const;
 
