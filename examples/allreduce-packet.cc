@@ -14,6 +14,13 @@
 //   allreduce-packet --schedule-in=s.json           (replay a schedule file, any numbering)
 //   allreduce-packet --topology=bcube:n=3,k=1 --loss=0.01   (1% loss on every link)
 //   allreduce-packet --topology=bcube:n=3,k=1 --link-down=0 --link-down-at=20us
+//   allreduce-packet --topology=bcube:n=3,k=1 --scheduler=drl --stragglers=2:500us
+//   allreduce-packet --topology=bcube:n=3,k=1 --decisions=replay --link-down=4 --link-down=9
+//
+// With a scheduler, the scheduler decides online inside the simulation (--decisions=online,
+// the default but for optimal): it sees which workloads are done, in flight and ready, which
+// links are busy and down, and routes around links that fail. --decisions=replay replays the
+// plan made before the simulation, as a schedule file is.
 //
 // Exit status: 0 when every server holds the exact sum, 1 for bad input, 2 when the run did
 // not finish (stall, failed connection) or a server's vector is wrong.
@@ -38,7 +45,9 @@ main(int argc, char* argv[])
     std::string out = "results/allreduce-packet";
     PacketRunConfig config;
     config.gradientBytes = 1 << 20;
-    Time linkDownAt = Seconds(0);
+    std::vector<std::string> linkDown;
+    std::vector<std::string> linkDownAt;
+    std::string decisions;
     Time stallTimeout = Seconds(config.stallTimeout);
 
     CheckedCommandLine cmd(__FILE__,
@@ -70,10 +79,23 @@ main(int argc, char* argv[])
     cmd.AddInteger("seed", "gradient seed", config.seed, 0, UINT32_MAX);
     cmd.AddReal("loss", "per-packet loss probability on every link (RateErrorModel)", config.loss,
                 0, 1);
-    cmd.AddInteger("link-down", "take this topology link down mid-run (-1: none)",
-                   config.linkDown, -1, INT64_MAX);
-    cmd.AddTime("link-down-at", "when to take --link-down down", linkDownAt, Seconds(0),
-                Seconds(1e6));
+    cmd.AddChoice("decisions",
+                  "online (the scheduler decides inside the simulation; the default with a "
+                  "scheduler) or replay (the plan made beforehand; the default for optimal and "
+                  "--schedule-in)",
+                  decisions, {"online", "replay"});
+    cmd.AddRepeated("link-down", "take this topology link down mid-run (may be repeated)",
+                    linkDown);
+    cmd.AddRepeated("link-down-at",
+                    "when to take the --link-down of the same place down (default 0; give one "
+                    "per --link-down)",
+                    linkDownAt);
+    cmd.AddString("stragglers",
+                  "late gradients: K:DELAY (K servers chosen at random, e.g. 2:500us), "
+                  "K:exp:MEAN, all:exp:MEAN, list:T0,T1,... or none",
+                  config.stragglers);
+    cmd.AddInteger("straggler-seed", "which servers are late, and how late", config.stragglerSeed,
+                   0, UINT32_MAX);
     cmd.AddTime("stall-timeout", "end the run when no data arrives for this long", stallTimeout,
                 NanoSeconds(1), Seconds(1e6));
     cmd.AddString("out", "output prefix of the figure (OUT-rounds.dat/.plt/.png) and pcaps", out);
@@ -84,11 +106,8 @@ main(int argc, char* argv[])
         // The delay is checked like every time value, before ns-3 sees it.
         ParseTimeValue("delay", config.delay);
         cmd.RefuseWith("schedule-in", {"scheduler", "pieces"}, "the file holds the schedule");
-        if (cmd.IsGiven("link-down-at") && config.linkDown < 0)
-        {
-            throw std::invalid_argument("--link-down-at needs --link-down=LINK");
-        }
-        config.linkDownAt = linkDownAt.GetSeconds();
+        config.linkDowns = ParseLinkDowns(linkDown, linkDownAt);
+        config.decisions = ChooseDecisions(decisions, scheduleIn.empty() ? scheduler : "");
         config.stallTimeout = stallTimeout.GetSeconds();
         if (pcap)
         {
@@ -98,6 +117,7 @@ main(int argc, char* argv[])
         }
 
         Plan plan;
+        Ptr<AllReduceScheduler> online;
         if (!scheduleIn.empty())
         {
             plan = ReadPlanFile(scheduleIn, topology);
@@ -109,10 +129,13 @@ main(int argc, char* argv[])
                 throw std::invalid_argument(
                     "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
             }
-            plan = CreateScheduler(scheduler)->MakePlan(BuildTopology(topology), pieces);
+            // The plan gives the workloads (the scheduler's flow trees) and, replayed, the rounds.
+            online = CreateScheduler(scheduler);
+            plan = online->MakePlan(BuildTopology(topology), pieces);
         }
         // An invalid schedule is refused by the controller before the simulation starts.
-        const PacketRunReport report = RunPacketAllReduce(plan, config);
+        const PacketRunReport report =
+            RunPacketAllReduce(plan, config, config.decisions == "online" ? online : nullptr);
         for (const std::string& note : report.notes)
         {
             std::cerr << "allreduce-packet: note: " << note << std::endl;

@@ -76,6 +76,125 @@ CheckWritable(const std::string& what, const std::string& prefix)
 
 } // namespace
 
+std::vector<LinkDownEvent>
+ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::string>& times)
+{
+    if (links.size() == 1 && links.front() == "-1" && times.empty())
+    {
+        return {};
+    }
+    if (!times.empty() && times.size() != links.size())
+    {
+        throw std::invalid_argument("--link-down-at is given " + std::to_string(times.size()) +
+                                    " times for " + std::to_string(links.size()) +
+                                    " --link-down; give one time per link, in the same order "
+                                    "(or none: at 0)");
+    }
+    std::vector<LinkDownEvent> out;
+    for (size_t i = 0; i < links.size(); ++i)
+    {
+        const std::string& text = links[i];
+        if (text.empty() || text.size() > 9 ||
+            text.find_first_not_of("0123456789") != std::string::npos)
+        {
+            throw std::invalid_argument("--link-down must be a topology link index, got '" +
+                                        text + "'");
+        }
+        LinkDownEvent down;
+        down.link = static_cast<uint32_t>(std::stoul(text));
+        down.at = times.empty() ? 0.0 : ParseTimeValue("link-down-at", times[i]).GetSeconds();
+        out.push_back(down);
+    }
+    return out;
+}
+
+std::string
+ChooseDecisions(const std::string& given, const std::string& scheduler)
+{
+    if (scheduler.empty() || scheduler == "optimal")
+    {
+        if (given == "online")
+        {
+            throw std::invalid_argument(
+                scheduler.empty() ? "--decisions=online needs a scheduler (--scheduler); a "
+                                    "schedule file is replayed"
+                                  : "optimal plans offline and replays its plan: use "
+                                    "--decisions=replay (its default) or another scheduler");
+        }
+        return "replay";
+    }
+    return given.empty() ? "online" : given;
+}
+
+StragglerSpec
+ParseStragglerSpec(const std::string& spec)
+{
+    StragglerSpec out;
+    if (spec.empty() || spec == "none")
+    {
+        return out;
+    }
+    const auto refuse = [&spec](const std::string& why) {
+        throw std::invalid_argument(
+            "stragglers '" + spec + "' " + why +
+            "; write K:DELAY (K servers late by DELAY, e.g. 2:500us), K:exp:MEAN, all:exp:MEAN, "
+            "list:T0,T1,... (one time per server) or none");
+    };
+    const auto seconds = [&refuse](const std::string& text) {
+        const Time t = ParseTimeValue("stragglers", text);
+        if (t.IsStrictlyNegative())
+        {
+            refuse("has a negative delay");
+        }
+        return std::to_string(t.GetSeconds());
+    };
+    if (spec.rfind("list:", 0) == 0)
+    {
+        for (const std::string& item : ParseListValue("stragglers", spec.substr(5), ','))
+        {
+            out.times.push_back(ParseTimeValue("stragglers", item));
+            if (out.times.back().IsStrictlyNegative())
+            {
+                refuse("has a negative time");
+            }
+        }
+        return out;
+    }
+    const size_t colon = spec.find(':');
+    if (colon == std::string::npos)
+    {
+        refuse("is not a straggler spec");
+    }
+    const std::string who = spec.substr(0, colon);
+    const std::string how = spec.substr(colon + 1);
+    if (who == "all")
+    {
+        out.all = true;
+    }
+    else if (who.empty() || who.size() > 9 ||
+             who.find_first_not_of("0123456789") != std::string::npos || std::stoul(who) == 0)
+    {
+        refuse("does not start with a number of servers (1 or more) or all");
+    }
+    else
+    {
+        out.count = static_cast<uint32_t>(std::stoul(who));
+    }
+    if (how.rfind("exp:", 0) == 0)
+    {
+        out.delay = "ns3::ExponentialRandomVariable[Mean=" + seconds(how.substr(4)) + "]";
+    }
+    else if (out.all)
+    {
+        refuse("gives every server the same delay, which only shifts the run: use all:exp:MEAN");
+    }
+    else
+    {
+        out.delay = "ns3::ConstantRandomVariable[Constant=" + seconds(how) + "]";
+    }
+    return out;
+}
+
 std::vector<double>
 PacketRunReport::GetLinkUtilization() const
 {
@@ -91,21 +210,22 @@ PacketRunReport::GetLinkUtilization() const
 namespace
 {
 
-/// The link rate and delay of a checked configuration.
-struct LinkSettings
+/// What a checked configuration says, parsed.
+struct RunSettings
 {
-    DataRate rate; //!< every link's rate
-    Time delay;    //!< every link's delay
+    DataRate rate;           //!< every link's rate
+    Time delay;              //!< every link's delay
+    StragglerSpec stragglers; //!< late gradients
 };
 
 /**
  * Checks every option of a run before anything is built.
  * \param config the configuration
  * \param topo the topology it runs on
- * \return the parsed link settings
+ * \return the parsed settings
  * \throws std::invalid_argument naming the option that is wrong
  */
-LinkSettings
+RunSettings
 CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
 {
     if (config.mode != "barrier" && config.mode != "async")
@@ -117,7 +237,7 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
         throw std::invalid_argument("values must be integer or float, got '" + config.values +
                                     "'");
     }
-    LinkSettings link;
+    RunSettings link;
     link.rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
     // ns-3's own Time parser aborts on a bad unit: ours throws.
     link.delay = ParseTimeValue("delay", config.delay);
@@ -129,19 +249,36 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     {
         throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");
     }
-    if (config.linkDown >= 0 && !(config.linkDownAt >= 0))
+    if (config.decisions != "replay" && config.decisions != "online")
     {
-        throw std::invalid_argument("the time a link goes down must not be negative");
+        throw std::invalid_argument("decisions must be online or replay, got '" +
+                                    config.decisions + "'");
     }
     if (!(config.stallTimeout > 0))
     {
         throw std::invalid_argument("stall timeout must be above 0 s");
     }
-    if (config.linkDown < -1 || config.linkDown >= static_cast<int64_t>(topo.GetNLinks()))
+    for (const LinkDownEvent& down : config.linkDowns)
     {
-        throw std::invalid_argument("link " + std::to_string(config.linkDown) +
-                                    " does not exist: give a link 0.." +
-                                    std::to_string(topo.GetNLinks() - 1) + ", or -1 for none");
+        if (down.link >= topo.GetNLinks())
+        {
+            throw std::invalid_argument("link " + std::to_string(down.link) +
+                                        " does not exist: give a link 0.." +
+                                        std::to_string(topo.GetNLinks() - 1));
+        }
+        if (!(down.at >= 0))
+        {
+            throw std::invalid_argument("the time a link goes down must not be negative");
+        }
+    }
+    const StragglerSpec& stragglers = link.stragglers = ParseStragglerSpec(config.stragglers);
+    if (stragglers.count > topo.GetNServers() ||
+        (!stragglers.times.empty() && stragglers.times.size() != topo.GetNServers()))
+    {
+        throw std::invalid_argument(
+            "stragglers '" + config.stragglers + "' names " +
+            std::to_string(std::max<size_t>(stragglers.count, stragglers.times.size())) +
+            " servers; " + topo.GetName() + " has " + std::to_string(topo.GetNServers()));
     }
     if (!config.pcapPrefix.empty())
     {
@@ -230,10 +367,19 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
 } // namespace
 
 PacketRunReport
-RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
+RunPacketAllReduce(const Plan& plan,
+                   const PacketRunConfig& config,
+                   Ptr<AllReduceScheduler> scheduler)
 {
     const Topology& topo = plan.workloads.GetTopology();
-    const LinkSettings link = CheckPacketRunConfig(config, topo);
+    const RunSettings link = CheckPacketRunConfig(config, topo);
+    const bool online = config.decisions == "online";
+    if (online != bool(scheduler))
+    {
+        throw std::invalid_argument(online ? "online decisions need a scheduler"
+                                           : "a scheduler is given, but decisions are replayed: "
+                                             "set decisions to online");
+    }
     DcnTopologyHelper dcn(topo);
     dcn.SetDeviceAttribute("DataRate", DataRateValue(link.rate));
     dcn.SetChannelAttribute("Delay", TimeValue(link.delay));
@@ -243,6 +389,13 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     allreduce.SetControllerAttribute("Mode", StringValue(config.mode));
     allreduce.SetControllerAttribute("GradientBytes", UintegerValue(config.gradientBytes));
     allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
+    allreduce.SetControllerAttribute("Stragglers",
+                                     UintegerValue(link.stragglers.all ? topo.GetNServers()
+                                                                       : link.stragglers.count));
+    if (!link.stragglers.delay.empty())
+    {
+        allreduce.SetControllerAttribute("StragglerDelay", StringValue(link.stragglers.delay));
+    }
     try
     {
         dcn.Install();
@@ -250,7 +403,16 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
         {
             dcn.SetPacketLoss(config.loss, config.lossStream); // checks the rate
         }
-        allreduce.Install(plan);
+        if (online)
+        {
+            allreduce.Install(scheduler, plan.workloads);
+        }
+        else
+        {
+            allreduce.Install(plan);
+        }
+        allreduce.GetController()->SetGradientReadyTimes(link.stragglers.times);
+        allreduce.GetController()->AssignStreams(2 * int64_t{config.stragglerSeed});
     }
     catch (...)
     {
@@ -261,13 +423,9 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
 
     PacketRunReport report;
     CountLinkBytes(dcn, report.linkBytes);
-    if (config.linkDown >= 0)
+    for (const LinkDownEvent& down : config.linkDowns)
     {
-        Simulator::Schedule(Seconds(config.linkDownAt),
-                            &DcnTopologyHelper::SetLinkUp,
-                            &dcn,
-                            static_cast<uint32_t>(config.linkDown),
-                            false);
+        Simulator::Schedule(Seconds(down.at), &DcnTopologyHelper::SetLinkUp, &dcn, down.link, false);
     }
     if (!config.pcapPrefix.empty())
     {
@@ -287,18 +445,22 @@ RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config)
     report.events = Simulator::GetEventCount();
 
     report.result = controller->GetResult();
+    report.run = Plan{controller->GetWorkloads(), controller->GetSchedule()};
     report.verification = controller->Verify();
     report.dataRateBps = static_cast<double>(link.rate.GetBitRate());
     report.pieceTime =
         controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
     report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;
-    if (config.linkDown >= 0 && config.linkDownAt > Simulator::Now().GetSeconds())
+    for (const LinkDownEvent& down : config.linkDowns)
     {
-        report.notes.push_back("link " + std::to_string(config.linkDown) +
-                               " never went down: the run ended at " +
-                               std::to_string(Simulator::Now().GetSeconds()) +
-                               " s, before the time asked for (" +
-                               std::to_string(config.linkDownAt) + " s)");
+        if (down.at > Simulator::Now().GetSeconds())
+        {
+            report.notes.push_back("link " + std::to_string(down.link) +
+                                   " never went down: the run ended at " +
+                                   std::to_string(Simulator::Now().GetSeconds()) +
+                                   " s, before the time asked for (" + std::to_string(down.at) +
+                                   " s)");
+        }
     }
     if (monitor)
     {

@@ -6,6 +6,8 @@
 #define NS3_ALLREDUCE_ALLREDUCE_EXPERIMENT_H
 
 #include "ns3/allreduce-controller.h"
+#include "ns3/allreduce-scheduler.h"
+#include "ns3/nstime.h"
 #include "ns3/plan.h"
 
 #include <cstdint>
@@ -17,11 +19,67 @@ namespace ns3
 
 /**
  * \ingroup allreduce
+ * A link that goes down during a run.
+ */
+struct LinkDownEvent
+{
+    uint32_t link{0}; //!< the topology link
+    double at{0};     //!< when, in simulated seconds
+};
+
+/**
+ * \ingroup allreduce
+ * Servers whose gradients are ready late, as --stragglers spells them (ParseStragglerSpec).
+ */
+struct StragglerSpec
+{
+    uint32_t count{0};          //!< late servers chosen at random (AllReduceController::Stragglers)
+    bool all{false};            //!< every server draws a delay
+    std::string delay;          //!< their delay as a random variable (StragglerDelay)
+    std::vector<Time> times;    //!< or, per server, when its gradient is ready
+};
+
+/**
+ * \ingroup allreduce
+ * \param spec "" or "none"; "K:DELAY" (K servers chosen at random are late by DELAY, e.g.
+ *        "2:500us"); "K:exp:MEAN" (each late by an exponential delay of that mean); "all:exp:MEAN"
+ *        (every server); "list:T0,T1,..." (server i's gradient is ready at Ti)
+ * \return the stragglers it names
+ * \throws std::invalid_argument saying what is wrong and how it is written
+ */
+StragglerSpec ParseStragglerSpec(const std::string& spec);
+
+/**
+ * \ingroup allreduce
+ * \param links each --link-down given, a link index ("-1" alone: none)
+ * \param times each --link-down-at given: none (all at 0), or one per link, in the same order
+ * \return the events
+ * \throws std::invalid_argument for a link that is not a number or a time that is not one, or
+ *         when the counts differ
+ */
+std::vector<LinkDownEvent> ParseLinkDowns(const std::vector<std::string>& links,
+                                          const std::vector<std::string>& times);
+
+/**
+ * \ingroup allreduce
+ * \param given --decisions as given ("" when not)
+ * \param scheduler the scheduler's name, or "" when a schedule file is replayed
+ * \return "online" or "replay": online by default for a scheduler, replay for a schedule file
+ *         and for optimal (which plans offline)
+ * \throws std::invalid_argument when online is asked for a schedule file or optimal
+ */
+std::string ChooseDecisions(const std::string& given, const std::string& scheduler);
+
+/**
+ * \ingroup allreduce
  * Everything one packet-level run needs besides its plan.
  */
 struct PacketRunConfig
 {
     std::string mode{"barrier"};        //!< "barrier" or "async"
+    std::string decisions{"replay"};    //!< "replay" the plan, or decide "online"
+    std::string stragglers;             //!< late gradients (ParseStragglerSpec)
+    uint32_t stragglerSeed{1};          //!< which servers are late, and how late
     uint64_t gradientBytes{1 << 20};    //!< bytes of every server's gradient (multiple of 4)
     std::string dataRate{"10Gbps"};     //!< every link's rate
     std::string delay{"1us"};           //!< every link's propagation delay
@@ -29,8 +87,7 @@ struct PacketRunConfig
     uint32_t seed{1};                   //!< gradient seed (server s uses seed, with s mixed in)
     double loss{0};                     //!< per-packet loss probability on every device
     int64_t lossStream{0};              //!< first random stream of the loss models
-    int64_t linkDown{-1};               //!< a topology link to take down mid-run (-1: none)
-    double linkDownAt{0};               //!< when, in simulated seconds
+    std::vector<LinkDownEvent> linkDowns; //!< links to take down mid-run
     double stallTimeout{1};             //!< seconds without progress that end the run
     std::string pcapPrefix;             //!< write pcap traces with this prefix (empty: none)
     bool flowMonitor{true};             //!< collect per-flow statistics with FlowMonitor
@@ -60,6 +117,8 @@ struct FlowReport
  */
 struct PacketRunReport
 {
+    Plan run;                              //!< the workloads on the paths they took, and the
+                                           //!< rounds as replayed or decided online
     AllReduceRunResult result;             //!< completion, per-round and per-transfer times
     AllReduceVerification verification;   //!< every server's vector against the exact sum
     std::vector<FlowReport> flows;         //!< data flows, by workload (with flowMonitor)
@@ -67,7 +126,7 @@ struct PacketRunReport
     std::vector<uint64_t> linkBytes;       //!< per directed link, bytes put on the wire
     double dataRateBps{0};                 //!< link rate
     double pieceTime{0};                   //!< T_S: one piece's payload over one link, seconds
-    double predictedTime{0};               //!< flow-level prediction: rounds × T_S
+    double predictedTime{0};               //!< flow-level prediction: the plan's rounds × T_S
     uint64_t events{0};                    //!< simulator events executed
     double wallSeconds{0};                 //!< wall-clock time of Simulator::Run
     std::vector<std::string> notes;        //!< for the user, e.g. a fault that never fired
@@ -80,13 +139,19 @@ struct PacketRunReport
  * Runs one packet-level AllReduce of a plan on its own topology: builds the network
  * (DcnTopologyHelper), installs the applications and controller (AllReduceHelper), runs the
  * simulation, verifies the result and collects the statistics, then destroys the simulation.
+ * With config.decisions "replay" the plan's schedule is replayed; with "online" the scheduler
+ * decides inside the simulation on the plan's workloads.
  * \param plan workloads and schedule
  * \param config the run's settings
+ * \param scheduler the scheduler that decides online (with decisions "online" only)
  * \return the report
- * \throws std::invalid_argument for bad settings (mode, rate, delay, values, loss, link), an
- *         invalid schedule or a gradient too small for the pieces, before the simulation starts
+ * \throws std::invalid_argument for bad settings (mode, decisions, rate, delay, values, loss,
+ *         link, stragglers), an invalid schedule or a gradient too small for the pieces, before
+ *         the simulation starts
  */
-PacketRunReport RunPacketAllReduce(const Plan& plan, const PacketRunConfig& config);
+PacketRunReport RunPacketAllReduce(const Plan& plan,
+                                   const PacketRunConfig& config,
+                                   Ptr<AllReduceScheduler> scheduler = nullptr);
 
 } // namespace ns3
 

@@ -41,6 +41,36 @@ AllReduceHelper::Install(const Plan& plan)
 ApplicationContainer
 AllReduceHelper::Install(const WorkloadSet& workloads, const Schedule& schedule)
 {
+    return DoInstall(workloads, [&](AllReduceController& c, const auto& apps, const auto& addr) {
+        c.Setup(workloads, schedule, apps, addr);
+    });
+}
+
+ApplicationContainer
+AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, const WorkloadSet& workloads)
+{
+    return DoInstall(workloads, [&](AllReduceController& c, const auto& apps, const auto& addr) {
+        c.Setup(workloads, scheduler, apps, addr);
+    });
+}
+
+ApplicationContainer
+AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, uint32_t pieces)
+{
+    if (!scheduler)
+    {
+        throw std::invalid_argument("AllReduceHelper::Install needs a scheduler");
+    }
+    return Install(scheduler, scheduler->MakeWorkloads(m_network.GetTopology(), pieces));
+}
+
+ApplicationContainer
+AllReduceHelper::DoInstall(
+    const WorkloadSet& workloads,
+    const std::function<void(AllReduceController&,
+                             const std::vector<Ptr<AllReduceApplication>>&,
+                             const std::vector<Ipv4Address>&)>& setup)
+{
     const Topology& topo = m_network.GetTopology();
     const std::string differs = workloads.GetTopology().DescribeDifference(topo);
     if (!differs.empty())
@@ -59,8 +89,17 @@ AllReduceHelper::Install(const WorkloadSet& workloads, const Schedule& schedule)
         apps.Add(app);
     }
     Ptr<AllReduceController> controller = m_controllerFactory.Create<AllReduceController>();
-    controller->Setup(workloads, schedule, list, addresses); // throws before anything changes
+    setup(*controller, list, addresses); // throws before anything changes
     controller->SetLinkStateCallback(MakeCallback(&DcnTopologyHelper::IsLinkUp, &m_network));
+    DcnTopologyHelper* network = &m_network;
+    AllReduceController* raw = PeekPointer(controller);
+    controller->SetRouteCallback(Callback<void, uint32_t>([network, raw](uint32_t w) {
+        const Workload& wl = raw->GetWorkloads().Get(w);
+        network->InstallFlowRoute(wl.path,
+                                  raw->GetSourcePort(w),
+                                  raw->GetApplication(wl.dst)->GetPort());
+    }));
+    m_network.AddLinkStateCallback(MakeCallback(&AllReduceController::NotifyLinkState, raw));
     for (uint32_t s = 0; s < topo.GetNServers(); ++s)
     {
         m_network.GetServer(s)->AddApplication(list[s]);

@@ -6,12 +6,14 @@
 #define NS3_ALLREDUCE_ALLREDUCE_HELPER_H
 
 #include "ns3/allreduce-application.h"
+#include "ns3/allreduce-scheduler.h"
 #include "ns3/allreduce-controller.h"
 #include "ns3/application-container.h"
 #include "ns3/dcn-topology-helper.h"
 #include "ns3/object-factory.h"
 #include "ns3/plan.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,21 +24,23 @@ namespace ns3
  * \ingroup allreduce
  * Installs a packet-level AllReduce on a network built by DcnTopologyHelper, in the shape of
  * ns-3's application helpers: one AllReduceApplication per server, one AllReduceController,
- * and a flow route per workload so that each transfer takes its workload's path.
+ * and a flow route per workload so that each transfer takes its workload's path. Installed
+ * with a scheduler, the scheduler decides online inside the simulation and routes around
+ * links that go down (DcnTopologyHelper::SetLinkUp); installed with a plan, the plan is
+ * replayed.
  * \code
  *   DcnTopologyHelper dcn(BuildTopology("bcube:n=3,k=1"));
  *   dcn.Install();
- *   Ptr<AllReduceScheduler> scheduler = CreateScheduler("greedy");
- *   Plan plan = scheduler->MakePlan(dcn.GetTopology(), 1);
  *   AllReduceHelper allreduce(dcn);
  *   allreduce.SetControllerAttribute("Mode", StringValue("async"));
  *   allreduce.SetControllerAttribute("GradientBytes", UintegerValue(1 << 20));
- *   ApplicationContainer apps = allreduce.Install(plan);
+ *   ApplicationContainer apps = allreduce.Install(CreateScheduler("greedy"));
+ *   Simulator::Schedule(MicroSeconds(300), &DcnTopologyHelper::SetLinkUp, &dcn, 4, false);
  *   Simulator::Run();
  *   AllReduceVerification v = allreduce.GetController()->Verify();
  * \endcode
- * The DcnTopologyHelper must outlive the simulation (the controller asks it which links are
- * up when it reports a stall).
+ * The DcnTopologyHelper must outlive the simulation (the controller hears from it when links
+ * go down or up, and asks it which links are up when it reports a stall).
  */
 class AllReduceHelper
 {
@@ -72,10 +76,37 @@ class AllReduceHelper
      */
     ApplicationContainer Install(const WorkloadSet& workloads, const Schedule& schedule);
 
+    /**
+     * Installs the applications and a controller whose scheduler decides online.
+     * \param scheduler the scheduler
+     * \param workloads the workloads it schedules, for the network's topology
+     * \return the applications, server i's at index i
+     * \throws std::invalid_argument as Install(const Plan&), or what the scheduler's Prepare
+     *         throws
+     */
+    ApplicationContainer Install(Ptr<AllReduceScheduler> scheduler, const WorkloadSet& workloads);
+    /**
+     * Installs an online scheduler on the workloads it makes for the network
+     * (AllReduceScheduler::MakeWorkloads).
+     * \param scheduler the scheduler \param pieces pieces per chunk
+     * \return the applications, server i's at index i
+     */
+    ApplicationContainer Install(Ptr<AllReduceScheduler> scheduler, uint32_t pieces = 1);
+
     /// \return the controller of the last Install
     Ptr<AllReduceController> GetController() const;
 
   private:
+    /**
+     * Creates the applications and the controller, sets the controller up with setup (which
+     * throws before anything is added to the network), then installs them and the routes.
+     */
+    ApplicationContainer DoInstall(
+        const WorkloadSet& workloads,
+        const std::function<void(AllReduceController&,
+                                 const std::vector<Ptr<AllReduceApplication>>&,
+                                 const std::vector<Ipv4Address>&)>& setup);
+
     DcnTopologyHelper& m_network;     //!< the network
     ObjectFactory m_appFactory;       //!< makes the applications
     ObjectFactory m_controllerFactory; //!< makes the controller

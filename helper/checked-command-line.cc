@@ -205,13 +205,14 @@ CheckedCommandLine::Add(const std::string& name,
                         std::function<void(const std::string&)> convert)
 {
     const size_t index = m_options.size();
-    m_options.push_back({name, std::move(convert), "", false});
+    m_options.push_back({name, std::move(convert), "", {}, false, false});
     // The callback keeps the text whole; conversion waits until Parse, so that every error is
     // ours and none is ns-3's abort.
     m_cmd.AddValue(name,
                    help,
                    Callback<bool, std::string>([this, index](std::string text) {
                        m_options[index].text = text;
+                       m_options[index].texts.push_back(text);
                        m_options[index].given = true;
                        return true;
                    }),
@@ -222,6 +223,15 @@ void
 CheckedCommandLine::AddString(const std::string& name, const std::string& help, std::string& value)
 {
     Add(name, help, value, [&value](const std::string& text) { value = text; });
+}
+
+void
+CheckedCommandLine::AddRepeated(const std::string& name,
+                                const std::string& help,
+                                std::vector<std::string>& values)
+{
+    Add(name, help, "", [&values](const std::string& text) { values.push_back(text); });
+    m_options.back().repeatable = true;
 }
 
 void
@@ -425,13 +435,22 @@ CheckedCommandLine::Parse(int argc, char* argv[])
     for (Option& o : m_options)
     {
         o.given = false; // each Parse reads its own arguments
+        o.texts.clear();
     }
     m_cmd.Parse(argc, argv);
     for (const Option& o : m_options)
     {
-        if (o.given)
+        if (o.texts.size() > 1 && !o.repeatable)
         {
-            o.convert(o.text);
+            // The last would win silently: refuse instead.
+            throw std::invalid_argument("--" + o.name + " is given " +
+                                        std::to_string(o.texts.size()) + " times ('" +
+                                        Abbreviate(o.texts.front()) + "', then '" +
+                                        Abbreviate(o.texts[1]) + "'); give it once");
+        }
+        for (const std::string& text : o.texts)
+        {
+            o.convert(text);
         }
     }
 }

@@ -40,6 +40,14 @@ class CheckedCommandLine
     /// A text option, kept as typed. \param name option \param help text \param value where
     void AddString(const std::string& name, const std::string& help, std::string& value);
     /**
+     * A text option that may be given more than once (every other option given twice is
+     * refused): each value is appended, in the order given.
+     * \param name option \param help text \param values where
+     */
+    void AddRepeated(const std::string& name,
+                     const std::string& help,
+                     std::vector<std::string>& values);
+    /**
      * A text option that must be one of a list.
      * \param name option \param help text \param value where \param choices the accepted values
      */
@@ -149,8 +157,10 @@ class CheckedCommandLine
     {
         std::string name;                                //!< without the dashes
         std::function<void(const std::string&)> convert; //!< throws for a bad value
-        std::string text;                                //!< as typed
+        std::string text;                                //!< as typed (the last time)
+        std::vector<std::string> texts;                  //!< every time it was given
         bool given{false};                               //!< seen on the command line
+        bool repeatable{false};                          //!< may be given more than once
     };
 
     /// Registers an option with ns-3's CommandLine and our converter.

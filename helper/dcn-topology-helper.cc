@@ -261,6 +261,16 @@ DcnTopologyHelper::SetLinkUp(uint32_t link, bool up)
             ipv4->SetDown(iface);
         }
     }
+    for (const auto& callback : m_linkStateCallbacks)
+    {
+        callback(link, up);
+    }
+}
+
+void
+DcnTopologyHelper::AddLinkStateCallback(Callback<void, uint32_t, bool> callback)
+{
+    m_linkStateCallbacks.push_back(callback);
 }
 
 bool

@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 #define NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 
+#include "ns3/callback.h"
 #include "ns3/flow-path-routing.h"
 #include "ns3/flow-tree.h"
 #include "ns3/internet-stack-helper.h"
@@ -128,6 +129,11 @@ class DcnTopologyHelper
     /// \param link a topology link index \return false when either end of it is down
     bool IsLinkUp(uint32_t link) const;
     /**
+     * \param callback told (link, up) after every SetLinkUp, e.g. an online
+     *        AllReduceController that routes around links that are down
+     */
+    void AddLinkStateCallback(Callback<void, uint32_t, bool> callback);
+    /**
      * Makes every device drop received packets at random, with probability rate each
      * (RateErrorModel, per packet), from random streams starting at stream.
      * \param rate the loss probability, in [0, 1)
@@ -197,6 +203,7 @@ class DcnTopologyHelper
     std::vector<Ptr<FlowPathRouting>> m_routing; //!< per node, its flow-tree routes
     std::map<uint32_t, uint32_t> m_modelId;   //!< ns-3 node id -> model id
     bool m_stackInstalled{false};             //!< InstallStack done
+    std::vector<Callback<void, uint32_t, bool>> m_linkStateCallbacks; //!< told of SetLinkUp
 };
 
 template <typename... Ts>

@@ -70,6 +70,9 @@ PrintPacketReport(std::ostream& os,
        << (config.loss > 0 ? ", loss " + FormatNumber(config.loss) : "") << "\n"
        << "schedule    " << plan.schedule.scheduler << ", " << rounds << " rounds, "
        << plan.workloads.GetN() << " workloads, mode " << config.mode << "\n"
+       << "decisions   " << config.decisions << ": " << r.decisions << " decision points, "
+       << report.run.schedule.GetNRounds() << " rounds run, " << r.rerouted
+       << " workloads re-routed\n"
        << "gradient    " << config.gradientBytes << " bytes per server, " << config.values
        << " values\n";
     if (r.finished)
@@ -118,7 +121,7 @@ WritePacketReportJson(std::ostream& os,
                          {"duration_s", f.duration}});
     }
     nlohmann::json roundDurations = nlohmann::json::array();
-    for (uint32_t t = 0; t < plan.schedule.GetNRounds(); ++t)
+    for (uint32_t t = 0; t < report.run.schedule.GetNRounds(); ++t)
     {
         roundDurations.push_back(RoundDuration(r, t));
     }
@@ -136,6 +139,10 @@ WritePacketReportJson(std::ostream& os,
         {"finished", r.finished},
         {"completion_time_s", r.completionTime},
         {"rounds", plan.schedule.GetNRounds()},
+        {"decision_mode", config.decisions},
+        {"decisions", r.decisions},
+        {"rounds_run", report.run.schedule.GetNRounds()},
+        {"rerouted", r.rerouted},
         {"round_durations_s", roundDurations},
         {"piece_time_s", report.pieceTime},
         {"predicted_time_s", report.predictedTime},
@@ -167,7 +174,7 @@ WritePacketRoundsFigure(const std::string& prefix,
                         const PacketRunConfig& config,
                         const PacketRunReport& report)
 {
-    const uint32_t rounds = plan.schedule.GetNRounds();
+    const uint32_t rounds = report.run.schedule.GetNRounds();
     std::vector<std::string> labels;
     std::vector<double> durations;
     for (uint32_t t = 0; t < rounds; ++t)
@@ -177,8 +184,9 @@ WritePacketRoundsFigure(const std::string& prefix,
     }
     BarChart chart("duration (us)", labels, {"round duration (packet level)"});
     chart.AddPanel(plan.workloads.GetTopology().GetName() + ", " + plan.schedule.scheduler + ", " +
-                       config.mode + ": " + FormatNumber(report.result.completionTime * 1e3) +
-                       " ms, " + std::to_string(rounds) + " rounds",
+                       config.mode + ", " + config.decisions + ": " +
+                       FormatNumber(report.result.completionTime * 1e3) + " ms, " +
+                       std::to_string(rounds) + " rounds run",
                    {durations});
     chart.SetReferenceLine(report.pieceTime * 1e6, "T_S: one piece over one link");
     chart.SetSize(900, 480);

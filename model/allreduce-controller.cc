@@ -4,16 +4,21 @@
 
 #include "allreduce-controller.h"
 
+#include "replay-scheduler.h"
 #include "size-limits.h"
 
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -57,6 +62,20 @@ AllReduceController::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&AllReduceController::m_startTime),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("Stragglers",
+                          "How many servers, chosen at random, have their gradients ready late "
+                          "(by StragglerDelay); 0: none. Every workload that carries a late "
+                          "server's contribution waits for it.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&AllReduceController::m_stragglers),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("StragglerDelay",
+                          "How late a straggler's gradient is, in seconds (drawn per straggler), "
+                          "e.g. ns3::ConstantRandomVariable[Constant=0.0005] or "
+                          "ns3::ExponentialRandomVariable[Mean=0.0001].",
+                          StringValue("ns3::ConstantRandomVariable[Constant=0.001]"),
+                          MakePointerAccessor(&AllReduceController::m_stragglerDelay),
+                          MakePointerChecker<RandomVariableStream>())
             .AddTraceSource("TransferStarted",
                             "A workload's transfer started.",
                             MakeTraceSourceAccessor(&AllReduceController::m_transferStarted),
@@ -76,11 +95,17 @@ AllReduceController::GetTypeId()
             .AddTraceSource("Stall",
                             "The run was ended for lack of progress (the report).",
                             MakeTraceSourceAccessor(&AllReduceController::m_stall),
-                            "ns3::AllReduceController::StallTracedCallback");
+                            "ns3::AllReduceController::StallTracedCallback")
+            .AddTraceSource("Decision",
+                            "The scheduler was asked at a decision point (how many workloads "
+                            "were ready and in flight, and which it started).",
+                            MakeTraceSourceAccessor(&AllReduceController::m_decision),
+                            "ns3::AllReduceController::DecisionTracedCallback");
     return tid;
 }
 
 AllReduceController::AllReduceController()
+    : m_stragglerChoice(CreateObject<UniformRandomVariable>())
 {
     NS_LOG_FUNCTION(this);
 }
@@ -96,8 +121,15 @@ AllReduceController::DoDispose()
     NS_LOG_FUNCTION(this);
     m_stallCheck.Cancel();
     m_begin.Cancel();
+    for (EventId& e : m_releases)
+    {
+        e.Cancel();
+    }
     m_apps.clear();
+    m_scheduler = nullptr;
+    m_state.reset();
     m_linkUp = MakeNullCallback<bool, uint32_t>();
+    m_route = MakeNullCallback<void, uint32_t>();
     Object::DoDispose();
 }
 
@@ -108,6 +140,47 @@ AllReduceController::Setup(const WorkloadSet& workloads,
                            const std::vector<Ipv4Address>& addresses)
 {
     NS_LOG_FUNCTION(this);
+    const ScheduleCheck check = ValidateSchedule(workloads, schedule);
+    if (!check.valid)
+    {
+        throw std::invalid_argument("the schedule is not valid for its workloads, so it is not "
+                                    "run: " + check.error);
+    }
+    Ptr<ReplayScheduler> replay = CreateObject<ReplayScheduler>();
+    replay->SetAttribute("Order", StringValue(m_mode == BARRIER ? "rounds" : "list"));
+    replay->SetPlan(Plan{workloads, schedule});
+    replay->Prepare(workloads);
+    Adopt(workloads, apps, addresses);
+    m_schedule = schedule;
+    m_scheduler = replay;
+    m_online = false;
+}
+
+void
+AllReduceController::Setup(const WorkloadSet& workloads,
+                           Ptr<AllReduceScheduler> scheduler,
+                           const std::vector<Ptr<AllReduceApplication>>& apps,
+                           const std::vector<Ipv4Address>& addresses)
+{
+    NS_LOG_FUNCTION(this);
+    if (!scheduler)
+    {
+        throw std::invalid_argument("AllReduceController::Setup needs a scheduler to decide "
+                                    "online (or a schedule to replay)");
+    }
+    scheduler->Prepare(workloads); // throws before anything changes
+    Adopt(workloads, apps, addresses);
+    m_schedule = Schedule{};
+    m_schedule.scheduler = scheduler->GetName();
+    m_scheduler = scheduler;
+    m_online = true;
+}
+
+void
+AllReduceController::Adopt(const WorkloadSet& workloads,
+                           const std::vector<Ptr<AllReduceApplication>>& apps,
+                           const std::vector<Ipv4Address>& addresses)
+{
     const uint32_t n = workloads.GetTopology().GetNServers();
     if (apps.size() != n || addresses.size() != n)
     {
@@ -116,34 +189,35 @@ AllReduceController::Setup(const WorkloadSet& workloads,
                                     std::to_string(apps.size()) + " and " +
                                     std::to_string(addresses.size()));
     }
-    const ScheduleCheck check = ValidateSchedule(workloads, schedule);
-    if (!check.valid)
-    {
-        throw std::invalid_argument("the schedule is not valid for its workloads, so it is not "
-                                    "run: " + check.error);
-    }
     if (m_gradientBytes == 0 || m_gradientBytes % sizeof(float) != 0)
     {
         throw std::invalid_argument("GradientBytes must be a multiple of 4 (float32 values), "
                                     "got " + std::to_string(m_gradientBytes));
+    }
+    if (!m_readyTimesGiven.empty() && m_readyTimesGiven.size() != n)
+    {
+        throw std::invalid_argument("SetGradientReadyTimes gave " +
+                                    std::to_string(m_readyTimesGiven.size()) +
+                                    " times; give one per server (" + std::to_string(n) + ")");
+    }
+    if (m_stragglers > n)
+    {
+        throw std::invalid_argument("Stragglers is " + std::to_string(m_stragglers) +
+                                    ", but there are " + std::to_string(n) + " servers");
     }
     // Every server holds its vector, and verification the exact sum.
     CheckMemory("a gradient of " + std::to_string(m_gradientBytes) + " bytes on each of " +
                     std::to_string(n) + " servers",
                 SaturatingMultiply(m_gradientBytes, uint64_t{n} + 2),
                 "use a smaller gradient");
-    m_layout = GradientLayout(m_gradientBytes / sizeof(float), n, workloads.GetPieces());
-    m_workloads = workloads;
-    m_schedule = schedule;
-    m_apps = apps;
-    m_addresses = addresses;
+    GradientLayout layout(m_gradientBytes / sizeof(float), n, workloads.GetPieces());
 
     // Every workload sends from a port of its own, so that a flow route can pin its path.
     std::vector<uint32_t> nextPort(n, FIRST_SOURCE_PORT);
-    m_sourcePort.assign(m_workloads.GetN(), 0);
-    for (uint32_t id = 0; id < m_workloads.GetN(); ++id)
+    std::vector<uint16_t> sourcePort(workloads.GetN(), 0);
+    for (uint32_t id = 0; id < workloads.GetN(); ++id)
     {
-        const uint32_t src = m_workloads.Get(id).src;
+        const uint32_t src = workloads.Get(id).src;
         if (nextPort[src] > std::numeric_limits<uint16_t>::max())
         {
             throw std::invalid_argument(
@@ -151,8 +225,13 @@ AllReduceController::Setup(const WorkloadSet& workloads,
                 std::to_string(65536 - FIRST_SOURCE_PORT) +
                 " workloads, one port each; use fewer pieces or a smaller topology");
         }
-        m_sourcePort[id] = static_cast<uint16_t>(nextPort[src]++);
+        sourcePort[id] = static_cast<uint16_t>(nextPort[src]++);
     }
+    m_layout = layout;
+    m_workloads = workloads;
+    m_sourcePort = std::move(sourcePort);
+    m_apps = apps;
+    m_addresses = addresses;
     for (uint32_t s = 0; s < n; ++s)
     {
         m_apps[s]->SetController(this, s);
@@ -167,10 +246,45 @@ AllReduceController::SetLinkStateCallback(Callback<bool, uint32_t> linkUp)
     m_linkUp = linkUp;
 }
 
+void
+AllReduceController::SetRouteCallback(Callback<void, uint32_t> route)
+{
+    m_route = route;
+}
+
+void
+AllReduceController::SetGradientReadyTimes(const std::vector<Time>& times)
+{
+    for (size_t s = 0; s < times.size(); ++s)
+    {
+        if (times[s].IsStrictlyNegative())
+        {
+            throw std::invalid_argument("the gradient of server " + std::to_string(s) +
+                                        " cannot be ready before the start (" +
+                                        std::to_string(times[s].GetSeconds()) + " s)");
+        }
+    }
+    if (!m_apps.empty() && !times.empty() && times.size() != m_apps.size())
+    {
+        throw std::invalid_argument("SetGradientReadyTimes gave " + std::to_string(times.size()) +
+                                    " times; give one per server (" +
+                                    std::to_string(m_apps.size()) + ")");
+    }
+    m_readyTimesGiven = times;
+}
+
+int64_t
+AllReduceController::AssignStreams(int64_t stream)
+{
+    m_stragglerChoice->SetStream(stream);
+    m_stragglerDelay->SetStream(stream + 1);
+    return 2;
+}
+
 const WorkloadSet&
 AllReduceController::GetWorkloads() const
 {
-    return m_workloads;
+    return m_state ? m_state->GetWorkloads() : m_workloads;
 }
 
 const Schedule&
@@ -189,6 +303,24 @@ AllReduceController::Mode
 AllReduceController::GetMode() const
 {
     return m_mode;
+}
+
+bool
+AllReduceController::IsOnline() const
+{
+    return m_online;
+}
+
+const std::vector<double>&
+AllReduceController::GetGradientReadyTimes() const
+{
+    return m_readyAt;
+}
+
+double
+AllReduceController::Elapsed() const
+{
+    return (Simulator::Now() - m_startTime).GetSeconds();
 }
 
 Ptr<AllReduceApplication>
@@ -220,35 +352,33 @@ AllReduceController::Begin()
 {
     NS_LOG_FUNCTION(this);
     const uint32_t nw = m_workloads.GetN();
-    const uint32_t nr = m_schedule.GetNRounds();
+    m_state = std::make_unique<PacketSchedulerState>(m_workloads);
     m_result = AllReduceRunResult{};
-    m_result.roundStart.assign(nr, -1);
-    m_result.roundEnd.assign(nr, -1);
     m_result.transferStart.assign(nw, -1);
     m_result.transferEnd.assign(nw, -1);
-    m_roundOf.assign(nw, 0);
-    m_position.assign(nw, 0);
-    m_order.clear();
-    m_roundLeft.assign(nr, 0);
-    for (uint32_t t = 0; t < nr; ++t)
+    m_roundOf.assign(nw, NO_INDEX);
+    m_roundLeft.clear();
+    m_rerouted.assign(nw, 0);
+    if (m_online)
     {
-        for (uint32_t w : m_schedule.rounds[t])
+        m_schedule.rounds.clear(); // rounds come as they are decided
+    }
+    else
+    {
+        // Replayed rounds keep the plan's numbering, whenever their workloads start.
+        const uint32_t nr = m_schedule.GetNRounds();
+        m_roundLeft.assign(nr, 0);
+        m_result.roundStart.assign(nr, -1);
+        m_result.roundEnd.assign(nr, -1);
+        for (uint32_t t = 0; t < nr; ++t)
         {
-            m_roundOf[w] = t;
-            m_position[w] = static_cast<uint32_t>(m_order.size());
-            m_order.push_back(w);
-            ++m_roundLeft[t];
+            for (uint32_t w : m_schedule.rounds[t])
+            {
+                m_roundOf[w] = t;
+                ++m_roundLeft[t];
+            }
         }
     }
-    m_depsLeft.assign(nw, 0);
-    for (uint32_t w = 0; w < nw; ++w)
-    {
-        m_depsLeft[w] = static_cast<uint32_t>(m_workloads.Get(w).deps.size());
-    }
-    m_linkBusy.assign(m_workloads.GetNDirectedLinks(), false);
-    m_ready.clear();
-    m_inFlight.clear();
-    m_round = 0;
     m_ended = false;
     m_lastProgress = Simulator::Now();
     m_stallCheck = Simulator::Schedule(m_stallTimeout, &AllReduceController::CheckStall, this);
@@ -257,75 +387,138 @@ AllReduceController::Begin()
         End("");
         return;
     }
-    if (m_mode == BARRIER)
+    HoldStragglers();
+    // Links already down at the start (a user's script may take them down before).
+    if (!m_linkUp.IsNull())
     {
-        StartRound();
-    }
-    else
-    {
-        for (uint32_t w = 0; w < nw; ++w)
+        for (uint32_t link = 0; link < m_workloads.GetTopology().GetNLinks(); ++link)
         {
-            if (m_depsLeft[w] == 0)
-            {
-                m_ready.insert(m_position[w]);
-            }
+            m_state->SetLinkDown(link, !m_linkUp(link));
         }
-        StartReady();
+        if (m_online)
+        {
+            Reroute();
+        }
+    }
+    Decide();
+}
+
+void
+AllReduceController::HoldStragglers()
+{
+    const uint32_t n = m_workloads.GetTopology().GetNServers();
+    m_readyAt.assign(n, 0.0);
+    if (!m_readyTimesGiven.empty())
+    {
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            m_readyAt[s] = m_readyTimesGiven[s].GetSeconds();
+        }
+    }
+    else if (m_stragglers > 0)
+    {
+        // A partial Fisher-Yates shuffle picks the late servers.
+        std::vector<uint32_t> servers(n);
+        std::iota(servers.begin(), servers.end(), 0);
+        for (uint32_t i = 0; i < m_stragglers; ++i)
+        {
+            const uint32_t j = m_stragglerChoice->GetInteger(i, n - 1);
+            std::swap(servers[i], servers[j]);
+            m_readyAt[servers[i]] = std::max(0.0, m_stragglerDelay->GetValue());
+        }
+    }
+    m_lastRelease = 0;
+    m_releases.clear();
+    for (uint32_t s = 0; s < n; ++s)
+    {
+        if (m_readyAt[s] > 0)
+        {
+            m_state->HoldServer(s);
+            m_lastRelease = std::max(m_lastRelease, m_readyAt[s]);
+            m_releases.push_back(Simulator::Schedule(Seconds(m_readyAt[s]),
+                                                     &AllReduceController::ReleaseGradient,
+                                                     this,
+                                                     s));
+        }
+    }
+}
+
+void
+AllReduceController::ReleaseGradient(uint32_t server)
+{
+    NS_LOG_FUNCTION(this << server);
+    if (m_ended)
+    {
+        return;
+    }
+    m_state->ReleaseServer(server);
+    m_lastProgress = Simulator::Now();
+    Decide();
+}
+
+void
+AllReduceController::Decide()
+{
+    if (m_ended)
+    {
+        return;
+    }
+    // Barrier: the round in flight finishes first.
+    if ((m_mode == BARRIER && !m_state->GetStarted().empty()) || m_state->GetReady().empty())
+    {
+        return;
+    }
+    m_state->SetTime(Elapsed());
+    const auto ready = static_cast<uint32_t>(m_state->GetReady().size());
+    const auto inFlight = static_cast<uint32_t>(m_state->GetStarted().size());
+    try
+    {
+        m_scheduler->SelectRound(*m_state);
+    }
+    catch (const std::exception& e)
+    {
+        End("at t=" + std::to_string(Elapsed()) + " s the scheduler '" + m_scheduler->GetName() +
+            "' failed: " + e.what());
+        return;
+    }
+    ++m_result.decisions;
+    const std::vector<uint32_t> started = m_state->TakeStarted();
+    NS_LOG_DEBUG("decision " << m_result.decisions << ": " << ready << " ready, " << inFlight
+                             << " in flight, " << started.size() << " started");
+    m_decision(ready, inFlight, started);
+    if (started.empty())
+    {
+        return;
+    }
+    m_state->CountRound();
+    if (m_online)
+    {
+        const auto round = static_cast<uint32_t>(m_roundLeft.size());
+        m_roundLeft.push_back(static_cast<uint32_t>(started.size()));
+        m_result.roundStart.push_back(-1);
+        m_result.roundEnd.push_back(-1);
+        m_schedule.rounds.push_back(started);
+        for (uint32_t w : started)
+        {
+            m_roundOf[w] = round;
+        }
+    }
+    for (uint32_t w : started)
+    {
+        double& roundStart = m_result.roundStart[m_roundOf[w]];
+        roundStart = roundStart < 0 ? Elapsed() : roundStart;
+        StartTransfer(w);
     }
 }
 
 void
 AllReduceController::StartTransfer(uint32_t workload)
 {
-    const Workload& w = m_workloads.Get(workload);
-    for (uint32_t link : w.links)
-    {
-        m_linkBusy[link] = true;
-    }
-    m_inFlight.insert(workload);
-    const double now = Simulator::Now().GetSeconds() - m_startTime.GetSeconds();
-    m_result.transferStart[workload] = now;
-    const uint32_t t = m_roundOf[workload];
-    if (m_result.roundStart[t] < 0)
-    {
-        m_result.roundStart[t] = now;
-    }
+    const Workload& w = m_state->GetWorkloads().Get(workload);
+    m_result.transferStart[workload] = Elapsed();
     m_result.payloadBytes += m_layout.GetSize(w.chunk, w.piece) * sizeof(float);
     m_transferStarted(workload);
     m_apps[w.src]->StartTransfer(workload, m_addresses[w.dst], m_sourcePort[workload]);
-}
-
-void
-AllReduceController::StartRound()
-{
-    NS_LOG_FUNCTION(this << m_round);
-    for (uint32_t w : m_schedule.rounds[m_round])
-    {
-        StartTransfer(w);
-    }
-}
-
-void
-AllReduceController::StartReady()
-{
-    for (auto it = m_ready.begin(); it != m_ready.end();)
-    {
-        const uint32_t w = m_order[*it];
-        bool free = true;
-        for (uint32_t link : m_workloads.Get(w).links)
-        {
-            free = free && !m_linkBusy[link];
-        }
-        if (free)
-        {
-            it = m_ready.erase(it);
-            StartTransfer(w);
-        }
-        else
-        {
-            ++it;
-        }
-    }
 }
 
 void
@@ -338,18 +531,15 @@ void
 AllReduceController::NotifyTransferFinished(uint32_t workload)
 {
     NS_LOG_FUNCTION(this << workload);
-    if (m_ended || m_inFlight.erase(workload) == 0)
+    if (m_ended || m_state->GetStatus(workload) != WorkloadStatus::STARTED)
     {
         return;
     }
-    const double now = Simulator::Now().GetSeconds() - m_startTime.GetSeconds();
+    m_state->Finish(workload);
+    const double now = Elapsed();
     m_result.transferEnd[workload] = now;
     ++m_result.transfersFinished;
     m_transferFinished(workload);
-    for (uint32_t link : m_workloads.Get(workload).links)
-    {
-        m_linkBusy[link] = false;
-    }
     const uint32_t t = m_roundOf[workload];
     if (--m_roundLeft[t] == 0)
     {
@@ -360,29 +550,13 @@ AllReduceController::NotifyTransferFinished(uint32_t workload)
             app->NotifyRoundFinished(t);
         }
     }
-    if (m_result.transfersFinished == m_workloads.GetN())
+    if (m_state->IsDone())
     {
         m_result.completionTime = now;
         End("");
         return;
     }
-    if (m_mode == BARRIER)
-    {
-        if (m_roundLeft[t] == 0 && t == m_round)
-        {
-            ++m_round;
-            StartRound();
-        }
-        return;
-    }
-    for (uint32_t next : m_workloads.GetDependents(workload))
-    {
-        if (--m_depsLeft[next] == 0)
-        {
-            m_ready.insert(m_position[next]);
-        }
-    }
-    StartReady();
+    Decide();
 }
 
 void
@@ -391,15 +565,70 @@ AllReduceController::NotifyTransferFailed(uint32_t workload)
     NS_LOG_FUNCTION(this << workload);
     if (!m_ended)
     {
-        End("at t=" + std::to_string((Simulator::Now() - m_startTime).GetSeconds()) +
+        End("at t=" + std::to_string(Elapsed()) +
             " s the connection failed: " + DescribeWithLinks(workload));
+    }
+}
+
+void
+AllReduceController::NotifyLinkState(uint32_t link, bool up)
+{
+    NS_LOG_FUNCTION(this << link << up);
+    if (!m_state || m_ended)
+    {
+        return; // before the start, Begin reads every link's state
+    }
+    m_state->SetLinkDown(link, !up);
+    if (m_online)
+    {
+        Reroute();
+    }
+    Decide();
+}
+
+void
+AllReduceController::Reroute()
+{
+    const WorkloadSet& current = m_state->GetWorkloads();
+    for (uint32_t id = 0; id < current.GetN(); ++id)
+    {
+        const WorkloadStatus status = m_state->GetStatus(id);
+        if (status == WorkloadStatus::DONE)
+        {
+            continue;
+        }
+        const Workload& planned = m_workloads.Get(id);
+        std::vector<uint32_t> path;
+        if (m_rerouted[id] && status != WorkloadStatus::STARTED &&
+            std::none_of(planned.links.begin(), planned.links.end(), [this](uint32_t l) {
+                return m_state->IsLinkDown(l);
+            }))
+        {
+            path = planned.path; // its own path is up again
+        }
+        else if (m_state->FindDownLink(id) != NO_INDEX)
+        {
+            path = m_state->FindUpPath(planned.src, planned.dst);
+        }
+        if (path.empty() || path == current.Get(id).path)
+        {
+            continue; // no path around: it waits, and a stall names it
+        }
+        NS_LOG_INFO("workload " << id << " routed along " << path.size() - 1 << " links");
+        m_state->SetPath(id, path);
+        m_rerouted[id] = path != planned.path;
+        m_result.rerouted += m_rerouted[id];
+        if (!m_route.IsNull())
+        {
+            m_route(id);
+        }
     }
 }
 
 std::string
 AllReduceController::Describe(uint32_t workload) const
 {
-    const Workload& w = m_workloads.Get(workload);
+    const Workload& w = GetWorkloads().Get(workload);
     std::ostringstream os;
     os << "workload " << w.id << " (" << ToString(w.phase) << ", chunk " << w.chunk << ", piece "
        << w.piece << ", server " << w.src << " -> " << w.dst << ", path";
@@ -416,7 +645,7 @@ AllReduceController::FindDownLink(uint32_t workload) const
 {
     if (!m_linkUp.IsNull())
     {
-        for (uint32_t directed : m_workloads.Get(workload).links)
+        for (uint32_t directed : GetWorkloads().Get(workload).links)
         {
             if (!m_linkUp(directed / 2))
             {
@@ -460,15 +689,24 @@ AllReduceController::CheckStall()
                                            this);
         return;
     }
+    const std::vector<uint32_t>& inFlight = m_state->GetStarted();
+    // A server's gradient still to come is not a stall: wait for it.
+    if (inFlight.empty() && m_lastRelease > Elapsed())
+    {
+        m_stallCheck = Simulator::Schedule(Seconds(m_lastRelease - Elapsed()) + m_stallTimeout,
+                                           &AllReduceController::CheckStall,
+                                           this);
+        return;
+    }
     // TCP backing off after losses is not stuck: wait while a transfer whose path is up has a
     // retransmission still to come. A path with a down link cannot recover, and a TCP that gave
     // up sends nothing more, so those end the wait.
     Time retry = Seconds(0);
-    for (uint32_t w : m_inFlight)
+    for (uint32_t w : inFlight)
     {
         if (FindDownLink(w) < 0)
         {
-            const uint32_t src = m_workloads.Get(w).src;
+            const uint32_t src = GetWorkloads().Get(w).src;
             retry = Max(retry, GetApplication(src)->GetRetransmissionDeadline(w));
         }
     }
@@ -482,21 +720,36 @@ AllReduceController::CheckStall()
     std::ostringstream os;
     os << "stall: no data arrived for " << m_stallTimeout.GetSeconds() << " s (since t="
        << (m_lastProgress - m_startTime).GetSeconds() << " s); " << m_result.transfersFinished
-       << " of " << m_workloads.GetN() << " transfers finished, " << m_inFlight.size()
+       << " of " << m_workloads.GetN() << " transfers finished, " << inFlight.size()
        << " in flight";
-    // Name a stuck workload, preferring one whose path crosses a link that is down.
-    int64_t stuck = m_inFlight.empty() ? -1 : *m_inFlight.begin();
-    for (uint32_t w : m_inFlight)
+    // Name a stuck workload, preferring one whose path crosses a link that is down: one in
+    // flight, else one ready that cannot start.
+    int64_t stuck = -1;
+    for (const auto* list : {&inFlight, &m_state->GetReady()})
     {
-        if (FindDownLink(w) >= 0)
+        for (uint32_t w : *list)
         {
-            stuck = w;
+            if (stuck < 0 || (FindDownLink(w) >= 0 && FindDownLink(stuck) < 0))
+            {
+                stuck = w;
+            }
+        }
+        if (stuck >= 0)
+        {
             break;
         }
     }
     if (stuck >= 0)
     {
-        os << "; stuck: " << DescribeWithLinks(static_cast<uint32_t>(stuck));
+        const auto w = static_cast<uint32_t>(stuck);
+        os << "; stuck: " << DescribeWithLinks(w);
+        const Workload& wl = GetWorkloads().Get(w);
+        if (m_online && FindDownLink(w) >= 0 &&
+            m_state->FindUpPath(wl.src, wl.dst).empty())
+        {
+            os << "; no path from server " << wl.src << " to server " << wl.dst
+               << " over the links that are up";
+        }
     }
     m_result.stalled = true;
     const std::string report = os.str();
@@ -510,6 +763,10 @@ AllReduceController::End(const std::string& error)
     NS_LOG_FUNCTION(this << error);
     m_ended = true;
     m_stallCheck.Cancel();
+    for (EventId& e : m_releases)
+    {
+        e.Cancel();
+    }
     m_result.finished = error.empty();
     m_result.error = error;
     if (error.empty())

@@ -6,6 +6,8 @@
 #define NS3_ALLREDUCE_ALLREDUCE_CONTROLLER_H
 
 #include "allreduce-application.h"
+#include "allreduce-scheduler.h"
+#include "packet-scheduler-state.h"
 #include "schedule.h"
 #include "workload.h"
 
@@ -14,9 +16,10 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
-#include <set>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,8 @@ struct AllReduceRunResult
     std::vector<double> transferEnd;   //!< per workload, when it finished (-1: never)
     uint64_t payloadBytes{0};      //!< gradient bytes sent, summed over transfers
     uint32_t transfersFinished{0}; //!< transfers finished
+    uint32_t decisions{0};         //!< decision points at which the scheduler was asked
+    uint32_t rerouted{0};          //!< workloads routed around a link that was down
 };
 
 /**
@@ -59,12 +64,24 @@ struct AllReduceVerification
 
 /**
  * \ingroup allreduce
- * Drives a packet-level AllReduce: tells each server's AllReduceApplication which workload to
- * send when, following a schedule of the flow-level engine, in one of two modes:
- *  - barrier: round t+1 starts when every transfer of round t has finished;
- *  - async: a workload starts as soon as its dependencies have finished and no transfer in
- *    flight uses a directed link of its path, in the schedule's order (round by round, then
- *    in the order within the round).
+ * Drives a packet-level AllReduce (doc/allreduce.rst, "Decisions inside ns-3"): at each
+ * decision point it shows a scheduler the live PacketSchedulerState (workloads done and in
+ * flight, directed links busy and down, servers whose gradients are ready, simulated time,
+ * other traffic per link) and injects the workloads the scheduler starts, each into the
+ * AllReduceApplication of its sender. The scheduler is
+ *  - online (Setup with a scheduler): any AllReduceScheduler decides live with SelectRound;
+ *    a workload not yet finished whose path crosses a link that goes down is routed along a
+ *    shortest path over the links that are up, to the same next server (the merge tree and
+ *    the data stay as they were), and back on its own path once that is up again;
+ *  - replay (Setup with a schedule): a ReplayScheduler replays the schedule as planned, paths
+ *    included (rounds in barrier mode, plan order in async mode).
+ * Decision points depend on the Mode:
+ *  - barrier: when every transfer in flight has finished (the end of a round), or, with none
+ *    in flight, when a server's gradient becomes ready or a link changes state;
+ *  - async: whenever a transfer finishes, a gradient becomes ready or a link changes state.
+ * A workload that carries the contribution of a server whose gradient is not ready yet
+ * (stragglers: Stragglers, StragglerDelay, SetGradientReadyTimes) is not ready either.
+ *
  * When no data arrives anywhere for StallTimeout, it ends the run (Simulator::Stop) and
  * reports the stall, naming a stuck workload and a link of its path that is down, if any.
  * AllReduceHelper builds and wires it.
@@ -72,7 +89,7 @@ struct AllReduceVerification
 class AllReduceController : public Object
 {
   public:
-    /// How transfers are injected.
+    /// When decisions are taken.
     enum Mode
     {
         BARRIER, //!< round by round
@@ -89,8 +106,8 @@ class AllReduceController : public Object
     ~AllReduceController() override;
 
     /**
-     * Sets what to run, before the simulation starts, and schedules the start (StartTime;
-     * set the attributes first). The schedule is validated first.
+     * Replays a schedule: sets what to run, before the simulation starts, and schedules the
+     * start (StartTime; set the attributes first). The schedule is validated first.
      * \param workloads the workloads \param schedule their rounds
      * \param apps the application of each server, server i at index i
      * \param addresses each server's address, server i at index i
@@ -104,24 +121,57 @@ class AllReduceController : public Object
                const std::vector<Ptr<AllReduceApplication>>& apps,
                const std::vector<Ipv4Address>& addresses);
     /**
-     * \param linkUp tells whether a topology link is up, used to name the link of a stall
+     * Decides online: as Setup with a schedule, but the scheduler chooses at each decision
+     * point inside the simulation (it is prepared for the workloads here).
+     * \param workloads the workloads \param scheduler decides which to start
+     * \param apps the application of each server \param addresses each server's address
+     * \throws std::invalid_argument as the other Setup, or what the scheduler's Prepare throws
+     */
+    void Setup(const WorkloadSet& workloads,
+               Ptr<AllReduceScheduler> scheduler,
+               const std::vector<Ptr<AllReduceApplication>>& apps,
+               const std::vector<Ipv4Address>& addresses);
+    /**
+     * \param linkUp tells whether a topology link is up, used to name the link of a stall and
+     *        to know the links already down at the start
      */
     void SetLinkStateCallback(Callback<bool, uint32_t> linkUp);
+    /**
+     * \param route installs the route of a workload along its current path (GetWorkloads),
+     *        called when an online run routes it around a link that is down
+     */
+    void SetRouteCallback(Callback<void, uint32_t> route);
+    /**
+     * Per server, when its gradient is ready, from the start; overrides Stragglers.
+     * \param times one per server (or empty: back to the attributes)
+     * \throws std::invalid_argument for a negative time, or when called after Setup with a
+     *         count that is not the number of servers
+     */
+    void SetGradientReadyTimes(const std::vector<Time>& times);
+    /**
+     * Fixes the random streams of the straggler choice and delays.
+     * \param stream the first stream \return the number of streams used (2)
+     */
+    int64_t AssignStreams(int64_t stream);
 
-    /// \return the workloads
+    /// \return the workloads, with the paths they take now
     const WorkloadSet& GetWorkloads() const;
-    /// \return the schedule
+    /// \return the schedule replayed, or online the rounds as decided so far
     const Schedule& GetSchedule() const;
     /// \return the gradient's layout
     const GradientLayout& GetLayout() const;
     /// \return the mode
     Mode GetMode() const;
+    /// \return true when a scheduler decides online, false when a schedule is replayed
+    bool IsOnline() const;
     /// \param server a server \return its application
     Ptr<AllReduceApplication> GetApplication(uint32_t server) const;
     /// \param server a server \return its address
     Ipv4Address GetServerAddress(uint32_t server) const;
     /// \param workload a workload \return the port its sender sends from
     uint16_t GetSourcePort(uint32_t workload) const;
+    /// \return per server, when its gradient is ready (seconds from the start; after Begin)
+    const std::vector<double>& GetGradientReadyTimes() const;
     /// \return the result so far (complete after the simulation)
     const AllReduceRunResult& GetResult() const;
     /// \return every server's vector compared with the exact sum of the initial gradients
@@ -133,6 +183,11 @@ class AllReduceController : public Object
     void NotifyTransferFinished(uint32_t workload);
     /// Called by the sender when a connection fails. \param workload the workload
     void NotifyTransferFailed(uint32_t workload);
+    /**
+     * Called when a topology link goes down or comes back up (DcnTopologyHelper::SetLinkUp).
+     * \param link the link \param up its new state
+     */
+    void NotifyLinkState(uint32_t link, bool up);
 
     /// TracedCallback signature of a round's end. \param round its index \param duration
     /// from its first start to its last finish
@@ -141,6 +196,16 @@ class AllReduceController : public Object
     /// TracedCallback signature of a stall. \param report what stalled, and where
     typedef void (*StallTracedCallback)(std::string report);
 
+    /**
+     * TracedCallback signature of a decision.
+     * \param ready workloads ready when the scheduler was asked
+     * \param inFlight workloads in flight then
+     * \param started the workloads it started
+     */
+    typedef void (*DecisionTracedCallback)(uint32_t ready,
+                                           uint32_t inFlight,
+                                           const std::vector<uint32_t>& started);
+
     /// First source port given to a server's workloads (then counting up).
     static constexpr uint16_t FIRST_SOURCE_PORT = 10000;
 
@@ -148,14 +213,22 @@ class AllReduceController : public Object
     void DoDispose() override;
 
   private:
+    /// Checks and keeps what both Setups share. \param workloads \param apps \param addresses
+    void Adopt(const WorkloadSet& workloads,
+               const std::vector<Ptr<AllReduceApplication>>& apps,
+               const std::vector<Ipv4Address>& addresses);
     /// Starts the run (scheduled at StartTime).
     void Begin();
+    /// Draws the gradient-ready times and holds the late servers until then.
+    void HoldStragglers();
+    /// A decision point: asks the scheduler, injects what it started.
+    void Decide();
     /// \param workload starts its transfer now
     void StartTransfer(uint32_t workload);
-    /// Barrier mode: starts round m_round.
-    void StartRound();
-    /// Async mode: starts every ready workload whose links are free, in schedule order.
-    void StartReady();
+    /// \param server its gradient is ready now
+    void ReleaseGradient(uint32_t server);
+    /// Online: routes every unfinished workload around the links that are down, or back.
+    void Reroute();
     /// Checks for a stall; reschedules itself while the run goes on.
     void CheckStall();
     /// Ends the run: stops the simulator. \param error empty when it finished
@@ -166,33 +239,40 @@ class AllReduceController : public Object
     std::string DescribeWithLinks(uint32_t workload) const;
     /// \param workload a workload \return "workload 3 (reduce, chunk 1, piece 0, 0 -> 4)"
     std::string Describe(uint32_t workload) const;
+    /// \return seconds since the start
+    double Elapsed() const;
 
     // Attributes
     Mode m_mode{BARRIER};      //!< barrier or async
     uint64_t m_gradientBytes{0}; //!< gradient size in bytes
     Time m_stallTimeout;       //!< no-progress time that ends the run
     Time m_startTime;          //!< when the run starts
+    uint32_t m_stragglers{0};  //!< servers whose gradients are late
+    Ptr<RandomVariableStream> m_stragglerDelay; //!< how late, in seconds
+    Ptr<UniformRandomVariable> m_stragglerChoice; //!< which servers
 
-    WorkloadSet m_workloads;   //!< what to send
-    Schedule m_schedule;       //!< in which rounds
+    WorkloadSet m_workloads;   //!< what to send, on the paths planned
+    Schedule m_schedule;       //!< replay: the plan; online: as decided
+    bool m_online{false};      //!< a scheduler decides live
+    Ptr<AllReduceScheduler> m_scheduler; //!< online: the user's; replay: a ReplayScheduler
+    std::unique_ptr<PacketSchedulerState> m_state; //!< what the scheduler sees
     GradientLayout m_layout;   //!< where each piece lies
     std::vector<Ptr<AllReduceApplication>> m_apps; //!< per server
     std::vector<Ipv4Address> m_addresses;          //!< per server
     std::vector<uint16_t> m_sourcePort;            //!< per workload
+    std::vector<Time> m_readyTimesGiven;           //!< SetGradientReadyTimes
+    std::vector<double> m_readyAt;                 //!< per server, gradient ready (seconds)
+    double m_lastRelease{0};                       //!< latest gradient-ready time
     Callback<bool, uint32_t> m_linkUp;             //!< link state, for stall reports
+    Callback<void, uint32_t> m_route;              //!< installs a workload's route
+    std::vector<uint8_t> m_rerouted;               //!< per workload, off its planned path
 
-    std::vector<uint32_t> m_roundOf;      //!< per workload, its round
-    std::vector<uint32_t> m_position;     //!< per workload, its place in schedule order
-    std::vector<uint32_t> m_order;        //!< workloads in schedule order
+    std::vector<uint32_t> m_roundOf;      //!< per workload, the round it started in
     std::vector<uint32_t> m_roundLeft;    //!< per round, transfers not yet finished
-    std::vector<uint32_t> m_depsLeft;     //!< per workload, dependencies not yet finished
-    std::vector<bool> m_linkBusy;         //!< per directed link, used by a transfer in flight
-    std::set<uint32_t> m_ready;           //!< async: positions of ready, unstarted workloads
-    std::set<uint32_t> m_inFlight;        //!< workloads started and not finished
-    uint32_t m_round{0};                  //!< barrier: the round running
     Time m_lastProgress;                  //!< when data last arrived
     EventId m_stallCheck;                 //!< the pending stall check
     EventId m_begin;                      //!< the scheduled start
+    std::vector<EventId> m_releases;      //!< the scheduled gradient-ready events
     bool m_ended{false};                  //!< End ran
     AllReduceRunResult m_result;          //!< what happened
 
@@ -201,6 +281,7 @@ class AllReduceController : public Object
     TracedCallback<uint32_t, Time> m_roundFinished; //!< a round's transfers all finished
     TracedCallback<Time> m_collectiveFinished;    //!< every transfer finished
     TracedCallback<std::string> m_stall;          //!< the run stalled (the report)
+    TracedCallback<uint32_t, uint32_t, const std::vector<uint32_t>&> m_decision; //!< a decision
 };
 
 } // namespace ns3

@@ -154,6 +154,17 @@ FlowPathRouting::RouteOutput(Ptr<Packet> p,
 {
     NS_LOG_FUNCTION(this << p << header.GetDestination() << oif);
     Ptr<Ipv4Route> route = MakeRoute(p, header);
+    if (!route && !p && !oif && m_ipv4 && m_source != Ipv4Address::GetAny())
+    {
+        // A lookup without a packet only picks a source address (TCP's Connect does one), and
+        // a server sends from its one address whatever the interface: when the host route's
+        // interface is down, any interface that is up answers, so that a flow routed around
+        // the failure can still connect.
+        for (uint32_t i = 1; i < m_ipv4->GetNInterfaces() && !route; ++i)
+        {
+            route = MakeRoute(header.GetDestination(), Route{i, Ipv4Address::GetZero()});
+        }
+    }
     if (route && oif && route->GetOutputDevice() != oif)
     {
         route = nullptr; // the caller insists on another device

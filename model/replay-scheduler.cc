@@ -6,7 +6,10 @@
 
 #include "topology-generators.h"
 
+#include "ns3/enum.h"
 #include "ns3/string.h"
+
+#include <algorithm>
 
 #include <stdexcept>
 
@@ -28,7 +31,16 @@ ReplayScheduler::GetTypeId()
                           "one); empty: the plan given with SetPlan",
                           StringValue(""),
                           MakeStringAccessor(&ReplayScheduler::m_file),
-                          MakeStringChecker());
+                          MakeStringChecker())
+            .AddAttribute("Order",
+                          "rounds: start the first planned round not wholly started; list: "
+                          "start every ready workload the state lets start, in plan order.",
+                          EnumValue(ReplayScheduler::ROUNDS),
+                          MakeEnumAccessor(&ReplayScheduler::m_order),
+                          MakeEnumChecker(ReplayScheduler::ROUNDS,
+                                          "rounds",
+                                          ReplayScheduler::LIST,
+                                          "list"));
     return tid;
 }
 
@@ -114,6 +126,8 @@ void
 ReplayScheduler::Prepare(const WorkloadSet& workloads)
 {
     const Plan& plan = GetPlan();
+    m_position.assign(workloads.GetN(), NO_INDEX);
+    uint32_t position = 0;
     for (const auto& round : plan.schedule.rounds)
     {
         for (uint32_t id : round)
@@ -124,6 +138,7 @@ ReplayScheduler::Prepare(const WorkloadSet& workloads)
                                             std::to_string(id) + ", but there are " +
                                             std::to_string(workloads.GetN()));
             }
+            m_position[id] = position++;
         }
     }
     m_next = 0;
@@ -132,6 +147,21 @@ ReplayScheduler::Prepare(const WorkloadSet& workloads)
 void
 ReplayScheduler::SelectRound(SchedulerState& state)
 {
+    if (m_order == LIST)
+    {
+        std::vector<uint32_t> ready = state.GetReady();
+        std::sort(ready.begin(), ready.end(), [this](uint32_t a, uint32_t b) {
+            return m_position.at(a) < m_position.at(b);
+        });
+        for (uint32_t id : ready)
+        {
+            if (m_position[id] != NO_INDEX && state.CanStart(id))
+            {
+                state.Start(id);
+            }
+        }
+        return;
+    }
     const auto& rounds = m_plan.schedule.rounds;
     const auto wholeStarted = [&state](const std::vector<uint32_t>& round) {
         for (uint32_t id : round)

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -16,9 +17,14 @@ namespace ns3
 /**
  * \ingroup allreduce
  * `replay`: runs a plan made beforehand, a schedule file's or an offline planner's (the
- * `optimal` scheduler replays its solution with one). It decides nothing: at each decision
- * point it starts the workloads of the first planned round not yet wholly started that the
- * state lets start. On a RoundEngine driven from the start this is the plan, round for round.
+ * `optimal` scheduler replays its solution with one). It decides nothing. At each decision
+ * point, in the order of Order:
+ *  - ROUNDS: it starts the workloads of the first planned round not yet wholly started that
+ *    the state lets start. On a RoundEngine driven from the start this is the plan, round for
+ *    round; the packet-level controller replays barrier runs so.
+ *  - LIST: it starts every ready workload the state lets start, in plan order (round by round,
+ *    then in the order within the round), whatever its round: the packet-level controller
+ *    replays async runs so.
  *
  * Attribute File: a schedule file (doc/allreduce.rst, "Validator and schedule files") whose
  * plan MakePlan returns, after checking that its topology and pieces are the ones asked for.
@@ -27,6 +33,13 @@ namespace ns3
 class ReplayScheduler : public AllReduceScheduler
 {
   public:
+    /// In which order the plan is replayed.
+    enum Order
+    {
+        ROUNDS, //!< the first round not wholly started
+        LIST,   //!< every ready workload, in plan order
+    };
+
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -66,6 +79,8 @@ class ReplayScheduler : public AllReduceScheduler
     Plan m_plan;            //!< what is replayed
     bool m_hasPlan{false};  //!< whether m_plan was set or read
     uint32_t m_next{0};     //!< first planned round not wholly started
+    Order m_order{ROUNDS};  //!< Order attribute
+    std::vector<uint32_t> m_position; //!< per workload, its place in plan order (Prepare)
 };
 
 /**

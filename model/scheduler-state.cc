@@ -9,6 +9,12 @@ namespace ns3
 
 SchedulerState::~SchedulerState() = default;
 
+double
+SchedulerState::GetLinkLoad(uint32_t /* directedLink */) const
+{
+    return 0.0;
+}
+
 uint32_t
 SchedulerState::GetNDone() const
 {

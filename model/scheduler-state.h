@@ -72,6 +72,14 @@ class SchedulerState
      */
     virtual void Start(uint32_t id) = 0;
 
+    /**
+     * \param directedLink a directed link
+     * \return the fraction of its capacity that traffic other than this AllReduce used over the
+     *         last interval (packet level: device counters); the default, for the flow level
+     *         where nothing else runs, is 0
+     */
+    virtual double GetLinkLoad(uint32_t directedLink) const;
+
     /// \return the number of finished workloads
     uint32_t GetNDone() const;
     /// \return true when every workload finished

@@ -661,6 +661,27 @@ WorkloadSet::Get(uint32_t id) const
     return m_workloads[id];
 }
 
+void
+WorkloadSet::SetPath(uint32_t id, std::vector<uint32_t> path)
+{
+    Workload& w = m_workloads.at(id);
+    if (path.size() < 2 || path.front() != w.src || path.back() != w.dst)
+    {
+        throw std::invalid_argument("workload " + std::to_string(id) + " goes from server " +
+                                    std::to_string(w.src) + " to server " +
+                                    std::to_string(w.dst) +
+                                    "; a new path must start and end there");
+    }
+    std::vector<uint32_t> links;
+    links.reserve(path.size() - 1);
+    for (size_t h = 0; h + 1 < path.size(); ++h)
+    {
+        links.push_back(GetDirectedLink(m_topology, path[h], path[h + 1])); // throws
+    }
+    w.path = std::move(path);
+    w.links = std::move(links);
+}
+
 const std::vector<Workload>&
 WorkloadSet::GetAll() const
 {

@@ -165,6 +165,16 @@ class WorkloadSet
     /// \return per directed link, how many workloads use it
     std::vector<uint32_t> GetLinkLoads() const;
 
+    /**
+     * Routes a workload along another path between the same two servers (re-routing around a
+     * link that is down): its links follow; what it carries and its dependencies stay.
+     * \param id a workload id
+     * \param path nodes from its src to its dst, consecutive ones linked
+     * \throws std::invalid_argument when the path does not walk existing links from the
+     *         workload's src to its dst (the workload is left as it was)
+     */
+    void SetPath(uint32_t id, std::vector<uint32_t> path);
+
   private:
     /// Fills links, dependents, heights and depths; checks the dependency graph has no cycle.
     void Index();

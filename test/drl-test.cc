@@ -649,6 +649,36 @@ TEST(DrlScheduler, PacketLevelRunEndsWithTheExactSum)
     }
 }
 
+TEST(DrlScheduler, DecidesOnlineInsideNs3AsItDecidesAtFlowLevel)
+{
+    // Online in barrier mode, drl takes one decision per round, on the simulation's state, and
+    // decides what it decides on a RoundEngine: its greedy decoding, replayed, is the same run.
+    torch::set_num_threads(1);
+    const Topology topo = BuildTopology("bcube:n=3,k=1");
+    Ptr<AllReduceScheduler> flow = CreateScheduler("drl");
+    Plan plan;
+    plan.workloads = flow->MakeWorkloads(topo, 1);
+    plan.schedule = RunRounds(*flow, plan.workloads);
+    PacketRunConfig config;
+    config.gradientBytes = 8192;
+    config.flowMonitor = false;
+    const PacketRunReport replay = RunPacketAllReduce(plan, config);
+    config.decisions = "online";
+    const PacketRunReport online = RunPacketAllReduce(plan, config, CreateScheduler("drl"));
+    ASSERT_TRUE(online.result.finished) << online.result.error;
+    EXPECT_TRUE(online.verification.verified) << online.verification.message;
+    EXPECT_EQ(online.result.decisions, online.run.schedule.GetNRounds());
+    EXPECT_EQ(online.run.schedule.rounds, plan.schedule.rounds);
+    EXPECT_EQ(online.result.completionTime, replay.result.completionTime);
+    // With a link down mid-run it still completes exactly, around the link.
+    config.linkDowns = {{9, 0.3 * replay.result.completionTime}};
+    config.stallTimeout = 0.05;
+    const PacketRunReport down = RunPacketAllReduce(plan, config, CreateScheduler("drl"));
+    ASSERT_TRUE(down.result.finished) << down.result.error;
+    EXPECT_TRUE(down.verification.verified) << down.verification.message;
+    EXPECT_EQ(down.result.decisions, down.run.schedule.GetNRounds());
+}
+
 #endif // ALLREDUCE_HAVE_TORCH
 
 TEST(Drl, HyperParametersThatCannotTrainAreRefused)

@@ -316,8 +316,7 @@ TEST(PacketFaults, ALinkDownMidRunIsReportedAsAStallNamingTheWorkloadAndTheLink)
 {
     PacketRunConfig config = SmallRun("barrier");
     config.gradientBytes = 1 << 20;
-    config.linkDown = 9; // bcube(3,1): server 4 - switch 13
-    config.linkDownAt = 100e-6;
+    config.linkDowns = {{9, 100e-6}}; // bcube(3,1): server 4 - switch 13
     config.stallTimeout = 0.05;
     const PacketRunReport report =
         RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"), config);
@@ -463,4 +462,175 @@ TEST(AllReduceHelper, InstallsAppsWhoseTracesReportEveryTransferRoundAndTheEnd)
     EXPECT_EQ(g_rounds, expected); // barrier: in order, each once
     EXPECT_TRUE(allreduce.GetController()->Verify().verified);
     Simulator::Destroy();
+}
+
+namespace
+{
+
+/// A run that decides online with a fresh scheduler of that name.
+PacketRunReport
+RunOnline(const Plan& plan, const std::string& scheduler, PacketRunConfig config)
+{
+    config.decisions = "online";
+    return RunPacketAllReduce(plan, config, CreateScheduler(scheduler));
+}
+
+} // namespace
+
+TEST(PacketOnline, UnperturbedBarrierDecisionsAreTheReplayedPlan)
+{
+    // A list scheduler decides at each round's end what it decided offline: same rounds, same
+    // completion time to the nanosecond.
+    for (const char* scheduler : {"greedy", "balanced", "ring"})
+    {
+        const Plan plan = MakeTestPlan("bcube:n=3,k=1", scheduler);
+        const PacketRunReport replay = RunPacketAllReduce(plan, SmallRun("barrier"));
+        const PacketRunReport online = RunOnline(plan, scheduler, SmallRun("barrier"));
+        ASSERT_TRUE(online.result.finished) << online.result.error;
+        EXPECT_TRUE(online.verification.verified) << online.verification.message;
+        EXPECT_EQ(online.run.schedule.rounds, plan.schedule.rounds) << scheduler;
+        EXPECT_EQ(online.result.decisions, plan.schedule.GetNRounds()) << scheduler;
+        EXPECT_EQ(online.result.completionTime, replay.result.completionTime) << scheduler;
+        EXPECT_EQ(replay.run.schedule.rounds, plan.schedule.rounds);
+    }
+}
+
+TEST(PacketOnline, AsyncDecisionsEndWithTheExactSum)
+{
+    const Plan plan = MakeTestPlan("dcell:n=3,k=1", "balanced");
+    const PacketRunReport online = RunOnline(plan, "balanced", SmallRun("async"));
+    ASSERT_TRUE(online.result.finished) << online.result.error;
+    EXPECT_TRUE(online.verification.verified) << online.verification.message;
+    EXPECT_GE(online.result.decisions, online.run.schedule.GetNRounds());
+    EXPECT_TRUE(ValidateSchedule(online.run.workloads, online.run.schedule).valid);
+}
+
+TEST(PacketOnline, EveryLinkOfBCubeFailingMidRunIsRoutedAround)
+{
+    // BCube(3,1) stays connected without any one link: online always completes exactly; the
+    // replayed plan stalls when the failed link lies on a path still to be used.
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    PacketRunConfig config = SmallRun("barrier");
+    config.gradientBytes = 65536;
+    config.stallTimeout = 0.05;
+    const double unperturbed = RunPacketAllReduce(plan, config).result.completionTime;
+    uint32_t replayStalls = 0;
+    for (uint32_t link = 0; link < plan.workloads.GetTopology().GetNLinks(); ++link)
+    {
+        config.linkDowns = {{link, 0.3 * unperturbed}};
+        const PacketRunReport online = RunOnline(plan, "greedy", config);
+        ASSERT_TRUE(online.result.finished) << "link " << link << ": " << online.result.error;
+        EXPECT_TRUE(online.verification.verified) << online.verification.message;
+        EXPECT_GT(online.result.rerouted, 0u) << "link " << link;
+        for (uint32_t w = 0; w < online.run.workloads.GetN(); ++w)
+        {
+            // A workload that started after the failure avoided the link.
+            const auto& links = online.run.workloads.Get(w).links;
+            if (online.result.transferStart[w] > 0.3 * unperturbed)
+            {
+                EXPECT_EQ(std::count(links.begin(), links.end(), 2 * link) +
+                              std::count(links.begin(), links.end(), 2 * link + 1),
+                          0)
+                    << "workload " << w << " uses link " << link;
+            }
+        }
+        replayStalls += RunPacketAllReduce(plan, config).result.stalled;
+    }
+    EXPECT_EQ(replayStalls, plan.workloads.GetTopology().GetNLinks());
+}
+
+TEST(PacketOnline, StragglersHoldOnlyWhatCarriesTheirContribution)
+{
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    PacketRunConfig config = SmallRun("barrier");
+    config.gradientBytes = 65536;
+    config.stragglers = "2:200us";
+    const PacketRunReport replay = RunPacketAllReduce(plan, config);
+    const PacketRunReport online = RunOnline(plan, "greedy", config);
+    ASSERT_TRUE(replay.result.finished) << replay.result.error;
+    ASSERT_TRUE(online.result.finished) << online.result.error;
+    EXPECT_TRUE(online.verification.verified) << online.verification.message;
+    EXPECT_LE(online.result.completionTime, replay.result.completionTime);
+    // No workload that carries a late server's contribution started before its gradient.
+    config.stragglers = "list:0,0,0,0,300us,0,0,0,0";
+    for (const PacketRunReport& r : {RunPacketAllReduce(plan, config),
+                                     RunOnline(plan, "greedy", config)})
+    {
+        ASSERT_TRUE(r.result.finished) << r.result.error;
+        for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+        {
+            const auto carries = plan.workloads.GetCarries(w);
+            if (std::binary_search(carries.begin(), carries.end(), 4u))
+            {
+                EXPECT_GE(r.result.transferStart[w], 300e-6) << "workload " << w;
+            }
+        }
+    }
+    // The same seed picks the same servers; the spec is checked.
+    config.stragglers = "3:exp:100us";
+    EXPECT_EQ(RunOnline(plan, "greedy", config).result.completionTime,
+              RunOnline(plan, "greedy", config).result.completionTime);
+    for (const char* bad : {"3", "x:1us", "0:1us", "2:-1us", "all:1us", "list:1us,x", "10:1us"})
+    {
+        config.stragglers = bad;
+        EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument) << bad;
+    }
+}
+
+TEST(PacketOnline, DecisionTraceFiresPerDecision)
+{
+    const Topology topo = BuildTopology("bcube:n=2,k=1");
+    DcnTopologyHelper dcn(topo);
+    dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    dcn.SetChannelAttribute("Delay", StringValue("1us"));
+    dcn.Install();
+    AllReduceHelper allreduce(dcn);
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(8192));
+    allreduce.Install(CreateScheduler("greedy"));
+    uint32_t decisions = 0;
+    uint32_t started = 0;
+    allreduce.GetController()->TraceConnectWithoutContext(
+        "Decision",
+        MakeCallback(+[](std::pair<uint32_t*, uint32_t*>* counts,
+                         uint32_t ready,
+                         uint32_t /* inFlight */,
+                         const std::vector<uint32_t>& picked) {
+                         ++*counts->first;
+                         *counts->second += picked.size();
+                         EXPECT_GE(ready, picked.size());
+                     })
+            .Bind(new std::pair<uint32_t*, uint32_t*>(&decisions, &started)));
+    // A link the user takes down from their own script is routed around.
+    Simulator::Schedule(MicroSeconds(10), &DcnTopologyHelper::SetLinkUp, &dcn, 0, false);
+    Simulator::Run();
+    const AllReduceRunResult& r = allreduce.GetController()->GetResult();
+    EXPECT_TRUE(r.finished) << r.error;
+    EXPECT_TRUE(allreduce.GetController()->Verify().verified);
+    EXPECT_EQ(decisions, r.decisions);
+    EXPECT_EQ(started, allreduce.GetController()->GetWorkloads().GetN());
+    Simulator::Destroy();
+}
+
+TEST(PacketOnline, OptionsAreChecked)
+{
+    EXPECT_EQ(ChooseDecisions("", "greedy"), "online");
+    EXPECT_EQ(ChooseDecisions("replay", "greedy"), "replay");
+    EXPECT_EQ(ChooseDecisions("", "optimal"), "replay");
+    EXPECT_EQ(ChooseDecisions("", ""), "replay");
+    EXPECT_THROW(ChooseDecisions("online", "optimal"), std::invalid_argument);
+    EXPECT_THROW(ChooseDecisions("online", ""), std::invalid_argument);
+    EXPECT_TRUE(ParseLinkDowns({"-1"}, {}).empty());
+    const auto downs = ParseLinkDowns({"3", "7"}, {"1us", "2ms"});
+    ASSERT_EQ(downs.size(), 2u);
+    EXPECT_EQ(downs[1].link, 7u);
+    EXPECT_DOUBLE_EQ(downs[1].at, 2e-3);
+    EXPECT_THROW(ParseLinkDowns({"3"}, {"1us", "2us"}), std::invalid_argument);
+    EXPECT_THROW(ParseLinkDowns({"x"}, {}), std::invalid_argument);
+    const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
+    PacketRunConfig config = SmallRun("barrier");
+    config.decisions = "online";
+    EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument); // no scheduler
+    config.decisions = "sometimes";
+    EXPECT_THROW(RunPacketAllReduce(plan, config, CreateScheduler("greedy")),
+                 std::invalid_argument);
 }
