@@ -589,6 +589,7 @@ TEST(PacketOnline, DecisionTraceFiresPerDecision)
     allreduce.Install(CreateScheduler("greedy"));
     uint32_t decisions = 0;
     uint32_t started = 0;
+    std::pair<uint32_t*, uint32_t*> counts(&decisions, &started);
     allreduce.GetController()->TraceConnectWithoutContext(
         "Decision",
         MakeCallback(+[](std::pair<uint32_t*, uint32_t*>* counts,
@@ -599,7 +600,7 @@ TEST(PacketOnline, DecisionTraceFiresPerDecision)
                          *counts->second += picked.size();
                          EXPECT_GE(ready, picked.size());
                      })
-            .Bind(new std::pair<uint32_t*, uint32_t*>(&decisions, &started)));
+            .Bind(&counts));
     // A link the user takes down from their own script is routed around.
     Simulator::Schedule(MicroSeconds(10), &DcnTopologyHelper::SetLinkUp, &dcn, 0, false);
     Simulator::Run();
