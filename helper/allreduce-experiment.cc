@@ -93,15 +93,14 @@ ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::str
     std::vector<LinkDownEvent> out;
     for (size_t i = 0; i < links.size(); ++i)
     {
-        const std::string& text = links[i];
-        if (text.empty() || text.size() > 9 ||
-            text.find_first_not_of("0123456789") != std::string::npos)
+        uint64_t link = 0;
+        if (!ParseWholeNumber(links[i], UINT32_MAX, link))
         {
             throw std::invalid_argument("--link-down must be a topology link index, got '" +
-                                        text + "'");
+                                        links[i] + "'");
         }
         LinkDownEvent down;
-        down.link = static_cast<uint32_t>(std::stoul(text));
+        down.link = static_cast<uint32_t>(link);
         down.at = times.empty() ? 0.0 : ParseTimeValue("link-down-at", times[i]).GetSeconds();
         out.push_back(down);
     }
@@ -171,14 +170,14 @@ ParseStragglerSpec(const std::string& spec)
     {
         out.all = true;
     }
-    else if (who.empty() || who.size() > 9 ||
-             who.find_first_not_of("0123456789") != std::string::npos || std::stoul(who) == 0)
-    {
-        refuse("does not start with a number of servers (1 or more) or all");
-    }
     else
     {
-        out.count = static_cast<uint32_t>(std::stoul(who));
+        uint64_t count = 0;
+        if (!ParseWholeNumber(who, UINT32_MAX, count) || count == 0)
+        {
+            refuse("does not start with a number of servers (1 or more) or all");
+        }
+        out.count = static_cast<uint32_t>(count);
     }
     if (how.rfind("exp:", 0) == 0)
     {
@@ -237,15 +236,15 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
         throw std::invalid_argument("values must be integer or float, got '" + config.values +
                                     "'");
     }
-    RunSettings link;
-    link.rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
+    RunSettings settings;
+    settings.rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
     // ns-3's own Time parser aborts on a bad unit: ours throws.
-    link.delay = ParseTimeValue("delay", config.delay);
-    if (link.rate.GetBitRate() == 0)
+    settings.delay = ParseTimeValue("delay", config.delay);
+    if (settings.rate.GetBitRate() == 0)
     {
         throw std::invalid_argument("data rate must be above 0, got '" + config.dataRate + "'");
     }
-    if (link.delay.IsNegative())
+    if (settings.delay.IsNegative())
     {
         throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");
     }
@@ -271,7 +270,8 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
             throw std::invalid_argument("the time a link goes down must not be negative");
         }
     }
-    const StragglerSpec& stragglers = link.stragglers = ParseStragglerSpec(config.stragglers);
+    settings.stragglers = ParseStragglerSpec(config.stragglers);
+    const StragglerSpec& stragglers = settings.stragglers;
     if (stragglers.count > topo.GetNServers() ||
         (!stragglers.times.empty() && stragglers.times.size() != topo.GetNServers()))
     {
@@ -284,7 +284,7 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     {
         CheckWritable("pcap traces", config.pcapPrefix);
     }
-    return link;
+    return settings;
 }
 
 /**
@@ -372,7 +372,7 @@ RunPacketAllReduce(const Plan& plan,
                    Ptr<AllReduceScheduler> scheduler)
 {
     const Topology& topo = plan.workloads.GetTopology();
-    const RunSettings link = CheckPacketRunConfig(config, topo);
+    const RunSettings settings = CheckPacketRunConfig(config, topo);
     const bool online = config.decisions == "online";
     if (online != bool(scheduler))
     {
@@ -381,8 +381,8 @@ RunPacketAllReduce(const Plan& plan,
                                              "set decisions to online");
     }
     DcnTopologyHelper dcn(topo);
-    dcn.SetDeviceAttribute("DataRate", DataRateValue(link.rate));
-    dcn.SetChannelAttribute("Delay", TimeValue(link.delay));
+    dcn.SetDeviceAttribute("DataRate", DataRateValue(settings.rate));
+    dcn.SetChannelAttribute("Delay", TimeValue(settings.delay));
     AllReduceHelper allreduce(dcn);
     allreduce.SetAttribute("Seed", UintegerValue(config.seed));
     allreduce.SetAttribute("Values", StringValue(config.values));
@@ -390,11 +390,11 @@ RunPacketAllReduce(const Plan& plan,
     allreduce.SetControllerAttribute("GradientBytes", UintegerValue(config.gradientBytes));
     allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
     allreduce.SetControllerAttribute("Stragglers",
-                                     UintegerValue(link.stragglers.all ? topo.GetNServers()
-                                                                       : link.stragglers.count));
-    if (!link.stragglers.delay.empty())
+                                     UintegerValue(settings.stragglers.all ? topo.GetNServers()
+                                                                       : settings.stragglers.count));
+    if (!settings.stragglers.delay.empty())
     {
-        allreduce.SetControllerAttribute("StragglerDelay", StringValue(link.stragglers.delay));
+        allreduce.SetControllerAttribute("StragglerDelay", StringValue(settings.stragglers.delay));
     }
     try
     {
@@ -411,7 +411,7 @@ RunPacketAllReduce(const Plan& plan,
         {
             allreduce.Install(plan);
         }
-        allreduce.GetController()->SetGradientReadyTimes(link.stragglers.times);
+        allreduce.GetController()->SetGradientReadyTimes(settings.stragglers.times);
         allreduce.GetController()->AssignStreams(2 * int64_t{config.stragglerSeed});
     }
     catch (...)
@@ -447,7 +447,7 @@ RunPacketAllReduce(const Plan& plan,
     report.result = controller->GetResult();
     report.run = Plan{controller->GetWorkloads(), controller->GetSchedule()};
     report.verification = controller->Verify();
-    report.dataRateBps = static_cast<double>(link.rate.GetBitRate());
+    report.dataRateBps = static_cast<double>(settings.rate.GetBitRate());
     report.pieceTime =
         controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
     report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;

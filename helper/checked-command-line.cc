@@ -35,31 +35,6 @@ Refuse(const std::string& name, const std::string& text, const std::string& what
     throw std::invalid_argument("--" + name + " " + what + ", got '" + Abbreviate(text) + "'");
 }
 
-/// \return the whole number text spells, or false when it is not one or exceeds max
-bool
-ParseDigits(const std::string& text, uint64_t max, uint64_t& value)
-{
-    if (text.empty() || text.size() > 20)
-    {
-        return false;
-    }
-    value = 0;
-    for (char c : text)
-    {
-        if (c < '0' || c > '9')
-        {
-            return false;
-        }
-        const auto digit = static_cast<uint64_t>(c - '0');
-        if (value > (max - digit) / 10)
-        {
-            return false;
-        }
-        value = value * 10 + digit;
-    }
-    return true;
-}
-
 /// \return true when text is a plain decimal number (digits, one point, an exponent)
 bool
 ParseDecimal(const std::string& text, double& value)
@@ -87,7 +62,7 @@ WholeNumber(const std::string& name, T& value, uint64_t min, uint64_t max)
 {
     return [name, min, max, &value](const std::string& text) {
         uint64_t v = 0;
-        if (!ParseDigits(text, std::numeric_limits<uint64_t>::max(), v) || v < min || v > max)
+        if (!ParseWholeNumber(text, std::numeric_limits<uint64_t>::max(), v) || v < min || v > max)
         {
             Refuse(name, text, "must be a whole number from " + std::to_string(min) + " to " +
                                    std::to_string(max));
@@ -123,6 +98,30 @@ SplitUnit(const std::string& text)
 }
 
 } // namespace
+
+bool
+ParseWholeNumber(const std::string& text, uint64_t max, uint64_t& value)
+{
+    if (text.empty() || text.size() > 20)
+    {
+        return false;
+    }
+    value = 0;
+    for (char c : text)
+    {
+        if (c < '0' || c > '9')
+        {
+            return false;
+        }
+        const auto digit = static_cast<uint64_t>(c - '0');
+        if (value > (max - digit) / 10)
+        {
+            return false;
+        }
+        value = value * 10 + digit;
+    }
+    return true;
+}
 
 uint64_t
 ParseByteSize(const std::string& option, const std::string& text)
@@ -309,7 +308,7 @@ CheckedCommandLine::AddInteger(const std::string& name,
     Add(name, help, std::to_string(value), [name, min, max, &value](const std::string& text) {
         const bool negative = !text.empty() && text[0] == '-';
         uint64_t magnitude = 0;
-        const bool ok = ParseDigits(negative ? text.substr(1) : text,
+        const bool ok = ParseWholeNumber(negative ? text.substr(1) : text,
                                     uint64_t{1} << 62,
                                     magnitude);
         const int64_t v = negative ? -static_cast<int64_t>(magnitude)

@@ -725,13 +725,16 @@ AllReduceController::CheckStall()
     // Name a stuck workload, preferring one whose path crosses a link that is down: one in
     // flight, else one ready that cannot start.
     int64_t stuck = -1;
+    bool stuckOnDownLink = false;
     for (const auto* list : {&inFlight, &m_state->GetReady()})
     {
         for (uint32_t w : *list)
         {
-            if (stuck < 0 || (FindDownLink(w) >= 0 && FindDownLink(stuck) < 0))
+            const bool down = FindDownLink(w) >= 0;
+            if (stuck < 0 || (down && !stuckOnDownLink))
             {
                 stuck = w;
+                stuckOnDownLink = down;
             }
         }
         if (stuck >= 0)
@@ -744,8 +747,7 @@ AllReduceController::CheckStall()
         const auto w = static_cast<uint32_t>(stuck);
         os << "; stuck: " << DescribeWithLinks(w);
         const Workload& wl = GetWorkloads().Get(w);
-        if (m_online && FindDownLink(w) >= 0 &&
-            m_state->FindUpPath(wl.src, wl.dst).empty())
+        if (m_online && stuckOnDownLink && m_state->FindUpPath(wl.src, wl.dst).empty())
         {
             os << "; no path from server " << wl.src << " to server " << wl.dst
                << " over the links that are up";

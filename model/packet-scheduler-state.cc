@@ -36,7 +36,7 @@ PacketSchedulerState::PacketSchedulerState(WorkloadSet workloads)
     const uint32_t links = m_workloads.GetNDirectedLinks();
     m_status.assign(n, WorkloadStatus::WAITING);
     m_pending.assign(n, 0);
-    m_readyPos.assign(n, NO_INDEX);
+    m_ready.Reset(n);
     m_busy.assign(links, 0);
     m_down.assign(links, 0);
     m_load.assign(links, 0.0);
@@ -73,7 +73,7 @@ PacketSchedulerState::GetStatus(uint32_t id) const
 const std::vector<uint32_t>&
 PacketSchedulerState::GetReady() const
 {
-    return m_ready;
+    return m_ready.Get();
 }
 
 const std::vector<uint32_t>&
@@ -170,7 +170,7 @@ PacketSchedulerState::Start(uint32_t id)
         }
         throw std::invalid_argument(why);
     }
-    RemoveReady(id);
+    m_ready.Remove(id);
     m_status[id] = WorkloadStatus::STARTED;
     Occupy(id, +1);
     m_inFlight.push_back(id);
@@ -270,7 +270,7 @@ PacketSchedulerState::HoldServer(uint32_t server)
         {
             if (m_status[id] == WorkloadStatus::READY)
             {
-                RemoveReady(id);
+                m_ready.Remove(id);
                 m_status[id] = WorkloadStatus::WAITING;
             }
             ++m_pending[id];
@@ -385,22 +385,10 @@ PacketSchedulerState::FindDownLink(uint32_t id) const
 }
 
 void
-PacketSchedulerState::RemoveReady(uint32_t id)
-{
-    const uint32_t pos = m_readyPos[id];
-    const uint32_t last = m_ready.back();
-    m_ready[pos] = last;
-    m_readyPos[last] = pos;
-    m_ready.pop_back();
-    m_readyPos[id] = NO_INDEX;
-}
-
-void
 PacketSchedulerState::PushReady(uint32_t id)
 {
     m_status[id] = WorkloadStatus::READY;
-    m_readyPos[id] = static_cast<uint32_t>(m_ready.size());
-    m_ready.push_back(id);
+    m_ready.Push(id);
 }
 
 void

@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_PACKET_SCHEDULER_STATE_H
 #define NS3_ALLREDUCE_PACKET_SCHEDULER_STATE_H
 
+#include "id-list.h"
 #include "scheduler-state.h"
 #include "workload.h"
 
@@ -120,8 +121,6 @@ class PacketSchedulerState : public SchedulerState
     uint32_t FindDownLink(uint32_t id) const;
 
   private:
-    /// Removes id from the ready list in O(1).
-    void RemoveReady(uint32_t id);
     /// Appends id to the ready list.
     void PushReady(uint32_t id);
     /// One fewer thing for id to wait for; it becomes ready at none.
@@ -137,8 +136,7 @@ class PacketSchedulerState : public SchedulerState
     WorkloadSet m_workloads;                  //!< the workloads, with their current paths
     std::vector<WorkloadStatus> m_status;     //!< per workload
     std::vector<uint32_t> m_pending;          //!< per workload, what it still waits for
-    std::vector<uint32_t> m_ready;            //!< ready, not started
-    std::vector<uint32_t> m_readyPos;         //!< per workload, its index in m_ready
+    IdList m_ready;                           //!< ready, not started
     std::vector<uint32_t> m_inFlight;         //!< started, not finished, in start order
     std::vector<uint32_t> m_finished;         //!< done, in finishing order
     std::vector<uint32_t> m_newlyStarted;     //!< started since TakeStarted

@@ -31,8 +31,7 @@ RoundEngine::Reset()
     m_status.assign(n, WorkloadStatus::WAITING);
     m_pending.assign(n, 0);
     m_roundOf.assign(n, NO_INDEX);
-    m_readyPos.assign(n, NO_INDEX);
-    m_ready.clear();
+    m_ready.Reset(n);
     m_started.clear();
     m_finished.clear();
     m_rounds.clear();
@@ -75,7 +74,7 @@ RoundEngine::GetStatus(uint32_t id) const
 const std::vector<uint32_t>&
 RoundEngine::GetReady() const
 {
-    return m_ready;
+    return m_ready.Get();
 }
 
 const std::vector<uint32_t>&
@@ -216,7 +215,7 @@ RoundEngine::Start(uint32_t id)
         m_linkStamp[l] = stamp;
         m_serverPortsBlocked += m_fromServer[l];
     }
-    RemoveReady(id);
+    m_ready.Remove(id);
     m_status[id] = WorkloadStatus::STARTED;
     m_started.push_back(id);
 }
@@ -239,7 +238,7 @@ RoundEngine::CloseRound()
     {
         throw std::invalid_argument("round " + std::to_string(GetRound()) +
                                     " is empty: start at least one workload before closing it (" +
-                                    std::to_string(m_ready.size()) + " are ready)");
+                                    std::to_string(m_ready.Get().size()) + " are ready)");
     }
     const uint32_t round = GetRound();
     for (uint32_t id : m_started)
@@ -301,22 +300,10 @@ RoundEngine::GetRounds() const
 }
 
 void
-RoundEngine::RemoveReady(uint32_t id)
-{
-    const uint32_t pos = m_readyPos[id];
-    const uint32_t last = m_ready.back();
-    m_ready[pos] = last;
-    m_readyPos[last] = pos;
-    m_ready.pop_back();
-    m_readyPos[id] = NO_INDEX;
-}
-
-void
 RoundEngine::PushReady(uint32_t id)
 {
     m_status[id] = WorkloadStatus::READY;
-    m_readyPos[id] = static_cast<uint32_t>(m_ready.size());
-    m_ready.push_back(id);
+    m_ready.Push(id);
 }
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_ROUND_ENGINE_H
 #define NS3_ALLREDUCE_ROUND_ENGINE_H
 
+#include "id-list.h"
 #include "scheduler-state.h"
 #include "workload.h"
 
@@ -91,8 +92,6 @@ class RoundEngine : public SchedulerState
     std::string WhyNot(uint32_t id) const;
     /// \return "a->b" for a directed link
     std::string Describe(uint32_t directedLink) const;
-    /// Removes id from the ready list in O(1).
-    void RemoveReady(uint32_t id);
     /// Appends id to the ready list.
     void PushReady(uint32_t id);
     /// Takes a started workload back out of the round (for a refused StepRound).
@@ -102,8 +101,7 @@ class RoundEngine : public SchedulerState
     std::vector<WorkloadStatus> m_status;     //!< per workload
     std::vector<uint32_t> m_pending;          //!< per workload, unfinished dependencies
     std::vector<uint32_t> m_roundOf;          //!< per workload, the round it finished in
-    std::vector<uint32_t> m_ready;            //!< ready, not started
-    std::vector<uint32_t> m_readyPos;         //!< per workload, its index in m_ready
+    IdList m_ready;                           //!< ready, not started
     std::vector<uint32_t> m_started;          //!< started this round
     std::vector<uint32_t> m_finished;         //!< done, in finishing order
     std::vector<uint32_t> m_linkStamp;        //!< per directed link, round+1 when busy
