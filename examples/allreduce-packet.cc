@@ -16,6 +16,7 @@
 //   allreduce-packet --topology=bcube:n=3,k=1 --link-down=0 --link-down-at=20us
 //   allreduce-packet --topology=bcube:n=3,k=1 --scheduler=drl --stragglers=2:500us
 //   allreduce-packet --topology=bcube:n=3,k=1 --decisions=replay --link-down=4 --link-down=9
+//   allreduce-packet --topology=bcube:n=3,k=1 --background-load=0.3 --slow-links=0.25:0.5
 //
 // With a scheduler, the scheduler decides online inside the simulation (--decisions=online,
 // the default but for optimal): it sees which workloads are done, in flight and ready, which
@@ -48,6 +49,8 @@ main(int argc, char* argv[])
     std::vector<std::string> linkDown;
     std::vector<std::string> linkDownAt;
     std::string decisions;
+    std::string slowLinks;
+    uint32_t slowSeed = 1;
     Time stallTimeout = Seconds(config.stallTimeout);
 
     CheckedCommandLine cmd(__FILE__,
@@ -96,6 +99,20 @@ main(int argc, char* argv[])
                   config.stragglers);
     cmd.AddInteger("straggler-seed", "which servers are late, and how late", config.stragglerSeed,
                    0, UINT32_MAX);
+    cmd.AddReal("background-load",
+                "other traffic between random server pairs: each server offers this fraction of "
+                "its link rate (onoff), or this fraction of the servers send (bulk); 0: none",
+                config.backgroundLoad, 0, 1);
+    cmd.AddChoice("background", "the background application: onoff (ns-3 OnOffApplication at a "
+                  "constant rate) or bulk (BulkSendApplication)",
+                  config.backgroundApplication, {"onoff", "bulk"});
+    cmd.AddInteger("background-seed", "who sends background traffic to whom",
+                   config.backgroundSeed, 0, UINT32_MAX);
+    cmd.AddString("slow-links",
+                  "FRACTION[:FACTOR]: a seeded share of the links runs at FACTOR (default 0.5) "
+                  "times the rate; the same as the spec options slow=,slowrate=",
+                  slowLinks);
+    cmd.AddInteger("slow-seed", "which links --slow-links slows", slowSeed, 0, UINT32_MAX);
     cmd.AddTime("stall-timeout", "end the run when no data arrives for this long", stallTimeout,
                 NanoSeconds(1), Seconds(1e6));
     cmd.AddString("out", "output prefix of the figure (OUT-rounds.dat/.plt/.png) and pcaps", out);
@@ -107,6 +124,23 @@ main(int argc, char* argv[])
         ParseTimeValue("delay", config.delay);
         cmd.RefuseWith("schedule-in", {"scheduler", "pieces"}, "the file holds the schedule");
         config.linkDowns = ParseLinkDowns(linkDown, linkDownAt);
+        if (config.backgroundLoad == 0)
+        {
+            cmd.RefuseWithout("background-load", {"background", "background-seed"});
+        }
+        if (slowLinks.empty())
+        {
+            cmd.RefuseWithout("slow-links", {"slow-seed"});
+        }
+        else
+        {
+            if (topology.empty())
+            {
+                throw std::invalid_argument("--slow-links needs --topology (with --schedule-in, "
+                                            "the spec of the file's topology)");
+            }
+            topology += SlowLinksSpecOptions(slowLinks, slowSeed);
+        }
         config.decisions = ChooseDecisions(decisions, scheduleIn.empty() ? scheduler : "");
         config.stallTimeout = stallTimeout.GetSeconds();
         if (pcap)

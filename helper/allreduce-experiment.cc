@@ -5,6 +5,7 @@
 #include "allreduce-experiment.h"
 
 #include "allreduce-helper.h"
+#include "background-traffic-helper.h"
 #include "checked-command-line.h"
 #include "dcn-topology-helper.h"
 
@@ -21,6 +22,7 @@
 #include <map>
 #include <stdexcept>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
@@ -33,12 +35,8 @@ NS_LOG_COMPONENT_DEFINE("AllReduceExperiment");
 namespace
 {
 
-/// Adds a transmitted packet's size to a directed link's count.
-void
-CountBytes(uint64_t* bytes, Ptr<const Packet> packet)
-{
-    *bytes += packet->GetSize();
-}
+/// The first random stream of the background traffic's pairs.
+constexpr int64_t BACKGROUND_STREAMS = int64_t{1} << 40;
 
 /// \return the value parsed by an ns-3 attribute type, or throws naming the option
 template <typename V>
@@ -105,6 +103,25 @@ ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::str
         out.push_back(down);
     }
     return out;
+}
+
+std::string
+SlowLinksSpecOptions(const std::string& spec, uint32_t seed)
+{
+    const size_t colon = spec.find(':');
+    const std::string fraction = spec.substr(0, colon);
+    const std::string factor = colon == std::string::npos ? "0.5" : spec.substr(colon + 1);
+    for (const std::string& number : {fraction, factor})
+    {
+        char* end = nullptr;
+        if (number.empty() || (std::strtod(number.c_str(), &end), *end != '\0'))
+        {
+            throw std::invalid_argument("--slow-links '" + spec +
+                                        "' is not FRACTION[:FACTOR]; e.g. 0.25:0.5 runs a "
+                                        "quarter of the links at half their rate");
+        }
+    }
+    return ",slow=" + fraction + ",slowrate=" + factor + ",slowseed=" + std::to_string(seed);
 }
 
 std::string
@@ -288,29 +305,6 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
 }
 
 /**
- * Counts the bytes every device puts on its directed link.
- * \param dcn the installed network
- * \param[out] bytes per directed link, kept up to date while the simulation runs
- */
-void
-CountLinkBytes(const DcnTopologyHelper& dcn, std::vector<uint64_t>& bytes)
-{
-    const uint32_t links = dcn.GetTopology().GetNLinks();
-    bytes.assign(2 * links, 0);
-    for (uint32_t link = 0; link < links; ++link)
-    {
-        const NetDeviceContainer devices = dcn.GetLinkDevices(link);
-        for (uint32_t end = 0; end < 2; ++end)
-        {
-            // The device at end a transmits on directed link 2i (a->b), end b on 2i+1.
-            devices.Get(end)->TraceConnectWithoutContext(
-                "PhyTxBegin",
-                MakeBoundCallback(&CountBytes, &bytes[2 * link + end]));
-        }
-    }
-}
-
-/**
  * Reads FlowMonitor's statistics per workload (flows it cannot match to a workload are TCP's
  * acknowledgements, only counted).
  * \param monitor the monitor, after the run
@@ -383,6 +377,14 @@ RunPacketAllReduce(const Plan& plan,
     DcnTopologyHelper dcn(topo);
     dcn.SetDeviceAttribute("DataRate", DataRateValue(settings.rate));
     dcn.SetChannelAttribute("Delay", TimeValue(settings.delay));
+    BackgroundTrafficHelper background(dcn);
+    if (config.backgroundLoad != 0)
+    {
+        background.SetLoad(config.backgroundLoad); // checks it
+        background.SetApplication(config.backgroundApplication);
+        // Streams apart from the stragglers' (2 per straggler seed, from 0).
+        background.AssignStreams(BACKGROUND_STREAMS + config.backgroundSeed);
+    }
     AllReduceHelper allreduce(dcn);
     allreduce.SetAttribute("Seed", UintegerValue(config.seed));
     allreduce.SetAttribute("Values", StringValue(config.values));
@@ -411,6 +413,10 @@ RunPacketAllReduce(const Plan& plan,
         {
             allreduce.Install(plan);
         }
+        if (config.backgroundLoad != 0)
+        {
+            background.Install(Seconds(0));
+        }
         allreduce.GetController()->SetGradientReadyTimes(settings.stragglers.times);
         allreduce.GetController()->AssignStreams(2 * int64_t{config.stragglerSeed});
     }
@@ -422,7 +428,6 @@ RunPacketAllReduce(const Plan& plan,
     Ptr<AllReduceController> controller = allreduce.GetController();
 
     PacketRunReport report;
-    CountLinkBytes(dcn, report.linkBytes);
     for (const LinkDownEvent& down : config.linkDowns)
     {
         Simulator::Schedule(Seconds(down.at), &DcnTopologyHelper::SetLinkUp, &dcn, down.link, false);
@@ -444,6 +449,12 @@ RunPacketAllReduce(const Plan& plan,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     report.events = Simulator::GetEventCount();
 
+    Ptr<LinkLoadMonitor> links = allreduce.GetLinkLoadMonitor();
+    for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
+    {
+        report.linkBytes.push_back(links->GetOwnBytes(l));
+        report.foreignBytes += links->GetForeignBytes(l);
+    }
     report.result = controller->GetResult();
     report.run = Plan{controller->GetWorkloads(), controller->GetSchedule()};
     report.verification = controller->Verify();

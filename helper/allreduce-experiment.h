@@ -51,6 +51,16 @@ StragglerSpec ParseStragglerSpec(const std::string& spec);
 
 /**
  * \ingroup allreduce
+ * \param spec --slow-links as given: "FRACTION" or "FRACTION:FACTOR" (FACTOR 0.5 when left out)
+ * \param seed which links
+ * \return the topology spec options that say the same, e.g. ",slow=0.25,slowrate=0.5,slowseed=1",
+ *         to append to a spec (BuildTopology checks the ranges)
+ * \throws std::invalid_argument when FRACTION or FACTOR is not a number
+ */
+std::string SlowLinksSpecOptions(const std::string& spec, uint32_t seed);
+
+/**
+ * \ingroup allreduce
  * \param links each --link-down given, a link index ("-1" alone: none)
  * \param times each --link-down-at given: none (all at 0), or one per link, in the same order
  * \return the events
@@ -88,6 +98,10 @@ struct PacketRunConfig
     double loss{0};                     //!< per-packet loss probability on every device
     int64_t lossStream{0};              //!< first random stream of the loss models
     std::vector<LinkDownEvent> linkDowns; //!< links to take down mid-run
+    double backgroundLoad{0};           //!< other traffic's offered load (0: none; see
+                                        //!< BackgroundTrafficHelper)
+    std::string backgroundApplication{"onoff"}; //!< "onoff" or "bulk"
+    uint32_t backgroundSeed{1};         //!< who sends background traffic to whom
     double stallTimeout{1};             //!< seconds without progress that end the run
     std::string pcapPrefix;             //!< write pcap traces with this prefix (empty: none)
     bool flowMonitor{true};             //!< collect per-flow statistics with FlowMonitor
@@ -123,7 +137,9 @@ struct PacketRunReport
     AllReduceVerification verification;   //!< every server's vector against the exact sum
     std::vector<FlowReport> flows;         //!< data flows, by workload (with flowMonitor)
     uint32_t ackFlows{0};                  //!< reverse (ACK) flows seen by FlowMonitor
-    std::vector<uint64_t> linkBytes;       //!< per directed link, bytes put on the wire
+    std::vector<uint64_t> linkBytes;       //!< per directed link, the AllReduce's bytes put
+                                           //!< on the wire (headers and ACKs included)
+    uint64_t foreignBytes{0};              //!< bytes of other traffic, over all links
     double dataRateBps{0};                 //!< link rate
     double pieceTime{0};                   //!< T_S: one piece's payload over one link, seconds
     double predictedTime{0};               //!< flow-level prediction: the plan's rounds × T_S

@@ -5,6 +5,7 @@
 #include "allreduce-helper.h"
 
 #include "ns3/log.h"
+#include "ns3/uinteger.h"
 
 #include <stdexcept>
 
@@ -100,6 +101,15 @@ AllReduceHelper::DoInstall(
                                   raw->GetApplication(wl.dst)->GetPort());
     }));
     m_network.AddLinkStateCallback(MakeCallback(&AllReduceController::NotifyLinkState, raw));
+    // Device counters, so that a scheduler sees other traffic and uneven links.
+    Ptr<LinkLoadMonitor> monitor = CreateObject<LinkLoadMonitor>();
+    monitor->SetAttribute("OwnPort", UintegerValue(list.front()->GetPort()));
+    for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+    {
+        const NetDeviceContainer devices = m_network.GetLinkDevices(link);
+        monitor->AddLink(devices.Get(0), devices.Get(1));
+    }
+    controller->SetLinkLoadMonitor(monitor);
     for (uint32_t s = 0; s < topo.GetNServers(); ++s)
     {
         m_network.GetServer(s)->AddApplication(list[s]);
@@ -112,6 +122,7 @@ AllReduceHelper::DoInstall(
                                    list[wl.dst]->GetPort());
     }
     m_controller = controller;
+    m_monitor = monitor;
     return apps;
 }
 
@@ -119,6 +130,12 @@ Ptr<AllReduceController>
 AllReduceHelper::GetController() const
 {
     return m_controller;
+}
+
+Ptr<LinkLoadMonitor>
+AllReduceHelper::GetLinkLoadMonitor() const
+{
+    return m_monitor;
 }
 
 } // namespace ns3

@@ -10,6 +10,7 @@
 #include "ns3/allreduce-controller.h"
 #include "ns3/application-container.h"
 #include "ns3/dcn-topology-helper.h"
+#include "ns3/link-load-monitor.h"
 #include "ns3/object-factory.h"
 #include "ns3/plan.h"
 
@@ -95,6 +96,9 @@ class AllReduceHelper
 
     /// \return the controller of the last Install
     Ptr<AllReduceController> GetController() const;
+    /// \return the device counters of the last Install: per directed link, the AllReduce's
+    ///         bytes and other traffic's
+    Ptr<LinkLoadMonitor> GetLinkLoadMonitor() const;
 
   private:
     /**
@@ -111,6 +115,7 @@ class AllReduceHelper
     ObjectFactory m_appFactory;       //!< makes the applications
     ObjectFactory m_controllerFactory; //!< makes the controller
     Ptr<AllReduceController> m_controller; //!< the last controller
+    Ptr<LinkLoadMonitor> m_monitor;        //!< the last controller's link counters
 };
 
 } // namespace ns3

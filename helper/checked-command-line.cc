@@ -487,6 +487,21 @@ CheckedCommandLine::RefuseWith(const std::string& option,
 }
 
 void
+CheckedCommandLine::RefuseWithout(const std::string& option,
+                                  const std::vector<std::string>& needing) const
+{
+    for (const std::string& other : needing)
+    {
+        if (IsGiven(other))
+        {
+            throw std::invalid_argument("--" + other + " has no effect without --" + option +
+                                        "; give --" + option + " too, or leave --" + other +
+                                        " out");
+        }
+    }
+}
+
+void
 CheckedCommandLine::SetAttributes(ObjectBase* object,
                                   const std::vector<std::pair<std::string, std::string>>& attributes,
                                   const std::string& owner) const

@@ -139,6 +139,16 @@ class CheckedCommandLine
                     const std::string& why) const;
 
     /**
+     * Refuses options that only act through another one that is not in effect (call after
+     * Parse, when it is not: not given, or given as nothing, e.g. a load of 0).
+     * \param option the option they act through, e.g. "background-load"
+     * \param needing the options that need it
+     * \throws std::invalid_argument "--X has no effect without --OPTION; give --OPTION too, or
+     *         leave --X out" when one of them was given
+     */
+    void RefuseWithout(const std::string& option, const std::vector<std::string>& needing) const;
+
+    /**
      * Gives the options the user gave to an object's attributes (call after Parse): each
      * option's text as typed, already checked, converted by its attribute.
      * \param object the object, or nullptr when the options do not apply to what runs

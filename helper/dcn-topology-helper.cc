@@ -8,8 +8,13 @@
 #include "ns3/ipv4.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
+#include "ns3/channel.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 #include "ns3/pointer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace ns3
@@ -69,10 +74,40 @@ DcnTopologyHelper::CreateNodesAndLinks()
         m_modelId[m_nodes.Get(id)->GetId()] = id;
     }
     m_links.reserve(m_topology.GetNLinks());
-    for (const auto& link : m_topology.GetLinks())
+    for (uint32_t i = 0; i < m_topology.GetNLinks(); ++i)
     {
+        const TopologyLink& link = m_topology.GetLink(i);
         m_links.push_back(m_p2p.Install(m_nodes.Get(link.a), m_nodes.Get(link.b)));
+        ApplyLinkProperties(i);
     }
+}
+
+void
+DcnTopologyHelper::ApplyLinkProperties(uint32_t link)
+{
+    const LinkProperties& p = m_topology.GetLinkProperties(link);
+    if (p.IsDefault())
+    {
+        return;
+    }
+    for (uint32_t end = 0; end < 2; ++end)
+    {
+        Ptr<NetDevice> device = m_links[link].Get(end);
+        DataRateValue rate;
+        device->GetAttribute("DataRate", rate);
+        const double bps =
+            (p.rateBps != 0 ? static_cast<double>(p.rateBps) : rate.Get().GetBitRate()) *
+            p.rateFactor;
+        device->SetAttribute("DataRate",
+                             DataRateValue(DataRate(std::max<uint64_t>(1, std::llround(bps)))));
+    }
+    if (p.delayNs >= 0)
+    {
+        m_links[link].Get(0)->GetChannel()->SetAttribute("Delay",
+                                                         TimeValue(NanoSeconds(p.delayNs)));
+    }
+    NS_LOG_INFO("link " << link << ": rate " << p.rateBps << " bps x " << p.rateFactor
+                        << ", delay " << p.delayNs << " ns");
 }
 
 void

@@ -41,6 +41,10 @@ namespace ns3
  * \endcode
  * The steps Install() takes are public too, for a caller that wants its own stack or trees.
  *
+ * A link with its own LinkProperties (a topology file's rate, delay and factor columns, or the
+ * spec option slow=) gets its own rate (its rate, or the DataRate set here, times its factor)
+ * and delay; the others take the attributes set here.
+ *
  * Addressing: link i gets the /30 subnet base + 4i; its end a takes .1, its end b .2. A
  * server's address (GetServerAddress) is the one on its first port; routes are installed to
  * every address of every server, so replies to any source address follow the trees as well.
@@ -188,6 +192,9 @@ class DcnTopologyHelper
     Ipv4Address GetPortAddress(uint32_t node, uint32_t port) const;
 
   private:
+    /// Gives a link's devices and channel its own rate and delay (Topology::GetLinkProperties).
+    /// \param link a link whose devices exist
+    void ApplyLinkProperties(uint32_t link);
     /// \return the interface index of node's end of link \param node a model id \param link
     uint32_t GetInterface(uint32_t node, uint32_t link) const;
     /// \return node's address on link \param node a model id \param link a link index

@@ -75,6 +75,17 @@ PrintPacketReport(std::ostream& os,
        << " workloads re-routed\n"
        << "gradient    " << config.gradientBytes << " bytes per server, " << config.values
        << " values\n";
+    if (topo.CountUnevenLinks() != 0 || config.backgroundLoad != 0)
+    {
+        os << "conditions  " << topo.CountUnevenLinks() << " links with their own rate or delay";
+        if (config.backgroundLoad != 0)
+        {
+            os << ", background " << config.backgroundApplication << " at load "
+               << FormatNumber(config.backgroundLoad) << " (" << report.foreignBytes
+               << " bytes on the links)";
+        }
+        os << "\n";
+    }
     if (r.finished)
     {
         os << "completion  " << r.completionTime * 1e3 << " ms (flow level: " << rounds
@@ -143,6 +154,10 @@ WritePacketReportJson(std::ostream& os,
         {"decisions", r.decisions},
         {"rounds_run", report.run.schedule.GetNRounds()},
         {"rerouted", r.rerouted},
+        {"uneven_links", topo.CountUnevenLinks()},
+        {"background_load", config.backgroundLoad},
+        {"background_application", config.backgroundApplication},
+        {"background_bytes", report.foreignBytes},
         {"round_durations_s", roundDurations},
         {"piece_time_s", report.pieceTime},
         {"predicted_time_s", report.predictedTime},

@@ -130,6 +130,7 @@ AllReduceController::DoDispose()
     m_state.reset();
     m_linkUp = MakeNullCallback<bool, uint32_t>();
     m_route = MakeNullCallback<void, uint32_t>();
+    m_monitor = nullptr;
     Object::DoDispose();
 }
 
@@ -253,6 +254,20 @@ AllReduceController::SetRouteCallback(Callback<void, uint32_t> route)
 }
 
 void
+AllReduceController::SetLinkLoadMonitor(Ptr<LinkLoadMonitor> monitor)
+{
+    const uint32_t links = m_workloads.GetNDirectedLinks();
+    if (monitor && monitor->GetNDirectedLinks() != links)
+    {
+        throw std::invalid_argument("SetLinkLoadMonitor: the monitor watches " +
+                                    std::to_string(monitor->GetNDirectedLinks()) +
+                                    " directed links; the workloads' topology has " +
+                                    std::to_string(links) + " (call it after Setup)");
+    }
+    m_monitor = monitor;
+}
+
+void
 AllReduceController::SetGradientReadyTimes(const std::vector<Time>& times)
 {
     for (size_t s = 0; s < times.size(); ++s)
@@ -359,6 +374,11 @@ AllReduceController::Begin()
     m_roundOf.assign(nw, NO_INDEX);
     m_roundLeft.clear();
     m_rerouted.assign(nw, 0);
+    if (m_monitor)
+    {
+        m_state->SetLinkRates(m_monitor->GetRelativeRates());
+        m_monitor->Sample(); // the first interval starts now
+    }
     if (m_online)
     {
         m_schedule.rounds.clear(); // rounds come as they are decided
@@ -469,6 +489,10 @@ AllReduceController::Decide()
         return;
     }
     m_state->SetTime(Elapsed());
+    if (m_monitor)
+    {
+        m_state->SetLinkLoads(m_monitor->Sample());
+    }
     const auto ready = static_cast<uint32_t>(m_state->GetReady().size());
     const auto inFlight = static_cast<uint32_t>(m_state->GetStarted().size());
     try

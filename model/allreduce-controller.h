@@ -7,6 +7,7 @@
 
 #include "allreduce-application.h"
 #include "allreduce-scheduler.h"
+#include "link-load-monitor.h"
 #include "packet-scheduler-state.h"
 #include "schedule.h"
 #include "workload.h"
@@ -142,6 +143,12 @@ class AllReduceController : public Object
      */
     void SetRouteCallback(Callback<void, uint32_t> route);
     /**
+     * \param monitor the device counters of the network's links: at each decision point the
+     *        state shows the scheduler the share of each link that other traffic used since the
+     *        last one (GetLinkLoad), and each link's relative data rate (GetLinkRate)
+     */
+    void SetLinkLoadMonitor(Ptr<LinkLoadMonitor> monitor);
+    /**
      * Per server, when its gradient is ready, from the start; overrides Stragglers.
      * \param times one per server (or empty: back to the attributes)
      * \throws std::invalid_argument for a negative time, or when called after Setup with a
@@ -265,6 +272,7 @@ class AllReduceController : public Object
     double m_lastRelease{0};                       //!< latest gradient-ready time
     Callback<bool, uint32_t> m_linkUp;             //!< link state, for stall reports
     Callback<void, uint32_t> m_route;              //!< installs a workload's route
+    Ptr<LinkLoadMonitor> m_monitor;                //!< other traffic per link, or none
     std::vector<uint8_t> m_rerouted;               //!< per workload, off its planned path
 
     std::vector<uint32_t> m_roundOf;      //!< per workload, the round it started in

@@ -250,6 +250,16 @@ DrlEnvironment::ComputeLoads()
             }
         }
     }
+    // Link pressure is time: a link that other traffic shares, or a slower one, carries what
+    // is left on it more slowly (packet level; at flow level both factors are 1).
+    for (uint32_t l = 0; l < m_load.size(); ++l)
+    {
+        if (m_load[l] > 0)
+        {
+            const double share = m_state->GetLinkRate(l) * (1.0 - m_state->GetLinkLoad(l));
+            m_load[l] /= std::max(MIN_LINK_SHARE, share);
+        }
+    }
     m_maxLoad = 1;
     for (double v : m_load)
     {

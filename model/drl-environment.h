@@ -50,6 +50,9 @@ class DrlEnvironment
     static constexpr uint32_t CANDIDATE_FEATURES = 10;
     /// Global features, given to both levels.
     static constexpr uint32_t GLOBAL_FEATURES = 4;
+    /// The smallest share of a link counted for its pressure: a link that other traffic
+    /// fills, or a very slow one, weighs at most ten times its workloads.
+    static constexpr double MIN_LINK_SHARE = 0.1;
 
     /**
      * \param trees per candidate set, one flow tree per root (for example

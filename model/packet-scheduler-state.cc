@@ -40,6 +40,7 @@ PacketSchedulerState::PacketSchedulerState(WorkloadSet workloads)
     m_busy.assign(links, 0);
     m_down.assign(links, 0);
     m_load.assign(links, 0.0);
+    m_rate.assign(links, 1.0);
     m_fromServer.assign(links, 0);
     for (uint32_t i = 0; 2 * i + 1 < links; ++i)
     {
@@ -122,6 +123,12 @@ double
 PacketSchedulerState::GetLinkLoad(uint32_t directedLink) const
 {
     return m_load.at(directedLink);
+}
+
+double
+PacketSchedulerState::GetLinkRate(uint32_t directedLink) const
+{
+    return m_rate.at(directedLink);
 }
 
 bool
@@ -243,6 +250,26 @@ PacketSchedulerState::SetLinkLoads(std::vector<double> load)
                                     " directed links");
     }
     m_load = std::move(load);
+}
+
+void
+PacketSchedulerState::SetLinkRates(std::vector<double> rate)
+{
+    if (rate.size() != m_rate.size())
+    {
+        throw std::invalid_argument("SetLinkRates: " + std::to_string(rate.size()) +
+                                    " values for " + std::to_string(m_rate.size()) +
+                                    " directed links");
+    }
+    for (double r : rate)
+    {
+        if (!(r > 0 && r <= 1))
+        {
+            throw std::invalid_argument("SetLinkRates: a relative rate must be in (0, 1], got " +
+                                        std::to_string(r));
+        }
+    }
+    m_rate = std::move(rate);
 }
 
 void

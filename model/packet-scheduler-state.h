@@ -54,6 +54,7 @@ class PacketSchedulerState : public SchedulerState
     bool CanStart(uint32_t id) const override;
     void Start(uint32_t id) override;
     double GetLinkLoad(uint32_t directedLink) const override;
+    double GetLinkRate(uint32_t directedLink) const override;
 
     /// \param seconds simulated seconds since the AllReduce started
     void SetTime(double seconds);
@@ -83,6 +84,12 @@ class PacketSchedulerState : public SchedulerState
      * \throws std::invalid_argument on a wrong size
      */
     void SetLinkLoads(std::vector<double> load);
+    /**
+     * Sets each directed link's data rate relative to the fastest (uneven links).
+     * \param rate per directed link, in (0, 1]
+     * \throws std::invalid_argument on a wrong size or a value outside (0, 1]
+     */
+    void SetLinkRates(std::vector<double> rate);
 
     /**
      * Before anything starts: the server's gradient is not ready yet, so no workload that
@@ -143,6 +150,7 @@ class PacketSchedulerState : public SchedulerState
     std::vector<uint32_t> m_busy;             //!< per directed link, workloads in flight on it
     std::vector<uint8_t> m_down;              //!< per directed link, 1 when down
     std::vector<double> m_load;               //!< per directed link, other traffic's share
+    std::vector<double> m_rate;               //!< per directed link, relative data rate
     std::vector<uint8_t> m_fromServer;        //!< per directed link, 1 when it leaves a server
     uint32_t m_serverPorts{0};                //!< directed links leaving servers
     uint32_t m_serverPortsBlocked{0};         //!< of those, busy or down

@@ -15,6 +15,12 @@ SchedulerState::GetLinkLoad(uint32_t /* directedLink */) const
     return 0.0;
 }
 
+double
+SchedulerState::GetLinkRate(uint32_t /* directedLink */) const
+{
+    return 1.0;
+}
+
 uint32_t
 SchedulerState::GetNDone() const
 {

@@ -79,6 +79,12 @@ class SchedulerState
      *         where nothing else runs, is 0
      */
     virtual double GetLinkLoad(uint32_t directedLink) const;
+    /**
+     * \param directedLink a directed link
+     * \return its data rate relative to the fastest link of the network (1 for the fastest);
+     *         the default, for the flow level where every link carries a piece per round, is 1
+     */
+    virtual double GetLinkRate(uint32_t directedLink) const;
 
     /// \return the number of finished workloads
     uint32_t GetNDone() const;

@@ -7,6 +7,8 @@
 #include "text-file.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <random>
@@ -266,6 +268,12 @@ FixUpOnce(SwitchGraph& g, std::mt19937_64& rng)
     return false;
 }
 
+/// The keys every spec takes, after its kind's own: which links are slower (SlowDownLinks).
+const std::vector<std::string> LINK_OPTIONS{"slow", "slowrate", "slowseed"};
+/// How they read in an error message.
+const char* const LINK_OPTIONS_HELP =
+    "; and on any kind slow=FRACTION[,slowrate=X][,slowseed=S]";
+
 /// Parses "kind:key=value,..." into its kind and an ordered key->value map.
 struct Spec
 {
@@ -295,7 +303,24 @@ ParseSpec(const std::string& spec)
     {
         if (colon != std::string::npos)
         {
-            result.values["path"] = spec.substr(colon + 1);
+            // A path may hold commas: only trailing items that are link options are options.
+            std::string path = spec.substr(colon + 1);
+            for (auto comma = path.rfind(','); comma != std::string::npos;
+                 comma = path.rfind(','))
+            {
+                const std::string item = Trim(path.substr(comma + 1));
+                const auto eq = item.find('=');
+                const std::string key = item.substr(0, std::min(eq, item.size()));
+                if (eq == std::string::npos ||
+                    std::find(LINK_OPTIONS.begin(), LINK_OPTIONS.end(), key) ==
+                        LINK_OPTIONS.end() ||
+                    !result.values.emplace(key, Trim(item.substr(eq + 1))).second)
+                {
+                    break;
+                }
+                path.erase(comma);
+            }
+            result.values["path"] = path;
         }
         return result;
     }
@@ -374,8 +399,58 @@ RejectUnknownKeys(const Spec& spec, const std::string& accepted)
     if (!spec.values.empty())
     {
         throw std::invalid_argument("unknown key '" + Abbreviate(spec.values.begin()->first) +
-                                    "' for " + spec.kind + "; accepted keys: " + accepted);
+                                    "' for " + spec.kind + "; accepted keys: " + accepted +
+                                    LINK_OPTIONS_HELP);
     }
+}
+
+/// Takes the real value of `key` out of the spec, or `fallback` when absent.
+double
+TakeReal(Spec& spec, const std::string& key, double fallback)
+{
+    const auto it = spec.values.find(key);
+    if (it == spec.values.end())
+    {
+        return fallback;
+    }
+    const std::string text = it->second;
+    spec.values.erase(it);
+    char* end = nullptr;
+    const double value = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(value))
+    {
+        throw std::invalid_argument("topology " + key + " must be a number, got '" +
+                                    Abbreviate(text) + "'");
+    }
+    return value;
+}
+
+/// Takes the link options out of a spec and applies them to the topology built from the rest.
+void
+ApplyLinkOptions(Spec& spec, Topology& t)
+{
+    if (spec.values.count("slow") == 0)
+    {
+        for (const char* key : {"slowrate", "slowseed"})
+        {
+            if (spec.values.count(key))
+            {
+                throw std::invalid_argument(std::string("topology option ") + key +
+                                            " needs slow=FRACTION (which share of the links is "
+                                            "slower)");
+            }
+        }
+        return;
+    }
+    const double fraction = TakeReal(spec, "slow", 0);
+    const double factor = TakeReal(spec, "slowrate", 0.5);
+    const int64_t one = 1;
+    const int64_t seed = TakeInteger(spec, "slowseed", &one);
+    if (seed < 0)
+    {
+        throw std::invalid_argument("topology slowseed must be >= 0, got " + std::to_string(seed));
+    }
+    SlowDownLinks(t, fraction, factor, static_cast<uint64_t>(seed));
 }
 
 } // namespace
@@ -562,10 +637,13 @@ MakeFatTree(int64_t k)
     return t;
 }
 
-Topology
-BuildTopology(const std::string& specText)
+namespace
 {
-    Spec spec = ParseSpec(specText);
+
+/// Builds the topology a spec names, without its link options.
+Topology
+BuildBaseTopology(Spec& spec, const std::string& specText)
+{
     const int64_t one = 1;
     Topology t;
     if (spec.kind == "bcube" || spec.kind == "dcell")
@@ -602,7 +680,9 @@ BuildTopology(const std::string& specText)
         {
             throw std::invalid_argument("topology spec 'file:' needs a path, e.g. file:my.topo");
         }
-        return ReadTopologyFile(it->second);
+        const std::string path = it->second;
+        spec.values.erase(it);
+        return ReadTopologyFile(path);
     }
     else
     {
@@ -613,6 +693,62 @@ BuildTopology(const std::string& specText)
             "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  file:PATH");
     }
     t.Validate();
+    return t;
+}
+
+} // namespace
+
+void
+SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t seed)
+{
+    if (!(fraction > 0 && fraction <= 1))
+    {
+        throw std::invalid_argument("the share of slower links must be in (0, 1], got " +
+                                    std::to_string(fraction));
+    }
+    if (!(factor > 0 && factor <= 1))
+    {
+        throw std::invalid_argument("a slower link's rate factor must be in (0, 1], got " +
+                                    std::to_string(factor));
+    }
+    const uint32_t links = topology.GetNLinks();
+    const auto count = std::max<uint32_t>(
+        1, static_cast<uint32_t>(std::llround(fraction * static_cast<double>(links))));
+    // The first `count` of a seeded shuffle (Fisher-Yates), the same with every library.
+    std::vector<uint32_t> order(links);
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        order[l] = l;
+    }
+    std::mt19937_64 rng(seed);
+    for (uint32_t i = 0; i < count && i < links; ++i)
+    {
+        std::swap(order[i], order[i + UniformIndex(rng, links - i)]);
+    }
+    for (uint32_t i = 0; i < count && i < links; ++i)
+    {
+        LinkProperties p = topology.GetLinkProperties(order[i]);
+        p.rateFactor *= factor;
+        topology.SetLinkProperties(order[i], p);
+    }
+}
+
+Topology
+BuildTopology(const std::string& specText)
+{
+    Spec spec = ParseSpec(specText);
+    Spec linkOptions{spec.kind, {}};
+    for (const std::string& key : LINK_OPTIONS)
+    {
+        const auto it = spec.values.find(key);
+        if (it != spec.values.end())
+        {
+            linkOptions.values.insert(*it);
+            spec.values.erase(it);
+        }
+    }
+    Topology t = BuildBaseTopology(spec, specText);
+    ApplyLinkOptions(linkOptions, t);
     return t;
 }
 

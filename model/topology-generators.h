@@ -80,9 +80,24 @@ Topology MakeFatTree(int64_t k);
 
 /**
  * \ingroup allreduce
+ * Slows a seeded share of the links (doc/allreduce.rst, "Uneven links"): their rate factor
+ * (LinkProperties) is multiplied by factor. The spec options slow=FRACTION, slowrate=X and
+ * slowseed=S do the same.
+ * \param topology the topology to change
+ * \param fraction the share of links, in (0, 1]: round(fraction x links), at least one
+ * \param factor their rate factor, in (0, 1]
+ * \param seed chooses the links; the same seed gives the same links with every library
+ * \throws std::invalid_argument for a fraction or a factor out of range
+ */
+void SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t seed);
+
+/**
+ * \ingroup allreduce
  * Builds a topology from a spec string, the one argument every example takes:
  * `bcube:n=3,k=1`, `dcell:n=4,k=1`, `jellyfish:switches=10,degree=4,servers=1,seed=1`,
- * `fattree:k=4` or `file:PATH`. Jellyfish's `servers` and `seed` default to 1.
+ * `fattree:k=4` or `file:PATH`. Jellyfish's `servers` and `seed` default to 1. Any spec may
+ * end with link options: `slow=FRACTION` (a seeded share of the links is slower, SlowDownLinks),
+ * `slowrate=X` (their rate factor, default 0.5) and `slowseed=S` (default 1).
  * \param spec the spec
  * \return the validated topology
  * \throws std::invalid_argument naming the kind, key or value that is wrong and what is accepted

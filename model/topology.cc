@@ -7,10 +7,14 @@
 #include "size-limits.h"
 #include "text-file.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -102,6 +106,7 @@ Topology::AddLink(uint32_t a, uint32_t b)
                                     " is given twice; parallel links are not supported");
     }
     m_links.push_back({a, b});
+    m_linkProperties.emplace_back();
     m_neighbors[a].push_back(b);
     m_neighbors[b].push_back(a);
     m_portLinks[a].push_back(index);
@@ -373,6 +378,55 @@ Topology::DescribeDifference(const Topology& other) const
 }
 
 void
+Topology::SetLinkProperties(uint32_t link, const LinkProperties& properties)
+{
+    if (link >= m_links.size())
+    {
+        throw std::out_of_range("link " + std::to_string(link) + " does not exist (" +
+                                std::to_string(m_links.size()) + " links)");
+    }
+    if (!(properties.rateFactor > 0 && properties.rateFactor <= 1000))
+    {
+        throw std::invalid_argument("link " + std::to_string(link) +
+                                    ": a rate factor must be in (0, 1000], got " +
+                                    std::to_string(properties.rateFactor));
+    }
+    if (properties.rateBps > MAX_RATE_BPS)
+    {
+        throw std::invalid_argument("link " + std::to_string(link) + ": a rate must be at most " +
+                                    std::to_string(MAX_RATE_BPS) + " bit/s, got " +
+                                    std::to_string(properties.rateBps));
+    }
+    if (properties.delayNs > MAX_DELAY_NS)
+    {
+        throw std::invalid_argument("link " + std::to_string(link) +
+                                    ": a delay must be at most 1000 s, got " +
+                                    std::to_string(properties.delayNs) + " ns");
+    }
+    m_linkProperties[link] = properties;
+}
+
+const LinkProperties&
+Topology::GetLinkProperties(uint32_t link) const
+{
+    if (link >= m_linkProperties.size())
+    {
+        throw std::out_of_range("link " + std::to_string(link) + " does not exist (" +
+                                std::to_string(m_links.size()) + " links)");
+    }
+    return m_linkProperties[link];
+}
+
+uint32_t
+Topology::CountUnevenLinks() const
+{
+    return static_cast<uint32_t>(
+        std::count_if(m_linkProperties.begin(), m_linkProperties.end(), [](const auto& p) {
+            return !p.IsDefault();
+        }));
+}
+
+void
 CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switches, uint64_t links)
 {
     const uint64_t max = std::numeric_limits<uint64_t>::max();
@@ -398,6 +452,108 @@ CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switches, 
         " links (about " + FormatGiB(limitBytes) + "). Choose smaller parameters.");
 }
 
+namespace
+{
+
+/// A unit of a quantity and how many base units it holds.
+struct Unit
+{
+    const char* name; //!< e.g. "Gbps"
+    uint64_t scale;   //!< base units in one
+};
+
+/// Data rate units, largest first (SI, as ns-3's DataRate: 1 Kbps = 1000 bps).
+const std::vector<Unit> RATE_UNITS{{"Tbps", 1000000000000},
+                                   {"Gbps", 1000000000},
+                                   {"Mbps", 1000000},
+                                   {"Kbps", 1000},
+                                   {"kbps", 1000},
+                                   {"bps", 1}};
+/// Delay units in nanoseconds, largest first.
+const std::vector<Unit> DELAY_UNITS{{"ms", 1000000}, {"us", 1000}, {"ns", 1}, {"s", 1000000000}};
+
+/// \return value in the largest unit that holds it whole, e.g. "10Gbps", "1500ns"
+std::string
+FormatScaled(uint64_t value, const std::vector<Unit>& units)
+{
+    const Unit* best = nullptr;
+    for (const Unit& u : units)
+    {
+        if (value % u.scale == 0 && (!best || u.scale > best->scale))
+        {
+            best = &u;
+        }
+    }
+    return std::to_string(value / best->scale) + best->name;
+}
+
+/**
+ * Parses a decimal number with a unit, e.g. "2.5Gbps" or "10us", into base units.
+ * \return false when the text is not a non-negative number followed by one of the units, or
+ *         the value is not a whole number of base units or exceeds max
+ */
+bool
+ParseScaled(const std::string& text, const std::vector<Unit>& units, uint64_t max, uint64_t& value)
+{
+    size_t digits = 0;
+    while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) ||
+                                    text[digits] == '.'))
+    {
+        ++digits;
+    }
+    const std::string number = text.substr(0, digits);
+    const std::string unit = text.substr(digits);
+    if (number.empty() || number.size() > 30 ||
+        std::count(number.begin(), number.end(), '.') > 1 || number == ".")
+    {
+        return false;
+    }
+    for (const Unit& u : units)
+    {
+        if (unit != u.name)
+        {
+            continue;
+        }
+        // Exact decimal arithmetic: whole part times scale, plus the fraction's digits.
+        const auto dot = number.find('.');
+        const std::string whole = number.substr(0, dot);
+        std::string fraction = dot == std::string::npos ? "" : number.substr(dot + 1);
+        uint64_t scale = u.scale;
+        unsigned __int128 v = 0;
+        for (char c : whole)
+        {
+            v = v * 10 + static_cast<unsigned>(c - '0');
+            if (v > max)
+            {
+                return false;
+            }
+        }
+        v *= scale;
+        for (char c : fraction)
+        {
+            if (scale % 10 != 0)
+            {
+                if (c != '0')
+                {
+                    return false; // finer than a base unit
+                }
+                continue;
+            }
+            scale /= 10;
+            v += static_cast<unsigned>(c - '0') * scale;
+        }
+        if (v > max)
+        {
+            return false;
+        }
+        value = static_cast<uint64_t>(v);
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
 void
 WriteTopology(const Topology& topology, std::ostream& os)
 {
@@ -409,9 +565,26 @@ WriteTopology(const Topology& topology, std::ostream& os)
     }
     os << "servers " << topology.GetNServers() << "\n";
     os << "switches " << topology.GetNSwitches() << "\n";
-    for (const auto& link : topology.GetLinks())
+    for (uint32_t i = 0; i < topology.GetNLinks(); ++i)
     {
-        os << "link " << link.a << " " << link.b << "\n";
+        const TopologyLink& link = topology.GetLink(i);
+        os << "link " << link.a << " " << link.b;
+        const LinkProperties& p = topology.GetLinkProperties(i);
+        if (p.rateBps != 0)
+        {
+            os << " rate=" << FormatScaled(p.rateBps, RATE_UNITS);
+        }
+        if (p.rateFactor != 1)
+        {
+            std::ostringstream factor;
+            factor << std::setprecision(17) << p.rateFactor;
+            os << " factor=" << factor.str();
+        }
+        if (p.delayNs >= 0)
+        {
+            os << " delay=" << FormatScaled(static_cast<uint64_t>(p.delayNs), DELAY_UNITS);
+        }
+        os << "\n";
     }
 }
 
@@ -614,15 +787,16 @@ class TopologyFileReader
         (keyword == "servers" ? m_servers : m_switches) = value;
     }
 
-    /// 'link A B': the first one creates the topology.
+    /// 'link A B [rate=R] [factor=X] [delay=D]': the first one creates the topology.
     void ReadLink(const std::string& line, const std::vector<std::string>& args)
     {
         uint32_t a = 0;
         uint32_t b = 0;
-        if (args.size() != 2 || !ParseCount(args[0], a) || !ParseCount(args[1], b))
+        if (args.size() < 2 || !ParseCount(args[0], a) || !ParseCount(args[1], b))
         {
             Fail("expected 'link A B' with two node ids, got '" + Abbreviate(line) + "'");
         }
+        const LinkProperties properties = ReadLinkProperties(args);
         if (!m_haveServers || !m_haveSwitches)
         {
             Fail("'servers N' and 'switches M' must come before the first 'link'");
@@ -634,12 +808,71 @@ class TopologyFileReader
                 m_topology = Topology(m_name.empty() ? m_source : m_name, m_servers, m_switches);
                 m_created = true;
             }
-            m_topology.AddLink(a, b);
+            const uint32_t link = m_topology.AddLink(a, b);
+            m_topology.SetLinkProperties(link, properties);
         }
         catch (const std::invalid_argument& e)
         {
             Fail(e.what());
         }
+    }
+
+    /// The optional columns of a link line, each at most once.
+    LinkProperties ReadLinkProperties(const std::vector<std::string>& args) const
+    {
+        LinkProperties p;
+        std::set<std::string> seen;
+        for (size_t i = 2; i < args.size(); ++i)
+        {
+            const auto eq = args[i].find('=');
+            const std::string key = args[i].substr(0, eq);
+            const std::string value = eq == std::string::npos ? "" : args[i].substr(eq + 1);
+            if (!seen.insert(key).second)
+            {
+                Fail("'" + Abbreviate(key, 40) + "' is given twice on one link");
+            }
+            uint64_t v = 0;
+            if (key == "rate")
+            {
+                if (!ParseScaled(value, RATE_UNITS, Topology::MAX_RATE_BPS, v) || v == 0)
+                {
+                    Fail("rate must be a positive data rate up to 1000Tbps, e.g. rate=40Gbps "
+                         "(units bps, Kbps, Mbps, Gbps, Tbps), got '" +
+                         Abbreviate(value, 40) + "'");
+                }
+                p.rateBps = v;
+            }
+            else if (key == "delay")
+            {
+                if (!ParseScaled(value,
+                                 DELAY_UNITS,
+                                 static_cast<uint64_t>(Topology::MAX_DELAY_NS),
+                                 v))
+                {
+                    Fail("delay must be a time of whole nanoseconds up to 1000s, e.g. delay=2us "
+                         "(units ns, us, ms, s), got '" +
+                         Abbreviate(value, 40) + "'");
+                }
+                p.delayNs = static_cast<int64_t>(v);
+            }
+            else if (key == "factor")
+            {
+                char* end = nullptr;
+                p.rateFactor = value.empty() ? 0 : std::strtod(value.c_str(), &end);
+                if (value.empty() || *end != '\0' || !(p.rateFactor > 0 && p.rateFactor <= 1000))
+                {
+                    Fail("factor must be a number in (0, 1000] (the link runs at that times its "
+                         "rate), got '" +
+                         Abbreviate(value, 40) + "'");
+                }
+            }
+            else
+            {
+                Fail("unknown link column '" + Abbreviate(args[i], 40) +
+                     "'; a link takes 'link A B' then optionally rate=R, factor=X, delay=D");
+            }
+        }
+        return p;
     }
 
     std::string m_source;      //!< the name errors cite

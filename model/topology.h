@@ -50,6 +50,25 @@ struct TopologyLink
 
 /**
  * \ingroup allreduce
+ * How fast one link is at packet level (doc/allreduce.rst, "Uneven links"). The flow level
+ * moves one piece per directed link per round whatever the link, so it ignores them;
+ * DcnTopologyHelper builds each link with them.
+ */
+struct LinkProperties
+{
+    uint64_t rateBps{0};   //!< data rate in bit/s; 0: the network's (its DataRate attribute)
+    double rateFactor{1};  //!< multiplies that rate: below 1 for a slowed link
+    int64_t delayNs{-1};   //!< propagation delay in nanoseconds; negative: the network's
+
+    /// \return true when nothing differs from the network's settings
+    bool IsDefault() const
+    {
+        return rateBps == 0 && rateFactor == 1 && delayNs < 0;
+    }
+};
+
+/**
+ * \ingroup allreduce
  * A data-center topology: an undirected graph of servers and switches (doc/allreduce.rst,
  * "Topology").
  *
@@ -124,6 +143,23 @@ class Topology
     bool HasLink(uint32_t a, uint32_t b) const;
 
     /**
+     * Gives a link its own rate or delay at packet level.
+     * \param link a link index \param properties its rate, rate factor and delay
+     * \throws std::out_of_range for no such link; std::invalid_argument for a rate factor
+     *         outside (0, 1000], a rate above MAX_RATE_BPS or a delay above MAX_DELAY_NS
+     */
+    void SetLinkProperties(uint32_t link, const LinkProperties& properties);
+    /// \param link a link index \return its properties (the defaults unless set)
+    const LinkProperties& GetLinkProperties(uint32_t link) const;
+    /// \return the number of links whose properties are not the defaults
+    uint32_t CountUnevenLinks() const;
+
+    /** Fastest rate a link may be given: 1 Pbit/s. */
+    static constexpr uint64_t MAX_RATE_BPS = uint64_t{1000000000000000};
+    /** Longest delay a link may be given: 1000 s. */
+    static constexpr int64_t MAX_DELAY_NS = int64_t{1000000000000};
+
+    /**
      * Hop distances (in links) from one node to every node, by breadth-first search.
      * \param from the start node
      * \return the distance per node, UINT32_MAX for nodes that cannot be reached
@@ -173,6 +209,7 @@ class Topology
     uint32_t m_nServers{0};                            //!< number of servers
     uint32_t m_nSwitches{0};                           //!< number of switches
     std::vector<TopologyLink> m_links;                 //!< links, in order of addition
+    std::vector<LinkProperties> m_linkProperties;      //!< per link, its packet-level speed
     std::vector<std::vector<uint32_t>> m_neighbors;    //!< per node, neighbours in port order
     std::vector<std::vector<uint32_t>> m_portLinks;    //!< per node, link indices in port order
     std::unordered_map<uint64_t, uint32_t> m_linkIndex; //!< unordered pair -> link index

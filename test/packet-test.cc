@@ -5,7 +5,12 @@
 // Packet-level AllReduce: real gradients over ns-3 TCP, checked exactly, and its faults.
 
 #include "ns3/allreduce-module.h"
+#include "ns3/channel.h"
 #include "ns3/core-module.h"
+#include "ns3/data-rate.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ppp-header.h"
+#include "ns3/tcp-header.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -634,4 +639,146 @@ TEST(PacketOnline, OptionsAreChecked)
     config.decisions = "sometimes";
     EXPECT_THROW(RunPacketAllReduce(plan, config, CreateScheduler("greedy")),
                  std::invalid_argument);
+}
+
+namespace
+{
+
+/// Greedy, remembering the most foreign traffic and the slowest link it was shown.
+class WatchingScheduler : public GreedyScheduler
+{
+  public:
+    void SelectRound(SchedulerState& state) override
+    {
+        for (uint32_t l = 0; l < state.GetWorkloads().GetNDirectedLinks(); ++l)
+        {
+            maxLoad = std::max(maxLoad, state.GetLinkLoad(l));
+            minRate = std::min(minRate, state.GetLinkRate(l));
+        }
+        GreedyScheduler::SelectRound(state);
+    }
+
+    double maxLoad{0}; //!< the most foreign traffic seen on a link
+    double minRate{1}; //!< the slowest link seen
+};
+
+} // namespace
+
+TEST(PacketConditions, BackgroundTrafficSharesTheLinksAndTheSchedulerSeesIt)
+{
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    PacketRunConfig config = SmallRun("barrier");
+    config.gradientBytes = 65536;
+    const PacketRunReport quiet = RunPacketAllReduce(plan, config);
+    config.backgroundLoad = 0.3;
+    config.decisions = "online";
+    Ptr<WatchingScheduler> watcher = CreateObject<WatchingScheduler>();
+    const PacketRunReport busy = RunPacketAllReduce(plan, config, watcher);
+    ASSERT_TRUE(busy.result.finished) << busy.result.error;
+    EXPECT_TRUE(busy.verification.verified) << busy.verification.message;
+    EXPECT_EQ(quiet.foreignBytes, 0u);
+    EXPECT_GT(busy.foreignBytes, 0u);
+    EXPECT_GT(busy.result.completionTime, quiet.result.completionTime);
+    EXPECT_GT(watcher->maxLoad, 0.1) << "device counters reach the state";
+    EXPECT_LE(watcher->maxLoad, 1.0);
+    // The AllReduce's own bytes are told apart: about the same as without the background.
+    const auto sum = [](const std::vector<uint64_t>& v) {
+        return std::accumulate(v.begin(), v.end(), uint64_t{0});
+    };
+    EXPECT_NEAR(double(sum(busy.linkBytes)), double(sum(quiet.linkBytes)),
+                0.2 * double(sum(quiet.linkBytes)));
+    // The same seed gives the same run; bulk senders work too.
+    config.decisions = "replay";
+    EXPECT_EQ(RunPacketAllReduce(plan, config).result.completionTime,
+              RunPacketAllReduce(plan, config).result.completionTime);
+    config.backgroundApplication = "bulk";
+    const PacketRunReport bulk = RunPacketAllReduce(plan, config);
+    ASSERT_TRUE(bulk.result.finished) << bulk.result.error;
+    EXPECT_TRUE(bulk.verification.verified);
+    EXPECT_GT(bulk.foreignBytes, 0u);
+    for (double bad : {-0.1, 1.5})
+    {
+        config.backgroundLoad = bad;
+        EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument) << bad;
+    }
+    config.backgroundLoad = 0.3;
+    config.backgroundApplication = "ping";
+    EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument);
+}
+
+TEST(PacketConditions, SlowedLinksRunAtTheirOwnRateAndTheSchedulerSeesIt)
+{
+    const Topology topo = BuildTopology("bcube:n=3,k=1,slow=0.25,slowrate=0.5");
+    {
+        DcnTopologyHelper dcn(topo);
+        dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+        dcn.Install();
+        for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
+        {
+            DataRateValue rate;
+            dcn.GetLinkDevices(l).Get(1)->GetAttribute("DataRate", rate);
+            EXPECT_EQ(rate.Get().GetBitRate(),
+                      topo.GetLinkProperties(l).IsDefault() ? 10000000000u : 5000000000u);
+        }
+        Simulator::Destroy();
+    }
+    const Plan even = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    const Plan uneven = CreateScheduler("greedy")->MakePlan(topo, 1);
+    EXPECT_EQ(uneven.schedule.rounds, even.schedule.rounds) << "the flow level keeps rounds";
+    PacketRunConfig config = SmallRun("async");
+    config.gradientBytes = 65536;
+    config.decisions = "online";
+    Ptr<WatchingScheduler> watcher = CreateObject<WatchingScheduler>();
+    const PacketRunReport slow = RunPacketAllReduce(uneven, config, watcher);
+    const PacketRunReport fast = RunOnline(even, "greedy", config);
+    ASSERT_TRUE(slow.result.finished) << slow.result.error;
+    EXPECT_TRUE(slow.verification.verified) << slow.verification.message;
+    EXPECT_GT(slow.result.completionTime, fast.result.completionTime);
+    EXPECT_DOUBLE_EQ(watcher->minRate, 0.5);
+}
+
+TEST(PacketConditions, ATopologyFilesRateAndDelayReachTheDevices)
+{
+    std::istringstream text("servers 2\nswitches 1\nlink 0 2 rate=2Gbps delay=7us\n"
+                            "link 1 2 factor=0.25\n");
+    const Topology topo = ReadTopology(text, "two.topo");
+    DcnTopologyHelper dcn(topo);
+    dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    dcn.SetChannelAttribute("Delay", StringValue("1us"));
+    dcn.Install();
+    DataRateValue rate;
+    TimeValue delay;
+    dcn.GetLinkDevices(0).Get(0)->GetAttribute("DataRate", rate);
+    dcn.GetLinkDevices(0).Get(0)->GetChannel()->GetAttribute("Delay", delay);
+    EXPECT_EQ(rate.Get().GetBitRate(), 2000000000u);
+    EXPECT_EQ(delay.Get(), MicroSeconds(7));
+    dcn.GetLinkDevices(1).Get(0)->GetAttribute("DataRate", rate);
+    dcn.GetLinkDevices(1).Get(0)->GetChannel()->GetAttribute("Delay", delay);
+    EXPECT_EQ(rate.Get().GetBitRate(), 2500000000u) << "a quarter of the network's rate";
+    EXPECT_EQ(delay.Get(), MicroSeconds(1)) << "the network's delay";
+    Simulator::Destroy();
+}
+
+TEST(LinkLoadMonitor, TellsTheAllReducesPacketsFromOtherTrafficByPort)
+{
+    const auto packet = [](uint16_t from, uint16_t to, uint8_t protocol) {
+        Ptr<Packet> p = Create<Packet>(100);
+        TcpHeader tcp;
+        tcp.SetSourcePort(from);
+        tcp.SetDestinationPort(to);
+        p->AddHeader(tcp);
+        Ipv4Header ip;
+        ip.SetProtocol(protocol);
+        ip.SetPayloadSize(p->GetSize());
+        p->AddHeader(ip);
+        PppHeader ppp;
+        ppp.SetProtocol(0x0021);
+        p->AddHeader(ppp);
+        return p;
+    };
+    EXPECT_TRUE(LinkLoadMonitor::IsOwn(packet(10000, 5000, 6), 5000)) << "data";
+    EXPECT_TRUE(LinkLoadMonitor::IsOwn(packet(5000, 10000, 6), 5000)) << "its acknowledgement";
+    EXPECT_FALSE(LinkLoadMonitor::IsOwn(packet(49153, 9, 6), 5000)) << "background";
+    EXPECT_FALSE(LinkLoadMonitor::IsOwn(packet(10000, 5000, 1), 5000)) << "not TCP or UDP";
+    EXPECT_FALSE(LinkLoadMonitor::IsOwn(Create<Packet>(10), 5000)) << "too short";
 }

@@ -103,7 +103,8 @@ TEST(BadInput, UnknownKindListsTheAcceptedKinds)
 TEST(BadInput, UnknownKeyListsTheAcceptedKeys)
 {
     EXPECT_EQ(SpecError("bcube:n=3,k=1,levels=2"),
-              "unknown key 'levels' for bcube; accepted keys: n, k");
+              "unknown key 'levels' for bcube; accepted keys: n, k; and on any kind "
+              "slow=FRACTION[,slowrate=X][,slowseed=S]");
     EXPECT_MENTIONS(SpecError("jellyfish:switches=10,degree=4,ports=3"), "unknown key 'ports'");
 }
 

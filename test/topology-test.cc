@@ -409,3 +409,102 @@ TEST(TopologyFile, UnnamedFileIsNamedAfterItsSource)
     std::istringstream text("servers 2\nswitches 0\nlink 0 1\n");
     EXPECT_EQ(ReadTopology(text, "pair.topo").GetName(), "pair.topo");
 }
+
+TEST(TopologyFile, LinkColumnsGiveRateFactorAndDelayAndRoundTrip)
+{
+    std::istringstream text("servers 2\nswitches 1\n"
+                            "link 0 2 rate=2.5Gbps delay=1.5us\n"
+                            "link 1 2 factor=0.5\n");
+    const Topology t = ReadTopology(text, "uneven.topo");
+    EXPECT_EQ(t.GetLinkProperties(0).rateBps, 2500000000u);
+    EXPECT_EQ(t.GetLinkProperties(0).delayNs, 1500);
+    EXPECT_EQ(t.GetLinkProperties(0).rateFactor, 1.0);
+    EXPECT_EQ(t.GetLinkProperties(1).rateFactor, 0.5);
+    EXPECT_EQ(t.GetLinkProperties(1).rateBps, 0u) << "the network's rate";
+    EXPECT_LT(t.GetLinkProperties(1).delayNs, 0) << "the network's delay";
+    EXPECT_EQ(t.CountUnevenLinks(), 2u);
+    std::stringstream again;
+    WriteTopology(t, again);
+    EXPECT_NE(again.str().find("link 0 2 rate=2500Mbps delay=1500ns"), std::string::npos)
+        << again.str();
+    const Topology back = ReadTopology(again, "memory");
+    for (uint32_t l = 0; l < 2; ++l)
+    {
+        EXPECT_EQ(back.GetLinkProperties(l).rateBps, t.GetLinkProperties(l).rateBps);
+        EXPECT_EQ(back.GetLinkProperties(l).rateFactor, t.GetLinkProperties(l).rateFactor);
+        EXPECT_EQ(back.GetLinkProperties(l).delayNs, t.GetLinkProperties(l).delayNs);
+    }
+}
+
+TEST(TopologyFile, BadLinkColumnsAreRefusedWithTheLine)
+{
+    for (const auto& [column, says] :
+         std::vector<std::pair<std::string, std::string>>{
+             {"rate=0Gbps", "rate must be a positive data rate"},
+             {"rate=fast", "rate must be a positive data rate"},
+             {"rate=10GB", "rate must be a positive data rate"},
+             {"rate=2000Tbps", "rate must be a positive data rate"},
+             {"delay=1.5ns", "delay must be a time of whole nanoseconds"},
+             {"delay=-1us", "delay must be a time"},
+             {"factor=0", "factor must be a number in (0, 1000]"},
+             {"factor=0.5x", "factor must be a number"},
+             {"speed=2", "unknown link column 'speed=2'"},
+             {"rate=1Gbps rate=2Gbps", "'rate' is given twice"}})
+    {
+        std::istringstream text("servers 2\nswitches 1\nlink 0 2 " + column + "\nlink 1 2\n");
+        try
+        {
+            ReadTopology(text, "bad.topo");
+            ADD_FAILURE() << column << " was accepted";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find("bad.topo:3: " + says), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
+TEST(Spec, SlowOptionsSlowASeededShareOfTheLinksOnAnyKind)
+{
+    const Topology slow = BuildTopology("bcube:n=3,k=1,slow=0.25,slowrate=0.25,slowseed=3");
+    EXPECT_EQ(slow, MakeBCube(3, 1)) << "the same graph";
+    EXPECT_EQ(slow.CountUnevenLinks(), 5u) << "round(0.25 x 18)";
+    std::vector<uint32_t> slowed;
+    for (uint32_t l = 0; l < slow.GetNLinks(); ++l)
+    {
+        if (slow.GetLinkProperties(l).rateFactor == 0.25)
+        {
+            slowed.push_back(l);
+        }
+    }
+    EXPECT_EQ(slowed.size(), 5u);
+    const auto chosen = [](const std::string& spec) {
+        const Topology t = BuildTopology(spec);
+        std::vector<uint32_t> out;
+        for (uint32_t l = 0; l < t.GetNLinks(); ++l)
+        {
+            if (!t.GetLinkProperties(l).IsDefault())
+            {
+                out.push_back(l);
+            }
+        }
+        return out;
+    };
+    EXPECT_EQ(chosen("bcube:n=3,k=1,slow=0.25,slowseed=3"), slowed) << "the seed decides";
+    EXPECT_NE(chosen("bcube:n=3,k=1,slow=0.25,slowseed=4"), slowed);
+    EXPECT_EQ(BuildTopology("fattree:k=4,slow=1").CountUnevenLinks(), 48u);
+    EXPECT_EQ(BuildTopology("bcube:n=3,k=1,slow=0.01").CountUnevenLinks(), 1u) << "at least one";
+    // After a file path too, whose own commas stay in the path.
+    const std::string path = ::testing::TempDir() + "allreduce,slow.topo";
+    WriteTopologyFile(MakeDCell(3, 1), path);
+    EXPECT_EQ(BuildTopology("file:" + path + ",slow=0.5").CountUnevenLinks(), 9u);
+    EXPECT_EQ(BuildTopology("file:" + path).CountUnevenLinks(), 0u);
+    std::remove(path.c_str());
+    for (const char* bad : {"bcube:n=3,k=1,slow=0", "bcube:n=3,k=1,slow=x",
+                            "bcube:n=3,k=1,slow=0.5,slowrate=2", "bcube:n=3,k=1,slowrate=0.5",
+                            "bcube:n=3,k=1,slow=0.5,slowseed=-1"})
+    {
+        EXPECT_THROW(BuildTopology(bad), std::invalid_argument) << bad;
+    }
+}
