@@ -4,10 +4,15 @@
 
 // Benchmark (Google Benchmark) of the packet-level AllReduce: BCube(4,1), 16 servers, a
 // 16 MB gradient per server (16,000,000 bytes), 10 Gbps links with 1 us delay, greedy schedule,
-// barrier and async. Reports wall time per run, simulated events per wall second, the
-// simulated completion time and the process's peak memory. Every run is verified exactly.
+// barrier and async, its plan replayed and decided online. Reports wall time per run,
+// simulated events per wall second, the simulated completion time, the decisions and the
+// process's peak memory. Every run is verified exactly.
+//
+// DrlOnlineBench: the cost of drl's decisions inside ns-3 (BCube(3,1) and DCell(4,1), 1 MiB,
+// barrier): the time spent in SelectRound per decision, beside the run's wall time.
 //
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=Packet
+//   build/benchmark/allreduce-benchmarks --benchmark_filter=DrlOnline
 
 #include "ns3/allreduce-module.h"
 
@@ -15,6 +20,7 @@
 
 #include <sys/resource.h>
 
+#include <chrono>
 #include <string>
 
 using namespace ns3;
@@ -26,7 +32,8 @@ void
 PacketBench(benchmark::State& state)
 {
     const std::string mode = state.range(0) == 0 ? "barrier" : "async";
-    state.SetLabel("bcube:n=4,k=1 greedy 16MB 10Gbps " + mode);
+    const bool online = state.range(1) == 1;
+    state.SetLabel("bcube:n=4,k=1 greedy 16MB 10Gbps " + mode + (online ? " online" : " replay"));
     const Plan plan = CreateScheduler("greedy")->MakePlan(BuildTopology("bcube:n=4,k=1"), 1);
     PacketRunConfig config;
     config.mode = mode;
@@ -34,10 +41,11 @@ PacketBench(benchmark::State& state)
     config.dataRate = "10Gbps";
     config.delay = "1us";
     config.flowMonitor = false;
+    config.decisions = online ? "online" : "replay";
     PacketRunReport report;
     for (auto _ : state)
     {
-        report = RunPacketAllReduce(plan, config);
+        report = RunPacketAllReduce(plan, config, online ? CreateScheduler("greedy") : nullptr);
         if (!report.result.finished || !report.verification.verified)
         {
             state.SkipWithError((report.result.error + report.verification.message).c_str());
@@ -48,11 +56,88 @@ PacketBench(benchmark::State& state)
     state.counters["events_per_s"] = report.events / report.wallSeconds;
     state.counters["sim_ms"] = report.result.completionTime * 1e3;
     state.counters["flow_ms"] = report.predictedTime * 1e3;
+    state.counters["decisions"] = report.result.decisions;
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     state.counters["peak_rss_MiB"] = usage.ru_maxrss / 1024.0;
 }
 
+/// Decides as another scheduler does, timing its SelectRound.
+class TimedScheduler : public AllReduceScheduler
+{
+  public:
+    explicit TimedScheduler(Ptr<AllReduceScheduler> inner)
+        : m_inner(inner)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return m_inner->GetName();
+    }
+
+    void Prepare(const WorkloadSet& workloads) override
+    {
+        m_inner->Prepare(workloads);
+    }
+
+    void SelectRound(SchedulerState& state) override
+    {
+        const auto start = std::chrono::steady_clock::now();
+        m_inner->SelectRound(state);
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ++calls;
+    }
+
+    double seconds{0}; //!< in SelectRound, summed
+    uint32_t calls{0}; //!< SelectRound calls
+
+  private:
+    Ptr<AllReduceScheduler> m_inner; //!< the scheduler timed
+};
+
+const char* const DRL_ONLINE_SPECS[] = {"bcube:n=3,k=1", "dcell:n=4,k=1"};
+
+void
+DrlOnlineBench(benchmark::State& state)
+{
+    const std::string spec = DRL_ONLINE_SPECS[state.range(0)];
+    state.SetLabel(spec + " drl online 1MiB barrier");
+    const std::string unavailable = GetSchedulerUnavailableReason("drl");
+    if (!unavailable.empty())
+    {
+        state.SkipWithError(unavailable.c_str());
+        return;
+    }
+    const Plan plan = CreateScheduler("drl")->MakePlan(BuildTopology(spec), 1);
+    PacketRunConfig config;
+    config.decisions = "online";
+    config.flowMonitor = false;
+    double decideSeconds = 0;
+    uint32_t decisions = 0;
+    for (auto _ : state)
+    {
+        Ptr<TimedScheduler> timed = CreateObject<TimedScheduler>(CreateScheduler("drl"));
+        const PacketRunReport report = RunPacketAllReduce(plan, config, timed);
+        if (!report.result.finished || !report.verification.verified)
+        {
+            state.SkipWithError((report.result.error + report.verification.message).c_str());
+            return;
+        }
+        decideSeconds += timed->seconds;
+        decisions += timed->calls;
+    }
+    state.counters["decisions"] = benchmark::Counter(decisions, benchmark::Counter::kAvgIterations);
+    state.counters["ms_per_decision"] = decisions ? decideSeconds * 1e3 / decisions : 0;
+}
+
 } // namespace
 
-BENCHMARK(PacketBench)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(PacketBench)
+    ->Args({0, 0})
+    ->Args({0, 1})
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK(DrlOnlineBench)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->Iterations(3);

@@ -782,3 +782,63 @@ TEST(LinkLoadMonitor, TellsTheAllReducesPacketsFromOtherTrafficByPort)
     EXPECT_FALSE(LinkLoadMonitor::IsOwn(packet(10000, 5000, 1), 5000)) << "not TCP or UDP";
     EXPECT_FALSE(LinkLoadMonitor::IsOwn(Create<Packet>(10), 5000)) << "too short";
 }
+
+TEST(DynamicTable, TheFailingLinkIsNeverABridgeAndTheSeedDecides)
+{
+    for (const char* spec : {"fattree:k=4", "jellyfish:switches=10,degree=4,servers=1,seed=1",
+                             "dcell:n=4,k=1"})
+    {
+        const Topology topo = BuildTopology(spec);
+        std::set<uint32_t> drawn;
+        for (uint32_t seed = 1; seed <= 8; ++seed)
+        {
+            const uint32_t link = DynamicTable::DrawFailingLink(topo, seed);
+            ASSERT_NE(link, NO_INDEX) << spec;
+            EXPECT_EQ(link, DynamicTable::DrawFailingLink(topo, seed));
+            // A server's only link is never drawn: the graph stays connected without it.
+            const TopologyLink& l = topo.GetLink(link);
+            for (uint32_t end : {l.a, l.b})
+            {
+                EXPECT_FALSE(topo.IsServer(end) && topo.GetNPorts(end) == 1) << spec;
+            }
+            drawn.insert(link);
+        }
+        EXPECT_GT(drawn.size(), 1u) << spec << ": seeds draw different links";
+    }
+    Topology star("star", 3, 1);
+    for (uint32_t s = 0; s < 3; ++s)
+    {
+        star.AddLink(s, 3);
+    }
+    EXPECT_EQ(DynamicTable::DrawFailingLink(star, 1), NO_INDEX) << "every link is a bridge";
+}
+
+TEST(DynamicTable, RunsEveryScenarioBothWaysAndVerifiesEachRun)
+{
+    DynamicTableConfig config;
+    config.topologies = {"bcube:n=2,k=1"};
+    config.schedulers = {"greedy"};
+    config.scenarios = DynamicTable::SCENARIOS;
+    config.run.gradientBytes = 16384;
+    DynamicTable table(config);
+    EXPECT_EQ(table.GetNSteps(), 10u);
+    table.Run(nullptr);
+    EXPECT_EQ(table.GetFailure(), "");
+    ASSERT_EQ(table.GetRows().size(), 5u);
+    for (const DynamicTableRow& row : table.GetRows())
+    {
+        EXPECT_TRUE(row.onlineFinished) << row.scenario << ": " << row.onlineError;
+        EXPECT_EQ(row.decisions, row.onlineRounds) << "barrier: a decision per round";
+    }
+    const DynamicTableRow& none = table.GetRows()[0];
+    EXPECT_EQ(none.GetRatio(), 1.0) << "greedy decides online what it planned";
+    EXPECT_NE(table.GetRows()[1].conditions.find("down at"), std::string::npos);
+    std::ostringstream csv;
+    table.WriteCsv(csv);
+    EXPECT_EQ(csv.str().rfind("topology,scheduler,scenario,conditions,", 0), 0u) << csv.str();
+    config.scenarios = {"flood"};
+    EXPECT_THROW(DynamicTable{config}, std::invalid_argument);
+    config.scenarios = {"none"};
+    config.schedulers = {"optimal"};
+    EXPECT_THROW(DynamicTable{config}, std::invalid_argument);
+}
