@@ -261,7 +261,7 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     {
         throw std::invalid_argument("data rate must be above 0, got '" + config.dataRate + "'");
     }
-    if (settings.delay.IsNegative())
+    if (settings.delay.IsStrictlyNegative())
     {
         throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");
     }

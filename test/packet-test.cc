@@ -895,3 +895,15 @@ TEST(PacketOnline, EveryLinkOfDCellAndJellyfishFailingMidRunIsRoutedAroundWhereA
         }
     }
 }
+
+TEST(PacketLevel, ZeroDelayLinksAreAcceptedAndNegativeOnesRefused)
+{
+    const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
+    PacketRunConfig config = SmallRun("barrier");
+    config.delay = "0us";
+    const PacketRunReport r = RunPacketAllReduce(plan, config);
+    ASSERT_TRUE(r.result.finished) << r.result.error;
+    EXPECT_TRUE(r.verification.verified);
+    config.delay = "-1us";
+    EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument);
+}
