@@ -41,13 +41,9 @@ PacketSchedulerState::PacketSchedulerState(WorkloadSet workloads)
     m_down.assign(links, 0);
     m_load.assign(links, 0.0);
     m_rate.assign(links, 1.0);
-    m_fromServer.assign(links, 0);
-    for (uint32_t i = 0; 2 * i + 1 < links; ++i)
-    {
-        m_fromServer[2 * i] = topo.IsServer(topo.GetLink(i).a);
-        m_fromServer[2 * i + 1] = topo.IsServer(topo.GetLink(i).b);
-        m_serverPorts += m_fromServer[2 * i] + m_fromServer[2 * i + 1];
-    }
+    m_fromServer = MarkServerPorts(topo);
+    m_serverPorts =
+        static_cast<uint32_t>(std::count(m_fromServer.begin(), m_fromServer.end(), 1));
     m_held.assign(topo.GetNServers(), 0);
     for (const Workload& w : m_workloads.GetAll())
     {

@@ -4,6 +4,7 @@
 
 #include "round-engine.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -12,15 +13,10 @@ namespace ns3
 RoundEngine::RoundEngine(const WorkloadSet& workloads)
     : m_workloads(&workloads)
 {
-    const Topology& topo = workloads.GetTopology();
     m_down.assign(workloads.GetNDirectedLinks(), 0);
-    m_fromServer.assign(workloads.GetNDirectedLinks(), 0);
-    for (uint32_t i = 0; i < topo.GetNLinks() && 2 * i + 1 < m_fromServer.size(); ++i)
-    {
-        m_fromServer[2 * i] = topo.IsServer(topo.GetLink(i).a);
-        m_fromServer[2 * i + 1] = topo.IsServer(topo.GetLink(i).b);
-        m_serverPorts += m_fromServer[2 * i] + m_fromServer[2 * i + 1];
-    }
+    m_fromServer = MarkServerPorts(workloads.GetTopology());
+    m_serverPorts =
+        static_cast<uint32_t>(std::count(m_fromServer.begin(), m_fromServer.end(), 1));
     Reset();
 }
 

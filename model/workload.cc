@@ -66,6 +66,18 @@ GetDirectedLink(const Topology& topology, uint32_t a, uint32_t b)
     return topology.GetLink(i).a == a ? 2 * i : 2 * i + 1;
 }
 
+std::vector<uint8_t>
+MarkServerPorts(const Topology& topology)
+{
+    std::vector<uint8_t> out(2 * uint64_t{topology.GetNLinks()}, 0);
+    for (uint32_t i = 0; i < topology.GetNLinks(); ++i)
+    {
+        out[2 * i] = topology.IsServer(topology.GetLink(i).a);
+        out[2 * i + 1] = topology.IsServer(topology.GetLink(i).b);
+    }
+    return out;
+}
+
 namespace
 {
 

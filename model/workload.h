@@ -198,6 +198,15 @@ class WorkloadSet
  */
 uint32_t GetDirectedLink(const Topology& topology, uint32_t a, uint32_t b);
 
+/**
+ * \ingroup allreduce
+ * \param topology the topology
+ * \return per directed link, 1 when it leaves a server (a server's port), else 0: every
+ *         workload starts on one, so a state whose server ports are all busy or down can start
+ *         nothing (SchedulerState::IsSaturated)
+ */
+std::vector<uint8_t> MarkServerPorts(const Topology& topology);
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_WORKLOAD_H */
