@@ -15,6 +15,7 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/text-file.h"
 #include "ns3/uinteger.h"
 
 #include <chrono>
@@ -22,7 +23,6 @@
 #include <map>
 #include <stdexcept>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
@@ -113,8 +113,8 @@ SlowLinksSpecOptions(const std::string& spec, uint32_t seed)
     const std::string factor = colon == std::string::npos ? "0.5" : spec.substr(colon + 1);
     for (const std::string& number : {fraction, factor})
     {
-        char* end = nullptr;
-        if (number.empty() || (std::strtod(number.c_str(), &end), *end != '\0'))
+        double ignored = 0;
+        if (!ParseDecimal(number, ignored))
         {
             throw std::invalid_argument("--slow-links '" + spec +
                                         "' is not FRACTION[:FACTOR]; e.g. 0.25:0.5 runs a "
@@ -215,10 +215,10 @@ std::vector<double>
 PacketRunReport::GetLinkUtilization() const
 {
     std::vector<double> out(linkBytes.size(), 0.0);
-    const double capacity = dataRateBps * result.completionTime;
-    for (size_t i = 0; i < linkBytes.size() && capacity > 0; ++i)
+    for (size_t i = 0; i < linkBytes.size() && i < linkRateBps.size(); ++i)
     {
-        out[i] = linkBytes[i] * 8.0 / capacity;
+        const double capacity = linkRateBps[i] * result.completionTime;
+        out[i] = capacity > 0 ? linkBytes[i] * 8.0 / capacity : 0.0;
     }
     return out;
 }
@@ -453,6 +453,7 @@ RunPacketAllReduce(const Plan& plan,
     for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
     {
         report.linkBytes.push_back(links->GetOwnBytes(l));
+        report.linkRateBps.push_back(links->GetRateBps(l));
         report.foreignBytes += links->GetForeignBytes(l);
     }
     report.result = controller->GetResult();

@@ -140,13 +140,15 @@ struct PacketRunReport
     std::vector<uint64_t> linkBytes;       //!< per directed link, the AllReduce's bytes put
                                            //!< on the wire (headers and ACKs included)
     uint64_t foreignBytes{0};              //!< bytes of other traffic, over all links
-    double dataRateBps{0};                 //!< link rate
+    double dataRateBps{0};                 //!< the network's link rate
+    std::vector<double> linkRateBps;       //!< per directed link, the rate it ran at (uneven
+                                           //!< links: its own)
     double pieceTime{0};                   //!< T_S: one piece's payload over one link, seconds
     double predictedTime{0};               //!< flow-level prediction: the plan's rounds × T_S
     uint64_t events{0};                    //!< simulator events executed
     double wallSeconds{0};                 //!< wall-clock time of Simulator::Run
     std::vector<std::string> notes;        //!< for the user, e.g. a fault that never fired
-    /// \return per directed link, the busy fraction bytes·8 / (rate · completion time)
+    /// \return per directed link, the busy fraction bytes·8 / (its rate · completion time)
     std::vector<double> GetLinkUtilization() const;
 };
 

@@ -8,9 +8,7 @@
 #include "ns3/text-file.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -33,26 +31,6 @@ IsNs3Option(const std::string& name)
 Refuse(const std::string& name, const std::string& text, const std::string& what)
 {
     throw std::invalid_argument("--" + name + " " + what + ", got '" + Abbreviate(text) + "'");
-}
-
-/// \return true when text is a plain decimal number (digits, one point, an exponent)
-bool
-ParseDecimal(const std::string& text, double& value)
-{
-    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
-    {
-        return false;
-    }
-    char* end = nullptr;
-    errno = 0;
-    value = std::strtod(text.c_str(), &end);
-    // strtod also reads "inf", "nan" and hexadecimal; a plain number starts with a digit, a
-    // sign or a point, and has no x.
-    const char first = text.front();
-    const bool plain = (std::isdigit(static_cast<unsigned char>(first)) || first == '-' ||
-                        first == '+' || first == '.') &&
-                       text.find_first_of("xXnN") == std::string::npos;
-    return plain && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(value);
 }
 
 /// \return a converter of an unsigned whole number in [min, max] into value

@@ -249,6 +249,20 @@ DynamicTable::Check(const DynamicTableRow& row, bool replayMayStall)
     }
 }
 
+std::vector<std::string>
+DynamicTable::GetTopologies() const
+{
+    std::vector<std::string> names;
+    for (const auto& row : m_rows)
+    {
+        if (std::find(names.begin(), names.end(), row.topology) == names.end())
+        {
+            names.push_back(row.topology);
+        }
+    }
+    return names;
+}
+
 const std::vector<DynamicTableRow>&
 DynamicTable::GetRows() const
 {
@@ -306,14 +320,7 @@ DynamicTable::Print(std::ostream& os) const
         }
         table.Print(os);
     };
-    std::vector<std::string> topologies;
-    for (const auto& row : m_rows)
-    {
-        if (std::find(topologies.begin(), topologies.end(), row.topology) == topologies.end())
-        {
-            topologies.push_back(row.topology);
-        }
-    }
+    const std::vector<std::string> topologies = GetTopologies();
     os << "online / replay completion time (" << m_config.run.mode
        << " mode), geometric mean over the schedulers:\n";
     print("topology", topologies, true);
@@ -423,16 +430,13 @@ DynamicTable::WriteJson(std::ostream& os) const
 std::string
 DynamicTable::WriteFigure(const std::string& prefix) const
 {
-    std::vector<std::string> topologies;
-    for (const auto& row : m_rows)
+    const std::vector<std::string> topologies = GetTopologies();
+    std::vector<std::string> labels;
+    for (const auto& name : topologies)
     {
-        if (std::find(topologies.begin(), topologies.end(), ShortLabel(row.topology)) ==
-            topologies.end())
-        {
-            topologies.push_back(ShortLabel(row.topology));
-        }
+        labels.push_back(ShortLabel(name));
     }
-    BarChart chart("online / replay", topologies, m_config.schedulers);
+    BarChart chart("online / replay", labels, m_config.schedulers);
     for (const auto& scenario : m_config.scenarios)
     {
         std::vector<std::vector<double>> ratios(m_config.schedulers.size(),
@@ -447,8 +451,7 @@ DynamicTable::WriteFigure(const std::string& prefix) const
                                      m_config.schedulers.end(),
                                      row.scheduler) -
                            m_config.schedulers.begin();
-            const auto t = std::find(topologies.begin(), topologies.end(),
-                                     ShortLabel(row.topology)) -
+            const auto t = std::find(topologies.begin(), topologies.end(), row.topology) -
                            topologies.begin();
             ratios[s][t] = row.GetRatio();
         }

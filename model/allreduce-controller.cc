@@ -517,9 +517,20 @@ AllReduceController::Decide(bool joinRound)
     {
         return;
     }
-    if (m_online && join)
+    // A join stays in the round in flight: still one round between barriers.
+    if (!join)
     {
-        // The round in flight (the last one) takes them: still one round between barriers.
+        m_state->CountRound();
+    }
+    if (m_online)
+    {
+        if (!join)
+        {
+            m_roundLeft.push_back(0);
+            m_result.roundStart.push_back(-1);
+            m_result.roundEnd.push_back(-1);
+            m_schedule.rounds.emplace_back();
+        }
         const auto round = static_cast<uint32_t>(m_roundLeft.size() - 1);
         m_roundLeft[round] += static_cast<uint32_t>(started.size());
         m_schedule.rounds[round].insert(m_schedule.rounds[round].end(),
@@ -529,23 +540,6 @@ AllReduceController::Decide(bool joinRound)
         {
             m_roundOf[w] = round;
         }
-    }
-    else if (m_online)
-    {
-        m_state->CountRound();
-        const auto round = static_cast<uint32_t>(m_roundLeft.size());
-        m_roundLeft.push_back(static_cast<uint32_t>(started.size()));
-        m_result.roundStart.push_back(-1);
-        m_result.roundEnd.push_back(-1);
-        m_schedule.rounds.push_back(started);
-        for (uint32_t w : started)
-        {
-            m_roundOf[w] = round;
-        }
-    }
-    else
-    {
-        m_state->CountRound();
     }
     for (uint32_t w : started)
     {

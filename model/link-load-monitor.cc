@@ -129,6 +129,12 @@ LinkLoadMonitor::GetNDirectedLinks() const
     return static_cast<uint32_t>(m_devices.size());
 }
 
+double
+LinkLoadMonitor::GetRateBps(uint32_t directedLink) const
+{
+    return m_rateBps.at(directedLink);
+}
+
 std::vector<double>
 LinkLoadMonitor::GetRelativeRates() const
 {

@@ -58,6 +58,8 @@ class LinkLoadMonitor : public Object
     const std::vector<double>& Sample();
     /// \return the number of directed links watched (twice the links added)
     uint32_t GetNDirectedLinks() const;
+    /// \param directedLink a directed link \return its data rate in bit/s
+    double GetRateBps(uint32_t directedLink) const;
     /// \return per directed link, its data rate relative to the fastest link (1 for it)
     std::vector<double> GetRelativeRates() const;
     /// \param directedLink a directed link \return the foreign bytes it carried so far

@@ -4,7 +4,10 @@
 
 #include "text-file.h"
 
+#include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -77,6 +80,25 @@ Abbreviate(const std::string& text, size_t most)
         return text;
     }
     return text.substr(0, most) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
+bool
+ParseDecimal(const std::string& text, double& value)
+{
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
+    {
+        return false;
+    }
+    char* end = nullptr;
+    errno = 0;
+    value = std::strtod(text.c_str(), &end);
+    // strtod also reads "inf", "nan" and hexadecimal; a plain number starts with a digit, a
+    // sign or a point, and has no x.
+    const char first = text.front();
+    const bool plain = (std::isdigit(static_cast<unsigned char>(first)) || first == '-' ||
+                        first == '+' || first == '.') &&
+                       text.find_first_of("xXnN") == std::string::npos;
+    return plain && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(value);
 }
 
 } // namespace ns3

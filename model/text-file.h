@@ -39,6 +39,15 @@ void StripByteOrderMark(std::string& text);
  */
 std::string Abbreviate(const std::string& text, size_t most = 60);
 
+/**
+ * \ingroup allreduce
+ * \param text a value from the user
+ * \param[out] value the number, when it is one
+ * \return true when text is a plain, finite decimal number (digits, one point, an exponent,
+ *         a sign): not blank-led, "inf", "nan" or hexadecimal, as strtod would also read
+ */
+bool ParseDecimal(const std::string& text, double& value);
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_TEXT_FILE_H */

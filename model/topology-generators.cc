@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <random>
@@ -415,9 +414,8 @@ TakeReal(Spec& spec, const std::string& key, double fallback)
     }
     const std::string text = it->second;
     spec.values.erase(it);
-    char* end = nullptr;
-    const double value = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !std::isfinite(value))
+    double value = 0;
+    if (!ParseDecimal(text, value))
     {
         throw std::invalid_argument("topology " + key + " must be a number, got '" +
                                     Abbreviate(text) + "'");

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <iomanip>
@@ -470,7 +469,7 @@ const std::vector<Unit> RATE_UNITS{{"Tbps", 1000000000000},
                                    {"kbps", 1000},
                                    {"bps", 1}};
 /// Delay units in nanoseconds, largest first.
-const std::vector<Unit> DELAY_UNITS{{"ms", 1000000}, {"us", 1000}, {"ns", 1}, {"s", 1000000000}};
+const std::vector<Unit> DELAY_UNITS{{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}};
 
 /// \return value in the largest unit that holds it whole, e.g. "10Gbps", "1500ns"
 std::string
@@ -857,9 +856,8 @@ class TopologyFileReader
             }
             else if (key == "factor")
             {
-                char* end = nullptr;
-                p.rateFactor = value.empty() ? 0 : std::strtod(value.c_str(), &end);
-                if (value.empty() || *end != '\0' || !(p.rateFactor > 0 && p.rateFactor <= 1000))
+                if (!ParseDecimal(value, p.rateFactor) ||
+                    !(p.rateFactor > 0 && p.rateFactor <= 1000))
                 {
                     Fail("factor must be a number in (0, 1000] (the link runs at that times its "
                          "rate), got '" +

@@ -735,6 +735,15 @@ TEST(PacketConditions, SlowedLinksRunAtTheirOwnRateAndTheSchedulerSeesIt)
     EXPECT_TRUE(slow.verification.verified) << slow.verification.message;
     EXPECT_GT(slow.result.completionTime, fast.result.completionTime);
     EXPECT_DOUBLE_EQ(watcher->minRate, 0.5);
+    // Utilization counts a slowed link against its own rate.
+    ASSERT_EQ(slow.linkRateBps.size(), 2 * size_t{topo.GetNLinks()});
+    for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
+    {
+        const double rate = topo.GetLinkProperties(l).IsDefault() ? 10e9 : 5e9;
+        EXPECT_EQ(slow.linkRateBps[2 * l], rate);
+        const double capacity = rate * slow.result.completionTime;
+        EXPECT_DOUBLE_EQ(slow.GetLinkUtilization()[2 * l], slow.linkBytes[2 * l] * 8.0 / capacity);
+    }
 }
 
 TEST(PacketConditions, ATopologyFilesRateAndDelayReachTheDevices)
