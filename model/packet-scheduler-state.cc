@@ -36,6 +36,7 @@ PacketSchedulerState::PacketSchedulerState(WorkloadSet workloads)
     const uint32_t links = m_workloads.GetNDirectedLinks();
     m_status.assign(n, WorkloadStatus::WAITING);
     m_pending.assign(n, 0);
+    m_lateCarried.assign(n, 0);
     m_ready.Reset(n);
     m_busy.assign(links, 0);
     m_down.assign(links, 0);
@@ -297,6 +298,7 @@ PacketSchedulerState::HoldServer(uint32_t server)
                 m_status[id] = WorkloadStatus::WAITING;
             }
             ++m_pending[id];
+            ++m_lateCarried[id];
         }
     }
 }
@@ -314,9 +316,30 @@ PacketSchedulerState::ReleaseServer(uint32_t server)
     {
         if (Carries(m_workloads, id, server))
         {
+            --m_lateCarried[id];
             Release(id);
         }
     }
+}
+
+std::vector<uint32_t>
+PacketSchedulerState::GetAwaitingGradient() const
+{
+    std::vector<uint32_t> awaiting;
+    if (m_nHeld == 0)
+    {
+        return awaiting;
+    }
+    for (uint32_t id = 0; id < m_status.size(); ++id)
+    {
+        // What it waits for is held servers only.
+        if (m_status[id] == WorkloadStatus::WAITING && m_lateCarried[id] > 0 &&
+            m_pending[id] == m_lateCarried[id])
+        {
+            awaiting.push_back(id);
+        }
+    }
+    return awaiting;
 }
 
 bool

@@ -55,6 +55,7 @@ class PacketSchedulerState : public SchedulerState
     void Start(uint32_t id) override;
     double GetLinkLoad(uint32_t directedLink) const override;
     double GetLinkRate(uint32_t directedLink) const override;
+    std::vector<uint32_t> GetAwaitingGradient() const override;
 
     /// \param seconds simulated seconds since the AllReduce started
     void SetTime(double seconds);
@@ -143,6 +144,7 @@ class PacketSchedulerState : public SchedulerState
     WorkloadSet m_workloads;                  //!< the workloads, with their current paths
     std::vector<WorkloadStatus> m_status;     //!< per workload
     std::vector<uint32_t> m_pending;          //!< per workload, what it still waits for
+    std::vector<uint32_t> m_lateCarried;      //!< per workload, held servers it carries
     IdList m_ready;                           //!< ready, not started
     std::vector<uint32_t> m_inFlight;         //!< started, not finished, in start order
     std::vector<uint32_t> m_finished;         //!< done, in finishing order

@@ -19,6 +19,17 @@ namespace ns3
  * (highest first, then lowest id) and starts each one the state lets start (no directed link
  * busy or down). Derived classes set the priorities in ComputePriorities, and may change them
  * as the schedule unfolds in UpdatePriorities.
+ *
+ * Late gradients (stragglers, at packet level) hold some workloads back while others are
+ * ready, which the fixed priorities were not made for: taken greedily, the ready workloads
+ * pack into rounds worse than the plan would have, and a late gradient's workloads find their
+ * links taken when it arrives. So once a workload waits for a late gradient, the scheduler
+ * (attribute FollowPlanWhenLate) takes the ready workloads in the order of its own flow-level
+ * plan (the round this rule gives each workload when every gradient is ready, then the
+ * priority), and keeps free the links of the earliest planned round's held workloads, so that
+ * they start the moment their gradient is ready. Replaying the plan waits for the late
+ * gradient instead; this order does at least what replay does in each round, and more while
+ * it waits (doc/allreduce.rst, "Decisions inside ns-3").
  */
 class PriorityListScheduler : public AllReduceScheduler
 {
@@ -48,7 +59,17 @@ class PriorityListScheduler : public AllReduceScheduler
     virtual void UpdatePriorities(const SchedulerState& state, std::vector<uint64_t>& priority);
 
   private:
-    std::vector<uint64_t> m_priority; //!< per workload
+    /**
+     * Plans the workloads with this rule at flow level (as MakePlan would), for the round of
+     * each, and then prepares for the run in progress again.
+     * \param workloads the workloads being run
+     */
+    void PlanRounds(const WorkloadSet& workloads);
+
+    std::vector<uint64_t> m_priority;     //!< per workload
+    bool m_followPlanWhenLate{true};      //!< FollowPlanWhenLate attribute
+    std::vector<uint32_t> m_plannedRound; //!< per workload, once a gradient was late; else empty
+    bool m_planning{false};               //!< true inside PlanRounds
 };
 
 } // namespace ns3

@@ -21,6 +21,12 @@ SchedulerState::GetLinkRate(uint32_t /* directedLink */) const
     return 1.0;
 }
 
+std::vector<uint32_t>
+SchedulerState::GetAwaitingGradient() const
+{
+    return {};
+}
+
 uint32_t
 SchedulerState::GetNDone() const
 {

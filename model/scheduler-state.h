@@ -85,6 +85,13 @@ class SchedulerState
      *         the default, for the flow level where every link carries a piece per round, is 1
      */
     virtual double GetLinkRate(uint32_t directedLink) const;
+    /**
+     * \return the workloads that wait only for a late gradient: their dependencies are done,
+     *         but they carry the contribution of a server whose gradient is not ready yet
+     *         (packet level: stragglers), in id order; the default, for the flow level where
+     *         every gradient is ready at the start, is none
+     */
+    virtual std::vector<uint32_t> GetAwaitingGradient() const;
 
     /// \return the number of finished workloads
     uint32_t GetNDone() const;
