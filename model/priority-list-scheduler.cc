@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace ns3
@@ -21,10 +22,12 @@ PriorityListScheduler::GetTypeId()
                             .SetParent<AllReduceScheduler>()
                             .SetGroupName("AllReduce")
                             .AddAttribute("FollowPlanWhenLate",
-                                          "While a late gradient (a straggler) holds workloads "
+                                          "Once a late gradient (a straggler) holds workloads "
                                           "back, take the ready ones in the order of this "
-                                          "rule's own flow-level plan and keep the links of the "
-                                          "held ones free; false: the priorities alone",
+                                          "rule's own flow-level plan, and beyond its first "
+                                          "round not wholly started only transfers no longer "
+                                          "than that round's longest; false: the priorities "
+                                          "alone",
                                           BooleanValue(true),
                                           MakeBooleanAccessor(
                                               &PriorityListScheduler::m_followPlanWhenLate),
@@ -37,7 +40,10 @@ PriorityListScheduler::Prepare(const WorkloadSet& workloads)
 {
     if (!m_planning)
     {
+        m_rounds.clear();
         m_plannedRound.clear();
+        m_roundLength.clear();
+        m_frontier = 0;
     }
     m_priority = ComputePriorities(workloads);
     if (m_priority.size() != workloads.GetN())
@@ -54,14 +60,26 @@ PriorityListScheduler::UpdatePriorities(const SchedulerState& /* state */,
 {
 }
 
-void
-PriorityListScheduler::PlanRounds(const WorkloadSet& workloads)
+double
+PriorityListScheduler::GetLength(const SchedulerState& state, uint32_t id)
 {
+    double rate = 1;
+    const auto& links = state.GetWorkloads().Get(id).links;
+    for (uint32_t l : links)
+    {
+        rate = std::min(rate, state.GetLinkRate(l));
+    }
+    return links.size() / rate;
+}
+
+void
+PriorityListScheduler::PlanRounds(const SchedulerState& state)
+{
+    const WorkloadSet& workloads = state.GetWorkloads();
     m_planning = true;
-    Schedule plan;
     try
     {
-        plan = RunRounds(*this, workloads);
+        m_rounds = RunRounds(*this, workloads).rounds;
     }
     catch (...)
     {
@@ -70,13 +88,16 @@ PriorityListScheduler::PlanRounds(const WorkloadSet& workloads)
     }
     m_planning = false;
     m_plannedRound.assign(workloads.GetN(), 0);
-    for (uint32_t round = 0; round < plan.rounds.size(); ++round)
+    m_roundLength.assign(m_rounds.size(), 0.0);
+    for (uint32_t round = 0; round < m_rounds.size(); ++round)
     {
-        for (uint32_t id : plan.rounds[round])
+        for (uint32_t id : m_rounds[round])
         {
             m_plannedRound[id] = round;
+            m_roundLength[round] = std::max(m_roundLength[round], GetLength(state, id));
         }
     }
+    m_frontier = 0;
     // RunRounds prepared the rule for its own run; UpdatePriorities catches up with this one.
     m_priority = ComputePriorities(workloads);
 }
@@ -84,18 +105,14 @@ PriorityListScheduler::PlanRounds(const WorkloadSet& workloads)
 void
 PriorityListScheduler::SelectRound(SchedulerState& state)
 {
-    std::vector<uint32_t> awaiting;
-    if (m_followPlanWhenLate && !m_planning)
+    if (m_followPlanWhenLate && !m_planning && m_rounds.empty() &&
+        !state.GetAwaitingGradient().empty())
     {
-        awaiting = state.GetAwaitingGradient();
-        if (!awaiting.empty() && m_plannedRound.empty())
-        {
-            PlanRounds(state.GetWorkloads());
-        }
+        PlanRounds(state);
     }
     UpdatePriorities(state, m_priority);
     std::vector<uint32_t> ready = state.GetReady();
-    const bool byPlan = !m_plannedRound.empty();
+    const bool byPlan = !m_rounds.empty();
     std::sort(ready.begin(), ready.end(), [this, byPlan](uint32_t a, uint32_t b) {
         if (byPlan && m_plannedRound[a] != m_plannedRound[b])
         {
@@ -103,36 +120,23 @@ PriorityListScheduler::SelectRound(SchedulerState& state)
         }
         return m_priority[a] != m_priority[b] ? m_priority[a] > m_priority[b] : a < b;
     });
-    // The held workloads of the earliest planned round keep their links: nothing planned
-    // after them takes those, so they start the moment their gradient is ready.
-    uint32_t heldRound = NO_INDEX;
-    std::vector<uint8_t> kept;
-    if (byPlan && !awaiting.empty())
+    double longest = std::numeric_limits<double>::infinity();
+    if (byPlan)
     {
-        for (uint32_t id : awaiting)
+        const auto started = [&state](uint32_t id) {
+            return state.GetStatus(id) == WorkloadStatus::STARTED ||
+                   state.GetStatus(id) == WorkloadStatus::DONE;
+        };
+        while (m_frontier < m_rounds.size() &&
+               std::all_of(m_rounds[m_frontier].begin(), m_rounds[m_frontier].end(), started))
         {
-            heldRound = std::min(heldRound, m_plannedRound[id]);
+            ++m_frontier;
         }
-        kept.assign(state.GetWorkloads().GetNDirectedLinks(), 0);
-        for (uint32_t id : awaiting)
+        if (m_frontier < m_rounds.size())
         {
-            if (m_plannedRound[id] == heldRound)
-            {
-                for (uint32_t l : state.GetWorkloads().Get(id).links)
-                {
-                    kept[l] = 1;
-                }
-            }
+            longest = m_roundLength[m_frontier];
         }
     }
-    const auto takesKeptLink = [&](uint32_t id) {
-        if (kept.empty() || m_plannedRound[id] <= heldRound)
-        {
-            return false;
-        }
-        const auto& links = state.GetWorkloads().Get(id).links;
-        return std::any_of(links.begin(), links.end(), [&kept](uint32_t l) { return kept[l]; });
-    };
     for (uint32_t id : ready)
     {
         // Every workload leaves a server: once every server port is taken, nothing fits.
@@ -140,7 +144,9 @@ PriorityListScheduler::SelectRound(SchedulerState& state)
         {
             break;
         }
-        if (state.CanStart(id) && !takesKeptLink(id))
+        // Ahead of the plan, only what the frontier round's longest transfer covers.
+        const bool ahead = byPlan && m_plannedRound[id] > m_frontier;
+        if (state.CanStart(id) && !(ahead && GetLength(state, id) > longest))
         {
             state.Start(id);
         }

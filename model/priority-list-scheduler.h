@@ -21,15 +21,15 @@ namespace ns3
  * as the schedule unfolds in UpdatePriorities.
  *
  * Late gradients (stragglers, at packet level) hold some workloads back while others are
- * ready, which the fixed priorities were not made for: taken greedily, the ready workloads
- * pack into rounds worse than the plan would have, and a late gradient's workloads find their
- * links taken when it arrives. So once a workload waits for a late gradient, the scheduler
- * (attribute FollowPlanWhenLate) takes the ready workloads in the order of its own flow-level
- * plan (the round this rule gives each workload when every gradient is ready, then the
- * priority), and keeps free the links of the earliest planned round's held workloads, so that
- * they start the moment their gradient is ready. Replaying the plan waits for the late
- * gradient instead; this order does at least what replay does in each round, and more while
- * it waits (doc/allreduce.rst, "Decisions inside ns-3").
+ * ready, which the priorities were not made for: taken greedily, the ready workloads pack into
+ * rounds that mix short and long transfers and take more of them than the plan. So once a
+ * workload waits for a late gradient, the scheduler (attribute FollowPlanWhenLate) takes the
+ * ready workloads in the order of its own flow-level plan (the round this rule gives each
+ * workload when every gradient is ready, then the priority), and starts a workload planned
+ * after the first round not wholly started only when its transfer is no longer (links over
+ * the slowest link's relative rate) than that round's longest, which a barrier waits for
+ * anyway. With rounds of equal length this never takes more rounds than replaying the plan,
+ * which waits for the late gradient instead (doc/allreduce.rst, "Decisions inside ns-3").
  */
 class PriorityListScheduler : public AllReduceScheduler
 {
@@ -61,15 +61,24 @@ class PriorityListScheduler : public AllReduceScheduler
   private:
     /**
      * Plans the workloads with this rule at flow level (as MakePlan would), for the round of
-     * each, and then prepares for the run in progress again.
-     * \param workloads the workloads being run
+     * each and the longest transfer of each round, and then prepares for the run in progress
+     * again.
+     * \param state the state of the run in progress
      */
-    void PlanRounds(const WorkloadSet& workloads);
+    void PlanRounds(const SchedulerState& state);
+    /**
+     * \param state a state \param id a workload
+     * \return how long its transfer is: the links of its path over the slowest one's rate
+     */
+    static double GetLength(const SchedulerState& state, uint32_t id);
 
-    std::vector<uint64_t> m_priority;     //!< per workload
-    bool m_followPlanWhenLate{true};      //!< FollowPlanWhenLate attribute
-    std::vector<uint32_t> m_plannedRound; //!< per workload, once a gradient was late; else empty
-    bool m_planning{false};               //!< true inside PlanRounds
+    std::vector<uint64_t> m_priority;            //!< per workload
+    bool m_followPlanWhenLate{true};             //!< FollowPlanWhenLate attribute
+    bool m_planning{false};                      //!< true inside PlanRounds
+    std::vector<std::vector<uint32_t>> m_rounds; //!< the plan, once a gradient was late
+    std::vector<uint32_t> m_plannedRound;        //!< per workload, its round in m_rounds
+    std::vector<double> m_roundLength;           //!< per planned round, its longest transfer
+    uint32_t m_frontier{0};                      //!< first planned round not wholly started
 };
 
 } // namespace ns3
