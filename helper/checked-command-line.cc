@@ -77,30 +77,6 @@ SplitUnit(const std::string& text)
 
 } // namespace
 
-bool
-ParseWholeNumber(const std::string& text, uint64_t max, uint64_t& value)
-{
-    if (text.empty() || text.size() > 20)
-    {
-        return false;
-    }
-    value = 0;
-    for (char c : text)
-    {
-        if (c < '0' || c > '9')
-        {
-            return false;
-        }
-        const auto digit = static_cast<uint64_t>(c - '0');
-        if (value > (max - digit) / 10)
-        {
-            return false;
-        }
-        value = value * 10 + digit;
-    }
-    return true;
-}
-
 uint64_t
 ParseByteSize(const std::string& option, const std::string& text)
 {

@@ -193,15 +193,6 @@ uint64_t ParseByteSize(const std::string& option, const std::string& text);
 
 /**
  * \ingroup allreduce
- * \param text digits only, at most 20 (no sign, point or exponent)
- * \param max the largest value accepted
- * \param[out] value the number, when it is one
- * \return false when text is not a whole number or exceeds max
- */
-bool ParseWholeNumber(const std::string& text, uint64_t max, uint64_t& value);
-
-/**
- * \ingroup allreduce
  * \param option the option's name, for errors \param text e.g. "1us", "2.5ms", "3"
  * \return the time
  * \throws std::invalid_argument naming the option when text is not a time

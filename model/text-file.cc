@@ -101,4 +101,28 @@ ParseDecimal(const std::string& text, double& value)
     return plain && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(value);
 }
 
+bool
+ParseWholeNumber(const std::string& text, uint64_t max, uint64_t& value)
+{
+    if (text.empty() || text.size() > 20)
+    {
+        return false;
+    }
+    value = 0;
+    for (char c : text)
+    {
+        if (c < '0' || c > '9')
+        {
+            return false;
+        }
+        const auto digit = static_cast<uint64_t>(c - '0');
+        if (value > (max - digit) / 10)
+        {
+            return false;
+        }
+        value = value * 10 + digit;
+    }
+    return true;
+}
+
 } // namespace ns3

@@ -48,6 +48,15 @@ std::string Abbreviate(const std::string& text, size_t most = 60);
  */
 bool ParseDecimal(const std::string& text, double& value);
 
+/**
+ * \ingroup allreduce
+ * \param text digits only, at most 20 (no sign, point or exponent)
+ * \param max the largest value accepted
+ * \param[out] value the number, when it is one
+ * \return false when text is not a whole number or exceeds max
+ */
+bool ParseWholeNumber(const std::string& text, uint64_t max, uint64_t& value);
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_TEXT_FILE_H */

@@ -1,0 +1,230 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Jobs on a cluster: a job's view of the topology (its servers merge, the others relay) and
+// job traces (read, written, generated).
+
+#include "ns3/allreduce-module.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Servers 0, 1, 2 in a line through switches 3 and 4: 0 - 3 - 1 - 4 - 2.
+Topology
+Line()
+{
+    Topology t("line", 3, 2);
+    t.AddLink(0, 3);
+    t.AddLink(3, 1);
+    t.AddLink(1, 4);
+    t.AddLink(4, 2);
+    return t;
+}
+
+/// \return the message of the std::invalid_argument that f throws, or "" when it throws none
+template <typename F>
+std::string
+ErrorOf(F f)
+{
+    try
+    {
+        f();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST(JobView, AServerOutsideTheJobRelaysWithoutMerging)
+{
+    const Topology cluster = Line();
+    const JobView job(cluster, {0, 2});
+    const Topology& view = job.GetTopology();
+    EXPECT_EQ(view.GetNServers(), 2u);
+    EXPECT_EQ(view.GetNSwitches(), 3u);
+    // Server 1 is a switch of the view.
+    EXPECT_EQ(job.ToView(1), 2u);
+    EXPECT_FALSE(view.IsServer(job.ToView(1)));
+
+    const WorkloadSet ws =
+        WorkloadSet::Build(view, BuildShortestPathTrees(view), WorkloadSemantics::MERGE, 1);
+    // 2·m·(m−1) workloads for m = 2, each crossing server 1 whole: 0-3-1-4-2 or back.
+    ASSERT_EQ(ws.GetN(), 4u);
+    for (const Workload& w : ws.GetAll())
+    {
+        const std::vector<uint32_t> path = job.ToCluster(w.path);
+        const std::vector<uint32_t> along = {0, 3, 1, 4, 2};
+        const std::vector<uint32_t> back = {2, 4, 1, 3, 0};
+        EXPECT_TRUE(path == along || path == back) << "workload " << w.id;
+        EXPECT_EQ(w.links.size(), 4u);
+    }
+    // On the whole cluster, server 1 merges: no workload crosses it.
+    const WorkloadSet all =
+        WorkloadSet::Build(cluster, BuildShortestPathTrees(cluster), WorkloadSemantics::MERGE, 1);
+    for (const Workload& w : all.GetAll())
+    {
+        EXPECT_EQ(w.links.size(), 2u) << "workload " << w.id;
+    }
+    // Every scheduler's schedule of the job is valid, and the bound is the pair's.
+    for (const char* name : {"ps", "ring", "greedy", "balanced"})
+    {
+        const Plan plan = CreateScheduler(name)->MakePlan(view, 1);
+        EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid) << name;
+    }
+}
+
+TEST(JobView, LinksKeepTheirNumbersAndDirections)
+{
+    const Topology cluster = BuildTopology("bcube:n=4,k=1");
+    Topology slow = cluster;
+    LinkProperties half;
+    half.rateFactor = 0.5;
+    slow.SetLinkProperties(5, half);
+    const JobView job(slow, {9, 3, 14, 0});
+    const Topology& view = job.GetTopology();
+    ASSERT_EQ(view.GetNLinks(), slow.GetNLinks());
+    ASSERT_EQ(view.GetNNodes(), slow.GetNNodes());
+    for (uint32_t i = 0; i < slow.GetNLinks(); ++i)
+    {
+        EXPECT_EQ(job.ToCluster(view.GetLink(i).a), slow.GetLink(i).a) << i;
+        EXPECT_EQ(job.ToCluster(view.GetLink(i).b), slow.GetLink(i).b) << i;
+    }
+    EXPECT_EQ(view.GetLinkProperties(5).rateFactor, 0.5);
+    // Servers in the order given, then the others, then the switches.
+    EXPECT_EQ(job.GetMembers(), (std::vector<uint32_t>{9, 3, 14, 0}));
+    EXPECT_EQ(job.ToCluster(0), 9u);
+    EXPECT_EQ(job.ToCluster(3), 0u);
+    EXPECT_EQ(job.ToCluster(4), 1u);
+    EXPECT_EQ(job.ToCluster(view.GetNNodes() - 1), slow.GetNNodes() - 1);
+    for (uint32_t node = 0; node < slow.GetNNodes(); ++node)
+    {
+        EXPECT_EQ(job.ToCluster(job.ToView(node)), node);
+    }
+    // A workload's directed links are the cluster's directed links of its cluster path.
+    const WorkloadSet ws =
+        WorkloadSet::Build(view, BuildShortestPathTrees(view), WorkloadSemantics::MERGE, 1);
+    for (const Workload& w : ws.GetAll())
+    {
+        const std::vector<uint32_t> path = job.ToCluster(w.path);
+        for (size_t h = 0; h + 1 < path.size(); ++h)
+        {
+            const auto link = static_cast<uint32_t>(slow.FindLink(path[h], path[h + 1]));
+            const uint32_t directed = 2 * link + (slow.GetLink(link).a == path[h] ? 0 : 1);
+            EXPECT_EQ(w.links[h], directed) << "workload " << w.id << " hop " << h;
+        }
+    }
+}
+
+TEST(JobView, APlacementThatIsNotServersOnceIsRefused)
+{
+    const Topology cluster = Line();
+    EXPECT_NE(ErrorOf([&] { JobView(cluster, {}); }).find("at least one server"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([&] { JobView(cluster, {0, 3}); }).find("server 3 is not a server"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([&] { JobView(cluster, {2, 0, 2}); }).find("server 2 twice"),
+              std::string::npos);
+}
+
+TEST(JobTrace, ReadsCommentsAHeaderAndBlankLines)
+{
+    const std::string text = "# two jobs\n"
+                             "arrival_s, servers, gradient_bytes, iterations, compute_s\n"
+                             "\n"
+                             "0, 4, 1048576, 2, 0.001   # the first\r\n"
+                             "0.5,8,4096,1,0\n";
+    const std::vector<JobSpec> jobs = ParseJobTrace(text, "t.csv");
+    ASSERT_EQ(jobs.size(), 2u);
+    EXPECT_EQ(jobs[0].arrivalS, 0.0);
+    EXPECT_EQ(jobs[0].servers, 4u);
+    EXPECT_EQ(jobs[0].gradientBytes, 1048576u);
+    EXPECT_EQ(jobs[0].iterations, 2u);
+    EXPECT_EQ(jobs[0].computeS, 0.001);
+    EXPECT_EQ(jobs[1].arrivalS, 0.5);
+    EXPECT_EQ(jobs[1].servers, 8u);
+    // Written and read back: the same jobs.
+    EXPECT_EQ(ParseJobTrace(FormatJobTrace(jobs), "again"), jobs);
+    EXPECT_EQ(FormatJobTrace(jobs).substr(0, FormatJobTrace(jobs).find('\n')), JOB_TRACE_HEADER);
+}
+
+TEST(JobTrace, BadRowsAreRefusedWithTheirRowNumber)
+{
+    const std::string header = std::string(JOB_TRACE_HEADER) + "\n0,4,1024,1,0\n";
+    const std::pair<const char*, const char*> cases[] = {
+        {"0,4,1024,1", "t.csv:3: expected 5 comma-separated fields"},
+        {"0,4,1024,1,0,7", "t.csv:3: expected 5"},
+        {"-1,4,1024,1,0", "t.csv:3: arrival_s '-1' must be a decimal number of seconds >= 0"},
+        {"nan,4,1024,1,0", "t.csv:3: arrival_s 'nan'"},
+        {"1,0,1024,1,0", "t.csv:3: servers '0' must be a whole number from 1"},
+        {"1,2.5,1024,1,0", "t.csv:3: servers '2.5'"},
+        {"1,4,1022,1,0", "t.csv:3: gradient_bytes '1022' must be a multiple of 4"},
+        {"1,4,1MiB,1,0", "t.csv:3: gradient_bytes '1MiB'"},
+        {"1,4,1024,0,0", "t.csv:3: iterations '0'"},
+        {"1,4,1024,1,x", "t.csv:3: compute_s 'x'"},
+        {"1,4,1024,1,", "t.csv:3: compute_s ''"},
+    };
+    for (const auto& [row, expected] : cases)
+    {
+        const std::string error = ErrorOf([&] { ParseJobTrace(header + row + "\n", "t.csv"); });
+        EXPECT_NE(error.find(expected), std::string::npos) << row << " gave: " << error;
+    }
+    EXPECT_NE(ErrorOf([] { ParseJobTrace("1,4,1024,1,0\n0.5,4,1024,1,0\n", "t.csv"); })
+                  .find("t.csv:2: arrival_s 0.5 is before the previous job's 1"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([] { ParseJobTrace("# nothing\n", "t.csv"); }).find("t.csv: no job"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([] { ParseJobTrace("arrival_s,size,gradient_bytes,iterations,compute_s\n",
+                                         "t.csv"); })
+                  .find("t.csv:1: the header"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([] { ReadJobTrace("/nonexistent/trace.csv"); }).find("/nonexistent/trace.csv"),
+              std::string::npos);
+}
+
+TEST(JobTrace, TheGeneratorIsSeededAndDrawsFromItsLists)
+{
+    JobTraceConfig config;
+    config.jobs = 200;
+    config.meanInterarrivalS = 0.01;
+    config.servers = {2, 4, 8};
+    config.gradientBytes = {4096, 1048576};
+    config.seed = 7;
+    const std::vector<JobSpec> jobs = GenerateJobTrace(config);
+    ASSERT_EQ(jobs.size(), 200u);
+    EXPECT_EQ(GenerateJobTrace(config), jobs);
+    config.seed = 8;
+    EXPECT_NE(GenerateJobTrace(config), jobs);
+    EXPECT_EQ(jobs.front().arrivalS, 0.0);
+    std::vector<uint32_t> sizes(9, 0);
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        ++sizes.at(jobs[i].servers);
+        EXPECT_TRUE(jobs[i].gradientBytes == 4096 || jobs[i].gradientBytes == 1048576);
+        if (i > 0)
+        {
+            EXPECT_GE(jobs[i].arrivalS, jobs[i - 1].arrivalS);
+        }
+    }
+    EXPECT_GT(sizes[2], 0u);
+    EXPECT_GT(sizes[4], 0u);
+    EXPECT_GT(sizes[8], 0u);
+    // Poisson arrivals: the mean gap is near the mean asked for (199 gaps).
+    const double meanGap = jobs.back().arrivalS / 199;
+    EXPECT_GT(meanGap, 0.007);
+    EXPECT_LT(meanGap, 0.013);
+    // A generated trace is a trace.
+    EXPECT_EQ(ParseJobTrace(FormatJobTrace(jobs), "generated"), jobs);
+    config.servers = {};
+    EXPECT_NE(ErrorOf([&] { GenerateJobTrace(config); }).find("job size"), std::string::npos);
+}
