@@ -13,6 +13,7 @@ def build(bld):
     module.source = [
         'model/size-limits.cc',
         'model/text-file.cc',
+        'model/portable-random.cc',
         'model/topology.cc',
         'model/topology-generators.cc',
         'model/job-view.cc',
@@ -74,6 +75,7 @@ def build(bld):
     headers.source = [
         'model/size-limits.h',
         'model/text-file.h',
+        'model/portable-random.h',
         'model/topology.h',
         'model/topology-generators.h',
         'model/job-view.h',

@@ -9,6 +9,7 @@
 #include "report-format.h"
 #include "report-table.h"
 
+#include "ns3/portable-random.h"
 #include "ns3/replay-scheduler.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/topology-generators.h"
@@ -36,13 +37,6 @@ constexpr double SLOW_FACTOR = 0.5;
 /// Late servers in "stragglers", and how late, as a share of the unperturbed time.
 constexpr uint32_t STRAGGLERS = 2;
 constexpr double STRAGGLER_DELAY = 0.3;
-
-/// \return a uniform value in [0, 1) from the generator, the same with every library
-double
-UniformUnit(std::mt19937_64& rng)
-{
-    return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
 
 } // namespace
 

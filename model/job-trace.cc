@@ -4,6 +4,7 @@
 
 #include "job-trace.h"
 
+#include "portable-random.h"
 #include "text-file.h"
 
 #include <array>
@@ -22,18 +23,6 @@ namespace
 /// The most bytes a trace file may have (about a million rows).
 constexpr uint64_t MAX_TRACE_BYTES = uint64_t{64} << 20;
 
-/// \return text without blanks at either end
-std::string
-Trim(const std::string& text)
-{
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos)
-    {
-        return "";
-    }
-    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
 /// \return the shortest decimal that reads back as exactly value
 std::string
 FormatExact(double value)
@@ -41,20 +30,6 @@ FormatExact(double value)
     std::array<char, 32> buffer{};
     const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
     return std::string(buffer.data(), result.ptr);
-}
-
-/// \return a uniform value in [0, 1) from the generator, the same with every library
-double
-UniformUnit(std::mt19937_64& rng)
-{
-    return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
-
-/// \return a uniform index below n from the generator, the same with every library
-size_t
-UniformIndex(std::mt19937_64& rng, size_t n)
-{
-    return static_cast<size_t>(UniformUnit(rng) * static_cast<double>(n));
 }
 
 /// Reads the rows of a trace, one at a time, citing source:row in its errors.

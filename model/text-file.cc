@@ -101,6 +101,17 @@ ParseDecimal(const std::string& text, double& value)
     return plain && end == text.c_str() + text.size() && errno != ERANGE && std::isfinite(value);
 }
 
+std::string
+Trim(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos)
+    {
+        return "";
+    }
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
 bool
 ParseWholeNumber(const std::string& text, uint64_t max, uint64_t& value)
 {

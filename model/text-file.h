@@ -41,6 +41,13 @@ std::string Abbreviate(const std::string& text, size_t most = 60);
 
 /**
  * \ingroup allreduce
+ * \param text a field as read
+ * \return the text without blanks (spaces, tabs) at either end
+ */
+std::string Trim(const std::string& text);
+
+/**
+ * \ingroup allreduce
  * \param text a value from the user
  * \param[out] value the number, when it is one
  * \return true when text is a plain, finite decimal number (digits, one point, an exponent,

@@ -4,6 +4,8 @@
 
 #include "topology-generators.h"
 
+#include "portable-random.h"
+
 #include "text-file.h"
 
 #include <algorithm>
@@ -63,20 +65,6 @@ RequireAtLeast(const std::string& kind,
         throw std::invalid_argument(kind + " " + param + " must be >= " + std::to_string(min) +
                                     ", got " + std::to_string(value) + why);
     }
-}
-
-/// A uniform integer in [0, n) drawn from a 64-bit Mersenne Twister by rejection, so that the
-/// same seed gives the same graph with every standard library (the std distributions do not).
-uint64_t
-UniformIndex(std::mt19937_64& rng, uint64_t n)
-{
-    const uint64_t limit = SATURATED - (SATURATED % n);
-    uint64_t x = 0;
-    do
-    {
-        x = rng();
-    } while (x >= limit);
-    return x % n;
 }
 
 /// The switch-to-switch graph of a Jellyfish under construction.
@@ -279,18 +267,6 @@ struct Spec
     std::string kind;
     std::map<std::string, std::string> values;
 };
-
-/// The text without leading and trailing blanks.
-std::string
-Trim(const std::string& text)
-{
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos)
-    {
-        return "";
-    }
-    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
 
 Spec
 ParseSpec(const std::string& spec)
