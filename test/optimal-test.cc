@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <ctime>
 #include <functional>
 #include <sstream>
 
@@ -209,9 +210,13 @@ TEST(RoundProgram, AnswersOneRoundCountAndStopsAtItsDeadline)
         WorkloadSet::Build(dcell, BuildShortestPathTrees(dcell), WorkloadSemantics::MERGE, 1)};
     const RoundProgramInstance hardInst = makeInstance(hard);
     RoundProgram forty(hardInst, 40); // between the bound (40) and the best known (43)
+    const std::clock_t cpuStart = std::clock();
     const RoundProgram::Outcome open = forty.Solve(0.3, 50000000);
+    const double cpuSeconds = static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     EXPECT_EQ(open.answer, RoundProgram::UNKNOWN);
-    EXPECT_LT(open.seconds, 0.3 + 1.0);
+    // The processor time it took, not the wall time: other work on the machine stretches the
+    // wall clock (CI failed at 1.45 s under load), not the work done after the deadline.
+    EXPECT_LT(cpuSeconds, 0.3 + 1.0);
 }
 
 // Three servers in a line 0 - 1 - 2, by hand: root 0's chain is 2 -> 1 (reduce), 1 -> 0
