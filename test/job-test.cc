@@ -3,13 +3,16 @@
  */
 
 // Jobs on a cluster: a job's view of the topology (its servers merge, the others relay) and
-// job traces (read, written, generated).
+// job traces (read, written, generated), placement policies.
 
 #include "ns3/allreduce-module.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 
 using namespace ns3;
 
@@ -227,4 +230,136 @@ TEST(JobTrace, TheGeneratorIsSeededAndDrawsFromItsLists)
     EXPECT_EQ(ParseJobTrace(FormatJobTrace(jobs), "generated"), jobs);
     config.servers = {};
     EXPECT_NE(ErrorOf([&] { GenerateJobTrace(config); }).find("job size"), std::string::npos);
+}
+
+namespace
+{
+
+/// \return a request for a job of `servers` servers, with the servers `busy` held
+PlacementRequest
+Request(const Topology& cluster, uint32_t servers, const std::vector<uint32_t>& busy)
+{
+    PlacementRequest request;
+    request.servers = servers;
+    request.free.assign(cluster.GetNServers(), 1);
+    for (uint32_t s : busy)
+    {
+        request.free[s] = 0;
+    }
+    return request;
+}
+
+/// A placement that answers a held server: Place must refuse it.
+class WrongPlacement : public PlacementPolicy
+{
+  public:
+    std::string GetName() const override
+    {
+        return "wrong";
+    }
+
+  protected:
+    std::vector<uint32_t> DoPlace(const Topology& /* cluster */,
+                                  const PlacementRequest& request) override
+    {
+        std::vector<uint32_t> out;
+        for (uint32_t s = 0; out.size() < request.servers; ++s)
+        {
+            out.push_back(s); // held or not
+        }
+        return out;
+    }
+};
+
+} // namespace
+
+TEST(Placement, PackedTakesTheFirstRunOfFreeServersElseTheLowest)
+{
+    const Topology cluster = BuildTopology("bcube:n=4,k=1");
+    Ptr<PlacementPolicy> packed = CreatePlacement("packed");
+    EXPECT_EQ(packed->GetName(), "packed");
+    EXPECT_EQ(packed->Place(cluster, Request(cluster, 4, {})),
+              (std::vector<uint32_t>{0, 1, 2, 3}));
+    // 0-3 and 6 held: the first run of four free servers is 7-10.
+    EXPECT_EQ(packed->Place(cluster, Request(cluster, 4, {0, 1, 2, 3, 6})),
+              (std::vector<uint32_t>{7, 8, 9, 10}));
+    // No run of three: the lowest free servers.
+    EXPECT_EQ(packed->Place(cluster, Request(cluster, 3, {1, 3, 5, 7, 9, 11, 13, 15, 0, 4, 8})),
+              (std::vector<uint32_t>{2, 6, 10}));
+    // Too few free servers: the job waits.
+    std::vector<uint32_t> busy(14);
+    std::iota(busy.begin(), busy.end(), 0);
+    EXPECT_TRUE(packed->Place(cluster, Request(cluster, 3, busy)).empty());
+}
+
+TEST(Placement, RandomIsSeededAndTakesFreeServersOnly)
+{
+    const Topology cluster = BuildTopology("bcube:n=4,k=1");
+    const auto draw = [&cluster](uint64_t seed) {
+        Ptr<PlacementPolicy> random = CreatePlacement("random");
+        random->SetAttribute("Seed", UintegerValue(seed));
+        std::vector<std::vector<uint32_t>> out;
+        for (int i = 0; i < 5; ++i)
+        {
+            out.push_back(random->Place(cluster, Request(cluster, 5, {2, 3, 11})));
+        }
+        return out;
+    };
+    const auto first = draw(4);
+    EXPECT_EQ(draw(4), first);
+    EXPECT_NE(draw(5), first);
+    for (const auto& placed : first)
+    {
+        ASSERT_EQ(placed.size(), 5u);
+        EXPECT_TRUE(std::is_sorted(placed.begin(), placed.end()));
+        EXPECT_EQ(std::adjacent_find(placed.begin(), placed.end()), placed.end());
+        for (uint32_t s : placed)
+        {
+            EXPECT_TRUE(s != 2 && s != 3 && s != 11) << s;
+        }
+    }
+    EXPECT_NE(first[0], first[1]); // the draws follow each other
+}
+
+TEST(Placement, AListIsTakenAsGivenOrWaitedFor)
+{
+    const Topology cluster = BuildTopology("bcube:n=4,k=1");
+    Ptr<PlacementPolicy> list = CreatePlacement("list");
+    list->SetAttribute("Servers", StringValue("9, 3,14"));
+    EXPECT_EQ(list->Place(cluster, Request(cluster, 3, {})), (std::vector<uint32_t>{9, 3, 14}));
+    EXPECT_TRUE(list->Place(cluster, Request(cluster, 3, {14})).empty());
+    EXPECT_NE(ErrorOf([&] { list->Place(cluster, Request(cluster, 4, {})); })
+                  .find("gives 3 servers for a job of 4"),
+              std::string::npos);
+    list->SetAttribute("Servers", StringValue("1,2,1"));
+    EXPECT_NE(ErrorOf([&] { list->Place(cluster, Request(cluster, 3, {})); })
+                  .find("server 1 twice"),
+              std::string::npos);
+    list->SetAttribute("Servers", StringValue("1,2,16"));
+    EXPECT_NE(ErrorOf([&] { list->Place(cluster, Request(cluster, 3, {})); })
+                  .find("'16' is not a server"),
+              std::string::npos);
+}
+
+TEST(Placement, BadRequestsAndWrongAnswersAreRefused)
+{
+    const Topology cluster = BuildTopology("bcube:n=4,k=1");
+    Ptr<PlacementPolicy> packed = CreatePlacement("packed");
+    EXPECT_NE(ErrorOf([&] { packed->Place(cluster, Request(cluster, 17, {})); })
+                  .find("a job of 17 servers cannot run"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([&] { packed->Place(cluster, Request(cluster, 0, {})); })
+                  .find("a job of 0 servers"),
+              std::string::npos);
+    PlacementRequest shortFree = Request(cluster, 2, {});
+    shortFree.free.pop_back();
+    EXPECT_NE(ErrorOf([&] { packed->Place(cluster, shortFree); }).find("15 free marks"),
+              std::string::npos);
+    const std::string unknown = ErrorOf([] { CreatePlacement("nearest"); });
+    EXPECT_NE(unknown.find("unknown placement 'nearest'; known: list, packed, random"),
+              std::string::npos)
+        << unknown;
+    Ptr<WrongPlacement> wrong = CreateObject<WrongPlacement>();
+    EXPECT_THROW(wrong->Place(cluster, Request(cluster, 2, {1})), std::logic_error);
+    EXPECT_EQ(wrong->Place(cluster, Request(cluster, 2, {5})), (std::vector<uint32_t>{0, 1}));
 }

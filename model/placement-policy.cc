@@ -1,0 +1,142 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "placement-policy.h"
+
+#include "text-file.h"
+
+#include "ns3/abort.h"
+#include "ns3/object-factory.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(PlacementPolicy);
+
+namespace
+{
+
+/// One registered policy.
+struct PlacementEntry
+{
+    std::string typeId;      //!< its TypeId name
+    std::string description; //!< one line
+};
+
+/// \return the policies by short name (filled by PlacementRegistration at load time)
+std::map<std::string, PlacementEntry>&
+Placements()
+{
+    static std::map<std::string, PlacementEntry> placements;
+    return placements;
+}
+
+} // namespace
+
+TypeId
+PlacementPolicy::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::PlacementPolicy").SetParent<Object>().SetGroupName("AllReduce");
+    return tid;
+}
+
+std::vector<uint32_t>
+PlacementPolicy::Place(const Topology& cluster, const PlacementRequest& request)
+{
+    const uint32_t n = cluster.GetNServers();
+    if (request.free.size() != n)
+    {
+        throw std::invalid_argument("placement: " + std::to_string(request.free.size()) +
+                                    " free marks for the " + std::to_string(n) +
+                                    " servers of '" + cluster.GetName() + "'");
+    }
+    if (request.servers == 0 || request.servers > n)
+    {
+        throw std::invalid_argument("a job of " + std::to_string(request.servers) +
+                                    " servers cannot run on '" + cluster.GetName() + "', which has " +
+                                    std::to_string(n) + "; give each job 1 to " +
+                                    std::to_string(n) + " servers");
+    }
+    if (!request.linkJobs.empty() && request.linkJobs.size() != 2 * uint64_t{cluster.GetNLinks()})
+    {
+        throw std::invalid_argument("placement: link loads for " +
+                                    std::to_string(request.linkJobs.size()) +
+                                    " directed links, the cluster has " +
+                                    std::to_string(2 * uint64_t{cluster.GetNLinks()}));
+    }
+    const auto freeCount =
+        static_cast<uint32_t>(std::count(request.free.begin(), request.free.end(), 1));
+    if (freeCount < request.servers)
+    {
+        return {};
+    }
+    std::vector<uint32_t> placed = DoPlace(cluster, request);
+    if (placed.empty())
+    {
+        return placed;
+    }
+    std::vector<uint8_t> taken(n, 0);
+    for (uint32_t s : placed)
+    {
+        if (s >= n || !request.free[s] || taken[s])
+        {
+            throw std::logic_error("placement '" + GetName() + "' chose server " +
+                                   std::to_string(s) +
+                                   ", which is not a free server or was chosen twice");
+        }
+        taken[s] = 1;
+    }
+    if (placed.size() != request.servers)
+    {
+        throw std::logic_error("placement '" + GetName() + "' chose " +
+                               std::to_string(placed.size()) + " servers for a job of " +
+                               std::to_string(request.servers));
+    }
+    return placed;
+}
+
+PlacementRegistration::PlacementRegistration(const std::string& name,
+                                             TypeId tid,
+                                             const std::string& description)
+{
+    NS_ABORT_MSG_IF(!tid.IsChildOf(PlacementPolicy::GetTypeId()),
+                    tid.GetName() << " is not a PlacementPolicy");
+    NS_ABORT_MSG_IF(!Placements().emplace(name, PlacementEntry{tid.GetName(), description}).second,
+                    "placement name '" << name << "' is taken twice");
+}
+
+Ptr<PlacementPolicy>
+CreatePlacement(const std::string& name)
+{
+    const auto it = Placements().find(name);
+    if (it == Placements().end())
+    {
+        std::string known;
+        for (const auto& [n, e] : Placements())
+        {
+            known += (known.empty() ? "" : ", ") + n;
+        }
+        throw std::invalid_argument("unknown placement '" + Abbreviate(name) + "'; known: " + known);
+    }
+    ObjectFactory factory(it->second.typeId);
+    return factory.Create<PlacementPolicy>();
+}
+
+std::vector<std::pair<std::string, std::string>>
+ListPlacements()
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [name, entry] : Placements())
+    {
+        out.emplace_back(name, entry.description);
+    }
+    return out;
+}
+
+} // namespace ns3
