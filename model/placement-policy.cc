@@ -70,8 +70,8 @@ PlacementPolicy::Place(const Topology& cluster, const PlacementRequest& request)
                                     " directed links, the cluster has " +
                                     std::to_string(2 * uint64_t{cluster.GetNLinks()}));
     }
-    const auto freeCount =
-        static_cast<uint32_t>(std::count(request.free.begin(), request.free.end(), 1));
+    const auto freeCount = static_cast<uint32_t>(
+        std::count_if(request.free.begin(), request.free.end(), [](uint8_t f) { return f != 0; }));
     if (freeCount < request.servers)
     {
         return {};

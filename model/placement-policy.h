@@ -26,7 +26,7 @@ namespace ns3
 struct PlacementRequest
 {
     uint32_t servers{0};            //!< how many servers the job needs
-    std::vector<uint8_t> free;      //!< per cluster server, 1 when no running job holds it
+    std::vector<uint8_t> free;      //!< per cluster server, non-zero when no running job holds it
     std::vector<uint32_t> linkJobs; //!< per directed link, running jobs that use it (may be empty)
 };
 
