@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
@@ -45,20 +46,7 @@ class JobTraceReader
     /// \param line the next line, as read
     void Read(std::string line)
     {
-        ++m_row;
-        if (m_row == 1)
-        {
-            StripByteOrderMark(line);
-        }
-        const auto hash = line.find('#');
-        if (hash != std::string::npos)
-        {
-            line.erase(hash);
-        }
-        if (!line.empty() && line.back() == '\r')
-        {
-            line.pop_back();
-        }
+        line = LineContent(std::move(line), ++m_row);
         std::vector<std::string> fields;
         std::istringstream in(line);
         for (std::string field; std::getline(in, field, ',');)

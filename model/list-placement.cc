@@ -18,7 +18,8 @@ NS_OBJECT_ENSURE_REGISTERED(ListPlacement);
 
 static const PlacementRegistration g_registration("list",
                                                   ListPlacement::GetTypeId(),
-                                                  "the servers given (attribute Servers)");
+                                                  "the servers given (attribute Servers)",
+                                                  40);
 
 TypeId
 ListPlacement::GetTypeId()

@@ -12,7 +12,8 @@ NS_OBJECT_ENSURE_REGISTERED(PackedPlacement);
 static const PlacementRegistration g_registration(
     "packed",
     PackedPlacement::GetTypeId(),
-    "the first run of consecutive free servers, else the lowest free ones");
+    "the first run of consecutive free servers, else the lowest free ones",
+    10);
 
 TypeId
 PackedPlacement::GetTypeId()

@@ -4,13 +4,12 @@
 
 #include "placement-policy.h"
 
+#include "short-name-registry.h"
 #include "text-file.h"
 
 #include "ns3/abort.h"
-#include "ns3/object-factory.h"
 
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 
 namespace ns3
@@ -21,19 +20,12 @@ NS_OBJECT_ENSURE_REGISTERED(PlacementPolicy);
 namespace
 {
 
-/// One registered policy.
-struct PlacementEntry
+/// \return the policies' short names (filled by PlacementRegistration at load time)
+ShortNameRegistry&
+Registry()
 {
-    std::string typeId;      //!< its TypeId name
-    std::string description; //!< one line
-};
-
-/// \return the policies by short name (filled by PlacementRegistration at load time)
-std::map<std::string, PlacementEntry>&
-Placements()
-{
-    static std::map<std::string, PlacementEntry> placements;
-    return placements;
+    static ShortNameRegistry registry("placement", PlacementPolicy::GetTypeId());
+    return registry;
 }
 
 } // namespace
@@ -103,38 +95,32 @@ PlacementPolicy::Place(const Topology& cluster, const PlacementRequest& request)
 
 PlacementRegistration::PlacementRegistration(const std::string& name,
                                              TypeId tid,
-                                             const std::string& description)
+                                             const std::string& description,
+                                             uint32_t order)
 {
-    NS_ABORT_MSG_IF(!tid.IsChildOf(PlacementPolicy::GetTypeId()),
-                    tid.GetName() << " is not a PlacementPolicy");
-    NS_ABORT_MSG_IF(!Placements().emplace(name, PlacementEntry{tid.GetName(), description}).second,
-                    "placement name '" << name << "' is taken twice");
+    try
+    {
+        Registry().Add({name, tid.GetName(), description, order, nullptr});
+    }
+    catch (const std::invalid_argument& e)
+    {
+        NS_FATAL_ERROR(e.what());
+    }
 }
 
 Ptr<PlacementPolicy>
 CreatePlacement(const std::string& name)
 {
-    const auto it = Placements().find(name);
-    if (it == Placements().end())
-    {
-        std::string known;
-        for (const auto& [n, e] : Placements())
-        {
-            known += (known.empty() ? "" : ", ") + n;
-        }
-        throw std::invalid_argument("unknown placement '" + Abbreviate(name) + "'; known: " + known);
-    }
-    ObjectFactory factory(it->second.typeId);
-    return factory.Create<PlacementPolicy>();
+    return DynamicCast<PlacementPolicy>(Registry().Create(name));
 }
 
 std::vector<std::pair<std::string, std::string>>
 ListPlacements()
 {
     std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& [name, entry] : Placements())
+    for (const ShortNameRegistry::Entry& e : Registry().List())
     {
-        out.emplace_back(name, entry.description);
+        out.emplace_back(e.name, e.description);
     }
     return out;
 }

@@ -83,8 +83,12 @@ class PlacementRegistration
      * \param name short name
      * \param tid the policy's TypeId
      * \param description one line for a listing
+     * \param order place in ListPlacements (ascending)
      */
-    PlacementRegistration(const std::string& name, TypeId tid, const std::string& description);
+    PlacementRegistration(const std::string& name,
+                          TypeId tid,
+                          const std::string& description,
+                          uint32_t order);
 };
 
 /**
@@ -97,7 +101,7 @@ Ptr<PlacementPolicy> CreatePlacement(const std::string& name);
 
 /**
  * \ingroup allreduce
- * \return (name, description) of every placement policy, by name
+ * \return (name, description) of every placement policy, in listing order
  */
 std::vector<std::pair<std::string, std::string>> ListPlacements();
 

@@ -17,7 +17,8 @@ NS_OBJECT_ENSURE_REGISTERED(RandomPlacement);
 
 static const PlacementRegistration g_registration("random",
                                                   RandomPlacement::GetTypeId(),
-                                                  "free servers drawn uniformly with a seed");
+                                                  "free servers drawn uniformly with a seed",
+                                                  20);
 
 TypeId
 RandomPlacement::GetTypeId()

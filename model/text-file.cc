@@ -73,6 +73,25 @@ StripByteOrderMark(std::string& text)
 }
 
 std::string
+LineContent(std::string line, uint64_t lineNo)
+{
+    if (lineNo == 1)
+    {
+        StripByteOrderMark(line);
+    }
+    if (!line.empty() && line.back() == '\r')
+    {
+        line.pop_back();
+    }
+    const auto hash = line.find('#');
+    if (hash != std::string::npos)
+    {
+        line.erase(hash);
+    }
+    return line;
+}
+
+std::string
 Abbreviate(const std::string& text, size_t most)
 {
     if (text.size() <= most)

@@ -32,6 +32,17 @@ void StripByteOrderMark(std::string& text);
 
 /**
  * \ingroup allreduce
+ * The part of a line of a text file that carries data, for the readers of line formats
+ * (topology files, job traces).
+ * \param line a line as read, without its newline
+ * \param lineNo its number, from 1 (line 1 may start with a byte-order mark)
+ * \return the line without a leading byte-order mark, a trailing carriage return (Windows line
+ *         ends) and a '#' comment
+ */
+std::string LineContent(std::string line, uint64_t lineNo);
+
+/**
+ * \ingroup allreduce
  * \param text a value from the user
  * \param most the most characters to show
  * \return the value, cut to its first `most` characters with "... (N characters)" after it when

@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
@@ -671,20 +672,7 @@ class TopologyFileReader
      */
     void Read(std::string line)
     {
-        ++m_lineNo;
-        if (m_lineNo == 1)
-        {
-            StripByteOrderMark(line);
-        }
-        if (!line.empty() && line.back() == '\r')
-        {
-            line.pop_back();
-        }
-        const auto hash = line.find('#');
-        if (hash != std::string::npos)
-        {
-            line.erase(hash);
-        }
+        line = LineContent(std::move(line), ++m_lineNo);
         std::istringstream fields(line);
         std::string keyword;
         if (!(fields >> keyword))

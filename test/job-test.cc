@@ -356,7 +356,7 @@ TEST(Placement, BadRequestsAndWrongAnswersAreRefused)
     EXPECT_NE(ErrorOf([&] { packed->Place(cluster, shortFree); }).find("15 free marks"),
               std::string::npos);
     const std::string unknown = ErrorOf([] { CreatePlacement("nearest"); });
-    EXPECT_NE(unknown.find("unknown placement 'nearest'; known: list, packed, random"),
+    EXPECT_NE(unknown.find("unknown placement 'nearest'; available: packed, random, list"),
               std::string::npos)
         << unknown;
     Ptr<WrongPlacement> wrong = CreateObject<WrongPlacement>();

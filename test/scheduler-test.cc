@@ -218,8 +218,8 @@ TEST(Schedulers, UnknownNamesAreRefusedListingTheAvailable)
     catch (const std::invalid_argument& e)
     {
         EXPECT_STREQ(e.what(), "unknown scheduler 'optimal-someday'; available: ps, ring, greedy, "
-                               "balanced, optimal, drl (or the TypeId name of an AllReduceScheduler "
-                               "subclass)");
+                               "balanced, optimal, drl (or the TypeId name of a subclass of "
+                               "ns3::AllReduceScheduler)");
     }
     EXPECT_THROW(CreateScheduler("ns3::Node"), std::invalid_argument);
 }
