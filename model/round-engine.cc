@@ -14,6 +14,7 @@ RoundEngine::RoundEngine(const WorkloadSet& workloads)
     : m_workloads(&workloads)
 {
     m_down.assign(workloads.GetNDirectedLinks(), 0);
+    m_held.assign(workloads.GetNDirectedLinks(), 0);
     m_fromServer = MarkServerPorts(workloads.GetTopology());
     m_serverPorts =
         static_cast<uint32_t>(std::count(m_fromServer.begin(), m_fromServer.end(), 1));
@@ -32,7 +33,7 @@ RoundEngine::Reset()
     m_finished.clear();
     m_rounds.clear();
     m_linkStamp.assign(m_workloads->GetNDirectedLinks(), 0);
-    m_serverPortsBlocked = m_serverPortsDown;
+    m_serverPortsBlocked = m_serverPortsUnavailable;
     for (const Workload& w : m_workloads->GetAll())
     {
         m_pending[w.id] = static_cast<uint32_t>(w.deps.size());
@@ -88,7 +89,7 @@ RoundEngine::GetFinished() const
 bool
 RoundEngine::IsLinkBusy(uint32_t directedLink) const
 {
-    return m_linkStamp.at(directedLink) == GetRound() + 1;
+    return m_linkStamp.at(directedLink) == GetRound() + 1 || m_held[directedLink];
 }
 
 bool
@@ -113,7 +114,7 @@ RoundEngine::CanStart(uint32_t id) const
     const uint32_t stamp = GetRound() + 1;
     for (uint32_t l : m_workloads->GetAll()[id].links)
     {
-        if (m_linkStamp[l] == stamp || m_down[l])
+        if (m_linkStamp[l] == stamp || m_down[l] || m_held[l])
         {
             return false;
         }
@@ -129,18 +130,40 @@ RoundEngine::SetLinkDown(uint32_t link, bool down)
         throw std::out_of_range("link " + std::to_string(link) + " does not exist; there are " +
                                 std::to_string(m_down.size() / 2));
     }
-    const uint32_t stamp = GetRound() + 1;
-    for (uint32_t l : {2 * link, 2 * link + 1})
+    Mark(2 * link, m_down, down);
+    Mark(2 * link + 1, m_down, down);
+}
+
+void
+RoundEngine::SetLinkHeld(uint32_t directedLink, bool held)
+{
+    if (directedLink >= m_held.size())
     {
-        if (m_down[l] != static_cast<uint8_t>(down) && m_fromServer[l])
-        {
-            m_serverPortsDown += down ? 1 : -1;
-            if (m_linkStamp[l] != stamp)
-            {
-                m_serverPortsBlocked += down ? 1 : -1;
-            }
-        }
-        m_down[l] = down;
+        throw std::out_of_range("directed link " + std::to_string(directedLink) +
+                                " does not exist; there are " + std::to_string(m_held.size()));
+    }
+    Mark(directedLink, m_held, held);
+}
+
+bool
+RoundEngine::IsUnavailable(uint32_t directedLink) const
+{
+    return m_down[directedLink] || m_held[directedLink];
+}
+
+void
+RoundEngine::Mark(uint32_t directedLink, std::vector<uint8_t>& marks, bool value)
+{
+    const uint32_t stamp = GetRound() + 1;
+    const bool wasUnavailable = IsUnavailable(directedLink);
+    const bool wasBlocked = wasUnavailable || m_linkStamp[directedLink] == stamp;
+    marks[directedLink] = value;
+    if (m_fromServer[directedLink])
+    {
+        const bool unavailable = IsUnavailable(directedLink);
+        m_serverPortsUnavailable = m_serverPortsUnavailable - wasUnavailable + unavailable;
+        m_serverPortsBlocked = m_serverPortsBlocked - wasBlocked +
+                               (unavailable || m_linkStamp[directedLink] == stamp);
     }
 }
 
@@ -188,6 +211,10 @@ RoundEngine::WhyNot(uint32_t id) const
         {
             return name + " needs link " + Describe(l) + ", which is down";
         }
+        if (m_held[l])
+        {
+            return name + " needs link " + Describe(l) + ", which other traffic holds";
+        }
         if (m_linkStamp[l] == stamp)
         {
             return name + " needs link " + Describe(l) + ", which another workload of round " +
@@ -222,9 +249,22 @@ RoundEngine::Unstart(uint32_t id)
     for (uint32_t l : m_workloads->GetAll()[id].links)
     {
         m_linkStamp[l] = 0;
-        m_serverPortsBlocked -= m_fromServer[l] && !m_down[l];
+        m_serverPortsBlocked -= m_fromServer[l] && !IsUnavailable(l);
     }
     PushReady(id);
+}
+
+void
+RoundEngine::Withdraw(uint32_t id)
+{
+    const auto it = std::find(m_started.begin(), m_started.end(), id);
+    if (it == m_started.end())
+    {
+        throw std::invalid_argument("workload " + std::to_string(id) +
+                                    " is not in the round being built");
+    }
+    m_started.erase(it);
+    Unstart(id);
 }
 
 void
@@ -256,7 +296,7 @@ RoundEngine::CloseRound()
     m_rounds.push_back(std::move(m_started));
     m_started.clear();
     // The new round's stamp frees every link; down links stay blocked.
-    m_serverPortsBlocked = m_serverPortsDown;
+    m_serverPortsBlocked = m_serverPortsUnavailable;
 }
 
 void

@@ -71,6 +71,23 @@ class RoundEngine : public SchedulerState
     void SetLinkDown(uint32_t link, bool down);
 
     /**
+     * Marks a directed link as held by traffic outside these workloads (another job's round on
+     * a shared cluster, doc/allreduce.rst "Several jobs"): busy, so no workload can start on
+     * it, until released. Holds last across rounds and Reset, like down links.
+     * \param directedLink a directed link
+     * \param held true to hold it, false to release it
+     * \throws std::out_of_range for a link that does not exist
+     */
+    void SetLinkHeld(uint32_t directedLink, bool held);
+
+    /**
+     * Takes a workload started in the round being built back out of it; it is ready again.
+     * \param id a workload of the round being built
+     * \throws std::invalid_argument when it is not in the round being built
+     */
+    void Withdraw(uint32_t id);
+
+    /**
      * Closes the round being built: its workloads are done, their dependents may become ready.
      * \throws std::invalid_argument when no workload was started
      */
@@ -96,6 +113,13 @@ class RoundEngine : public SchedulerState
     void PushReady(uint32_t id);
     /// Takes a started workload back out of the round (for a refused StepRound).
     void Unstart(uint32_t id);
+    /// \param directedLink a directed link \return true when it is down or held
+    bool IsUnavailable(uint32_t directedLink) const;
+    /**
+     * Changes whether a directed link is down or held, keeping the port counts.
+     * \param directedLink the link \param marks m_down or m_held \param value the new mark
+     */
+    void Mark(uint32_t directedLink, std::vector<uint8_t>& marks, bool value);
 
     const WorkloadSet* m_workloads;           //!< the workloads
     std::vector<WorkloadStatus> m_status;     //!< per workload
@@ -106,10 +130,11 @@ class RoundEngine : public SchedulerState
     std::vector<uint32_t> m_finished;         //!< done, in finishing order
     std::vector<uint32_t> m_linkStamp;        //!< per directed link, round+1 when busy
     std::vector<uint8_t> m_down;              //!< per directed link, 1 when down
+    std::vector<uint8_t> m_held;              //!< per directed link, 1 when held by others
     std::vector<uint8_t> m_fromServer;        //!< per directed link, 1 when it leaves a server
     uint32_t m_serverPorts{0};                //!< directed links leaving servers
-    uint32_t m_serverPortsDown{0};            //!< of those, down
-    uint32_t m_serverPortsBlocked{0};         //!< of those, busy this round or down
+    uint32_t m_serverPortsUnavailable{0};     //!< of those, down or held
+    uint32_t m_serverPortsBlocked{0};         //!< of those, busy this round, down or held
     std::vector<std::vector<uint32_t>> m_rounds; //!< closed rounds
 };
 

@@ -1,0 +1,142 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_CLUSTER_ENGINE_H
+#define NS3_ALLREDUCE_CLUSTER_ENGINE_H
+
+#include "job-trace.h"
+#include "placement-policy.h"
+#include "schedule.h"
+#include "topology.h"
+#include "workload.h"
+
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * How the jobs running at once share the directed links (doc/allreduce.rst, "Several jobs").
+ */
+enum class ClusterMode : uint8_t
+{
+    INDEPENDENT, //!< each job's scheduler proposes a round blind to the others; a workload on a
+                 //!< link another job holds is dropped from it (first come, first served)
+    JOINT,       //!< the jobs that decide at once do so in order of least remaining work, each
+                 //!< seeing the links the others hold, so it schedules around them
+};
+
+/**
+ * \ingroup allreduce
+ * A cluster run at flow level: what is run and how.
+ */
+struct ClusterConfig
+{
+    std::string scheduler{"greedy"};         //!< each job's scheduler (a short name)
+    ClusterMode mode{ClusterMode::INDEPENDENT}; //!< how jobs share links
+    uint32_t pieces{1};                      //!< pieces per chunk
+    double linkRateBps{10e9};                //!< link rate that turns a piece into seconds
+};
+
+/**
+ * \ingroup allreduce
+ * One job of a cluster run, as it went.
+ */
+struct ClusterJobResult
+{
+    uint32_t id{0};                     //!< its row in the trace, from 0
+    JobSpec spec;                       //!< what the trace asked for
+    std::vector<uint32_t> servers;      //!< its placement (cluster servers, in view order)
+    double startS{0};                   //!< when it was placed (its wait ends)
+    double finishS{0};                  //!< when its last AllReduce ended
+    double roundS{0};                   //!< seconds of one round: a piece over one link
+    uint32_t rounds{0};                 //!< rounds over all its AllReduces
+    uint32_t boundRounds{0};            //!< bandwidth bound of one AllReduce on its view
+    std::vector<Schedule> schedules;    //!< per AllReduce, the rounds it ran
+    std::shared_ptr<const WorkloadSet> workloads; //!< its workloads (on its view)
+    bool valid{false};                  //!< every AllReduce passed the validator
+    std::string error;                  //!< the validator's first complaint, when not valid
+
+    /// \return the job completion time: finish minus arrival (its wait included)
+    double GetJct() const
+    {
+        return finishS - spec.arrivalS;
+    }
+};
+
+/**
+ * \ingroup allreduce
+ * A whole cluster run.
+ */
+struct ClusterResult
+{
+    std::vector<ClusterJobResult> jobs; //!< in trace order
+    double makespanS{0};                //!< when the last job finished
+    double linkUtilisation{0};          //!< busy directed-link time over (directed links × makespan)
+    uint64_t decisions{0};              //!< scheduler calls
+
+    /// \return the mean job completion time
+    double GetMeanJct() const;
+    /// \param q a quantile in [0, 1] \return that quantile of the completion times (nearest rank)
+    double GetJctQuantile(double q) const;
+};
+
+/**
+ * \ingroup allreduce
+ * Runs a trace of jobs on one cluster at flow level (doc/allreduce.rst, "Several jobs").
+ *
+ * Jobs are placed first come, first served: an arriving job waits while the one before it
+ * waits, and while the placement policy finds too few free servers; a job ending frees its
+ * servers. A placed job runs `iterations` AllReduces, each after `compute_s` seconds of
+ * computing, on its view of the cluster (JobView), with its own instance of the scheduler.
+ * Each AllReduce runs in rounds of the job's own length (one piece of its gradient over one
+ * link at the configured rate); a round holds its directed links until it ends, and the rounds
+ * of all running jobs share the cluster's directed links. A job decides its next round when
+ * its last one ends, and again at every later event while it could start nothing.
+ */
+class ClusterEngine
+{
+  public:
+    /**
+     * \param cluster the cluster (copied)
+     * \param placement the placement policy
+     * \param config the scheduler, the mode, pieces and the link rate
+     * \throws std::invalid_argument for an unknown scheduler, no placement, 0 pieces or a link
+     *         rate that is not positive
+     */
+    ClusterEngine(const Topology& cluster, Ptr<PlacementPolicy> placement, ClusterConfig config);
+
+    /**
+     * \param callback called as each job finishes, with the job and how many have finished
+     */
+    void SetJobDoneCallback(std::function<void(const ClusterJobResult&, uint32_t)> callback);
+
+    /**
+     * Runs the jobs to their end.
+     * \param jobs the trace, in arrival order
+     * \return per job its placement, times, rounds and validation, and the cluster's summary
+     * \throws std::invalid_argument for a job larger than the cluster, a gradient too small
+     *         for its servers and pieces, or jobs out of arrival order
+     * \throws std::runtime_error when a scheduler fails, or a job waits for servers that no
+     *         running job will free
+     */
+    ClusterResult Run(const std::vector<JobSpec>& jobs);
+
+  private:
+    Topology m_cluster;                //!< the cluster
+    Ptr<PlacementPolicy> m_placement;  //!< chooses the servers
+    ClusterConfig m_config;            //!< what runs and how
+    std::function<void(const ClusterJobResult&, uint32_t)> m_jobDone; //!< progress
+};
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_CLUSTER_ENGINE_H */

@@ -1,0 +1,347 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Several jobs on one cluster at flow level: links held by other jobs' rounds, the cluster
+// engine's placements, waits, shared links and completion times, worked by hand.
+
+#include "ns3/allreduce-module.h"
+#include "ns3/string.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Servers 0 and 1 on switch 4, servers 2 and 3 on switch 5, one link 4 - 5 between them.
+Topology
+Dumbbell()
+{
+    Topology t("dumbbell", 4, 2);
+    t.AddLink(0, 4);
+    t.AddLink(1, 4);
+    t.AddLink(2, 5);
+    t.AddLink(3, 5);
+    t.AddLink(4, 5);
+    return t;
+}
+
+/// A job arriving at `arrival` on `servers` servers whose rounds take 1 s at 32 kbit/s
+/// (pieces of 4,000 bytes), `iterations` AllReduces, no computing.
+JobSpec
+Job(double arrival, uint32_t servers, uint32_t iterations = 1)
+{
+    JobSpec job;
+    job.arrivalS = arrival;
+    job.servers = servers;
+    job.gradientBytes = 4000 * servers;
+    job.iterations = iterations;
+    return job;
+}
+
+ClusterConfig
+Config(ClusterMode mode, const std::string& scheduler = "greedy")
+{
+    ClusterConfig config;
+    config.scheduler = scheduler;
+    config.mode = mode;
+    config.linkRateBps = 32000; // a piece of 4,000 bytes per second
+    return config;
+}
+
+Ptr<PlacementPolicy>
+List(const std::string& servers)
+{
+    Ptr<PlacementPolicy> list = CreatePlacement("list");
+    list->SetAttribute("Servers", StringValue(servers));
+    return list;
+}
+
+/// Places each job on the next list of servers given, in arrival order.
+class SequencePlacement : public PlacementPolicy
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ClusterTestSequencePlacement")
+                                .SetParent<PlacementPolicy>()
+                                .SetGroupName("AllReduce");
+        return tid;
+    }
+
+    explicit SequencePlacement(std::vector<std::vector<uint32_t>> placements = {})
+        : m_placements(std::move(placements))
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "sequence";
+    }
+
+  protected:
+    std::vector<uint32_t> DoPlace(const Topology&, const PlacementRequest& request) override
+    {
+        const std::vector<uint32_t>& next = m_placements.at(m_next);
+        for (uint32_t s : next)
+        {
+            if (!request.free[s])
+            {
+                return {};
+            }
+        }
+        ++m_next;
+        return next;
+    }
+
+  private:
+    std::vector<std::vector<uint32_t>> m_placements;
+    size_t m_next{0};
+};
+
+} // namespace
+
+TEST(RoundEngineHolds, AHeldLinkIsBusyUntilReleasedAndAWithdrawnWorkloadIsReadyAgain)
+{
+    const Topology t = Dumbbell();
+    const JobView view(t, {0, 2});
+    const WorkloadSet workloads = WorkloadSet::Build(view.GetTopology(),
+                                                     BuildShortestPathTrees(view.GetTopology()),
+                                                     WorkloadSemantics::MERGE,
+                                                     1);
+    RoundEngine engine(workloads);
+    ASSERT_EQ(engine.GetReady().size(), 2U); // 0 -> 2 and 2 -> 0, both across link 4 - 5
+    const uint32_t across = 2 * 4;          // link 4 - 5, direction 4 -> 5
+    engine.SetLinkHeld(across, true);
+    EXPECT_TRUE(engine.IsLinkBusy(across));
+    EXPECT_FALSE(engine.IsLinkDown(across));
+    uint32_t blocked = 0;
+    uint32_t free = 0;
+    for (uint32_t id : engine.GetReady())
+    {
+        (engine.CanStart(id) ? free : blocked) = id;
+    }
+    EXPECT_FALSE(engine.CanStart(blocked));
+    try
+    {
+        engine.Start(blocked);
+        ADD_FAILURE() << "a workload started on a held link";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("which other traffic holds"), std::string::npos)
+            << e.what();
+    }
+    engine.Start(free);
+    engine.SetLinkHeld(across, false);
+    EXPECT_FALSE(engine.IsLinkBusy(across));
+    EXPECT_TRUE(engine.CanStart(blocked));
+    engine.Withdraw(free);
+    EXPECT_EQ(engine.GetStatus(free), WorkloadStatus::READY);
+    EXPECT_TRUE(engine.GetStarted().empty());
+    EXPECT_THROW(engine.Withdraw(free), std::invalid_argument);
+    EXPECT_THROW(engine.SetLinkHeld(2 * t.GetNLinks(), true), std::out_of_range);
+}
+
+TEST(RoundEngineHolds, EveryServerPortHeldOrBusySaturatesTheRound)
+{
+    const Topology t = Dumbbell();
+    const JobView view(t, {0, 2});
+    const WorkloadSet workloads = WorkloadSet::Build(view.GetTopology(),
+                                                     BuildShortestPathTrees(view.GetTopology()),
+                                                     WorkloadSemantics::MERGE,
+                                                     1);
+    RoundEngine engine(workloads);
+    // The view's servers are cluster servers 0 and 2: their up links are directed links 0 and 4.
+    engine.SetLinkHeld(0, true);
+    EXPECT_FALSE(engine.IsSaturated());
+    engine.SetLinkHeld(4, true);
+    EXPECT_TRUE(engine.IsSaturated());
+    engine.SetLinkHeld(4, false);
+    EXPECT_FALSE(engine.IsSaturated());
+    for (uint32_t id : engine.GetReady())
+    {
+        if (engine.CanStart(id))
+        {
+            engine.Start(id);
+            break;
+        }
+    }
+    EXPECT_TRUE(engine.IsSaturated());
+}
+
+TEST(ClusterEngine, TwoJobsSharingALinkTakeTurnsFirstComeFirstServed)
+{
+    // Job 0 on servers 0 and 2, job 1 on servers 1 and 3: both cross link 4 - 5 both ways.
+    // Alone, each takes 2 rounds (reduce, then gather; one piece each way per round). Job 0
+    // came first, so it holds the link for both its rounds and job 1 waits for it.
+    const Topology t = Dumbbell();
+    for (ClusterMode mode : {ClusterMode::INDEPENDENT, ClusterMode::JOINT})
+    {
+        ClusterEngine engine(t,
+                             CreateObject<SequencePlacement>(
+                                 std::vector<std::vector<uint32_t>>{{0, 2}, {1, 3}}),
+                             Config(mode));
+        const ClusterResult r = engine.Run({Job(0, 2), Job(0, 2)});
+        ASSERT_EQ(r.jobs.size(), 2U);
+        EXPECT_EQ(r.jobs[0].servers, (std::vector<uint32_t>{0, 2}));
+        EXPECT_EQ(r.jobs[1].servers, (std::vector<uint32_t>{1, 3}));
+        EXPECT_DOUBLE_EQ(r.jobs[0].roundS, 1.0);
+        EXPECT_DOUBLE_EQ(r.jobs[0].startS, 0.0);
+        EXPECT_DOUBLE_EQ(r.jobs[1].startS, 0.0); // placed at once, but its rounds wait
+        EXPECT_DOUBLE_EQ(r.jobs[0].finishS, 2.0);
+        EXPECT_DOUBLE_EQ(r.jobs[1].finishS, 4.0);
+        EXPECT_EQ(r.jobs[0].rounds, 2U);
+        EXPECT_EQ(r.jobs[1].rounds, 2U);
+        EXPECT_DOUBLE_EQ(r.GetMeanJct(), 3.0);
+        EXPECT_DOUBLE_EQ(r.GetJctQuantile(0.95), 4.0);
+        EXPECT_DOUBLE_EQ(r.makespanS, 4.0);
+        // 4 rounds of two workloads, each holding 3 directed links (up, across, down) for 1 s:
+        // 24 of the 10 directed links × 4 s.
+        EXPECT_DOUBLE_EQ(r.linkUtilisation, 24.0 / 40.0);
+        for (const ClusterJobResult& job : r.jobs)
+        {
+            EXPECT_TRUE(job.valid) << job.error;
+            ASSERT_EQ(job.schedules.size(), 1U);
+            EXPECT_TRUE(ValidateSchedule(*job.workloads, job.schedules[0]).valid);
+        }
+    }
+}
+
+TEST(ClusterEngine, JointSchedulingServesTheJobWithLeastWorkLeftFirst)
+{
+    // Job 0 runs 3 AllReduces, job 1 one; both want link 4 - 5 at time 0. First come: job 1
+    // waits 6 rounds. Joint: job 1 has less work left and goes first, job 0 waits 2 rounds.
+    const Topology t = Dumbbell();
+    const std::vector<JobSpec> jobs{Job(0, 2, 3), Job(0, 2, 1)};
+    auto run = [&](ClusterMode mode) {
+        ClusterEngine engine(t,
+                             CreateObject<SequencePlacement>(
+                                 std::vector<std::vector<uint32_t>>{{0, 2}, {1, 3}}),
+                             Config(mode));
+        return engine.Run(jobs);
+    };
+    const ClusterResult independent = run(ClusterMode::INDEPENDENT);
+    EXPECT_DOUBLE_EQ(independent.jobs[0].finishS, 6.0);
+    EXPECT_DOUBLE_EQ(independent.jobs[1].finishS, 8.0);
+    const ClusterResult joint = run(ClusterMode::JOINT);
+    EXPECT_DOUBLE_EQ(joint.jobs[1].finishS, 2.0);
+    EXPECT_DOUBLE_EQ(joint.jobs[0].finishS, 8.0);
+    EXPECT_LT(joint.GetMeanJct(), independent.GetMeanJct());
+    EXPECT_DOUBLE_EQ(joint.makespanS, independent.makespanS);
+}
+
+TEST(ClusterEngine, AJobWaitsForServersAndTheWaitCountsInItsCompletionTime)
+{
+    // Four servers; job 0 takes three of them for 1 AllReduce; job 1 arrives at 0.5 s and
+    // needs two, so it waits until job 0 ends; job 2, arriving later and needing one, waits
+    // behind job 1 (first come, first served).
+    const Topology t = Dumbbell();
+    ClusterEngine engine(t, CreatePlacement("packed"), Config(ClusterMode::INDEPENDENT));
+    const ClusterResult r = engine.Run({Job(0, 3), Job(0.5, 2), Job(0.75, 1)});
+    const ClusterJobResult& first = r.jobs[0];
+    const ClusterJobResult& second = r.jobs[1];
+    const ClusterJobResult& third = r.jobs[2];
+    EXPECT_EQ(first.servers, (std::vector<uint32_t>{0, 1, 2}));
+    EXPECT_GT(first.finishS, 0.5);
+    EXPECT_DOUBLE_EQ(second.startS, first.finishS);
+    EXPECT_DOUBLE_EQ(third.startS, first.finishS);
+    EXPECT_GT(second.GetJct(), second.finishS - second.startS);
+    EXPECT_DOUBLE_EQ(second.GetJct(), second.finishS - 0.5);
+    // One server has nothing to exchange: it ends as soon as it starts.
+    EXPECT_DOUBLE_EQ(third.finishS, third.startS);
+    EXPECT_EQ(third.rounds, 0U);
+    for (const ClusterJobResult& job : r.jobs)
+    {
+        EXPECT_TRUE(job.valid) << job.error;
+    }
+}
+
+TEST(ClusterEngine, ComputingPrecedesEachAllReduce)
+{
+    const Topology t = Dumbbell();
+    JobSpec job = Job(1, 2, 2);
+    job.computeS = 10;
+    ClusterEngine engine(t, List("0,1"), Config(ClusterMode::INDEPENDENT));
+    const ClusterResult r = engine.Run({job});
+    // 1 s arrival, then twice: 10 s computing and 2 rounds of 1 s.
+    EXPECT_DOUBLE_EQ(r.jobs[0].finishS, 1 + 2 * (10 + 2));
+    EXPECT_EQ(r.jobs[0].rounds, 4U);
+    EXPECT_EQ(r.jobs[0].schedules.size(), 2U);
+}
+
+TEST(ClusterEngine, AServerOutsideAJobRelaysItsTraffic)
+{
+    // In BCube(2,1) paths between servers 0 and 3 pass through server 1 or 2.
+    const Topology t = BuildTopology("bcube:n=2,k=1");
+    ClusterEngine engine(t, List("0,3"), Config(ClusterMode::INDEPENDENT));
+    const ClusterResult r = engine.Run({Job(0, 2)});
+    ASSERT_TRUE(r.jobs[0].valid) << r.jobs[0].error;
+    const WorkloadSet& w = *r.jobs[0].workloads;
+    bool relayed = false;
+    for (const Workload& workload : w.GetAll())
+    {
+        relayed |= workload.path.size() > 3; // server, switch, relay server, switch, server
+    }
+    EXPECT_TRUE(relayed);
+    EXPECT_EQ(r.jobs[0].rounds, 2U);
+}
+
+TEST(ClusterEngine, EveryJobOfAGeneratedTraceIsValidAndTheRunIsDeterministic)
+{
+    const Topology t = BuildTopology("fattree:k=4");
+    JobTraceConfig trace;
+    trace.jobs = 12;
+    trace.seed = 3;
+    trace.meanInterarrivalS = 0.0002;
+    trace.servers = {2, 4, 8};
+    trace.gradientBytes = {65536, 262144};
+    const std::vector<JobSpec> jobs = GenerateJobTrace(trace);
+    for (const std::string& scheduler : {"ps", "ring", "greedy", "balanced"})
+    {
+        for (ClusterMode mode : {ClusterMode::INDEPENDENT, ClusterMode::JOINT})
+        {
+            ClusterConfig config;
+            config.scheduler = scheduler;
+            config.mode = mode;
+            ClusterEngine a(t, CreatePlacement("random"), config);
+            ClusterEngine b(t, CreatePlacement("random"), config);
+            const ClusterResult ra = a.Run(jobs);
+            const ClusterResult rb = b.Run(jobs);
+            ASSERT_EQ(ra.jobs.size(), jobs.size());
+            for (size_t i = 0; i < jobs.size(); ++i)
+            {
+                EXPECT_TRUE(ra.jobs[i].valid) << scheduler << " job " << i << ": "
+                                              << ra.jobs[i].error;
+                EXPECT_GE(ra.jobs[i].startS, jobs[i].arrivalS);
+                EXPECT_GT(ra.jobs[i].finishS, ra.jobs[i].startS);
+                EXPECT_GE(ra.jobs[i].rounds, ra.jobs[i].boundRounds * jobs[i].iterations);
+                EXPECT_EQ(ra.jobs[i].servers, rb.jobs[i].servers);
+                EXPECT_EQ(ra.jobs[i].finishS, rb.jobs[i].finishS);
+            }
+            EXPECT_GT(ra.linkUtilisation, 0.0);
+            EXPECT_LE(ra.linkUtilisation, 1.0);
+        }
+    }
+}
+
+TEST(ClusterEngine, BadJobsAndSettingsAreRefusedBeforeAnythingRuns)
+{
+    const Topology t = Dumbbell();
+    ClusterEngine engine(t, CreatePlacement("packed"), Config(ClusterMode::INDEPENDENT));
+    EXPECT_THROW(engine.Run({Job(0, 5)}), std::invalid_argument);
+    EXPECT_THROW(engine.Run({Job(1, 2), Job(0, 2)}), std::invalid_argument);
+    JobSpec tiny = Job(0, 4);
+    tiny.gradientBytes = 8; // two values for four chunks
+    EXPECT_THROW(engine.Run({tiny}), std::invalid_argument);
+    EXPECT_THROW(ClusterEngine(t, nullptr, Config(ClusterMode::JOINT)), std::invalid_argument);
+    EXPECT_THROW(ClusterEngine(t, CreatePlacement("packed"), Config(ClusterMode::JOINT, "fast")),
+                 std::invalid_argument);
+    ClusterConfig noRate = Config(ClusterMode::JOINT);
+    noRate.linkRateBps = 0;
+    EXPECT_THROW(ClusterEngine(t, CreatePlacement("packed"), noRate), std::invalid_argument);
+}
