@@ -25,18 +25,6 @@ const char* const GNUPLOT = ALLREDUCE_GNUPLOT;
 const char* const GNUPLOT = "gnuplot";
 #endif
 
-/// \return text as a double-quoted gnuplot (and data file) string
-std::string
-Quoted(const std::string& text)
-{
-    std::string out = "\"";
-    for (char c : text)
-    {
-        out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    }
-    return out + "\"";
-}
-
 } // namespace
 
 BarChart::BarChart(const std::string& ylabel,
@@ -104,12 +92,12 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
             d << "# " << m_titles[p] << ": category";
             for (const auto& s : m_series)
             {
-                d << " " << Quoted(s);
+                d << " " << GnuplotQuoted(s);
             }
             d << "\n";
             for (size_t c = 0; c < m_categories.size(); ++c)
             {
-                d << Quoted(c % m_labelStep == 0 ? m_categories[c] : "");
+                d << GnuplotQuoted(c % m_labelStep == 0 ? m_categories[c] : "");
                 for (size_t s = 0; s < m_series.size(); ++s)
                 {
                     d << " " << FormatNumber(m_panels[p][s][c]);
@@ -123,7 +111,7 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
         std::ofstream p = OpenOutputFile(plt, option);
         p << "set terminal pngcairo size " << m_width << ","
           << m_panelHeight * std::max<size_t>(1, m_panels.size()) << " noenhanced\n"
-          << "set output " << Quoted(png) << "\n";
+          << "set output " << GnuplotQuoted(png) << "\n";
         if (m_panels.size() > 1)
         {
             p << "set multiplot layout " << m_panels.size() << ",1\n";
@@ -132,23 +120,23 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
           << "set style histogram clustered gap 1\n"
           << "set style fill solid 0.8 border -1\n"
           << "set boxwidth 0.9\n"
-          << "set ylabel " << Quoted(m_ylabel) << "\n"
+          << "set ylabel " << GnuplotQuoted(m_ylabel) << "\n"
           << "set yrange [0:*]\n"
           << "set xtics rotate by -30 left\n"
           << "set key below horizontal\n"
           << "set grid ytics\n";
         for (size_t i = 0; i < m_panels.size(); ++i)
         {
-            p << "set title " << Quoted(m_titles[i]) << "\nplot ";
+            p << "set title " << GnuplotQuoted(m_titles[i]) << "\nplot ";
             for (size_t s = 0; s < m_series.size(); ++s)
             {
-                p << (s ? ", '' index " : Quoted(dat) + " index ") << i << " using " << s + 2
-                  << (s ? "" : ":xtic(1)") << " title " << Quoted(m_series[s]);
+                p << (s ? ", '' index " : GnuplotQuoted(dat) + " index ") << i << " using " << s + 2
+                  << (s ? "" : ":xtic(1)") << " title " << GnuplotQuoted(m_series[s]);
             }
             if (m_hasLine)
             {
                 p << ", " << FormatNumber(m_lineY) << " with lines lw 2 lc rgb 'black' title "
-                  << Quoted(m_lineTitle);
+                  << GnuplotQuoted(m_lineTitle);
             }
             p << "\n";
         }
@@ -158,6 +146,17 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
         }
     }
     return RunGnuplot(plt, png, dat);
+}
+
+std::string
+GnuplotQuoted(const std::string& text)
+{
+    std::string out = "\"";
+    for (char c : text)
+    {
+        out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    }
+    return out + "\"";
 }
 
 std::string

@@ -89,6 +89,13 @@ class BarChart
  */
 std::string RunGnuplot(const std::string& plt, const std::string& png, const std::string& data);
 
+/**
+ * \ingroup allreduce
+ * \param text a title or a name
+ * \return it as a double-quoted gnuplot (and data file) string
+ */
+std::string GnuplotQuoted(const std::string& text);
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_BAR_CHART_H */

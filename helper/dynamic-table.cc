@@ -243,20 +243,6 @@ DynamicTable::Check(const DynamicTableRow& row, bool replayMayStall)
     }
 }
 
-std::vector<std::string>
-DynamicTable::GetTopologies() const
-{
-    std::vector<std::string> names;
-    for (const auto& row : m_rows)
-    {
-        if (std::find(names.begin(), names.end(), row.topology) == names.end())
-        {
-            names.push_back(row.topology);
-        }
-    }
-    return names;
-}
-
 const std::vector<DynamicTableRow>&
 DynamicTable::GetRows() const
 {
@@ -314,7 +300,7 @@ DynamicTable::Print(std::ostream& os) const
         }
         table.Print(os);
     };
-    const std::vector<std::string> topologies = GetTopologies();
+    const std::vector<std::string> topologies = GetTopologiesOf(m_rows);
     os << "online / replay completion time (" << m_config.run.mode
        << " mode), geometric mean over the schedulers:\n";
     print("topology", topologies, true);
@@ -424,7 +410,7 @@ DynamicTable::WriteJson(std::ostream& os) const
 std::string
 DynamicTable::WriteFigure(const std::string& prefix) const
 {
-    const std::vector<std::string> topologies = GetTopologies();
+    const std::vector<std::string> topologies = GetTopologiesOf(m_rows);
     std::vector<std::string> labels;
     for (const auto& name : topologies)
     {

@@ -111,8 +111,6 @@ class DynamicTable : public TableExperiment
     void RunScheduler(const Topology& topology,
                       const std::string& scheduler,
                       ProgressReporter* progress);
-    /// \return the topologies' names, in the order they ran (from the rows)
-    std::vector<std::string> GetTopologies() const;
     /// Notes the first run that did not end with the exact sum, unless it may stall.
     void Check(const DynamicTableRow& row, bool replayMayStall);
 

@@ -5,9 +5,11 @@
 #ifndef NS3_ALLREDUCE_TABLE_EXPERIMENT_H
 #define NS3_ALLREDUCE_TABLE_EXPERIMENT_H
 
+#include <algorithm>
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -65,6 +67,26 @@ class TableExperiment
                      std::ostream& out,
                      std::ostream& err);
 };
+
+/**
+ * \ingroup allreduce
+ * \param rows a table's rows, each with a `topology` name
+ * \return the distinct topologies, in the order they first appear (the order they ran)
+ */
+template <typename Row>
+std::vector<std::string>
+GetTopologiesOf(const std::vector<Row>& rows)
+{
+    std::vector<std::string> names;
+    for (const Row& row : rows)
+    {
+        if (std::find(names.begin(), names.end(), row.topology) == names.end())
+        {
+            names.push_back(row.topology);
+        }
+    }
+    return names;
+}
 
 } // namespace ns3
 

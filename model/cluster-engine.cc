@@ -22,6 +22,12 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("ClusterEngine");
 
+std::string
+GetClusterModeName(ClusterMode mode)
+{
+    return mode == ClusterMode::JOINT ? "joint" : "independent";
+}
+
 double
 ClusterResult::GetMeanJct() const
 {
@@ -261,6 +267,11 @@ class ClusterRun
             request.servers = job.spec.servers;
             request.free = m_free;
             request.linkJobs = m_linkJobs;
+            Ptr<AllReduceScheduler> probe = CreateScheduler(m_config.scheduler);
+            const uint32_t pieces = m_config.pieces;
+            request.workloads = [probe, pieces](const Topology& view) {
+                return probe->MakeWorkloads(view, pieces);
+            };
             std::vector<uint32_t> servers = m_placement.Place(m_cluster, request);
             if (servers.empty())
             {

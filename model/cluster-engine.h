@@ -36,6 +36,12 @@ enum class ClusterMode : uint8_t
 
 /**
  * \ingroup allreduce
+ * \param mode a mode \return its name: "independent" or "joint"
+ */
+std::string GetClusterModeName(ClusterMode mode);
+
+/**
+ * \ingroup allreduce
  * A cluster run at flow level: what is run and how.
  */
 struct ClusterConfig

@@ -6,12 +6,14 @@
 #define NS3_ALLREDUCE_PLACEMENT_POLICY_H
 
 #include "topology.h"
+#include "workload.h"
 
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/type-id.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,10 @@ struct PlacementRequest
     uint32_t servers{0};            //!< how many servers the job needs
     std::vector<uint8_t> free;      //!< per cluster server, non-zero when no running job holds it
     std::vector<uint32_t> linkJobs; //!< per directed link, running jobs that use it (may be empty)
+    /// Builds the job's workloads on a view of the cluster (the job's scheduler's
+    /// MakeWorkloads), for policies that weigh a placement by them; empty: merge workloads on
+    /// shortest-path trees.
+    std::function<WorkloadSet(const Topology& view)> workloads;
 };
 
 /**

@@ -341,6 +341,51 @@ TEST(Placement, AListIsTakenAsGivenOrWaitedFor)
               std::string::npos);
 }
 
+TEST(Placement, TopologyAwareKeepsAJobInsideAPodAndAwayFromBusyLinks)
+{
+    // Fat-tree k=4: 4 servers per pod, 2 per edge switch (servers 4p..4p+3 in pod p).
+    const Topology cluster = BuildTopology("fattree:k=4");
+    Ptr<PlacementPolicy> aware = CreatePlacement("topology-aware");
+    auto pod = [](uint32_t s) { return s / 4; };
+    auto edge = [&](uint32_t s) { return cluster.GetNeighbors(s).front(); };
+    const std::vector<uint32_t> pair = aware->Place(cluster, Request(cluster, 2, {}));
+    ASSERT_EQ(pair.size(), 2U);
+    EXPECT_EQ(edge(pair[0]), edge(pair[1]));
+    // With server 1 held, the first pod no longer has a free edge switch pair: another does.
+    const std::vector<uint32_t> other = aware->Place(cluster, Request(cluster, 2, {1}));
+    EXPECT_EQ(edge(other[0]), edge(other[1]));
+    const std::vector<uint32_t> four = aware->Place(cluster, Request(cluster, 4, {}));
+    ASSERT_EQ(four.size(), 4U);
+    for (uint32_t s : four)
+    {
+        EXPECT_EQ(pod(s), pod(four[0]));
+    }
+    // Running jobs on every link of pods 0 and 1: the job goes to pod 2 or 3.
+    PlacementRequest busy = Request(cluster, 4, {});
+    busy.linkJobs.assign(2 * cluster.GetNLinks(), 0);
+    for (uint32_t i = 0; i < cluster.GetNLinks(); ++i)
+    {
+        const TopologyLink& link = cluster.GetLink(i);
+        for (uint32_t end : {link.a, link.b})
+        {
+            if ((end < 8) || (!cluster.IsServer(end) &&
+                              std::any_of(cluster.GetNeighbors(end).begin(),
+                                          cluster.GetNeighbors(end).end(),
+                                          [](uint32_t v) { return v < 8; })))
+            {
+                busy.linkJobs[2 * i] = busy.linkJobs[2 * i + 1] = 3;
+            }
+        }
+    }
+    const std::vector<uint32_t> away = aware->Place(cluster, busy);
+    ASSERT_EQ(away.size(), 4U);
+    for (uint32_t s : away)
+    {
+        EXPECT_GE(pod(s), 2U) << "server " << s;
+        EXPECT_EQ(pod(s), pod(away[0]));
+    }
+}
+
 TEST(Placement, BadRequestsAndWrongAnswersAreRefused)
 {
     const Topology cluster = BuildTopology("bcube:n=4,k=1");
@@ -356,7 +401,7 @@ TEST(Placement, BadRequestsAndWrongAnswersAreRefused)
     EXPECT_NE(ErrorOf([&] { packed->Place(cluster, shortFree); }).find("15 free marks"),
               std::string::npos);
     const std::string unknown = ErrorOf([] { CreatePlacement("nearest"); });
-    EXPECT_NE(unknown.find("unknown placement 'nearest'; available: packed, random, list"),
+    EXPECT_NE(unknown.find("unknown placement 'nearest'; available: packed, random, topology-aware, list"),
               std::string::npos)
         << unknown;
     Ptr<WrongPlacement> wrong = CreateObject<WrongPlacement>();

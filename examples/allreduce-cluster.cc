@@ -1,0 +1,264 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Several training jobs sharing one cluster: each job an AllReduce over the servers a placement
+// policy gives it, arriving on a trace, computing between its AllReduces, its rounds sharing the
+// cluster's links with the other jobs' (flow level).
+//
+// One run, reported per job (with --topology):
+//   allreduce-cluster --topology=fattree:k=8 --trace=jobs.csv --placement=topology-aware
+//                     --joint=true --scheduler=balanced --format=json
+// The experiment (without --topology): a seeded trace of 50 jobs on fat-tree k=8, BCube(4,2)
+// and Jellyfish(40 switches, 4 servers each), every placement x independent/joint x scheduler:
+//   allreduce-cluster
+//   allreduce-cluster --jobs=20 --schedulers=greedy --placements=packed,topology-aware
+//
+// The experiment says on stderr what runs, n of m, with the time elapsed and an estimate of the
+// time left; it writes OUT.csv, OUT.json and OUT.png (the JCT distribution per policy). The
+// experiment itself is ClusterTable (helper/cluster-table.h), one run ClusterEngine
+// (model/cluster-engine.h).
+//
+// Exit status: 0 when every job of every run passed the validator, 1 for bad input, 2 otherwise.
+
+#include "ns3/allreduce-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// \return the whole numbers of a comma-separated list, each in [1, max]
+std::vector<uint32_t>
+ParseSizes(const std::string& option, const std::string& text, uint32_t max)
+{
+    std::vector<uint32_t> sizes;
+    for (const std::string& item : ParseListValue(option, text, ','))
+    {
+        uint64_t value = 0;
+        if (!ParseWholeNumber(item, max, value) || value == 0)
+        {
+            throw std::invalid_argument("--" + option + ": '" + Abbreviate(item) +
+                                        "' is not a whole number from 1 to " +
+                                        std::to_string(max));
+        }
+        sizes.push_back(static_cast<uint32_t>(value));
+    }
+    return sizes;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string topology;
+    std::string topologies = "fattree:k=8;bcube:n=4,k=2;"
+                             "jellyfish:switches=40,degree=6,servers=4,seed=1";
+    std::string trace;
+    std::string writeTrace;
+    std::string placement = "topology-aware";
+    std::string placements = "packed,random,topology-aware";
+    bool joint = false;
+    std::string scheduler = "balanced";
+    std::string schedulers = "ps,ring,greedy,balanced";
+    std::string level = "flow";
+    std::string format = "text";
+    std::string dataRate = "10Gbps";
+    std::string sizes = "4,8,16,32";
+    uint32_t pieces = 1;
+    uint64_t seed = 1;
+    JobTraceConfig generated;
+    generated.jobs = 50;
+    generated.gradientBytes = {uint64_t{1} << 20};
+    generated.iterations = 5;
+    generated.computeS = 0.5e-3;
+    generated.meanInterarrivalS = 2e-3;
+    Time meanGap = Seconds(generated.meanInterarrivalS);
+    Time compute = Seconds(generated.computeS);
+    std::string out = "results/allreduce-cluster";
+
+    CheckedCommandLine cmd(__FILE__,
+                           "Several AllReduce jobs sharing one cluster: placement, arrivals, "
+                           "links shared by the jobs' rounds, independent or joint scheduling; "
+                           "job completion times, every job's schedules validated.");
+    cmd.AddString("topology", "one run on this topology, reported per job", topology);
+    cmd.AddString("topologies",
+                  "the experiment's topologies, semicolon-separated (without --topology)",
+                  topologies);
+    cmd.AddString("trace",
+                  "job trace CSV (arrival_s,servers,gradient_bytes,iterations,compute_s); "
+                  "default: a generated one",
+                  trace);
+    cmd.AddString("write-trace", "write the jobs run to this CSV file", writeTrace);
+    cmd.AddString("placement", "placement of the one run (" + [] {
+        std::string names;
+        for (const auto& [name, description] : ListPlacements())
+        {
+            names += (names.empty() ? "" : ", ") + name;
+        }
+        return names;
+    }() + ")", placement);
+    cmd.AddString("placements", "the experiment's placements, comma-separated", placements);
+    cmd.AddFlag("joint", "the one run schedules jointly (jobs with least work left first, "
+                         "around the links the others hold) instead of independently",
+                joint);
+    cmd.AddString("scheduler", "every job's scheduler in the one run", scheduler);
+    cmd.AddString("schedulers", "the experiment's schedulers, comma-separated", schedulers);
+    cmd.AddChoice("level", "flow (rounds); packet is not built for several jobs yet", level,
+                  {"flow", "packet"});
+    cmd.AddChoice("format", "output of the one run", format, {"text", "json"});
+    cmd.AddInteger("jobs", "jobs in the generated trace", generated.jobs, 1, 100000);
+    cmd.AddString("sizes", "servers per job, drawn uniformly for the generated trace", sizes);
+    cmd.AddBytes("gradient-bytes", "gradient size per server in the generated trace, e.g. 1MiB",
+                 generated.gradientBytes[0], 4, MAX_MEMORY_BYTES);
+    cmd.AddInteger("iterations", "AllReduces per job in the generated trace", generated.iterations,
+                   1, 1000000);
+    cmd.AddTime("compute", "computing before each AllReduce in the generated trace", compute,
+                Seconds(0), Seconds(1e6));
+    cmd.AddTime("mean-gap", "mean time between arrivals in the generated trace (Poisson)",
+                meanGap, Seconds(0), Seconds(1e6));
+    cmd.AddInteger("seed", "draws the generated trace and the random placement", seed, 0,
+                   UINT64_MAX);
+    cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);
+    cmd.AddDataRate("data-rate", "link rate that turns rounds into seconds", dataRate);
+    cmd.AddString("out", "the experiment's output prefix: OUT.csv, OUT.json, OUT.dat/.plt/.png",
+                  out);
+    try
+    {
+        cmd.Parse(argc, argv);
+        if (level == "packet")
+        {
+            throw std::invalid_argument(
+                "--level=packet is not built for several jobs yet; use --level=flow (one job at "
+                "packet level: allreduce-packet)");
+        }
+        const bool single = cmd.IsGiven("topology");
+        for (const char* option : single ? std::vector<const char*>{"topologies", "placements",
+                                                                    "schedulers", "out"}
+                                         : std::vector<const char*>{"placement", "joint",
+                                                                    "scheduler", "format"})
+        {
+            if (cmd.IsGiven(option))
+            {
+                throw std::invalid_argument(
+                    std::string("--") + option +
+                    (single ? " is an option of the experiment; drop --topology to run it"
+                            : " is an option of one run; give --topology=SPEC as well"));
+            }
+        }
+        std::vector<JobSpec> jobs;
+        std::string traceName;
+        if (!trace.empty())
+        {
+            for (const char* option :
+                 {"jobs", "sizes", "gradient-bytes", "iterations", "compute", "mean-gap"})
+            {
+                if (cmd.IsGiven(option))
+                {
+                    throw std::invalid_argument(std::string("--") + option +
+                                                " draws a generated trace; it does not apply "
+                                                "to --trace=" + trace);
+                }
+            }
+            jobs = ReadJobTrace(trace);
+            traceName = trace;
+        }
+        else
+        {
+            generated.servers = ParseSizes("sizes", sizes, 1u << 24);
+            generated.meanInterarrivalS = meanGap.GetSeconds();
+            generated.computeS = compute.GetSeconds();
+            generated.seed = seed;
+            jobs = GenerateJobTrace(generated);
+            traceName = "generated, seed " + std::to_string(seed);
+        }
+        if (!writeTrace.empty())
+        {
+            std::ofstream file = OpenOutputFile(writeTrace, "write-trace");
+            file << FormatJobTrace(jobs);
+        }
+        const double rateBps = static_cast<double>(DataRate(dataRate).GetBitRate());
+        if (!single)
+        {
+            ClusterTableConfig config;
+            config.topologies = ParseListValue("topologies", topologies, ';');
+            config.placements = ParseListValue("placements", placements, ',');
+            config.schedulers = ParseListValue("schedulers", schedulers, ',');
+            config.modes = {ClusterMode::INDEPENDENT, ClusterMode::JOINT};
+            config.jobs = jobs;
+            config.seed = seed;
+            config.pieces = pieces;
+            config.linkRateBps = rateBps;
+            ClusterTable table(config);
+            table.RunAndWrite("allreduce-cluster", out, std::cout, std::cerr);
+            if (!table.GetFailure().empty())
+            {
+                std::cerr << "allreduce-cluster: " << table.GetFailure() << std::endl;
+                return 2;
+            }
+            return 0;
+        }
+        const Topology cluster = BuildTopology(topology);
+        Ptr<PlacementPolicy> policy = CreatePlacement(placement);
+        policy->SetAttributeFailSafe("Seed", UintegerValue(seed));
+        ClusterRunInfo info;
+        info.topology = cluster.GetName();
+        info.trace = traceName;
+        info.placement = placement;
+        info.level = level;
+        info.config.scheduler = scheduler;
+        info.config.mode = joint ? ClusterMode::JOINT : ClusterMode::INDEPENDENT;
+        info.config.pieces = pieces;
+        info.config.linkRateBps = rateBps;
+        ClusterEngine engine(cluster, policy, info.config);
+        const auto start = std::chrono::steady_clock::now();
+        const auto began = start;
+        auto lastLine = start;
+        engine.SetJobDoneCallback([&](const ClusterJobResult& job, uint32_t done) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now - lastLine > std::chrono::seconds(2) || done == jobs.size())
+            {
+                const double elapsed = std::chrono::duration<double>(now - began).count();
+                std::cerr << "allreduce-cluster: " << done << " of " << jobs.size()
+                          << " jobs done (job " << job.id << " at "
+                          << FormatFixed(job.finishS * 1e3, 3) << " ms simulated), "
+                          << ProgressReporter::FormatDuration(elapsed) << " elapsed, about "
+                          << ProgressReporter::FormatDuration(elapsed * (jobs.size() - done) /
+                                                              done)
+                          << " left" << std::endl;
+                lastLine = now;
+            }
+        });
+        const ClusterResult result = engine.Run(jobs);
+        info.wallS =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (format == "json")
+        {
+            WriteClusterRunJson(std::cout, info, result);
+        }
+        else
+        {
+            PrintClusterRun(std::cout, info, result);
+        }
+        for (const ClusterJobResult& job : result.jobs)
+        {
+            if (!job.valid)
+            {
+                return 2;
+            }
+        }
+        return 0;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "allreduce-cluster: error: " << e.what() << std::endl;
+        return 1;
+    }
+}

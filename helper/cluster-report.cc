@@ -1,0 +1,134 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "cluster-report.h"
+
+#include "report-format.h"
+#include "report-table.h"
+
+#include "ns3/text-file.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// \return how many jobs passed the validator
+uint32_t
+CountValid(const ClusterResult& result)
+{
+    uint32_t valid = 0;
+    for (const ClusterJobResult& job : result.jobs)
+    {
+        valid += job.valid;
+    }
+    return valid;
+}
+
+/// \param servers cluster servers \return them as "0,5,10"
+std::string
+JoinServers(const std::vector<uint32_t>& servers)
+{
+    std::string out;
+    for (uint32_t s : servers)
+    {
+        out += (out.empty() ? "" : ",") + std::to_string(s);
+    }
+    return out;
+}
+
+} // namespace
+
+void
+PrintClusterRun(std::ostream& os, const ClusterRunInfo& info, const ClusterResult& result)
+{
+    os << info.topology << ", " << result.jobs.size() << " jobs (" << info.trace
+       << "), placement " << info.placement << ", " << GetClusterModeName(info.config.mode)
+       << " scheduling with " << info.config.scheduler << ", " << info.level << " level\n";
+    ReportTable table;
+    table.AddColumn("job");
+    table.AddColumn("servers", ReportTable::LEFT);
+    for (const char* header : {"arrival ms", "start ms", "finish ms", "JCT ms", "rounds", "bound",
+                               "valid"})
+    {
+        table.AddColumn(header);
+    }
+    for (const ClusterJobResult& job : result.jobs)
+    {
+        std::string servers = JoinServers(job.servers);
+        table.AddRow({std::to_string(job.id),
+                      Abbreviate(servers, 40),
+                      FormatFixed(job.spec.arrivalS * 1e3, 3),
+                      FormatFixed(job.startS * 1e3, 3),
+                      FormatFixed(job.finishS * 1e3, 3),
+                      FormatFixed(job.GetJct() * 1e3, 3),
+                      std::to_string(job.rounds),
+                      std::to_string(job.boundRounds * job.spec.iterations),
+                      job.valid ? "yes" : "NO"});
+    }
+    table.Print(os);
+    os << "mean JCT " << FormatFixed(result.GetMeanJct() * 1e3, 3) << " ms, p95 JCT "
+       << FormatFixed(result.GetJctQuantile(0.95) * 1e3, 3) << " ms, makespan "
+       << FormatFixed(result.makespanS * 1e3, 3) << " ms, link utilisation "
+       << FormatFixed(result.linkUtilisation * 100, 1) << "%, " << result.decisions
+       << " decisions, " << CountValid(result) << "/" << result.jobs.size()
+       << " jobs valid (" << FormatFixed(info.wallS, 2) << " s)\n";
+    for (const ClusterJobResult& job : result.jobs)
+    {
+        if (!job.valid)
+        {
+            os << "job " << job.id << " INVALID: " << job.error << "\n";
+        }
+    }
+}
+
+void
+WriteClusterRunJson(std::ostream& os, const ClusterRunInfo& info, const ClusterResult& result)
+{
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const ClusterJobResult& job : result.jobs)
+    {
+        nlohmann::json j{{"id", job.id},
+                         {"servers", job.servers},
+                         {"gradient_bytes", job.spec.gradientBytes},
+                         {"iterations", job.spec.iterations},
+                         {"arrival_s", job.spec.arrivalS},
+                         {"start_s", job.startS},
+                         {"finish_s", job.finishS},
+                         {"jct_s", job.GetJct()},
+                         {"rounds", job.rounds},
+                         {"bound_rounds", job.boundRounds * job.spec.iterations},
+                         {"verified", job.valid}};
+        if (!job.valid)
+        {
+            j["error"] = job.error;
+        }
+        jobs.push_back(j);
+    }
+    os << nlohmann::json{{"topology", info.topology},
+                         {"trace", info.trace},
+                         {"placement", info.placement},
+                         {"joint", info.config.mode == ClusterMode::JOINT},
+                         {"scheduler", info.config.scheduler},
+                         {"level", info.level},
+                         {"pieces", info.config.pieces},
+                         {"link_rate_bps", info.config.linkRateBps},
+                         {"jobs", jobs},
+                         {"summary",
+                          {{"jobs", result.jobs.size()},
+                           {"valid_jobs", CountValid(result)},
+                           {"mean_jct_s", result.GetMeanJct()},
+                           {"p95_jct_s", result.GetJctQuantile(0.95)},
+                           {"makespan_s", result.makespanS},
+                           {"link_utilisation", result.linkUtilisation},
+                           {"decisions", result.decisions},
+                           {"wall_s", info.wallS}}}}
+              .dump(2)
+       << "\n";
+}
+
+} // namespace ns3
