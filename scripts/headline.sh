@@ -7,14 +7,19 @@
 #    verified exactly (results/allreduce-packet-table.{csv,json,png});
 #  - allreduce-dynamic: the same topologies x schedulers, each plan replayed and decided online
 #    inside ns-3 with nothing perturbed, a link failing, late servers, background traffic and
-#    slower links (results/allreduce-dynamic.{csv,json,png}).
+#    slower links (results/allreduce-dynamic.{csv,json,png});
+#  - allreduce-cluster: 50 jobs sharing fat-tree k=8, BCube(4,2) and Jellyfish(40 switches),
+#    every placement x independent/joint scheduling x scheduler, at flow level
+#    (results/allreduce-cluster.{csv,json,png}).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$repo/build}
-bash "$repo/scripts/build.sh" --target allreduce-table allreduce-packet-table allreduce-dynamic
+bash "$repo/scripts/build.sh" --target allreduce-table allreduce-packet-table allreduce-dynamic allreduce-cluster
 mkdir -p "$repo/results"
 "$build/examples/allreduce-table" --out="$repo/results/allreduce-table"
 echo
 "$build/examples/allreduce-packet-table" --out="$repo/results/allreduce-packet-table"
 echo
 "$build/examples/allreduce-dynamic" --out="$repo/results/allreduce-dynamic"
+echo
+"$build/examples/allreduce-cluster" --out="$repo/results/allreduce-cluster"
