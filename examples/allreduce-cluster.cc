@@ -4,11 +4,13 @@
 
 // Several training jobs sharing one cluster: each job an AllReduce over the servers a placement
 // policy gives it, arriving on a trace, computing between its AllReduces, its rounds sharing the
-// cluster's links with the other jobs' (flow level).
+// cluster's links with the other jobs' (flow level, or packet by packet in one ns-3 simulation
+// with real data, every AllReduce verified exactly).
 //
 // One run, reported per job (with --topology):
 //   allreduce-cluster --topology=fattree:k=8 --trace=jobs.csv --placement=topology-aware
 //                     --joint=true --scheduler=balanced --format=json
+//   allreduce-cluster --topology=fattree:k=8 --jobs=20 --level=packet
 // The experiment (without --topology): a seeded trace of 50 jobs on fat-tree k=8, BCube(4,2)
 // and Jellyfish(40 switches, 4 servers each), every placement x independent/joint x scheduler:
 //   allreduce-cluster
@@ -19,7 +21,8 @@
 // experiment itself is ClusterTable (helper/cluster-table.h), one run ClusterEngine
 // (model/cluster-engine.h).
 //
-// Exit status: 0 when every job of every run passed the validator, 1 for bad input, 2 otherwise.
+// Exit status: 0 when every job of every run passed the validator (and at packet level ended
+// with the exact sums), 1 for bad input, 2 otherwise.
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
@@ -69,6 +72,8 @@ main(int argc, char* argv[])
     std::string scheduler = "balanced";
     std::string schedulers = "ps,ring,greedy,balanced";
     std::string level = "flow";
+    std::string mode = "barrier";
+    std::string delay = "1us";
     std::string format = "text";
     std::string dataRate = "10Gbps";
     std::string sizes = "4,8,16,32";
@@ -111,8 +116,14 @@ main(int argc, char* argv[])
                 joint);
     cmd.AddString("scheduler", "every job's scheduler in the one run", scheduler);
     cmd.AddString("schedulers", "the experiment's schedulers, comma-separated", schedulers);
-    cmd.AddChoice("level", "flow (rounds); packet is not built for several jobs yet", level,
+    cmd.AddChoice("level",
+                  "flow (rounds) or packet (one ns-3 simulation, every AllReduce verified "
+                  "exactly; one run only)",
+                  level,
                   {"flow", "packet"});
+    cmd.AddChoice("mode", "packet level: each AllReduce in barrier rounds or async", mode,
+                  {"barrier", "async"});
+    cmd.AddString("delay", "packet level: propagation delay of every link, e.g. 1us", delay);
     cmd.AddChoice("format", "output of the one run", format, {"text", "json"});
     cmd.AddInteger("jobs", "jobs in the generated trace", generated.jobs, 1, 100000);
     cmd.AddString("sizes", "servers per job, drawn uniformly for the generated trace", sizes);
@@ -133,13 +144,20 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
-        if (level == "packet")
-        {
-            throw std::invalid_argument(
-                "--level=packet is not built for several jobs yet; use --level=flow (one job at "
-                "packet level: allreduce-packet)");
-        }
         const bool single = cmd.IsGiven("topology");
+        if (level == "packet" && !single)
+        {
+            throw std::invalid_argument("the experiment runs at flow level; give --topology=SPEC "
+                                        "for one packet-level run");
+        }
+        for (const char* option : {"mode", "delay"})
+        {
+            if (level == "flow" && cmd.IsGiven(option))
+            {
+                throw std::invalid_argument(std::string("--") + option +
+                                            " is an option of --level=packet");
+            }
+        }
         for (const char* option : single ? std::vector<const char*>{"topologies", "placements",
                                                                     "schedulers", "out"}
                                          : std::vector<const char*>{"placement", "joint",
@@ -217,11 +235,10 @@ main(int argc, char* argv[])
         info.config.mode = joint ? ClusterMode::JOINT : ClusterMode::INDEPENDENT;
         info.config.pieces = pieces;
         info.config.linkRateBps = rateBps;
-        ClusterEngine engine(cluster, policy, info.config);
         const auto start = std::chrono::steady_clock::now();
         const auto began = start;
         auto lastLine = start;
-        engine.SetJobDoneCallback([&](const ClusterJobResult& job, uint32_t done) {
+        const auto progress = [&](const ClusterJobResult& job, uint32_t done) {
             const auto now = std::chrono::steady_clock::now();
             if (now - lastLine > std::chrono::seconds(2) || done == jobs.size())
             {
@@ -235,8 +252,24 @@ main(int argc, char* argv[])
                           << " left" << std::endl;
                 lastLine = now;
             }
-        });
-        const ClusterResult result = engine.Run(jobs);
+        };
+        ClusterResult result;
+        if (level == "packet")
+        {
+            PacketClusterConfig packet;
+            packet.cluster = info.config;
+            packet.mode = mode;
+            packet.dataRate = DataRate(dataRate);
+            packet.delay = ParseTimeValue("delay", delay);
+            packet.seed = static_cast<uint32_t>(seed);
+            result = RunPacketCluster(cluster, policy, packet, jobs, progress);
+        }
+        else
+        {
+            ClusterEngine engine(cluster, policy, info.config);
+            engine.SetJobDoneCallback(progress);
+            result = engine.Run(jobs);
+        }
         info.wallS =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (format == "json")
@@ -249,7 +282,7 @@ main(int argc, char* argv[])
         }
         for (const ClusterJobResult& job : result.jobs)
         {
-            if (!job.valid)
+            if (!job.valid || (level == "packet" && !job.verified))
             {
                 return 2;
             }

@@ -42,7 +42,7 @@ AllReduceHelper::Install(const Plan& plan)
 ApplicationContainer
 AllReduceHelper::Install(const WorkloadSet& workloads, const Schedule& schedule)
 {
-    return DoInstall(workloads, [&](AllReduceController& c, const auto& apps, const auto& addr) {
+    return DoInstall(workloads, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
         c.Setup(workloads, schedule, apps, addr);
     });
 }
@@ -50,7 +50,7 @@ AllReduceHelper::Install(const WorkloadSet& workloads, const Schedule& schedule)
 ApplicationContainer
 AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, const WorkloadSet& workloads)
 {
-    return DoInstall(workloads, [&](AllReduceController& c, const auto& apps, const auto& addr) {
+    return DoInstall(workloads, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
         c.Setup(workloads, scheduler, apps, addr);
     });
 }
@@ -66,23 +66,51 @@ AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, uint32_t pieces)
 }
 
 ApplicationContainer
+AllReduceHelper::InstallJob(const JobView& view,
+                            Ptr<AllReduceScheduler> scheduler,
+                            const WorkloadSet& workloads)
+{
+    return DoInstall(workloads, &view, [&](AllReduceController& c, const auto& apps, const auto& addr) {
+        c.Setup(workloads, scheduler, apps, addr);
+    });
+}
+
+ApplicationContainer
 AllReduceHelper::DoInstall(
     const WorkloadSet& workloads,
+    const JobView* view,
     const std::function<void(AllReduceController&,
                              const std::vector<Ptr<AllReduceApplication>>&,
                              const std::vector<Ipv4Address>&)>& setup)
 {
     const Topology& topo = m_network.GetTopology();
-    const std::string differs = workloads.GetTopology().DescribeDifference(topo);
+    const Topology& expected = view ? view->GetTopology() : topo;
+    std::string differs = workloads.GetTopology().DescribeDifference(expected);
+    if (view && differs.empty() &&
+        (expected.GetNNodes() != topo.GetNNodes() || expected.GetNLinks() != topo.GetNLinks()))
+    {
+        differs = "the job's view has " + std::to_string(expected.GetNNodes()) + " nodes and " +
+                  std::to_string(expected.GetNLinks()) + " links, the network " +
+                  std::to_string(topo.GetNNodes()) + " and " + std::to_string(topo.GetNLinks());
+    }
     if (!differs.empty())
     {
         throw std::invalid_argument("the workloads are for another topology than the network: " +
                                     differs);
     }
+    // The job's server i is the network's server servers[i].
+    std::vector<uint32_t> servers(expected.GetNServers());
+    for (uint32_t s = 0; s < servers.size(); ++s)
+    {
+        servers[s] = view ? view->ToCluster(s) : s;
+    }
+    const auto clusterPath = [view](const std::vector<uint32_t>& path) {
+        return view ? view->ToCluster(path) : path;
+    };
     ApplicationContainer apps;
     std::vector<Ptr<AllReduceApplication>> list;
     std::vector<Ipv4Address> addresses;
-    for (uint32_t s = 0; s < topo.GetNServers(); ++s)
+    for (uint32_t s : servers)
     {
         Ptr<AllReduceApplication> app = m_appFactory.Create<AllReduceApplication>();
         list.push_back(app);
@@ -94,30 +122,34 @@ AllReduceHelper::DoInstall(
     controller->SetLinkStateCallback(MakeCallback(&DcnTopologyHelper::IsLinkUp, &m_network));
     DcnTopologyHelper* network = &m_network;
     AllReduceController* raw = PeekPointer(controller);
-    controller->SetRouteCallback(Callback<void, uint32_t>([network, raw](uint32_t w) {
+    controller->SetRouteCallback(Callback<void, uint32_t>([network, raw, clusterPath](uint32_t w) {
         const Workload& wl = raw->GetWorkloads().Get(w);
-        network->InstallFlowRoute(wl.path,
+        network->InstallFlowRoute(clusterPath(wl.path),
                                   raw->GetSourcePort(w),
                                   raw->GetApplication(wl.dst)->GetPort());
     }));
     m_network.AddLinkStateCallback(MakeCallback(&AllReduceController::NotifyLinkState, raw));
-    // Device counters, so that a scheduler sees other traffic and uneven links.
-    Ptr<LinkLoadMonitor> monitor = CreateObject<LinkLoadMonitor>();
-    monitor->SetAttribute("OwnPort", UintegerValue(list.front()->GetPort()));
-    for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+    Ptr<LinkLoadMonitor> monitor;
+    if (!view)
     {
-        const NetDeviceContainer devices = m_network.GetLinkDevices(link);
-        monitor->AddLink(devices.Get(0), devices.Get(1));
+        // Device counters, so that a scheduler sees other traffic and uneven links.
+        monitor = CreateObject<LinkLoadMonitor>();
+        monitor->SetAttribute("OwnPort", UintegerValue(list.front()->GetPort()));
+        for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+        {
+            const NetDeviceContainer devices = m_network.GetLinkDevices(link);
+            monitor->AddLink(devices.Get(0), devices.Get(1));
+        }
+        controller->SetLinkLoadMonitor(monitor);
     }
-    controller->SetLinkLoadMonitor(monitor);
-    for (uint32_t s = 0; s < topo.GetNServers(); ++s)
+    for (uint32_t s = 0; s < servers.size(); ++s)
     {
-        m_network.GetServer(s)->AddApplication(list[s]);
+        m_network.GetServer(servers[s])->AddApplication(list[s]);
     }
     for (uint32_t w = 0; w < workloads.GetN(); ++w)
     {
         const Workload& wl = workloads.Get(w);
-        m_network.InstallFlowRoute(wl.path,
+        m_network.InstallFlowRoute(clusterPath(wl.path),
                                    controller->GetSourcePort(w),
                                    list[wl.dst]->GetPort());
     }

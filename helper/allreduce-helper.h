@@ -10,6 +10,7 @@
 #include "ns3/allreduce-controller.h"
 #include "ns3/application-container.h"
 #include "ns3/dcn-topology-helper.h"
+#include "ns3/job-view.h"
 #include "ns3/link-load-monitor.h"
 #include "ns3/object-factory.h"
 #include "ns3/plan.h"
@@ -94,6 +95,24 @@ class AllReduceHelper
      */
     ApplicationContainer Install(Ptr<AllReduceScheduler> scheduler, uint32_t pieces = 1);
 
+    /**
+     * Installs one job of a shared cluster (doc/allreduce.rst, "Several jobs"): applications on
+     * the job's servers only, and a controller whose scheduler decides online on the job's
+     * view; each workload's flow route follows its view path mapped to the cluster. No link
+     * counters are attached (the controller sees other jobs through its SharedLinks attribute,
+     * when set). Give each job's applications their own Port, so that jobs placed on the same
+     * servers one after another never share a connection's ports.
+     * \param view the job's view of the network's topology
+     * \param scheduler the job's scheduler
+     * \param workloads its workloads, on the view
+     * \return the applications, the job's server i's at index i
+     * \throws std::invalid_argument when the view is not of the network's topology, or as
+     *         Install(const Plan&)
+     */
+    ApplicationContainer InstallJob(const JobView& view,
+                                    Ptr<AllReduceScheduler> scheduler,
+                                    const WorkloadSet& workloads);
+
     /// \return the controller of the last Install
     Ptr<AllReduceController> GetController() const;
     /// \return the device counters of the last Install: per directed link, the AllReduce's
@@ -103,10 +122,12 @@ class AllReduceHelper
   private:
     /**
      * Creates the applications and the controller, sets the controller up with setup (which
-     * throws before anything is added to the network), then installs them and the routes.
+     * throws before anything is added to the network), then installs them and the routes; on
+     * a job's view (view not null) on its servers, without link counters.
      */
     ApplicationContainer DoInstall(
         const WorkloadSet& workloads,
+        const JobView* view,
         const std::function<void(AllReduceController&,
                                  const std::vector<Ptr<AllReduceApplication>>&,
                                  const std::vector<Ipv4Address>&)>& setup);

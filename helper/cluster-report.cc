@@ -17,16 +17,16 @@ namespace ns3
 namespace
 {
 
-/// \return how many jobs passed the validator
+/// \param result a run \param verdict a verdict of a job \return how many jobs have it
 uint32_t
-CountValid(const ClusterResult& result)
+Count(const ClusterResult& result, bool ClusterJobResult::*verdict)
 {
-    uint32_t valid = 0;
+    uint32_t n = 0;
     for (const ClusterJobResult& job : result.jobs)
     {
-        valid += job.valid;
+        n += job.*verdict;
     }
-    return valid;
+    return n;
 }
 
 /// \param servers cluster servers \return them as "0,5,10"
@@ -52,36 +52,55 @@ PrintClusterRun(std::ostream& os, const ClusterRunInfo& info, const ClusterResul
     ReportTable table;
     table.AddColumn("job");
     table.AddColumn("servers", ReportTable::LEFT);
+    const bool packet = info.level == "packet";
     for (const char* header : {"arrival ms", "start ms", "finish ms", "JCT ms", "rounds", "bound",
                                "valid"})
     {
         table.AddColumn(header);
     }
+    if (packet)
+    {
+        table.AddColumn("exact sums");
+    }
     for (const ClusterJobResult& job : result.jobs)
     {
         std::string servers = JoinServers(job.servers);
-        table.AddRow({std::to_string(job.id),
-                      Abbreviate(servers, 40),
-                      FormatFixed(job.spec.arrivalS * 1e3, 3),
-                      FormatFixed(job.startS * 1e3, 3),
-                      FormatFixed(job.finishS * 1e3, 3),
-                      FormatFixed(job.GetJct() * 1e3, 3),
-                      std::to_string(job.rounds),
-                      std::to_string(job.boundRounds * job.spec.iterations),
-                      job.valid ? "yes" : "NO"});
+        std::vector<std::string> row{std::to_string(job.id),
+                                     Abbreviate(servers, 40),
+                                     FormatFixed(job.spec.arrivalS * 1e3, 3),
+                                     FormatFixed(job.startS * 1e3, 3),
+                                     FormatFixed(job.finishS * 1e3, 3),
+                                     FormatFixed(job.GetJct() * 1e3, 3),
+                                     std::to_string(job.rounds),
+                                     std::to_string(job.boundRounds * job.spec.iterations),
+                                     job.valid ? "yes" : "NO"};
+        if (packet)
+        {
+            row.emplace_back(job.verified ? "yes" : "NO");
+        }
+        table.AddRow(std::move(row));
     }
     table.Print(os);
     os << "mean JCT " << FormatFixed(result.GetMeanJct() * 1e3, 3) << " ms, p95 JCT "
        << FormatFixed(result.GetJctQuantile(0.95) * 1e3, 3) << " ms, makespan "
-       << FormatFixed(result.makespanS * 1e3, 3) << " ms, link utilisation "
-       << FormatFixed(result.linkUtilisation * 100, 1) << "%, " << result.decisions
-       << " decisions, " << CountValid(result) << "/" << result.jobs.size()
-       << " jobs valid (" << FormatFixed(info.wallS, 2) << " s)\n";
+       << FormatFixed(result.makespanS * 1e3, 3) << " ms, ";
+    if (!packet)
+    {
+        os << "link utilisation " << FormatFixed(result.linkUtilisation * 100, 1) << "%, ";
+    }
+    os << result.decisions << " decisions, " << Count(result, &ClusterJobResult::valid) << "/"
+       << result.jobs.size() << " jobs valid";
+    if (packet)
+    {
+        os << ", " << Count(result, &ClusterJobResult::verified) << "/" << result.jobs.size()
+           << " with the exact sums";
+    }
+    os << " (" << FormatFixed(info.wallS, 2) << " s)\n";
     for (const ClusterJobResult& job : result.jobs)
     {
-        if (!job.valid)
+        if (!job.error.empty())
         {
-            os << "job " << job.id << " INVALID: " << job.error << "\n";
+            os << "job " << job.id << " FAILED: " << job.error << "\n";
         }
     }
 }
@@ -102,8 +121,12 @@ WriteClusterRunJson(std::ostream& os, const ClusterRunInfo& info, const ClusterR
                          {"jct_s", job.GetJct()},
                          {"rounds", job.rounds},
                          {"bound_rounds", job.boundRounds * job.spec.iterations},
-                         {"verified", job.valid}};
-        if (!job.valid)
+                         {"valid", job.valid}};
+        if (info.level == "packet")
+        {
+            j["verified"] = job.verified;
+        }
+        if (!job.error.empty())
         {
             j["error"] = job.error;
         }
@@ -120,7 +143,8 @@ WriteClusterRunJson(std::ostream& os, const ClusterRunInfo& info, const ClusterR
                          {"jobs", jobs},
                          {"summary",
                           {{"jobs", result.jobs.size()},
-                           {"valid_jobs", CountValid(result)},
+                           {"valid_jobs", Count(result, &ClusterJobResult::valid)},
+                           {"verified_jobs", Count(result, &ClusterJobResult::verified)},
                            {"mean_jct_s", result.GetMeanJct()},
                            {"p95_jct_s", result.GetJctQuantile(0.95)},
                            {"makespan_s", result.makespanS},

@@ -22,7 +22,7 @@ struct ClusterRunInfo
     std::string topology;  //!< topology name
     std::string trace;     //!< where the jobs came from (a file, or "generated, seed 1")
     std::string placement; //!< placement name
-    std::string level;     //!< "flow"
+    std::string level;     //!< "flow" or "packet"
     ClusterConfig config;  //!< scheduler, mode, pieces, link rate
     double wallS{0};       //!< wall time of the run
 };
@@ -30,7 +30,8 @@ struct ClusterRunInfo
 /**
  * \ingroup allreduce
  * Prints one cluster run for a person: per job its servers, arrival, start, finish, completion
- * time, rounds against the bound and validation; then the summary.
+ * time, rounds against the bound, validation and (packet level) exact sums; then the
+ * summary.
  * \param os where \param info what ran \param result how it went
  */
 void PrintClusterRun(std::ostream& os, const ClusterRunInfo& info, const ClusterResult& result);
@@ -38,8 +39,9 @@ void PrintClusterRun(std::ostream& os, const ClusterRunInfo& info, const Cluster
 /**
  * \ingroup allreduce
  * Writes one cluster run as JSON: the settings, per job `id`, `servers`, `arrival_s`,
- * `start_s`, `finish_s`, `jct_s`, `rounds`, `bound_rounds` and `verified` (every AllReduce
- * passed the validator), then the summary.
+ * `start_s`, `finish_s`, `jct_s`, `rounds`, `bound_rounds`, `valid` (every AllReduce passed
+ * the validator) and at packet level `verified` (every AllReduce ended with the exact sums),
+ * then the summary.
  * \param os where \param info what ran \param result how it went
  */
 void WriteClusterRunJson(std::ostream& os, const ClusterRunInfo& info, const ClusterResult& result);

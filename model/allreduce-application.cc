@@ -6,6 +6,7 @@
 
 #include "allreduce-controller.h"
 
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
@@ -159,6 +160,15 @@ AllReduceApplication::GetTypeId()
                           TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&AllReduceApplication::m_connTimeout),
                           MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("TimeWait",
+                          "How long a TCP endpoint lingers after its transfer closed "
+                          "(TIME_WAIT, twice TCP's maximum segment lifetime; ns-3's default is "
+                          "240 s). Every transfer has ports of its own, so nothing needs the "
+                          "endpoint; each one left costs every later packet on the node a "
+                          "lookup (ns-3 searches endpoints one by one).",
+                          TimeValue(MilliSeconds(2)),
+                          MakeTimeAccessor(&AllReduceApplication::m_timeWait),
+                          MakeTimeChecker(MicroSeconds(2)))
             .AddAttribute("SendSize",
                           "Most bytes handed to the socket in one Send call.",
                           UintegerValue(65536),
@@ -265,6 +275,7 @@ AllReduceApplication::StartApplication()
         // Accepted sockets are forked from the listener and inherit these.
         tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
         tcp->SetAttribute("MinRto", TimeValue(m_minRto));
+        tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
     }
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
@@ -322,6 +333,7 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
         tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
         tcp->SetAttribute("ConnTimeout", TimeValue(m_connTimeout));
         tcp->SetAttribute("MinRto", TimeValue(m_minRto));
+        tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
         WatchTcp(tcp, workload);
     }
     const Ipv4Address from = m_controller->GetServerAddress(m_server);
@@ -530,6 +542,15 @@ AllReduceApplication::NotifyRoundFinished(uint32_t round)
 void
 AllReduceApplication::NotifyCollectiveFinished()
 {
+    // Nothing more arrives: free the port and the endpoint that every packet reaching this
+    // node would otherwise be looked up against (AllReduces that follow on a cluster).
+    if (m_listener)
+    {
+        m_listener->Close();
+        m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                      MakeNullCallback<void, Ptr<Socket>, const Address&>());
+        m_listener = nullptr;
+    }
     m_collectiveFinished(Simulator::Now());
 }
 

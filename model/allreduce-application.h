@@ -131,7 +131,8 @@ class AllReduceApplication : public Application
 
     /// Fires RoundFinished (called by the controller). \param round the round
     void NotifyRoundFinished(uint32_t round);
-    /// Fires CollectiveFinished (called by the controller).
+    /// Closes the listener (nothing more arrives) and fires CollectiveFinished (called by the
+    /// controller).
     void NotifyCollectiveFinished();
 
     /// TracedCallback signature of a workload event. \param workload the workload id
@@ -199,6 +200,7 @@ class AllReduceApplication : public Application
     uint32_t m_sendSize{0};   //!< most bytes per Send call
     Time m_minRto;            //!< TCP minimum RTO
     Time m_connTimeout;       //!< TCP SYN retransmission timeout
+    Time m_timeWait;          //!< TCP TIME_WAIT of the senders' sockets
 
     Ptr<AllReduceController> m_controller;  //!< the controller
     uint32_t m_server{0};                   //!< this server

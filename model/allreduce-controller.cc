@@ -7,6 +7,7 @@
 #include "replay-scheduler.h"
 #include "size-limits.h"
 
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -58,10 +59,33 @@ AllReduceController::GetTypeId()
                           MakeTimeAccessor(&AllReduceController::m_stallTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("StartTime",
-                          "When the first transfers start.",
+                          "When the first transfers start, after Setup (a controller set up "
+                          "while the simulation runs starts that long after).",
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&AllReduceController::m_startTime),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("SharedLinks",
+                          "The cluster's links shared with other jobs' controllers, for joint "
+                          "decisions (doc/allreduce.rst, \"Several jobs\"): links other jobs' "
+                          "transfers use are busy for this scheduler, and it decides again when "
+                          "they free up. Null: the AllReduce has the network to itself, or "
+                          "shares it without looking (independent jobs).",
+                          PointerValue(),
+                          MakePointerAccessor(&AllReduceController::m_sharedLinks),
+                          MakePointerChecker<SharedLinks>())
+            .AddAttribute("FirstSourcePort",
+                          "The port each server's first workload sends from (the next ones "
+                          "count up): AllReduces that follow one another on a node start above "
+                          "the ports the earlier ones used, which TCP may still hold.",
+                          UintegerValue(FIRST_SOURCE_PORT),
+                          MakeUintegerAccessor(&AllReduceController::m_firstSourcePort),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("StopWhenFinished",
+                          "Whether the end of the AllReduce (or its stall) stops the simulator; "
+                          "false when other jobs run on.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&AllReduceController::m_stopWhenFinished),
+                          MakeBooleanChecker())
             .AddAttribute("Stragglers",
                           "How many servers, chosen at random, have their gradients ready late "
                           "(by StragglerDelay); 0: none. Every workload that carries a late "
@@ -92,6 +116,11 @@ AllReduceController::GetTypeId()
                             "Every transfer of the AllReduce finished.",
                             MakeTraceSourceAccessor(&AllReduceController::m_collectiveFinished),
                             "ns3::AllReduceApplication::TimeTracedCallback")
+            .AddTraceSource("RunEnded",
+                            "The run ended: finished (an empty reason) or not (why: a stall, a "
+                            "failed connection or scheduler).",
+                            MakeTraceSourceAccessor(&AllReduceController::m_runEnded),
+                            "ns3::AllReduceController::StallTracedCallback")
             .AddTraceSource("Stall",
                             "The run was ended for lack of progress (the report).",
                             MakeTraceSourceAccessor(&AllReduceController::m_stall),
@@ -131,6 +160,11 @@ AllReduceController::DoDispose()
     m_linkUp = MakeNullCallback<bool, uint32_t>();
     m_route = MakeNullCallback<void, uint32_t>();
     m_monitor = nullptr;
+    if (m_sharedLinks && !m_ended && m_state)
+    {
+        m_sharedLinks->RemoveWaiter(m_waiterKey);
+    }
+    m_sharedLinks = nullptr;
     Object::DoDispose();
 }
 
@@ -214,7 +248,7 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
     GradientLayout layout(m_gradientBytes / sizeof(float), n, workloads.GetPieces());
 
     // Every workload sends from a port of its own, so that a flow route can pin its path.
-    std::vector<uint32_t> nextPort(n, FIRST_SOURCE_PORT);
+    std::vector<uint32_t> nextPort(n, m_firstSourcePort);
     std::vector<uint16_t> sourcePort(workloads.GetN(), 0);
     for (uint32_t id = 0; id < workloads.GetN(); ++id)
     {
@@ -223,7 +257,7 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
         {
             throw std::invalid_argument(
                 "server " + std::to_string(src) + " sends more than " +
-                std::to_string(65536 - FIRST_SOURCE_PORT) +
+                std::to_string(65536 - m_firstSourcePort) +
                 " workloads, one port each; use fewer pieces or a smaller topology");
         }
         sourcePort[id] = static_cast<uint16_t>(nextPort[src]++);
@@ -239,6 +273,7 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
     }
     m_begin.Cancel();
     m_begin = Simulator::Schedule(m_startTime, &AllReduceController::Begin, this);
+    m_origin = Simulator::Now() + m_startTime;
 }
 
 void
@@ -335,7 +370,7 @@ AllReduceController::GetGradientReadyTimes() const
 double
 AllReduceController::Elapsed() const
 {
-    return (Simulator::Now() - m_startTime).GetSeconds();
+    return (Simulator::Now() - m_origin).GetSeconds();
 }
 
 Ptr<AllReduceApplication>
@@ -400,6 +435,13 @@ AllReduceController::Begin()
         }
     }
     m_ended = false;
+    m_heldLinks.assign(nw, {});
+    if (m_sharedLinks)
+    {
+        m_waiterKey = m_sharedLinks->AddWaiter(
+            MakeCallback(&AllReduceController::GetBytesLeft, this),
+            MakeCallback(&AllReduceController::DecideOnFreedLinks, this));
+    }
     m_lastProgress = Simulator::Now();
     m_stallCheck = Simulator::Schedule(m_stallTimeout, &AllReduceController::CheckStall, this);
     if (nw == 0)
@@ -496,6 +538,10 @@ AllReduceController::Decide(bool joinRound)
     {
         m_state->SetLinkLoads(m_monitor->Sample());
     }
+    if (m_sharedLinks)
+    {
+        m_state->SetSharedLinkUse(m_sharedLinks->GetInFlight());
+    }
     const auto ready = static_cast<uint32_t>(m_state->GetReady().size());
     const auto inFlight = static_cast<uint32_t>(m_state->GetStarted().size());
     try
@@ -556,6 +602,11 @@ AllReduceController::StartTransfer(uint32_t workload)
     m_result.transferStart[workload] = Elapsed();
     m_result.payloadBytes += m_layout.GetSize(w.chunk, w.piece) * sizeof(float);
     m_transferStarted(workload);
+    if (m_sharedLinks)
+    {
+        m_sharedLinks->Hold(w.links);
+        m_heldLinks[workload] = w.links;
+    }
     m_apps[w.src]->StartTransfer(workload, m_addresses[w.dst], m_sourcePort[workload]);
 }
 
@@ -574,6 +625,11 @@ AllReduceController::NotifyTransferFinished(uint32_t workload)
         return;
     }
     m_state->Finish(workload);
+    if (m_sharedLinks)
+    {
+        m_sharedLinks->Release(m_heldLinks[workload]);
+        m_heldLinks[workload].clear();
+    }
     const double now = Elapsed();
     m_result.transferEnd[workload] = now;
     ++m_result.transfersFinished;
@@ -757,7 +813,7 @@ AllReduceController::CheckStall()
     }
     std::ostringstream os;
     os << "stall: no data arrived for " << m_stallTimeout.GetSeconds() << " s (since t="
-       << (m_lastProgress - m_startTime).GetSeconds() << " s); " << m_result.transfersFinished
+       << (m_lastProgress - m_origin).GetSeconds() << " s); " << m_result.transfersFinished
        << " of " << m_workloads.GetN() << " transfers finished, " << inFlight.size()
        << " in flight";
     // Name a stuck workload, preferring one whose path crosses a link that is down: one in
@@ -809,9 +865,18 @@ AllReduceController::End(const std::string& error)
     }
     m_result.finished = error.empty();
     m_result.error = error;
+    if (m_sharedLinks)
+    {
+        m_sharedLinks->RemoveWaiter(m_waiterKey);
+        for (auto& links : m_heldLinks)
+        {
+            m_sharedLinks->Release(links); // transfers a stall left in flight
+            links.clear();
+        }
+    }
     if (error.empty())
     {
-        m_collectiveFinished(Simulator::Now() - m_startTime);
+        m_collectiveFinished(Simulator::Now() - m_origin);
         for (const auto& app : m_apps)
         {
             app->NotifyCollectiveFinished();
@@ -821,8 +886,33 @@ AllReduceController::End(const std::string& error)
     {
         NS_LOG_WARN(error);
     }
+    m_runEnded(error);
     // Connections still closing (FIN, TIME_WAIT) are of no interest: end the simulation here.
-    Simulator::Stop();
+    if (m_stopWhenFinished)
+    {
+        Simulator::Stop();
+    }
+}
+
+double
+AllReduceController::GetBytesLeft() const
+{
+    double bytes = 0;
+    for (uint32_t w = 0; w < m_workloads.GetN(); ++w)
+    {
+        if (m_state->GetStatus(w) != WorkloadStatus::DONE)
+        {
+            const Workload& wl = m_workloads.Get(w);
+            bytes += static_cast<double>(m_layout.GetSize(wl.chunk, wl.piece)) * sizeof(float);
+        }
+    }
+    return bytes;
+}
+
+void
+AllReduceController::DecideOnFreedLinks()
+{
+    Decide(); // which waits for a barrier round in flight, and does nothing once ended
 }
 
 AllReduceVerification

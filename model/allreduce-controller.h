@@ -10,6 +10,7 @@
 #include "link-load-monitor.h"
 #include "packet-scheduler-state.h"
 #include "schedule.h"
+#include "shared-links.h"
 #include "workload.h"
 
 #include "ns3/callback.h"
@@ -202,7 +203,8 @@ class AllReduceController : public Object
     /// from its first start to its last finish
     typedef void (*RoundTracedCallback)(uint32_t round, Time duration);
 
-    /// TracedCallback signature of a stall. \param report what stalled, and where
+    /// TracedCallback signature of a stall, and of the run's end. \param report what stalled,
+    /// and where (the end: empty when the run finished)
     typedef void (*StallTracedCallback)(std::string report);
 
     /**
@@ -215,7 +217,7 @@ class AllReduceController : public Object
                                            uint32_t inFlight,
                                            const std::vector<uint32_t>& started);
 
-    /// First source port given to a server's workloads (then counting up).
+    /// First source port given to a server's workloads (then counting up), by default.
     static constexpr uint16_t FIRST_SOURCE_PORT = 10000;
 
   protected:
@@ -244,7 +246,7 @@ class AllReduceController : public Object
     void Reroute();
     /// Checks for a stall; reschedules itself while the run goes on.
     void CheckStall();
-    /// Ends the run: stops the simulator. \param error empty when it finished
+    /// Ends the run: stops the simulator (StopWhenFinished). \param error empty when it finished
     void End(const std::string& error);
     /// \param workload a workload \return a link of its path that is down, or -1
     int64_t FindDownLink(uint32_t workload) const;
@@ -254,15 +256,25 @@ class AllReduceController : public Object
     std::string Describe(uint32_t workload) const;
     /// \return seconds since the start
     double Elapsed() const;
+    /// \return the bytes of the workloads not finished (SharedLinks orders waiters by it)
+    double GetBytesLeft() const;
+    /// SharedLinks: links freed up; decides (Decide waits for a barrier round in flight).
+    void DecideOnFreedLinks();
 
     // Attributes
     Mode m_mode{BARRIER};      //!< barrier or async
     uint64_t m_gradientBytes{0}; //!< gradient size in bytes
     Time m_stallTimeout;       //!< no-progress time that ends the run
-    Time m_startTime;          //!< when the run starts
+    Time m_startTime;          //!< when the run starts, after Setup
+    Time m_origin;             //!< when the run starts (simulation time): Elapsed counts from it
     uint32_t m_stragglers{0};  //!< servers whose gradients are late
     Ptr<RandomVariableStream> m_stragglerDelay; //!< how late, in seconds
     Ptr<UniformRandomVariable> m_stragglerChoice; //!< which servers
+    Ptr<SharedLinks> m_sharedLinks; //!< the cluster's links, when jobs decide jointly
+    bool m_stopWhenFinished{true};  //!< End stops the simulator
+    uint16_t m_firstSourcePort{FIRST_SOURCE_PORT}; //!< each server's first source port
+    uint64_t m_waiterKey{0};        //!< this controller among m_sharedLinks' waiters
+    std::vector<std::vector<uint32_t>> m_heldLinks; //!< per workload, links held in m_sharedLinks
 
     WorkloadSet m_workloads;   //!< what to send, on the paths planned
     Schedule m_schedule;       //!< replay: the plan; online: as decided
@@ -295,6 +307,7 @@ class AllReduceController : public Object
     TracedCallback<uint32_t, Time> m_roundFinished; //!< a round's transfers all finished
     TracedCallback<Time> m_collectiveFinished;    //!< every transfer finished
     TracedCallback<std::string> m_stall;          //!< the run stalled (the report)
+    TracedCallback<std::string> m_runEnded;       //!< the run ended (empty, or why not)
     TracedCallback<uint32_t, uint32_t, const std::vector<uint32_t>&> m_decision; //!< a decision
 };
 

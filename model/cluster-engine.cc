@@ -5,6 +5,7 @@
 #include "cluster-engine.h"
 
 #include "allreduce-application.h"
+#include "cluster-queue.h"
 #include "job-view.h"
 #include "round-engine.h"
 #include "scheduler-registry.h"
@@ -13,7 +14,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <queue>
 #include <stdexcept>
 
@@ -115,38 +115,26 @@ class ClusterRun
                const std::function<void(const ClusterJobResult&, uint32_t)>& jobDone,
                const std::vector<JobSpec>& jobs)
         : m_cluster(cluster),
-          m_placement(placement),
+          m_queue(cluster, placement, config.scheduler, config.pieces),
           m_config(config),
           m_jobDone(jobDone),
           m_running(jobs.size()),
-          m_free(cluster.GetNServers(), 1),
-          m_linkJobs(2 * uint64_t{cluster.GetNLinks()}, 0),
           m_holder(2 * uint64_t{cluster.GetNLinks()}, NO_HOLDER)
     {
-        m_result.jobs.resize(jobs.size());
+        m_result.jobs = MakeClusterJobResults(jobs, config.pieces, config.linkRateBps);
         for (uint32_t i = 0; i < jobs.size(); ++i)
         {
-            ClusterJobResult& job = m_result.jobs[i];
-            job.id = i;
-            job.spec = jobs[i];
-            const GradientLayout layout(jobs[i].gradientBytes / 4, jobs[i].servers, config.pieces);
-            job.roundS =
-                static_cast<double>(layout.GetMaxPieceSize()) * 4 * 8 / config.linkRateBps;
             Push(jobs[i].arrivalS, Event::ARRIVE, i);
         }
     }
 
     ClusterResult Run()
     {
-        while (!m_events.empty() || !m_waiting.empty())
+        while (!m_events.empty() || m_queue.HasWaiting())
         {
             if (m_events.empty())
             {
-                throw std::runtime_error(
-                    "job " + std::to_string(m_waiting.front()) + " waits for " +
-                    std::to_string(m_result.jobs[m_waiting.front()].spec.servers) +
-                    " servers but no job runs that could free them; placement '" +
-                    m_placement.GetName() + "' placed nothing although every server is free");
+                throw std::runtime_error(m_queue.DescribeStuck());
             }
             const double now = m_events.top().time;
             while (!m_events.empty() && m_events.top().time == now)
@@ -184,7 +172,7 @@ class ClusterRun
         switch (event.kind)
         {
         case Event::ARRIVE:
-            m_waiting.push_back(event.job);
+            m_queue.Arrive(event.job, m_result.jobs[event.job].spec.servers);
             break;
         case Event::READY:
             run.engine->Reset();
@@ -237,14 +225,7 @@ class ClusterRun
         }
         job.finishS = now;
         m_result.makespanS = std::max(m_result.makespanS, now);
-        for (uint32_t s : job.servers)
-        {
-            m_free[s] = 1;
-        }
-        for (uint32_t l : run.footprint)
-        {
-            --m_linkJobs[l];
-        }
+        m_queue.Finish(job.servers, run.footprint);
         job.workloads = run.workloads;
         m_running[id] = RunningJob{};
         ++m_finished;
@@ -259,25 +240,8 @@ class ClusterRun
     /// Places waiting jobs in arrival order until one must wait.
     void PlaceWaiting(double now)
     {
-        while (!m_waiting.empty())
+        for (auto& [id, servers] : m_queue.PlaceWaiting())
         {
-            const uint32_t id = m_waiting.front();
-            ClusterJobResult& job = m_result.jobs[id];
-            PlacementRequest request;
-            request.servers = job.spec.servers;
-            request.free = m_free;
-            request.linkJobs = m_linkJobs;
-            Ptr<AllReduceScheduler> probe = CreateScheduler(m_config.scheduler);
-            const uint32_t pieces = m_config.pieces;
-            request.workloads = [probe, pieces](const Topology& view) {
-                return probe->MakeWorkloads(view, pieces);
-            };
-            std::vector<uint32_t> servers = m_placement.Place(m_cluster, request);
-            if (servers.empty())
-            {
-                return;
-            }
-            m_waiting.pop_front();
             Start(id, std::move(servers), now);
         }
     }
@@ -286,10 +250,6 @@ class ClusterRun
     {
         ClusterJobResult& job = m_result.jobs[id];
         RunningJob& run = m_running[id];
-        for (uint32_t s : servers)
-        {
-            m_free[s] = 0;
-        }
         job.servers = servers;
         job.startS = now;
         run.view = std::make_unique<JobView>(m_cluster, std::move(servers));
@@ -298,19 +258,7 @@ class ClusterRun
             run.scheduler->MakeWorkloads(run.view->GetTopology(), m_config.pieces));
         run.engine = std::make_unique<RoundEngine>(*run.workloads);
         job.boundRounds = ComputeBandwidthBound(run.view->GetTopology(), m_config.pieces);
-        std::vector<uint8_t> used(m_holder.size(), 0);
-        for (const Workload& w : run.workloads->GetAll())
-        {
-            for (uint32_t l : w.links)
-            {
-                if (!used[l])
-                {
-                    used[l] = 1;
-                    run.footprint.push_back(l);
-                    ++m_linkJobs[l];
-                }
-            }
-        }
+        run.footprint = m_queue.Run(*run.workloads);
         run.phase = JobPhase::COMPUTING;
         Push(now + job.spec.computeS, Event::READY, id);
         NS_LOG_INFO("job " << id << " placed at " << now << " s on " << job.servers.size()
@@ -430,16 +378,13 @@ class ClusterRun
     }
 
     const Topology& m_cluster;                                          //!< the cluster
-    PlacementPolicy& m_placement;                                       //!< the policy
+    ClusterQueue m_queue;                                               //!< placement
     const ClusterConfig& m_config;                                      //!< the settings
     const std::function<void(const ClusterJobResult&, uint32_t)>& m_jobDone; //!< progress
     ClusterResult m_result;                                             //!< what is measured
     std::vector<RunningJob> m_running;                                  //!< per job
-    std::vector<uint8_t> m_free;                                        //!< per server
-    std::vector<uint32_t> m_linkJobs;   //!< per directed link, placed jobs whose paths use it
     std::vector<uint32_t> m_holder;     //!< per directed link, the job whose round holds it
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events; //!< the future
-    std::deque<uint32_t> m_waiting;     //!< arrived, not placed, in arrival order
     uint64_t m_seq{0};                  //!< events pushed
     uint32_t m_inFlight{0};             //!< rounds in flight
     uint32_t m_finished{0};             //!< jobs finished
@@ -476,10 +421,10 @@ ClusterEngine::SetJobDoneCallback(std::function<void(const ClusterJobResult&, ui
     m_jobDone = std::move(callback);
 }
 
-ClusterResult
-ClusterEngine::Run(const std::vector<JobSpec>& jobs)
+void
+CheckClusterJobs(const Topology& cluster, const std::vector<JobSpec>& jobs, uint32_t pieces)
 {
-    const uint32_t n = m_cluster.GetNServers();
+    const uint32_t n = cluster.GetNServers();
     for (uint32_t i = 0; i < jobs.size(); ++i)
     {
         const JobSpec& job = jobs[i];
@@ -487,7 +432,7 @@ ClusterEngine::Run(const std::vector<JobSpec>& jobs)
         if (job.servers == 0 || job.servers > n)
         {
             throw std::invalid_argument(name + " asks for " + std::to_string(job.servers) +
-                                        " servers; '" + m_cluster.GetName() + "' has " +
+                                        " servers; '" + cluster.GetName() + "' has " +
                                         std::to_string(n) + ", so give each job 1 to " +
                                         std::to_string(n));
         }
@@ -503,13 +448,33 @@ ClusterEngine::Run(const std::vector<JobSpec>& jobs)
         }
         try
         {
-            GradientLayout(job.gradientBytes / 4, job.servers, m_config.pieces);
+            GradientLayout(job.gradientBytes / 4, job.servers, pieces);
         }
         catch (const std::invalid_argument& e)
         {
             throw std::invalid_argument(name + ": " + e.what());
         }
     }
+}
+
+std::vector<ClusterJobResult>
+MakeClusterJobResults(const std::vector<JobSpec>& jobs, uint32_t pieces, double linkRateBps)
+{
+    std::vector<ClusterJobResult> results(jobs.size());
+    for (uint32_t i = 0; i < jobs.size(); ++i)
+    {
+        results[i].id = i;
+        results[i].spec = jobs[i];
+        const GradientLayout layout(jobs[i].gradientBytes / 4, jobs[i].servers, pieces);
+        results[i].roundS = static_cast<double>(layout.GetMaxPieceSize()) * 4 * 8 / linkRateBps;
+    }
+    return results;
+}
+
+ClusterResult
+ClusterEngine::Run(const std::vector<JobSpec>& jobs)
+{
+    CheckClusterJobs(m_cluster, jobs, m_config.pieces);
     ClusterRun run(m_cluster, *m_placement, m_config, m_jobDone, jobs);
     return run.Run();
 }

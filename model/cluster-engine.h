@@ -69,7 +69,9 @@ struct ClusterJobResult
     std::vector<Schedule> schedules;    //!< per AllReduce, the rounds it ran
     std::shared_ptr<const WorkloadSet> workloads; //!< its workloads (on its view)
     bool valid{false};                  //!< every AllReduce passed the validator
-    std::string error;                  //!< the validator's first complaint, when not valid
+    bool verified{false};               //!< packet level: every AllReduce ended with the exact
+                                        //!< sum on every server (flow level: false)
+    std::string error;                  //!< the first complaint (validator, stall, sums)
 
     /// \return the job completion time: finish minus arrival (its wait included)
     double GetJct() const
@@ -94,6 +96,24 @@ struct ClusterResult
     /// \param q a quantile in [0, 1] \return that quantile of the completion times (nearest rank)
     double GetJctQuantile(double q) const;
 };
+
+/**
+ * \ingroup allreduce
+ * \param cluster the cluster \param jobs a trace \param pieces pieces per chunk
+ * \throws std::invalid_argument for a job larger than the cluster, a gradient too small for
+ *         its servers and pieces, no iterations, a negative time, or jobs out of arrival order
+ */
+void CheckClusterJobs(const Topology& cluster, const std::vector<JobSpec>& jobs, uint32_t pieces);
+
+/**
+ * \ingroup allreduce
+ * \param jobs a checked trace (CheckClusterJobs) \param pieces pieces per chunk
+ * \param linkRateBps the links' rate
+ * \return per job its id, spec and round length (one piece over one link), the rest unset
+ */
+std::vector<ClusterJobResult> MakeClusterJobResults(const std::vector<JobSpec>& jobs,
+                                                    uint32_t pieces,
+                                                    double linkRateBps);
 
 /**
  * \ingroup allreduce

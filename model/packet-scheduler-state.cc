@@ -40,6 +40,7 @@ PacketSchedulerState::PacketSchedulerState(WorkloadSet workloads)
     m_ready.Reset(n);
     m_busy.assign(links, 0);
     m_down.assign(links, 0);
+    m_others.assign(links, 0);
     m_load.assign(links, 0.0);
     m_rate.assign(links, 1.0);
     m_fromServer = MarkServerPorts(topo);
@@ -101,7 +102,7 @@ PacketSchedulerState::GetTime() const
 bool
 PacketSchedulerState::IsLinkBusy(uint32_t directedLink) const
 {
-    return m_busy.at(directedLink) != 0;
+    return m_busy.at(directedLink) != 0 || m_others[directedLink] != 0;
 }
 
 bool
@@ -233,6 +234,26 @@ PacketSchedulerState::SetLinkDown(uint32_t link, bool down)
         {
             Block(l, down ? +1 : -1);
             m_down[l] = down;
+        }
+    }
+}
+
+void
+PacketSchedulerState::SetSharedLinkUse(const std::vector<uint32_t>& inFlight)
+{
+    if (inFlight.size() != m_others.size())
+    {
+        throw std::invalid_argument("SetSharedLinkUse: " + std::to_string(inFlight.size()) +
+                                    " counts for " + std::to_string(m_others.size()) +
+                                    " directed links");
+    }
+    for (uint32_t l = 0; l < inFlight.size(); ++l)
+    {
+        const uint8_t others = inFlight[l] > m_busy[l];
+        if (m_others[l] != others)
+        {
+            Block(l, others ? +1 : -1);
+            m_others[l] = others;
         }
     }
 }
@@ -449,15 +470,16 @@ PacketSchedulerState::Release(uint32_t id)
 bool
 PacketSchedulerState::IsBlocked(uint32_t l) const
 {
-    return m_busy[l] != 0 || m_down[l] != 0;
+    return m_busy[l] != 0 || m_down[l] != 0 || m_others[l] != 0;
 }
 
 void
 PacketSchedulerState::Block(uint32_t l, int delta)
 {
-    // Called before the busy count or down mark changes: compares blocked before and after.
+    // Called before the busy count, the down mark or the others mark changes by delta:
+    // compares blocked before and after.
     const bool before = IsBlocked(l);
-    const bool after = static_cast<int64_t>(m_busy[l]) + m_down[l] + delta != 0;
+    const bool after = static_cast<int64_t>(m_busy[l]) + m_down[l] + m_others[l] + delta != 0;
     if (m_fromServer[l] && before != after)
     {
         m_serverPortsBlocked += after ? 1 : -1;

@@ -79,6 +79,16 @@ class PacketSchedulerState : public SchedulerState
      * \throws std::out_of_range for a link that does not exist
      */
     void SetLinkDown(uint32_t link, bool down);
+
+    /**
+     * Marks the directed links other jobs' transfers use now, on a shared cluster
+     * (doc/allreduce.rst, "Several jobs"): busy for this state's scheduler, as RoundEngine's
+     * held links are.
+     * \param inFlight per directed link, transfers in flight on it, of every job, this one's
+     *        included: a link is held when it carries more than this state's own
+     * \throws std::invalid_argument on a wrong size
+     */
+    void SetSharedLinkUse(const std::vector<uint32_t>& inFlight);
     /**
      * Sets what other traffic used of each directed link over the last interval.
      * \param load per directed link, the fraction of its capacity (0 when none)
@@ -151,6 +161,7 @@ class PacketSchedulerState : public SchedulerState
     std::vector<uint32_t> m_newlyStarted;     //!< started since TakeStarted
     std::vector<uint32_t> m_busy;             //!< per directed link, workloads in flight on it
     std::vector<uint8_t> m_down;              //!< per directed link, 1 when down
+    std::vector<uint8_t> m_others;            //!< per directed link, 1 when other jobs use it
     std::vector<double> m_load;               //!< per directed link, other traffic's share
     std::vector<double> m_rate;               //!< per directed link, relative data rate
     std::vector<uint8_t> m_fromServer;        //!< per directed link, 1 when it leaves a server

@@ -2,15 +2,18 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-// Several jobs on one cluster at flow level: links held by other jobs' rounds, the cluster
-// engine's placements, waits, shared links and completion times, worked by hand.
+// Several jobs on one cluster: at flow level, links held by other jobs' rounds, the cluster
+// engine's placements, waits, shared links and completion times, worked by hand; at packet
+// level, links shared by the controllers of joint jobs, jobs installed on their views, and
+// whole traces run in one ns-3 simulation, every AllReduce exact.
 
 #include "ns3/allreduce-module.h"
-#include "ns3/string.h"
+#include "ns3/core-module.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 using namespace ns3;
 
@@ -44,7 +47,7 @@ Job(double arrival, uint32_t servers, uint32_t iterations = 1)
 }
 
 ClusterConfig
-Config(ClusterMode mode, const std::string& scheduler = "greedy")
+FlowConfig(ClusterMode mode, const std::string& scheduler = "greedy")
 {
     ClusterConfig config;
     config.scheduler = scheduler;
@@ -185,7 +188,7 @@ TEST(ClusterEngine, TwoJobsSharingALinkTakeTurnsFirstComeFirstServed)
         ClusterEngine engine(t,
                              CreateObject<SequencePlacement>(
                                  std::vector<std::vector<uint32_t>>{{0, 2}, {1, 3}}),
-                             Config(mode));
+                             FlowConfig(mode));
         const ClusterResult r = engine.Run({Job(0, 2), Job(0, 2)});
         ASSERT_EQ(r.jobs.size(), 2U);
         EXPECT_EQ(r.jobs[0].servers, (std::vector<uint32_t>{0, 2}));
@@ -222,7 +225,7 @@ TEST(ClusterEngine, JointSchedulingServesTheJobWithLeastWorkLeftFirst)
         ClusterEngine engine(t,
                              CreateObject<SequencePlacement>(
                                  std::vector<std::vector<uint32_t>>{{0, 2}, {1, 3}}),
-                             Config(mode));
+                             FlowConfig(mode));
         return engine.Run(jobs);
     };
     const ClusterResult independent = run(ClusterMode::INDEPENDENT);
@@ -241,7 +244,7 @@ TEST(ClusterEngine, AJobWaitsForServersAndTheWaitCountsInItsCompletionTime)
     // needs two, so it waits until job 0 ends; job 2, arriving later and needing one, waits
     // behind job 1 (first come, first served).
     const Topology t = Dumbbell();
-    ClusterEngine engine(t, CreatePlacement("packed"), Config(ClusterMode::INDEPENDENT));
+    ClusterEngine engine(t, CreatePlacement("packed"), FlowConfig(ClusterMode::INDEPENDENT));
     const ClusterResult r = engine.Run({Job(0, 3), Job(0.5, 2), Job(0.75, 1)});
     const ClusterJobResult& first = r.jobs[0];
     const ClusterJobResult& second = r.jobs[1];
@@ -266,7 +269,7 @@ TEST(ClusterEngine, ComputingPrecedesEachAllReduce)
     const Topology t = Dumbbell();
     JobSpec job = Job(1, 2, 2);
     job.computeS = 10;
-    ClusterEngine engine(t, List("0,1"), Config(ClusterMode::INDEPENDENT));
+    ClusterEngine engine(t, List("0,1"), FlowConfig(ClusterMode::INDEPENDENT));
     const ClusterResult r = engine.Run({job});
     // 1 s arrival, then twice: 10 s computing and 2 rounds of 1 s.
     EXPECT_DOUBLE_EQ(r.jobs[0].finishS, 1 + 2 * (10 + 2));
@@ -278,7 +281,7 @@ TEST(ClusterEngine, AServerOutsideAJobRelaysItsTraffic)
 {
     // In BCube(2,1) paths between servers 0 and 3 pass through server 1 or 2.
     const Topology t = BuildTopology("bcube:n=2,k=1");
-    ClusterEngine engine(t, List("0,3"), Config(ClusterMode::INDEPENDENT));
+    ClusterEngine engine(t, List("0,3"), FlowConfig(ClusterMode::INDEPENDENT));
     const ClusterResult r = engine.Run({Job(0, 2)});
     ASSERT_TRUE(r.jobs[0].valid) << r.jobs[0].error;
     const WorkloadSet& w = *r.jobs[0].workloads;
@@ -332,16 +335,240 @@ TEST(ClusterEngine, EveryJobOfAGeneratedTraceIsValidAndTheRunIsDeterministic)
 TEST(ClusterEngine, BadJobsAndSettingsAreRefusedBeforeAnythingRuns)
 {
     const Topology t = Dumbbell();
-    ClusterEngine engine(t, CreatePlacement("packed"), Config(ClusterMode::INDEPENDENT));
+    ClusterEngine engine(t, CreatePlacement("packed"), FlowConfig(ClusterMode::INDEPENDENT));
     EXPECT_THROW(engine.Run({Job(0, 5)}), std::invalid_argument);
     EXPECT_THROW(engine.Run({Job(1, 2), Job(0, 2)}), std::invalid_argument);
     JobSpec tiny = Job(0, 4);
     tiny.gradientBytes = 8; // two values for four chunks
     EXPECT_THROW(engine.Run({tiny}), std::invalid_argument);
-    EXPECT_THROW(ClusterEngine(t, nullptr, Config(ClusterMode::JOINT)), std::invalid_argument);
-    EXPECT_THROW(ClusterEngine(t, CreatePlacement("packed"), Config(ClusterMode::JOINT, "fast")),
+    EXPECT_THROW(ClusterEngine(t, nullptr, FlowConfig(ClusterMode::JOINT)), std::invalid_argument);
+    EXPECT_THROW(ClusterEngine(t, CreatePlacement("packed"), FlowConfig(ClusterMode::JOINT, "fast")),
                  std::invalid_argument);
-    ClusterConfig noRate = Config(ClusterMode::JOINT);
+    ClusterConfig noRate = FlowConfig(ClusterMode::JOINT);
     noRate.linkRateBps = 0;
     EXPECT_THROW(ClusterEngine(t, CreatePlacement("packed"), noRate), std::invalid_argument);
+}
+
+namespace
+{
+
+/// Counts, per directed link, the transfers of each job in flight, and the worst overlap.
+struct LinkLog
+{
+    std::map<uint32_t, std::vector<uint32_t>> inFlight; //!< per job, per directed link
+    uint32_t jobsOnOneLink{0};                           //!< the most jobs on a link at once
+    std::vector<Ptr<AllReduceController>> controllers;   //!< per job
+    uint32_t ended{0};                                   //!< controllers ended
+
+    void Change(uint32_t job, uint32_t workload, int delta)
+    {
+        auto& counts = inFlight[job];
+        for (uint32_t l : controllers[job]->GetWorkloads().Get(workload).links)
+        {
+            counts[l] += delta;
+            uint32_t jobs = 0;
+            for (const auto& [j, c] : inFlight)
+            {
+                jobs += c[l] > 0;
+            }
+            jobsOnOneLink = std::max(jobsOnOneLink, jobs);
+        }
+    }
+};
+
+/// Runs two jobs, on servers {0, 2} and {1, 3}, as two controllers on one network.
+LinkLog
+RunTwoJobs(bool shared, const std::string& mode)
+{
+    const Topology cluster = Dumbbell();
+    DcnTopologyHelper network(cluster);
+    network.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    network.SetChannelAttribute("Delay", StringValue("1us"));
+    network.Install();
+    Ptr<SharedLinks> links;
+    if (shared)
+    {
+        links = CreateObject<SharedLinks>();
+        links->SetNDirectedLinks(2 * cluster.GetNLinks());
+    }
+    LinkLog log;
+    std::vector<JobView> views{JobView(cluster, {0, 2}), JobView(cluster, {1, 3})};
+    std::vector<WorkloadSet> workloads;
+    for (const JobView& view : views)
+    {
+        workloads.push_back(WorkloadSet::Build(view.GetTopology(),
+                                               BuildShortestPathTrees(view.GetTopology()),
+                                               WorkloadSemantics::MERGE,
+                                               4)); // 4 pieces: several rounds each way
+    }
+    for (uint32_t job = 0; job < 2; ++job)
+    {
+        AllReduceHelper helper(network);
+        helper.SetAttribute("Port", UintegerValue(5000 + job));
+        helper.SetControllerAttribute("GradientBytes", UintegerValue(65536));
+        helper.SetControllerAttribute("Mode", StringValue(mode));
+        helper.SetControllerAttribute("StopWhenFinished", BooleanValue(false));
+        helper.SetControllerAttribute("SharedLinks", PointerValue(links));
+        ApplicationContainer apps =
+            helper.InstallJob(views[job], CreateScheduler("greedy"), workloads[job]);
+        EXPECT_EQ(apps.Get(0)->GetNode(), network.GetServer(views[job].ToCluster(0)));
+        EXPECT_EQ(apps.Get(1)->GetNode(), network.GetServer(views[job].ToCluster(1)));
+        Ptr<AllReduceController> c = helper.GetController();
+        log.controllers.push_back(c);
+        log.inFlight[job].assign(2 * cluster.GetNLinks(), 0);
+        c->TraceConnectWithoutContext("TransferStarted",
+                                      Callback<void, uint32_t>([&log, job](uint32_t w) {
+                                          log.Change(job, w, +1);
+                                      }));
+        c->TraceConnectWithoutContext("TransferFinished",
+                                      Callback<void, uint32_t>([&log, job](uint32_t w) {
+                                          log.Change(job, w, -1);
+                                      }));
+        c->TraceConnectWithoutContext("RunEnded", Callback<void, std::string>([&log](std::string) {
+                                          if (++log.ended == 2)
+                                          {
+                                              Simulator::Stop();
+                                          }
+                                      }));
+    }
+    Simulator::Run();
+    for (uint32_t job = 0; job < 2; ++job)
+    {
+        EXPECT_TRUE(log.controllers[job]->GetResult().finished)
+            << log.controllers[job]->GetResult().error;
+        EXPECT_TRUE(log.controllers[job]->Verify().verified) << "job " << job;
+    }
+    Simulator::Destroy();
+    return log;
+}
+
+} // namespace
+
+TEST(SharedLinks, CountsTransfersAndAsksWaitersLeastWorkFirst)
+{
+    Ptr<SharedLinks> links = CreateObject<SharedLinks>();
+    links->SetNDirectedLinks(4);
+    links->Hold({0, 1});
+    links->Hold({1});
+    EXPECT_EQ(links->GetInFlight(), (std::vector<uint32_t>{1, 2, 0, 0}));
+    EXPECT_THROW(links->Hold({4}), std::out_of_range);
+    std::vector<int> asked;
+    links->AddWaiter(Callback<double>([] { return 5.0; }),
+                     Callback<void>([&asked] { asked.push_back(5); }));
+    const uint64_t gone = links->AddWaiter(Callback<double>([] { return 1.0; }),
+                                           Callback<void>([&asked] { asked.push_back(0); }));
+    links->AddWaiter(Callback<double>([] { return 2.0; }),
+                     Callback<void>([&asked] { asked.push_back(2); }));
+    links->RemoveWaiter(gone);
+    links->Release({1});
+    EXPECT_TRUE(asked.empty()); // asked in an event of its own, after the releaser decided
+    Simulator::Run();
+    EXPECT_EQ(asked, (std::vector<int>{2, 5}));
+    EXPECT_EQ(links->GetInFlight(), (std::vector<uint32_t>{1, 1, 0, 0}));
+    EXPECT_THROW(links->Release({2}), std::logic_error);
+    Simulator::Destroy();
+}
+
+TEST(PacketSchedulerStateShared, LinksOtherJobsUseAreBusy)
+{
+    const Topology cluster = Dumbbell();
+    const JobView view(cluster, {0, 2});
+    PacketSchedulerState state(WorkloadSet::Build(view.GetTopology(),
+                                                  BuildShortestPathTrees(view.GetTopology()),
+                                                  WorkloadSemantics::MERGE,
+                                                  1));
+    std::vector<uint32_t> inFlight(2 * cluster.GetNLinks(), 0);
+    inFlight[2 * 4] = 1; // another job sends 4 -> 5
+    state.SetSharedLinkUse(inFlight);
+    EXPECT_TRUE(state.IsLinkBusy(2 * 4));
+    uint32_t blocked = 0;
+    for (uint32_t id : state.GetReady())
+    {
+        blocked += !state.CanStart(id);
+    }
+    EXPECT_EQ(blocked, 1U); // 0 -> 2 crosses 4 -> 5; 2 -> 0 does not
+    inFlight[2 * 4] = 0;
+    state.SetSharedLinkUse(inFlight);
+    EXPECT_FALSE(state.IsLinkBusy(2 * 4));
+    for (uint32_t id : state.GetReady())
+    {
+        EXPECT_TRUE(state.CanStart(id));
+    }
+    // Its own transfers are not the others': a link it alone uses stays its own.
+    const uint32_t first = state.GetReady().front();
+    state.Start(first);
+    for (uint32_t l : state.GetWorkloads().Get(first).links)
+    {
+        inFlight[l] = 1;
+    }
+    state.SetSharedLinkUse(inFlight);
+    EXPECT_EQ(state.TakeStarted(), (std::vector<uint32_t>{first}));
+    state.Finish(first);
+    for (uint32_t l : state.GetWorkloads().Get(first).links)
+    {
+        EXPECT_FALSE(state.IsLinkBusy(l)) << "link " << l;
+    }
+    EXPECT_THROW(state.SetSharedLinkUse({1, 2}), std::invalid_argument);
+}
+
+TEST(PacketCluster, JointJobsNeverShareADirectedLinkAndIndependentOnesDo)
+{
+    for (const std::string mode : {"barrier", "async"})
+    {
+        EXPECT_EQ(RunTwoJobs(true, mode).jobsOnOneLink, 1U) << mode;
+        EXPECT_EQ(RunTwoJobs(false, mode).jobsOnOneLink, 2U) << mode;
+    }
+}
+
+TEST(PacketCluster, EveryJobOfATraceEndsWithTheExactSumsAndWaitsForServers)
+{
+    // Fat-tree k=4 has 16 servers: jobs of 8 arriving together cannot all run at once.
+    const Topology cluster = BuildTopology("fattree:k=4");
+    JobTraceConfig trace;
+    trace.jobs = 5;
+    trace.seed = 2;
+    trace.meanInterarrivalS = 1e-5;
+    trace.servers = {4, 8};
+    trace.gradientBytes = {16384};
+    trace.iterations = 2;
+    trace.computeS = 1e-5;
+    const std::vector<JobSpec> jobs = GenerateJobTrace(trace);
+    for (ClusterMode mode : {ClusterMode::INDEPENDENT, ClusterMode::JOINT})
+    {
+        PacketClusterConfig config;
+        config.cluster.scheduler = "balanced";
+        config.cluster.mode = mode;
+        uint32_t reported = 0;
+        const ClusterResult r =
+            RunPacketCluster(cluster,
+                             CreatePlacement("packed"),
+                             config,
+                             jobs,
+                             [&reported](const ClusterJobResult&, uint32_t done) {
+                                 reported = done;
+                             });
+        EXPECT_EQ(reported, jobs.size());
+        bool waited = false;
+        for (const ClusterJobResult& job : r.jobs)
+        {
+            EXPECT_TRUE(job.verified) << "job " << job.id << ": " << job.error;
+            EXPECT_TRUE(job.valid) << "job " << job.id << ": " << job.error;
+            EXPECT_EQ(job.schedules.size(), 2U);
+            EXPECT_GE(job.startS, job.spec.arrivalS);
+            EXPECT_GT(job.finishS, job.startS + 2 * job.spec.computeS);
+            if (job.startS > job.spec.arrivalS + 1e-9) // arrivals fall on whole nanoseconds
+            {
+                waited = true;
+                // It started when another job ended and freed its servers.
+                bool freedBy = false;
+                for (const ClusterJobResult& other : r.jobs)
+                {
+                    freedBy |= other.finishS == job.startS;
+                }
+                EXPECT_TRUE(freedBy) << "job " << job.id;
+            }
+        }
+        EXPECT_TRUE(waited);
+        EXPECT_GT(r.decisions, 0U);
+    }
 }
