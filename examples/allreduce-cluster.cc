@@ -66,6 +66,7 @@ main(int argc, char* argv[])
                              "jellyfish:switches=40,degree=6,servers=4,seed=1";
     std::string trace;
     std::string writeTrace;
+    std::string scheduleOut;
     std::string placement = "topology-aware";
     std::string placements = "packed,random,topology-aware";
     bool joint = false;
@@ -102,6 +103,10 @@ main(int argc, char* argv[])
                   "default: a generated one",
                   trace);
     cmd.AddString("write-trace", "write the jobs run to this CSV file", writeTrace);
+    cmd.AddString("schedule-out",
+                  "one run: write each AllReduce's schedule on its job's view to "
+                  "PREFIX-job<id>-<n>.json (check one with allreduce-rounds --schedule-in)",
+                  scheduleOut);
     cmd.AddString("placement", "placement of the one run (" + [] {
         std::string names;
         for (const auto& [name, description] : ListPlacements())
@@ -161,7 +166,8 @@ main(int argc, char* argv[])
         for (const char* option : single ? std::vector<const char*>{"topologies", "placements",
                                                                     "schedulers", "out"}
                                          : std::vector<const char*>{"placement", "joint",
-                                                                    "scheduler", "format"})
+                                                                    "scheduler", "format",
+                                                                    "schedule-out"})
         {
             if (cmd.IsGiven(option))
             {
@@ -272,6 +278,23 @@ main(int argc, char* argv[])
         }
         info.wallS =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!scheduleOut.empty())
+        {
+            uint32_t files = 0;
+            for (const ClusterJobResult& job : result.jobs)
+            {
+                for (size_t n = 0; n < job.schedules.size() && job.workloads; ++n)
+                {
+                    WriteScheduleFile(scheduleOut + "-job" + std::to_string(job.id) + "-" +
+                                          std::to_string(n) + ".json",
+                                      *job.workloads,
+                                      job.schedules[n]);
+                    ++files;
+                }
+            }
+            std::cerr << "allreduce-cluster: wrote " << files << " schedule files ("
+                      << scheduleOut << "-job<id>-<n>.json)" << std::endl;
+        }
         if (format == "json")
         {
             WriteClusterRunJson(std::cout, info, result);

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
 using namespace ns3;
 
@@ -330,6 +331,20 @@ TEST(ClusterEngine, EveryJobOfAGeneratedTraceIsValidAndTheRunIsDeterministic)
             EXPECT_LE(ra.linkUtilisation, 1.0);
         }
     }
+}
+
+TEST(ClusterEngine, AJobsScheduleFileReadsBackOnItsViewAndValidates)
+{
+    const Topology t = BuildTopology("bcube:n=2,k=1");
+    ClusterEngine engine(t, List("0,3"), FlowConfig(ClusterMode::INDEPENDENT));
+    const ClusterResult r = engine.Run({Job(0, 2)});
+    std::ostringstream file;
+    WriteScheduleJson(file, *r.jobs[0].workloads, r.jobs[0].schedules[0]);
+    std::istringstream in(file.str());
+    const ScheduleFile read = ReadScheduleJson(in, "job0.json");
+    EXPECT_EQ(read.workloads.GetTopology(), r.jobs[0].workloads->GetTopology());
+    EXPECT_EQ(read.schedule.rounds, r.jobs[0].schedules[0].rounds);
+    EXPECT_TRUE(ValidateSchedule(read.workloads, read.schedule).valid);
 }
 
 TEST(ClusterEngine, BadJobsAndSettingsAreRefusedBeforeAnythingRuns)
