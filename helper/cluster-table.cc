@@ -116,22 +116,36 @@ ClusterTable::Run(ProgressReporter* progress)
 }
 
 std::vector<std::pair<std::string, double>>
-ClusterTable::ComparePlacements(const std::string& placement, const std::string& versus) const
+ClusterTable::Compare(std::string ClusterTableRow::*field,
+                      const std::string& value,
+                      const std::string& versus) const
 {
+    // Rows that differ only in `field`: the same topology, and the same placement, mode and
+    // scheduler but for the one compared.
+    const auto same = [field](const ClusterTableRow& a, const ClusterTableRow& b) {
+        for (std::string ClusterTableRow::*key :
+             {&ClusterTableRow::placement, &ClusterTableRow::mode, &ClusterTableRow::scheduler})
+        {
+            if (key != field && a.*key != b.*key)
+            {
+                return false;
+            }
+        }
+        return a.topology == b.topology;
+    };
     std::vector<std::pair<std::string, double>> out;
     for (const auto& topology : GetTopologiesOf(m_rows))
     {
         std::vector<double> ratios;
         for (const auto& a : m_rows)
         {
-            if (a.topology != topology || a.placement != placement)
+            if (a.topology != topology || a.*field != value)
             {
                 continue;
             }
             for (const auto& b : m_rows)
             {
-                if (b.topology == topology && b.placement == versus && b.mode == a.mode &&
-                    b.scheduler == a.scheduler && b.meanJctS > 0)
+                if (b.*field == versus && same(a, b) && b.meanJctS > 0)
                 {
                     ratios.push_back(a.meanJctS / b.meanJctS);
                 }
@@ -191,7 +205,8 @@ ClusterTable::Print(std::ostream& os) const
             os << "\ntopology-aware over " << versus
                << " placement, mean JCT (geometric mean over schedulers and modes; below 1 is "
                   "better):\n";
-            for (const auto& [topology, ratio] : ComparePlacements("topology-aware", versus))
+            for (const auto& [topology, ratio] :
+                 Compare(&ClusterTableRow::placement, "topology-aware", versus))
             {
                 os << "  " << ShortLabel(topology) << ": " << FormatFixed(ratio, 3) << "\n";
             }
@@ -201,27 +216,10 @@ ClusterTable::Print(std::ostream& os) const
     {
         os << "\njoint over independent scheduling, mean JCT (geometric mean over placements "
               "and schedulers):\n";
-        for (const auto& topology : GetTopologiesOf(m_rows))
+        for (const auto& [topology, ratio] :
+             Compare(&ClusterTableRow::mode, "joint", "independent"))
         {
-            std::vector<double> ratios;
-            for (const auto& a : m_rows)
-            {
-                for (const auto& b : m_rows)
-                {
-                    if (a.topology == topology && b.topology == topology &&
-                        a.mode == "joint" && b.mode == "independent" &&
-                        a.placement == b.placement && a.scheduler == b.scheduler &&
-                        b.meanJctS > 0)
-                    {
-                        ratios.push_back(a.meanJctS / b.meanJctS);
-                    }
-                }
-            }
-            if (!ratios.empty())
-            {
-                os << "  " << ShortLabel(topology) << ": " << FormatFixed(GeometricMean(ratios), 3)
-                   << "\n";
-            }
+            os << "  " << ShortLabel(topology) << ": " << FormatFixed(ratio, 3) << "\n";
         }
     }
     os << "\n" << (m_failed.empty() ? "every job of every run passed the validator"

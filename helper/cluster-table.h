@@ -88,13 +88,14 @@ class ClusterTable : public TableExperiment
     const std::vector<ClusterTableRow>& GetRows() const;
 
     /**
-     * \param placement a placement name \param versus another
-     * \return per topology, the geometric mean over schedulers and modes of placement's mean
-     *         JCT over versus's (topology names in run order)
+     * \param field what is compared: &ClusterTableRow::placement, ::mode or ::scheduler
+     * \param value one value of it ("topology-aware", "joint") \param versus another
+     * \return per topology (in run order), the geometric mean of value's mean JCT over
+     *         versus's, over the runs that differ only in that field
      */
-    std::vector<std::pair<std::string, double>> ComparePlacements(
-        const std::string& placement,
-        const std::string& versus) const;
+    std::vector<std::pair<std::string, double>> Compare(std::string ClusterTableRow::*field,
+                                                        const std::string& value,
+                                                        const std::string& versus) const;
 
   private:
     /// \return the scheduler the figure shows (balanced when run, else the first)

@@ -436,6 +436,11 @@ AllReduceController::Begin()
     }
     m_ended = false;
     m_heldLinks.assign(nw, {});
+    m_bytesLeft = 0;
+    for (uint32_t w = 0; w < nw; ++w)
+    {
+        m_bytesLeft += GetBytes(w);
+    }
     if (m_sharedLinks)
     {
         m_waiterKey = m_sharedLinks->AddWaiter(
@@ -625,6 +630,7 @@ AllReduceController::NotifyTransferFinished(uint32_t workload)
         return;
     }
     m_state->Finish(workload);
+    m_bytesLeft -= GetBytes(workload);
     if (m_sharedLinks)
     {
         m_sharedLinks->Release(m_heldLinks[workload]);
@@ -897,16 +903,14 @@ AllReduceController::End(const std::string& error)
 double
 AllReduceController::GetBytesLeft() const
 {
-    double bytes = 0;
-    for (uint32_t w = 0; w < m_workloads.GetN(); ++w)
-    {
-        if (m_state->GetStatus(w) != WorkloadStatus::DONE)
-        {
-            const Workload& wl = m_workloads.Get(w);
-            bytes += static_cast<double>(m_layout.GetSize(wl.chunk, wl.piece)) * sizeof(float);
-        }
-    }
-    return bytes;
+    return m_bytesLeft;
+}
+
+double
+AllReduceController::GetBytes(uint32_t workload) const
+{
+    const Workload& w = m_workloads.Get(workload);
+    return static_cast<double>(m_layout.GetSize(w.chunk, w.piece)) * sizeof(float);
 }
 
 void

@@ -258,6 +258,8 @@ class AllReduceController : public Object
     double Elapsed() const;
     /// \return the bytes of the workloads not finished (SharedLinks orders waiters by it)
     double GetBytesLeft() const;
+    /// \param workload a workload \return the bytes of its piece
+    double GetBytes(uint32_t workload) const;
     /// SharedLinks: links freed up; decides (Decide waits for a barrier round in flight).
     void DecideOnFreedLinks();
 
@@ -274,6 +276,7 @@ class AllReduceController : public Object
     bool m_stopWhenFinished{true};  //!< End stops the simulator
     uint16_t m_firstSourcePort{FIRST_SOURCE_PORT}; //!< each server's first source port
     uint64_t m_waiterKey{0};        //!< this controller among m_sharedLinks' waiters
+    double m_bytesLeft{0};          //!< bytes of the workloads not finished (from Begin)
     std::vector<std::vector<uint32_t>> m_heldLinks; //!< per workload, links held in m_sharedLinks
 
     WorkloadSet m_workloads;   //!< what to send, on the paths planned

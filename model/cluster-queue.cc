@@ -26,12 +26,18 @@ void
 ClusterQueue::Arrive(uint32_t job, uint32_t servers)
 {
     m_waiting.emplace_back(job, servers);
+    m_changed = true;
 }
 
 std::vector<ClusterQueue::Placed>
 ClusterQueue::PlaceWaiting()
 {
     std::vector<Placed> placed;
+    if (!m_changed)
+    {
+        return placed; // the first waiting job was refused, and nothing has changed since
+    }
+    m_changed = false;
     while (!m_waiting.empty())
     {
         PlacementRequest request;
@@ -75,6 +81,7 @@ ClusterQueue::Run(const WorkloadSet& workloads)
             }
         }
     }
+    m_changed = true;
     return footprint;
 }
 
@@ -89,6 +96,7 @@ ClusterQueue::Finish(const std::vector<uint32_t>& servers, const std::vector<uin
     {
         --m_linkJobs[l];
     }
+    m_changed = true;
 }
 
 bool

@@ -47,7 +47,11 @@ class ClusterQueue
      */
     void Arrive(uint32_t job, uint32_t servers);
 
-    /// \return the jobs placed now, in arrival order, up to the first that must wait
+    /**
+     * \return the jobs placed now, in arrival order, up to the first that must wait (nothing,
+     *         without asking the policy again, when no job arrived, started or finished since
+     *         the last call: the request would be the same)
+     */
     std::vector<Placed> PlaceWaiting();
 
     /**
@@ -80,6 +84,7 @@ class ClusterQueue
     std::deque<std::pair<uint32_t, uint32_t>> m_waiting; //!< (job, servers), in arrival order
     std::vector<uint8_t> m_free;      //!< per server
     std::vector<uint32_t> m_linkJobs; //!< per directed link, placed jobs that use it
+    bool m_changed{false};            //!< a job arrived, started or finished since then
 };
 
 } // namespace ns3

@@ -34,6 +34,16 @@ Dumbbell()
     return t;
 }
 
+/// \return the merge workloads on shortest-path trees of a job's view, `pieces` per chunk
+WorkloadSet
+MergeOnView(const JobView& view, uint32_t pieces = 1)
+{
+    return WorkloadSet::Build(view.GetTopology(),
+                              BuildShortestPathTrees(view.GetTopology()),
+                              WorkloadSemantics::MERGE,
+                              pieces);
+}
+
 /// A job arriving at `arrival` on `servers` servers whose rounds take 1 s at 32 kbit/s
 /// (pieces of 4,000 bytes), `iterations` AllReduces, no computing.
 JobSpec
@@ -113,10 +123,7 @@ TEST(RoundEngineHolds, AHeldLinkIsBusyUntilReleasedAndAWithdrawnWorkloadIsReadyA
 {
     const Topology t = Dumbbell();
     const JobView view(t, {0, 2});
-    const WorkloadSet workloads = WorkloadSet::Build(view.GetTopology(),
-                                                     BuildShortestPathTrees(view.GetTopology()),
-                                                     WorkloadSemantics::MERGE,
-                                                     1);
+    const WorkloadSet workloads = MergeOnView(view);
     RoundEngine engine(workloads);
     ASSERT_EQ(engine.GetReady().size(), 2U); // 0 -> 2 and 2 -> 0, both across link 4 - 5
     const uint32_t across = 2 * 4;          // link 4 - 5, direction 4 -> 5
@@ -155,10 +162,7 @@ TEST(RoundEngineHolds, EveryServerPortHeldOrBusySaturatesTheRound)
 {
     const Topology t = Dumbbell();
     const JobView view(t, {0, 2});
-    const WorkloadSet workloads = WorkloadSet::Build(view.GetTopology(),
-                                                     BuildShortestPathTrees(view.GetTopology()),
-                                                     WorkloadSemantics::MERGE,
-                                                     1);
+    const WorkloadSet workloads = MergeOnView(view);
     RoundEngine engine(workloads);
     // The view's servers are cluster servers 0 and 2: their up links are directed links 0 and 4.
     engine.SetLinkHeld(0, true);
@@ -411,10 +415,7 @@ RunTwoJobs(bool shared, const std::string& mode)
     std::vector<WorkloadSet> workloads;
     for (const JobView& view : views)
     {
-        workloads.push_back(WorkloadSet::Build(view.GetTopology(),
-                                               BuildShortestPathTrees(view.GetTopology()),
-                                               WorkloadSemantics::MERGE,
-                                               4)); // 4 pieces: several rounds each way
+        workloads.push_back(MergeOnView(view, 4)); // 4 pieces: several rounds each way
     }
     for (uint32_t job = 0; job < 2; ++job)
     {
@@ -488,10 +489,7 @@ TEST(PacketSchedulerStateShared, LinksOtherJobsUseAreBusy)
 {
     const Topology cluster = Dumbbell();
     const JobView view(cluster, {0, 2});
-    PacketSchedulerState state(WorkloadSet::Build(view.GetTopology(),
-                                                  BuildShortestPathTrees(view.GetTopology()),
-                                                  WorkloadSemantics::MERGE,
-                                                  1));
+    PacketSchedulerState state(MergeOnView(view));
     std::vector<uint32_t> inFlight(2 * cluster.GetNLinks(), 0);
     inFlight[2 * 4] = 1; // another job sends 4 -> 5
     state.SetSharedLinkUse(inFlight);
