@@ -85,6 +85,13 @@ AllReduceHelper::DoInstall(
 {
     const Topology& topo = m_network.GetTopology();
     const Topology& expected = view ? view->GetTopology() : topo;
+    if (topo.CountAggregators() > 0 || expected.CountAggregators() > 0)
+    {
+        throw std::invalid_argument(
+            "'" + topo.GetName() + "' has aggregating switches, which the packet level does not "
+            "run yet (doc/allreduce.rst, \"Aggregation in the network\"); schedule it at flow "
+            "level (allreduce-rounds), or leave ina= out");
+    }
     std::string differs = workloads.GetTopology().DescribeDifference(expected);
     if (view && differs.empty() &&
         (expected.GetNNodes() != topo.GetNNodes() || expected.GetNLinks() != topo.GetNLinks()))

@@ -37,7 +37,13 @@ PrintRoundsReport(std::ostream& os,
     const WorkloadSet& ws = result.plan.workloads;
     const Topology& topo = ws.GetTopology();
     os << "topology    " << topo.GetName() << ": " << topo.GetNServers() << " servers, "
-       << topo.GetNNodes() << " nodes, " << topo.GetNLinks() << " links\n"
+       << topo.GetNNodes() << " nodes, " << topo.GetNLinks() << " links";
+    if (topo.CountAggregators() > 0)
+    {
+        os << ", " << topo.CountAggregators() << " of " << topo.GetNSwitches()
+           << " switches aggregate";
+    }
+    os << "\n"
        << "scheduler   " << result.plan.schedule.scheduler << " ("
        << ToString(ws.GetSemantics()) << " workloads, " << ws.GetPieces()
        << (ws.GetPieces() == 1 ? " piece" : " pieces") << " per chunk)\n"
@@ -79,6 +85,7 @@ WriteRoundsReportJson(std::ostream& os,
         {"servers", topo.GetNServers()},
         {"nodes", topo.GetNNodes()},
         {"links", topo.GetNLinks()},
+        {"aggregating_switches", topo.CountAggregators()},
         {"workloads", ws.GetN()},
         {"pieces", ws.GetPieces()},
         {"semantics", ToString(ws.GetSemantics())},

@@ -14,6 +14,12 @@ JobView::JobView(const Topology& cluster, std::vector<uint32_t> members)
     : m_members(std::move(members))
 {
     const uint32_t nodes = cluster.GetNNodes();
+    if (cluster.CountAggregators() > 0)
+    {
+        throw std::invalid_argument(
+            "'" + cluster.GetName() + "' has aggregating switches; how several jobs share their "
+            "slots is not modelled yet, so jobs run on clusters without ina= for now");
+    }
     if (m_members.empty())
     {
         throw std::invalid_argument("a job needs at least one server; its placement is empty");

@@ -4,6 +4,8 @@
 
 #include "optimal-scheduler.h"
 
+#include "aggregator-slots.h"
+
 #include "balanced-scheduler.h"
 #include "round-program.h"
 #include "scheduler-registry.h"
@@ -316,6 +318,13 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
     }
     NS_ABORT_MSG_IF(candidates.empty() || (!treeChoice && candidates.size() != 1),
                     "optimal: one candidate without tree choice");
+    if (AggregatorSlots(candidates.front()).IsLimited())
+    {
+        throw std::invalid_argument(
+            "optimal: its integer program does not model aggregator slots (doc/allreduce.rst, "
+            "\"Aggregation in the network\"); leave slots= out for unlimited slots, or use "
+            "another scheduler");
+    }
     const auto start = Clock::now();
     m_search = OptimalSearch();
     m_search.treesPerRoot = static_cast<uint32_t>(candidates.size());

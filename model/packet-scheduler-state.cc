@@ -43,7 +43,7 @@ PacketSchedulerState::PacketSchedulerState(WorkloadSet workloads)
     m_others.assign(links, 0);
     m_load.assign(links, 0.0);
     m_rate.assign(links, 1.0);
-    m_fromServer = MarkServerPorts(topo);
+    m_fromServer = MarkSenderPorts(topo);
     m_serverPorts =
         static_cast<uint32_t>(std::count(m_fromServer.begin(), m_fromServer.end(), 1));
     m_held.assign(topo.GetNServers(), 0);

@@ -11,11 +11,12 @@ namespace ns3
 {
 
 RoundEngine::RoundEngine(const WorkloadSet& workloads)
-    : m_workloads(&workloads)
+    : m_workloads(&workloads),
+      m_slots(workloads)
 {
     m_down.assign(workloads.GetNDirectedLinks(), 0);
     m_held.assign(workloads.GetNDirectedLinks(), 0);
-    m_fromServer = MarkServerPorts(workloads.GetTopology());
+    m_fromServer = MarkSenderPorts(workloads.GetTopology());
     m_serverPorts =
         static_cast<uint32_t>(std::count(m_fromServer.begin(), m_fromServer.end(), 1));
     Reset();
@@ -32,6 +33,7 @@ RoundEngine::Reset()
     m_started.clear();
     m_finished.clear();
     m_rounds.clear();
+    m_slots.Reset();
     m_linkStamp.assign(m_workloads->GetNDirectedLinks(), 0);
     m_serverPortsBlocked = m_serverPortsUnavailable;
     for (const Workload& w : m_workloads->GetAll())
@@ -119,7 +121,7 @@ RoundEngine::CanStart(uint32_t id) const
             return false;
         }
     }
-    return true;
+    return m_slots.CanStart(id);
 }
 
 void
@@ -221,7 +223,7 @@ RoundEngine::WhyNot(uint32_t id) const
                    std::to_string(GetRound()) + " already uses";
         }
     }
-    return "";
+    return m_slots.WhyNot(id);
 }
 
 void
@@ -241,6 +243,7 @@ RoundEngine::Start(uint32_t id)
     m_ready.Remove(id);
     m_status[id] = WorkloadStatus::STARTED;
     m_started.push_back(id);
+    m_slots.Start(id);
 }
 
 void
@@ -251,6 +254,7 @@ RoundEngine::Unstart(uint32_t id)
         m_linkStamp[l] = 0;
         m_serverPortsBlocked -= m_fromServer[l] && !IsUnavailable(l);
     }
+    m_slots.Unstart(id);
     PushReady(id);
 }
 
@@ -282,6 +286,7 @@ RoundEngine::CloseRound()
         m_status[id] = WorkloadStatus::DONE;
         m_roundOf[id] = round;
         m_finished.push_back(id);
+        m_slots.Finish(id);
     }
     for (uint32_t id : m_started)
     {

@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_ROUND_ENGINE_H
 #define NS3_ALLREDUCE_ROUND_ENGINE_H
 
+#include "aggregator-slots.h"
 #include "id-list.h"
 #include "scheduler-state.h"
 #include "workload.h"
@@ -136,6 +137,7 @@ class RoundEngine : public SchedulerState
     uint32_t m_serverPortsUnavailable{0};     //!< of those, down or held
     uint32_t m_serverPortsBlocked{0};         //!< of those, busy this round, down or held
     std::vector<std::vector<uint32_t>> m_rounds; //!< closed rounds
+    AggregatorSlots m_slots;                  //!< aggregating switches' slots in use
 };
 
 } // namespace ns3

@@ -23,7 +23,13 @@
 namespace ns3
 {
 
-const char* const SCHEDULE_FORMAT = "ns3-allreduce-schedule/1";
+const char* const SCHEDULE_FORMAT = "ns3-allreduce-schedule/2";
+
+namespace
+{
+/// The format before aggregating switches (version 1), still read.
+const char* const SCHEDULE_FORMAT_1 = "ns3-allreduce-schedule/1";
+} // namespace
 
 namespace
 {
@@ -54,17 +60,44 @@ AtRound(uint32_t round, const std::string& what)
 }
 
 /**
- * Per cell (server, chunk, piece), the set of servers whose contributions the server holds
- * for that chunk piece, as bits.
+ * \return per node, its index among the nodes that hold data: servers first (their own ids),
+ *         then aggregating switches in id order; NO_INDEX for switches that only forward
+ */
+std::vector<uint32_t>
+IndexHolders(const Topology& topology)
+{
+    std::vector<uint32_t> index(topology.GetNNodes(), NO_INDEX);
+    uint32_t next = 0;
+    for (uint32_t v = 0; v < topology.GetNNodes(); ++v)
+    {
+        if (topology.IsServer(v) || topology.IsAggregator(v))
+        {
+            index[v] = next++;
+        }
+    }
+    return index;
+}
+
+/// "server 3" or "switch 12"
+std::string
+NodeName(const Topology& topology, uint32_t node)
+{
+    return (topology.IsServer(node) ? "server " : "switch ") + std::to_string(node);
+}
+
+/**
+ * Per cell (holder, chunk, piece), the set of servers whose contributions the holder (a server
+ * or an aggregating switch, by IndexHolders) holds for that chunk piece, as bits. Servers start
+ * with their own contributions, switches with nothing.
  */
 class HeldData
 {
   public:
-    HeldData(uint32_t servers, uint32_t pieces)
+    HeldData(uint32_t holders, uint32_t servers, uint32_t pieces)
         : m_servers(servers),
           m_pieces(pieces),
           m_words((servers + 63) / 64),
-          m_bits(static_cast<size_t>(servers) * servers * pieces * m_words, 0)
+          m_bits(static_cast<size_t>(holders) * servers * pieces * m_words, 0)
     {
         for (uint32_t s = 0; s < servers; ++s)
         {
@@ -79,9 +112,9 @@ class HeldData
     }
 
     /// \return the bytes a HeldData of these sizes takes
-    static uint64_t EstimateBytes(uint64_t servers, uint64_t pieces)
+    static uint64_t EstimateBytes(uint64_t holders, uint64_t servers, uint64_t pieces)
     {
-        return SaturatingMultiply(SaturatingMultiply(servers, servers),
+        return SaturatingMultiply(SaturatingMultiply(holders, servers),
                                   SaturatingMultiply(pieces, (servers + 63) / 64 * 8));
     }
 
@@ -217,22 +250,27 @@ CheckRounds(const WorkloadSet& workloads,
 std::string
 CheckData(const WorkloadSet& workloads, const Schedule& schedule)
 {
-    const uint32_t servers = workloads.GetTopology().GetNServers();
+    const Topology& topology = workloads.GetTopology();
+    const uint32_t servers = topology.GetNServers();
     const auto& all = workloads.GetAll();
-    HeldData held(servers, workloads.GetPieces());
+    const std::vector<uint32_t> holder = IndexHolders(topology);
+    HeldData held(topology.GetNServers() + topology.CountAggregators(),
+                  servers,
+                  workloads.GetPieces());
     for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
     {
         const auto& round = schedule.rounds[t];
         for (uint32_t id : round)
         {
             const Workload& w = all[id];
+            const uint32_t src = holder[w.src];
             if (w.phase == Phase::GATHER)
             {
-                const uint32_t missing = held.FirstMissing(w.src, w.chunk, w.piece);
+                const uint32_t missing = held.FirstMissing(src, w.chunk, w.piece);
                 if (missing < servers)
                 {
-                    return AtRound(t, Name(id) + " gathers " + Where(w) + " from server " +
-                                          std::to_string(w.src) +
+                    return AtRound(t, Name(id) + " gathers " + Where(w) + " from " +
+                                          NodeName(topology, w.src) +
                                           ", which does not hold the complete sum yet (server " +
                                           std::to_string(missing) + "'s contribution is missing)");
                 }
@@ -240,40 +278,41 @@ CheckData(const WorkloadSet& workloads, const Schedule& schedule)
             }
             for (uint32_t c : w.carries)
             {
-                if (!held.Has(w.src, w.chunk, w.piece, c))
+                if (!held.Has(src, w.chunk, w.piece, c))
                 {
                     return AtRound(t, Name(id) + " carries server " + std::to_string(c) +
-                                          "'s contribution to " + Where(w) + ", which server " +
-                                          std::to_string(w.src) + " does not hold");
+                                          "'s contribution to " + Where(w) + ", which " +
+                                          NodeName(topology, w.src) + " does not hold");
                 }
             }
-            if (held.Count(w.src, w.chunk, w.piece) != w.carries.size())
+            if (held.Count(src, w.chunk, w.piece) != w.carries.size())
             {
                 return AtRound(t, Name(id) + " says it carries " +
                                       std::to_string(w.carries.size()) + " contributions to " +
-                                      Where(w) + ", but server " +
-                                      std::to_string(w.src) + " holds those of servers " +
-                                      held.Describe(w.src, w.chunk, w.piece) +
+                                      Where(w) + ", but " + NodeName(topology, w.src) +
+                                      " holds those of servers " +
+                                      held.Describe(src, w.chunk, w.piece) +
                                       " and sends all it holds; its carries must list them all");
             }
         }
         for (uint32_t id : round)
         {
             const Workload& w = all[id];
+            const uint32_t dst = holder[w.dst];
             if (w.phase == Phase::GATHER)
             {
-                held.SetAll(w.dst, w.chunk, w.piece);
+                held.SetAll(dst, w.chunk, w.piece);
                 continue;
             }
             for (uint32_t c : w.carries)
             {
-                if (held.Has(w.dst, w.chunk, w.piece, c))
+                if (held.Has(dst, w.chunk, w.piece, c))
                 {
                     return AtRound(t, Name(id) + " adds server " + std::to_string(c) +
-                                          "'s contribution to " + Where(w) + " at server " +
-                                          std::to_string(w.dst) + " a second time");
+                                          "'s contribution to " + Where(w) + " at " +
+                                          NodeName(topology, w.dst) + " a second time");
                 }
-                held.Set(w.dst, w.chunk, w.piece, c);
+                held.Set(dst, w.chunk, w.piece, c);
             }
         }
     }
@@ -460,16 +499,26 @@ FindUnordered(const WorkloadSet& workloads,
 std::string
 CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
 {
-    const uint64_t servers = workloads.GetTopology().GetNServers();
+    const Topology& topology = workloads.GetTopology();
+    const uint64_t servers = topology.GetNServers();
     const uint64_t pieces = workloads.GetPieces();
     const auto& all = workloads.GetAll();
+    const std::vector<uint32_t> holder = IndexHolders(topology);
+    std::vector<uint32_t> node(topology.GetNServers() + topology.CountAggregators());
+    for (uint32_t v = 0; v < holder.size(); ++v)
+    {
+        if (holder[v] != NO_INDEX)
+        {
+            node[holder[v]] = v;
+        }
+    }
     std::vector<CellEvent> events;
     events.reserve(2 * all.size());
     for (const Workload& w : all)
     {
         const uint64_t part = static_cast<uint64_t>(w.chunk) * pieces + w.piece;
-        events.push_back({w.src * servers * pieces + part, roundOf[w.id], CELL_READ, w.id});
-        events.push_back({w.dst * servers * pieces + part, roundOf[w.id],
+        events.push_back({holder[w.src] * servers * pieces + part, roundOf[w.id], CELL_READ, w.id});
+        events.push_back({holder[w.dst] * servers * pieces + part, roundOf[w.id],
                           w.phase == Phase::REDUCE ? CELL_ADD : CELL_REPLACE, w.id});
     }
     std::sort(events.begin(), events.end(), [](const CellEvent& a, const CellEvent& b) {
@@ -542,7 +591,7 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
         const uint32_t a = earlier.workload;
         const uint32_t b = later.workload;
         return Name(b) + " (round " + std::to_string(later.round) + ") " + Verb(later.access) +
-               " server " + std::to_string(earlier.cell / (servers * pieces)) + "'s " +
+               " " + NodeName(topology, node[earlier.cell / (servers * pieces)]) + "'s " +
                Where(all[a]) + " after " + Name(a) + " (round " + std::to_string(earlier.round) +
                ") " + Verb(earlier.access) +
                " it, but does not depend on it, directly or through other workloads: run as "
@@ -560,10 +609,12 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
     ScheduleCheck check;
     try
     {
-        CheckMemory("simulating the data of " +
-                        std::to_string(workloads.GetTopology().GetNServers()) + " servers x " +
-                        std::to_string(workloads.GetPieces()) + " pieces",
-                    HeldData::EstimateBytes(workloads.GetTopology().GetNServers(),
+        const Topology& topology = workloads.GetTopology();
+        const uint64_t holders = topology.GetNServers() + topology.CountAggregators();
+        CheckMemory("simulating the data of " + std::to_string(holders) + " servers and "
+                        "aggregating switches x " + std::to_string(topology.GetNServers()) +
+                        " chunks x " + std::to_string(workloads.GetPieces()) + " pieces",
+                    HeldData::EstimateBytes(holders, topology.GetNServers(),
                                             workloads.GetPieces()),
                     "validate a smaller schedule");
     }
@@ -605,7 +656,14 @@ ComputeBandwidthBound(const Topology& topology, uint32_t pieces)
     {
         return 0;
     }
-    const uint64_t total = 2 * n * (n - 1) * pieces;
+    // Every workload leaves a server through one of its ports, one per port per round. Without
+    // aggregating switches every server sends its part of each other chunk piece and passes on
+    // each complete one it needs: 2·N·(N−1)·k. With them (doc/allreduce.rst, "Aggregation in the
+    // network") a switch may merge and replicate in its place, but each server still sends its
+    // own contribution to each chunk piece out once (N·N·k, its own chunk's included as part
+    // or as the complete sum).
+    const uint64_t total =
+        topology.CountAggregators() > 0 ? n * n * pieces : 2 * n * (n - 1) * pieces;
     return static_cast<uint32_t>((total + ports - 1) / ports);
 }
 
@@ -653,7 +711,17 @@ WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule
     for (uint32_t i = 0; i < topo.GetNNodes(); ++i)
     {
         os << (i ? ", " : "") << "{\"id\": " << i << ", \"kind\": \""
-           << (topo.IsServer(i) ? "server" : "switch") << "\"}";
+           << (topo.IsServer(i) ? "server" : "switch") << '"';
+        const uint32_t slots = topo.IsServer(i) ? 0 : topo.GetAggregatorSlots(i);
+        if (slots == Topology::UNLIMITED_SLOTS)
+        {
+            os << ", \"slots\": \"unlimited\"";
+        }
+        else if (slots > 0)
+        {
+            os << ", \"slots\": " << slots;
+        }
+        os << '}';
     }
     os << "],\n  \"links\": [";
     for (uint32_t i = 0; i < topo.GetNLinks(); ++i)
@@ -815,13 +883,14 @@ struct FileTopology
 };
 
 FileTopology
-ReadTopologyField(const Fields& f, const json& t)
+ReadTopologyField(const Fields& f, const json& t, bool withSlots)
 {
     const std::string name = f.String(f.Member(t, "name", "topology"), "topology.name");
     const uint32_t servers = f.Uint(f.Member(t, "servers", "topology"), "topology.servers");
     const json& nodes = f.Array(f.Member(t, "nodes", "topology"), "topology.nodes");
     // Other tools number nodes their own way: any distinct ids, servers and switches mixed.
     std::map<uint32_t, bool> kinds; // file id -> is a server, in id order
+    std::map<uint32_t, uint32_t> slots; // file id -> aggregator slots, for aggregating switches
     for (size_t i = 0; i < nodes.size(); ++i)
     {
         const std::string field = "topology.nodes[" + std::to_string(i) + "]";
@@ -836,6 +905,32 @@ ReadTopologyField(const Fields& f, const json& t)
         {
             f.Fail(field + ".id", "repeats node id " + std::to_string(id));
         }
+        const auto it = nodes[i].is_object() ? nodes[i].find("slots") : nodes[i].end();
+        if (it == nodes[i].end())
+        {
+            continue;
+        }
+        if (!withSlots)
+        {
+            f.Fail(field + ".slots", "needs format \"" + std::string(SCHEDULE_FORMAT) +
+                                         "\" (aggregating switches came with version 2)");
+        }
+        if (kind != "switch")
+        {
+            f.Fail(field + ".slots", "is for switches that aggregate; servers always merge");
+        }
+        if (it->is_string() && it->get<std::string>() == "unlimited")
+        {
+            slots[id] = Topology::UNLIMITED_SLOTS;
+            continue;
+        }
+        const uint32_t value = f.Uint(*it, field + ".slots");
+        if (value == 0)
+        {
+            f.Fail(field + ".slots", "must be at least 1 or \"unlimited\" (a switch that only "
+                                     "forwards has no slots field)");
+        }
+        slots[id] = value;
     }
     FileTopology out;
     for (const bool wantServer : {true, false})
@@ -883,6 +978,10 @@ ReadTopologyField(const Fields& f, const json& t)
             f.Fail(field, std::string("is not a valid link: ") + e.what());
         }
     }
+    for (const auto& [id, count] : slots)
+    {
+        out.topology.SetAggregatorSlots(out.modelIds.at(id), count);
+    }
     return out;
 }
 
@@ -927,12 +1026,13 @@ ParseScheduleJson(std::string text, const std::string& source)
                                     e.what());
     }
     const std::string format = f.String(f.Member(doc, "format", ""), "format");
-    if (format != SCHEDULE_FORMAT)
+    if (format != SCHEDULE_FORMAT && format != SCHEDULE_FORMAT_1)
     {
-        f.Fail("format", "must be \"" + std::string(SCHEDULE_FORMAT) + "\", got \"" +
-                             Abbreviate(format, 40) + "\"");
+        f.Fail("format", "must be \"" + std::string(SCHEDULE_FORMAT) + "\" (or the older \"" +
+                             SCHEDULE_FORMAT_1 + "\"), got \"" + Abbreviate(format, 40) + "\"");
     }
-    const FileTopology file = ReadTopologyField(f, f.Member(doc, "topology", ""));
+    const FileTopology file =
+        ReadTopologyField(f, f.Member(doc, "topology", ""), format == SCHEDULE_FORMAT);
     const Topology& topo = file.topology;
     // Node ids in workloads are the file's; unknown ones map to an id the set check refuses.
     const auto toModel = [&file, &topo](uint32_t id) {

@@ -85,7 +85,8 @@ RoundBounds ComputeBounds(const WorkloadSet& workloads);
  * \ingroup allreduce
  * \param topology a topology
  * \param pieces pieces per chunk
- * \return the bandwidth bound ceil(2·N·(N−1)·k / Σ ports of servers) (0 for one server)
+ * \return the bandwidth bound ceil(2·N·(N−1)·k / Σ ports of servers), or with aggregating
+ *         switches ceil(N·N·k / Σ ports of servers) (0 for one server)
  */
 uint32_t ComputeBandwidthBound(const Topology& topology, uint32_t pieces);
 

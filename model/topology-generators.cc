@@ -255,11 +255,14 @@ FixUpOnce(SwitchGraph& g, std::mt19937_64& rng)
     return false;
 }
 
-/// The keys every spec takes, after its kind's own: which links are slower (SlowDownLinks).
-const std::vector<std::string> LINK_OPTIONS{"slow", "slowrate", "slowseed"};
+/// The keys every spec takes, after its kind's own: which links are slower (SlowDownLinks) and
+/// which switches aggregate (ChooseAggregators).
+const std::vector<std::string> LINK_OPTIONS{"slow", "slowrate", "slowseed",
+                                            "ina",  "slots",    "inaseed"};
 /// How they read in an error message.
 const char* const LINK_OPTIONS_HELP =
-    "; and on any kind slow=FRACTION[,slowrate=X][,slowseed=S]";
+    "; and on any kind slow=FRACTION[,slowrate=X][,slowseed=S] and "
+    "ina=all|FRACTION[,slots=N][,inaseed=S]";
 
 /// Parses "kind:key=value,..." into its kind and an ordered key->value map.
 struct Spec
@@ -425,6 +428,81 @@ ApplyLinkOptions(Spec& spec, Topology& t)
         throw std::invalid_argument("topology slowseed must be >= 0, got " + std::to_string(seed));
     }
     SlowDownLinks(t, fraction, factor, static_cast<uint64_t>(seed));
+}
+
+/// Takes the aggregation options out of a spec and applies them (ChooseAggregators); the
+/// topology's name says which were given.
+void
+ApplyAggregationOptions(Spec& spec, Topology& t)
+{
+    if (spec.values.count("ina") == 0)
+    {
+        for (const char* key : {"slots", "inaseed"})
+        {
+            if (spec.values.count(key))
+            {
+                throw std::invalid_argument(std::string("topology option ") + key +
+                                            " needs ina=all or ina=FRACTION (which switches "
+                                            "aggregate)");
+            }
+        }
+        return;
+    }
+    if (t.CountAggregators() > 0)
+    {
+        throw std::invalid_argument("the topology file already names its aggregators ('aggregator' "
+                                    "lines); drop ina= from the spec or those lines from the "
+                                    "file");
+    }
+    const std::string ina = spec.values.at("ina");
+    std::string name = t.GetName() + ",ina=" + ina;
+    double fraction = 1;
+    if (ina == "all")
+    {
+        spec.values.erase("ina");
+    }
+    else
+    {
+        fraction = TakeReal(spec, "ina", 0);
+        if (!(fraction > 0 && fraction <= 1))
+        {
+            throw std::invalid_argument("topology ina= takes all or the share of switches that "
+                                        "aggregate, in (0, 1], got '" +
+                                        Abbreviate(ina) + "'");
+        }
+    }
+    uint32_t slots = Topology::UNLIMITED_SLOTS;
+    if (spec.values.count("slots"))
+    {
+        const int64_t value = TakeInteger(spec, "slots", nullptr);
+        if (value < 1 || value >= int64_t{Topology::UNLIMITED_SLOTS})
+        {
+            throw std::invalid_argument("topology slots= must be a whole number from 1 to " +
+                                        std::to_string(Topology::UNLIMITED_SLOTS - 1) +
+                                        " (leave it out for unlimited slots), got " +
+                                        std::to_string(value));
+        }
+        slots = static_cast<uint32_t>(value);
+        name += ",slots=" + std::to_string(slots);
+    }
+    const int64_t one = 1;
+    const bool seeded = spec.values.count("inaseed") > 0;
+    const int64_t seed = TakeInteger(spec, "inaseed", &one);
+    if (seed < 0)
+    {
+        throw std::invalid_argument("topology inaseed must be >= 0, got " + std::to_string(seed));
+    }
+    if (seeded)
+    {
+        if (ina == "all")
+        {
+            throw std::invalid_argument("topology option inaseed chooses a share of the switches; "
+                                        "with ina=all every switch aggregates, so drop it");
+        }
+        name += ",inaseed=" + std::to_string(seed);
+    }
+    ChooseAggregators(t, fraction, slots, static_cast<uint64_t>(seed));
+    t.SetName(name);
 }
 
 } // namespace
@@ -707,6 +785,44 @@ SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t seed)
     }
 }
 
+void
+ChooseAggregators(Topology& topology, double fraction, uint32_t slots, uint64_t seed)
+{
+    if (!(fraction > 0 && fraction <= 1))
+    {
+        throw std::invalid_argument("the share of aggregating switches must be in (0, 1], got " +
+                                    std::to_string(fraction));
+    }
+    if (slots == 0)
+    {
+        throw std::invalid_argument("an aggregating switch needs at least one slot");
+    }
+    const uint32_t switches = topology.GetNSwitches();
+    if (switches == 0)
+    {
+        throw std::invalid_argument("topology '" + topology.GetName() +
+                                    "' has no switches to aggregate (ina= asks switches to add "
+                                    "gradients in flight; its servers merge already)");
+    }
+    const auto count = std::max<uint32_t>(
+        1, static_cast<uint32_t>(std::llround(fraction * static_cast<double>(switches))));
+    // The first `count` of a seeded shuffle (Fisher-Yates), the same with every library.
+    std::vector<uint32_t> order(switches);
+    for (uint32_t i = 0; i < switches; ++i)
+    {
+        order[i] = topology.GetNServers() + i;
+    }
+    std::mt19937_64 rng(seed);
+    for (uint32_t i = 0; i < count && i < switches && fraction < 1; ++i)
+    {
+        std::swap(order[i], order[i + UniformIndex(rng, switches - i)]);
+    }
+    for (uint32_t i = 0; i < count && i < switches; ++i)
+    {
+        topology.SetAggregatorSlots(order[i], slots);
+    }
+}
+
 Topology
 BuildTopology(const std::string& specText)
 {
@@ -722,6 +838,7 @@ BuildTopology(const std::string& specText)
         }
     }
     Topology t = BuildBaseTopology(spec, specText);
+    ApplyAggregationOptions(linkOptions, t);
     ApplyLinkOptions(linkOptions, t);
     return t;
 }

@@ -93,11 +93,27 @@ void SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t 
 
 /**
  * \ingroup allreduce
+ * Makes a seeded share of the switches aggregate (doc/allreduce.rst, "Aggregation in the
+ * network"), each with the same slots. The spec options ina=all|FRACTION, slots=N and
+ * inaseed=S do the same.
+ * \param topology the topology to change
+ * \param fraction the share of switches, in (0, 1]: round(fraction x switches), at least one
+ * \param slots aggregator slots of each (Topology::UNLIMITED_SLOTS for unlimited)
+ * \param seed chooses the switches; the same seed gives the same switches with every library
+ * \throws std::invalid_argument for a fraction out of range, no slots or no switches
+ */
+void ChooseAggregators(Topology& topology, double fraction, uint32_t slots, uint64_t seed);
+
+/**
+ * \ingroup allreduce
  * Builds a topology from a spec string, the one argument every example takes:
  * `bcube:n=3,k=1`, `dcell:n=4,k=1`, `jellyfish:switches=10,degree=4,servers=1,seed=1`,
  * `fattree:k=4` or `file:PATH`. Jellyfish's `servers` and `seed` default to 1. Any spec may
  * end with link options: `slow=FRACTION` (a seeded share of the links is slower, SlowDownLinks),
- * `slowrate=X` (their rate factor, default 0.5) and `slowseed=S` (default 1).
+ * `slowrate=X` (their rate factor, default 0.5) and `slowseed=S` (default 1); and with
+ * aggregation options: `ina=all` or `ina=FRACTION` (which switches add gradients in flight,
+ * ChooseAggregators), `slots=N` (their aggregator slots, unlimited when absent) and
+ * `inaseed=S` (default 1). The name of a topology with aggregators ends with those options.
  * \param spec the spec
  * \return the validated topology
  * \throws std::invalid_argument naming the kind, key or value that is wrong and what is accepted

@@ -12,6 +12,7 @@
 #include <deque>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -339,7 +340,8 @@ bool
 Topology::operator==(const Topology& other) const
 {
     return m_name == other.m_name && m_nServers == other.m_nServers &&
-           m_nSwitches == other.m_nSwitches && m_links == other.m_links;
+           m_nSwitches == other.m_nSwitches && m_links == other.m_links &&
+           DescribeDifference(other).empty();
 }
 
 bool
@@ -374,7 +376,64 @@ Topology::DescribeDifference(const Topology& other) const
                    "-" + std::to_string(y.b) + " in '" + other.GetName() + "'";
         }
     }
+    for (uint32_t node = m_nServers; node < GetNNodes(); ++node)
+    {
+        const uint32_t mine = GetAggregatorSlots(node);
+        const uint32_t theirs = other.GetAggregatorSlots(node);
+        if (mine != theirs)
+        {
+            const auto describe = [](uint32_t slots) {
+                return slots == 0                 ? std::string("only forwards")
+                       : slots == UNLIMITED_SLOTS ? std::string("aggregates (unlimited slots)")
+                                                  : "aggregates (" + std::to_string(slots) +
+                                                        " slots)";
+            };
+            return "switch " + std::to_string(node) + " " + describe(mine) + " in '" +
+                   GetName() + "' but " + describe(theirs) + " in '" + other.GetName() + "'";
+        }
+    }
     return "";
+}
+
+void
+Topology::SetAggregatorSlots(uint32_t node, uint32_t slots)
+{
+    CheckNode(node);
+    if (IsServer(node))
+    {
+        throw std::invalid_argument("node " + std::to_string(node) +
+                                    " is a server; servers always aggregate, only switches take "
+                                    "aggregator slots");
+    }
+    if (m_slots.empty())
+    {
+        if (slots == 0)
+        {
+            return;
+        }
+        m_slots.assign(GetNNodes(), 0);
+    }
+    m_slots[node] = slots;
+}
+
+uint32_t
+Topology::GetAggregatorSlots(uint32_t node) const
+{
+    CheckNode(node);
+    return m_slots.empty() ? 0 : m_slots[node];
+}
+
+bool
+Topology::IsAggregator(uint32_t node) const
+{
+    return GetAggregatorSlots(node) > 0;
+}
+
+uint32_t
+Topology::CountAggregators() const
+{
+    return static_cast<uint32_t>(
+        std::count_if(m_slots.begin(), m_slots.end(), [](uint32_t s) { return s > 0; }));
 }
 
 void
@@ -586,6 +645,19 @@ WriteTopology(const Topology& topology, std::ostream& os)
         }
         os << "\n";
     }
+    for (uint32_t node = topology.GetNServers(); node < topology.GetNNodes(); ++node)
+    {
+        const uint32_t slots = topology.GetAggregatorSlots(node);
+        if (slots > 0)
+        {
+            os << "aggregator " << node;
+            if (slots != Topology::UNLIMITED_SLOTS)
+            {
+                os << " slots=" << slots;
+            }
+            os << "\n";
+        }
+    }
 }
 
 void
@@ -696,10 +768,14 @@ class TopologyFileReader
         {
             ReadLink(line, args);
         }
+        else if (keyword == "aggregator")
+        {
+            ReadAggregator(line, args);
+        }
         else
         {
             Fail("unknown keyword '" + Abbreviate(keyword, 40) +
-                 "'; expected 'topology', 'servers', 'switches' or 'link'");
+                 "'; expected 'topology', 'servers', 'switches', 'link' or 'aggregator'");
         }
     }
 
@@ -715,6 +791,10 @@ class TopologyFileReader
         if (!m_created)
         {
             m_topology = Topology(m_name.empty() ? m_source : m_name, m_servers, m_switches);
+        }
+        for (const auto& [node, slots] : m_aggregators)
+        {
+            m_topology.SetAggregatorSlots(node, slots);
         }
         try
         {
@@ -804,6 +884,46 @@ class TopologyFileReader
         }
     }
 
+    /// 'aggregator SWITCH [slots=N]': the switch adds gradients in flight (N >= 1 slots,
+    /// unlimited when not given).
+    void ReadAggregator(const std::string& line, const std::vector<std::string>& args)
+    {
+        uint32_t node = 0;
+        if (args.empty() || args.size() > 2 || !ParseCount(args[0], node))
+        {
+            Fail("expected 'aggregator SWITCH [slots=N]' with a switch's node id, got '" +
+                 Abbreviate(line) + "'");
+        }
+        if (!m_haveServers || !m_haveSwitches)
+        {
+            Fail("'servers N' and 'switches M' must come before 'aggregator'");
+        }
+        if (node < m_servers || node - m_servers >= m_switches)
+        {
+            Fail("node " + std::to_string(node) + " is not a switch (switches are nodes " +
+                 std::to_string(m_servers) + ".." +
+                 std::to_string(uint64_t{m_servers} + m_switches - 1) +
+                 "); only switches take 'aggregator'");
+        }
+        uint32_t slots = Topology::UNLIMITED_SLOTS;
+        if (args.size() == 2)
+        {
+            const std::string prefix = "slots=";
+            if (args[1].rfind(prefix, 0) != 0 || !ParseCount(args[1].substr(prefix.size()), slots) ||
+                slots == 0 || slots == Topology::UNLIMITED_SLOTS)
+            {
+                Fail("an aggregator takes slots=N with a whole number N from 1 to " +
+                     std::to_string(Topology::UNLIMITED_SLOTS - 1) +
+                     " (leave it out for unlimited slots), got '" + Abbreviate(args[1], 40) +
+                     "'");
+            }
+        }
+        if (!m_aggregators.emplace(node, slots).second)
+        {
+            Fail("switch " + std::to_string(node) + " is named 'aggregator' twice");
+        }
+    }
+
     /// The optional columns of a link line, each at most once.
     LinkProperties ReadLinkProperties(const std::vector<std::string>& args) const
     {
@@ -870,6 +990,7 @@ class TopologyFileReader
     uint32_t m_switches{0};    //!< from 'switches'
     Topology m_topology;       //!< created at the first link
     bool m_created{false};     //!< whether m_topology was created
+    std::map<uint32_t, uint32_t> m_aggregators; //!< from 'aggregator': switch -> slots
 };
 
 } // namespace

@@ -159,6 +159,26 @@ class Topology
     /** Longest delay a link may be given: 1000 s. */
     static constexpr int64_t MAX_DELAY_NS = int64_t{1000000000000};
 
+    /** Aggregator slots that stand for "as many as needed" (doc/allreduce.rst, "Aggregation
+     * in the network"). */
+    static constexpr uint32_t UNLIMITED_SLOTS = 0xffffffffu;
+
+    /**
+     * Lets a switch add gradients in flight (doc/allreduce.rst, "Aggregation in the network"),
+     * or takes that ability away.
+     * \param node a switch
+     * \param slots how many chunk pieces it can hold at a time (its aggregator slots), from 1
+     *        to UNLIMITED_SLOTS; 0 makes it a switch that only forwards
+     * \throws std::out_of_range for no such node; std::invalid_argument for a server
+     */
+    void SetAggregatorSlots(uint32_t node, uint32_t slots);
+    /// \param node a node id \return its aggregator slots: 0 for servers and forwarding switches
+    uint32_t GetAggregatorSlots(uint32_t node) const;
+    /// \param node a node id \return true when it is a switch that aggregates
+    bool IsAggregator(uint32_t node) const;
+    /// \return the number of switches that aggregate
+    uint32_t CountAggregators() const;
+
     /**
      * Hop distances (in links) from one node to every node, by breadth-first search.
      * \param from the start node
@@ -188,14 +208,15 @@ class Topology
      */
     void Validate() const;
 
-    /// \return true when both have the same name, node kinds and links in the same order
+    /// \return true when both have the same name, node kinds, aggregators and links in the
+    ///         same order
     bool operator==(const Topology& other) const;
     /// \return the negation of operator==
     bool operator!=(const Topology& other) const;
     /**
      * \param other another topology
-     * \return empty when both have the same servers, switches and links in the same order
-     *         (names aside), else the first difference in words
+     * \return empty when both have the same servers, switches, aggregators (and their slots)
+     *         and links in the same order (names aside), else the first difference in words
      */
     std::string DescribeDifference(const Topology& other) const;
 
@@ -213,6 +234,7 @@ class Topology
     std::vector<std::vector<uint32_t>> m_neighbors;    //!< per node, neighbours in port order
     std::vector<std::vector<uint32_t>> m_portLinks;    //!< per node, link indices in port order
     std::unordered_map<uint64_t, uint32_t> m_linkIndex; //!< unordered pair -> link index
+    std::vector<uint32_t> m_slots; //!< per node, aggregator slots; empty while none aggregates
 };
 
 /**

@@ -67,13 +67,16 @@ GetDirectedLink(const Topology& topology, uint32_t a, uint32_t b)
 }
 
 std::vector<uint8_t>
-MarkServerPorts(const Topology& topology)
+MarkSenderPorts(const Topology& topology)
 {
     std::vector<uint8_t> out(2 * uint64_t{topology.GetNLinks()}, 0);
+    const auto sends = [&topology](uint32_t node) {
+        return topology.IsServer(node) || topology.IsAggregator(node);
+    };
     for (uint32_t i = 0; i < topology.GetNLinks(); ++i)
     {
-        out[2 * i] = topology.IsServer(topology.GetLink(i).a);
-        out[2 * i + 1] = topology.IsServer(topology.GetLink(i).b);
+        out[2 * i] = sends(topology.GetLink(i).a);
+        out[2 * i + 1] = sends(topology.GetLink(i).b);
     }
     return out;
 }
@@ -234,6 +237,152 @@ AddParameterServerChunk(std::vector<Workload>& out,
     }
 }
 
+/**
+ * Appends the workloads of one chunk piece when switches aggregate (doc/allreduce.rst,
+ * "Aggregation in the network"), for merge or parameter-server semantics. Every stream goes up
+ * the tree to the first node that merges it: the root; under merge every server; and an
+ * aggregating switch where at least two streams meet (one stream alone passes through, since
+ * stopping it would only cost a round). A merging node sends one stream on, carrying all it
+ * received (and its own contribution when it is a server). All-gather mirrors every stream.
+ */
+void
+AddAggregatingChunk(std::vector<Workload>& out,
+                    const Topology& topology,
+                    const FlowTree& tree,
+                    WorkloadSemantics semantics,
+                    uint32_t piece)
+{
+    const uint32_t root = tree.GetRoot();
+    const uint32_t nodes = topology.GetNNodes();
+    const uint32_t n = topology.GetNServers();
+    // Deeper nodes first, so that every stream below a node is known when the node is.
+    std::vector<uint32_t> order;
+    for (uint32_t v = 0; v < nodes; ++v)
+    {
+        if (tree.Contains(v) && v != root)
+        {
+            order.push_back(v);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [&tree](uint32_t a, uint32_t b) {
+        return tree.GetDepth(a) > tree.GetDepth(b);
+    });
+    // Per node, the senders whose streams arrive at it from below and are not merged yet.
+    std::vector<std::vector<uint32_t>> arriving(nodes);
+    std::vector<uint32_t> receiver(nodes, NO_INDEX); // per sender, where its stream ends
+    std::vector<uint8_t> sends(nodes, 0);
+    const auto end = [&](uint32_t at) {
+        for (uint32_t sender : arriving[at])
+        {
+            receiver[sender] = at;
+        }
+    };
+    for (uint32_t v : order)
+    {
+        std::vector<uint32_t> up;
+        const bool server = v < n;
+        const bool merges = (server && semantics == WorkloadSemantics::MERGE) ||
+                            (!server && topology.IsAggregator(v) && arriving[v].size() >= 2);
+        if (merges)
+        {
+            end(v);
+        }
+        else
+        {
+            up = arriving[v];
+        }
+        if (server || merges)
+        {
+            up.push_back(v);
+            sends[v] = 1;
+        }
+        auto& above = arriving[tree.GetParent(v)];
+        above.insert(above.end(), up.begin(), up.end());
+    }
+    end(root);
+    // Reduce workloads by sender id, then their mirrors in the same order.
+    std::vector<uint32_t> senders;
+    for (uint32_t v = 0; v < nodes; ++v)
+    {
+        if (sends[v])
+        {
+            senders.push_back(v);
+        }
+    }
+    const auto base = static_cast<uint32_t>(out.size());
+    const auto count = static_cast<uint32_t>(senders.size());
+    std::vector<uint32_t> reduceOf(nodes, NO_INDEX);
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        reduceOf[senders[i]] = base + i;
+    }
+    out.resize(base + 2 * count);
+    std::vector<std::vector<uint32_t>> into(nodes); // reduce workloads ending at each node
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        const uint32_t v = senders[i];
+        Workload& r = out[base + i];
+        r.id = base + i;
+        r.chunk = root;
+        r.piece = piece;
+        r.phase = Phase::REDUCE;
+        r.src = v;
+        r.dst = receiver[v];
+        r.path.push_back(v);
+        for (uint32_t u = v; u != r.dst;)
+        {
+            u = tree.GetParent(u);
+            r.path.push_back(u);
+        }
+        into[r.dst].push_back(r.id);
+    }
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        const uint32_t v = senders[i];
+        Workload& r = out[base + i];
+        const bool merged = v >= n || semantics == WorkloadSemantics::MERGE;
+        if (merged)
+        {
+            r.deps = into[v];
+        }
+        Workload& g = out[base + count + i];
+        g.id = base + count + i;
+        g.chunk = root;
+        g.piece = piece;
+        g.phase = Phase::GATHER;
+        g.src = r.dst;
+        g.dst = v;
+        g.path.assign(r.path.rbegin(), r.path.rend());
+        if (r.dst == root)
+        {
+            g.deps = into[root];
+        }
+        else
+        {
+            g.deps.push_back(reduceOf[r.dst] + count);
+        }
+    }
+    // carries: a sender's own contribution (servers) and everything merged into it.
+    for (auto it = order.begin(); it != order.end(); ++it)
+    {
+        if (reduceOf[*it] == NO_INDEX)
+        {
+            continue;
+        }
+        Workload& r = out[reduceOf[*it]];
+        if (*it < n)
+        {
+            r.carries.push_back(*it);
+        }
+        for (uint32_t d : r.deps)
+        {
+            const auto& child = out[d].carries;
+            r.carries.insert(r.carries.end(), child.begin(), child.end());
+        }
+        std::sort(r.carries.begin(), r.carries.end());
+    }
+}
+
 /// Appends the workloads of the Ring baseline for one piece of every chunk.
 void
 AddRingPiece(std::vector<Workload>& out,
@@ -311,17 +460,20 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
         }
         return "";
     case WorkloadSemantics::PARAMETER_SERVER:
-        if (w.phase == Phase::REDUCE && w.dst != w.chunk)
+        // Servers do not merge; aggregating switches may (doc/allreduce.rst, "Aggregation in
+        // the network").
+        if (w.phase == Phase::REDUCE && w.dst != w.chunk && w.dst < n)
         {
             return "its receiver is server " + std::to_string(w.dst) +
                    ", not the chunk's owner " + std::to_string(w.chunk);
         }
-        if (w.phase == Phase::REDUCE && (w.carries.size() != 1 || w.carries[0] != w.src))
+        if (w.phase == Phase::REDUCE && w.src < n &&
+            (w.carries.size() != 1 || w.carries[0] != w.src))
         {
             return "it must carry its sender " + std::to_string(w.src) +
                    "'s contribution alone (no merge)";
         }
-        if (w.phase == Phase::GATHER && w.src != w.chunk)
+        if (w.phase == Phase::GATHER && w.src != w.chunk && w.src < n)
         {
             return "its sender is server " + std::to_string(w.src) +
                    ", not the chunk's owner " + std::to_string(w.chunk);
@@ -384,10 +536,14 @@ WorkloadSet::Build(const Topology& topology,
                                         " in topology '" + topology.GetName() + "'");
         }
     }
-    const uint64_t total = SaturatingMultiply(2ULL * n * (n > 0 ? n - 1 : 0), pieces);
+    // With aggregating switches, each may send one more stream per chunk piece and phase.
+    const uint64_t aggregators = topology.CountAggregators();
+    const uint64_t senders = (n > 0 ? n - 1 : 0) + aggregators;
+    const uint64_t total = SaturatingMultiply(2ULL * n * senders, pieces);
     if (total > (1ULL << 31))
     {
-        throw std::invalid_argument("2*N*(N-1)*k = " +
+        throw std::invalid_argument(std::string(aggregators > 0 ? "up to 2*N*(N-1+A)*k = "
+                                                                : "2*N*(N-1)*k = ") +
                                     (total == UINT64_MAX ? std::string("more than 2^64")
                                                          : std::to_string(total)) +
                                     " workloads is more than the limit of 2^31; use fewer "
@@ -414,7 +570,11 @@ WorkloadSet::Build(const Topology& topology,
         }
         for (uint32_t r = 0; r < n && n > 1; ++r)
         {
-            if (semantics == WorkloadSemantics::MERGE)
+            if (aggregators > 0)
+            {
+                AddAggregatingChunk(set.m_workloads, topology, trees[r], semantics, p);
+            }
+            else if (semantics == WorkloadSemantics::MERGE)
             {
                 AddMergeChunk(set.m_workloads, trees[r], n, p);
             }
@@ -516,14 +676,18 @@ WorkloadSet::WorkloadSet(const Topology& topology,
             fail("piece must be 0.." + std::to_string(pieces - 1) + ", got " +
                  std::to_string(w.piece));
         }
-        if (w.src >= n || w.dst >= n)
+        for (uint32_t end : {w.src, w.dst})
         {
-            fail("src and dst must be servers 0.." + std::to_string(n - 1) + ", got src " +
-                 std::to_string(w.src) + " dst " + std::to_string(w.dst));
+            if (end >= topology.GetNNodes() || (end >= n && !topology.IsAggregator(end)))
+            {
+                fail("src and dst must be servers 0.." + std::to_string(n - 1) +
+                     " or aggregating switches, got src " + std::to_string(w.src) + " dst " +
+                     std::to_string(w.dst));
+            }
         }
         if (w.src == w.dst)
         {
-            fail("src and dst are the same server " + std::to_string(w.src));
+            fail("src and dst are the same node " + std::to_string(w.src));
         }
         if (w.path.size() < 2 || w.path.front() != w.src || w.path.back() != w.dst)
         {
@@ -679,8 +843,8 @@ WorkloadSet::SetPath(uint32_t id, std::vector<uint32_t> path)
     Workload& w = m_workloads.at(id);
     if (path.size() < 2 || path.front() != w.src || path.back() != w.dst)
     {
-        throw std::invalid_argument("workload " + std::to_string(id) + " goes from server " +
-                                    std::to_string(w.src) + " to server " +
+        throw std::invalid_argument("workload " + std::to_string(id) + " goes from node " +
+                                    std::to_string(w.src) + " to node " +
                                     std::to_string(w.dst) +
                                     "; a new path must start and end there");
     }

@@ -57,8 +57,8 @@ struct Workload
     uint32_t chunk{0};             //!< chunk (= its owner server)
     uint32_t piece{0};             //!< piece of the chunk, 0..k-1
     Phase phase{Phase::REDUCE};    //!< reduce-scatter or all-gather
-    uint32_t src{0};               //!< sending server
-    uint32_t dst{0};               //!< receiving server
+    uint32_t src{0};               //!< sending node: a server or an aggregating switch
+    uint32_t dst{0};               //!< receiving node: a server or an aggregating switch
     std::vector<uint32_t> path;    //!< nodes from src to dst, both included
     std::vector<uint32_t> deps;    //!< workloads that must finish in an earlier round
     /**
@@ -91,7 +91,9 @@ class WorkloadSet
     WorkloadSet() = default;
 
     /**
-     * Builds the workloads of the manual (doc/allreduce.rst, "Workloads").
+     * Builds the workloads of the manual (doc/allreduce.rst, "Workloads"). When the topology
+     * has aggregating switches, merge and parameter-server streams also merge where they meet
+     * at one ("Aggregation in the network"), so there are fewer workloads per link.
      * \param topology the topology
      * \param trees one flow tree per root server, indexed by root (Merge and
      *        ParameterServer route along them; Ring routes s -> s+1 along the tree of s+1)
@@ -201,11 +203,11 @@ uint32_t GetDirectedLink(const Topology& topology, uint32_t a, uint32_t b);
 /**
  * \ingroup allreduce
  * \param topology the topology
- * \return per directed link, 1 when it leaves a server (a server's port), else 0: every
- *         workload starts on one, so a state whose server ports are all busy or down can start
- *         nothing (SchedulerState::IsSaturated)
+ * \return per directed link, 1 when it leaves a server or an aggregating switch (a port of a
+ *         node that sends workloads), else 0: every workload starts on one, so a state whose
+ *         sender ports are all busy or down can start nothing (SchedulerState::IsSaturated)
  */
-std::vector<uint8_t> MarkServerPorts(const Topology& topology);
+std::vector<uint8_t> MarkSenderPorts(const Topology& topology);
 
 } // namespace ns3
 

@@ -322,9 +322,11 @@ TEST(ScheduleFile, MalformedFilesAreRefusedNamingTheField)
     const std::string good = ss.str();
     EXPECT_EQ(ReadError(good), "");
     EXPECT_EQ(ReadError("{\"format\": 1").rfind("schedule file t.json is not valid JSON", 0), 0u);
-    EXPECT_EQ(ReadError(Replace(good, "ns3-allreduce-schedule/1", "other/2")),
-              "schedule file t.json: field 'format' must be \"ns3-allreduce-schedule/1\", got "
-              "\"other/2\"");
+    EXPECT_EQ(ReadError(Replace(good, "ns3-allreduce-schedule/2", "other/2")),
+              "schedule file t.json: field 'format' must be \"ns3-allreduce-schedule/2\" (or the "
+              "older \"ns3-allreduce-schedule/1\"), got \"other/2\"");
+    EXPECT_EQ(ReadError(Replace(good, "ns3-allreduce-schedule/2", "ns3-allreduce-schedule/1")),
+              ""); // files written before aggregating switches still read
     EXPECT_EQ(ReadError(Replace(good, "\"gradient_pieces\": 1", "\"pieces\": 1")),
               "schedule file t.json: field 'gradient_pieces' is missing");
     EXPECT_EQ(ReadError(Replace(good, "\"path\": [3,7,1]", "\"path\": \"3-7-1\"")),
@@ -411,7 +413,7 @@ TEST(ScheduleFile, HugeValuesAreNotEchoedWhole)
     WriteScheduleJson(ss, p.workloads, p.schedule);
     const std::string good = ss.str();
     const std::string m =
-        ReadError(Replace(good, "ns3-allreduce-schedule/1", std::string(10 << 20, 'x')));
+        ReadError(Replace(good, "ns3-allreduce-schedule/2", std::string(10 << 20, 'x')));
     EXPECT_NE(m.find("field 'format' must be"), std::string::npos) << m.substr(0, 200);
     EXPECT_LT(m.size(), 300u);
     const std::string array = ReadError(

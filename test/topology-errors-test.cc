@@ -104,7 +104,7 @@ TEST(BadInput, UnknownKeyListsTheAcceptedKeys)
 {
     EXPECT_EQ(SpecError("bcube:n=3,k=1,levels=2"),
               "unknown key 'levels' for bcube; accepted keys: n, k; and on any kind "
-              "slow=FRACTION[,slowrate=X][,slowseed=S]");
+              "slow=FRACTION[,slowrate=X][,slowseed=S] and ina=all|FRACTION[,slots=N][,inaseed=S]");
     EXPECT_MENTIONS(SpecError("jellyfish:switches=10,degree=4,ports=3"), "unknown key 'ports'");
 }
 
@@ -130,8 +130,8 @@ TEST(BadInput, MalformedFileLineGivesItsLineNumber)
     EXPECT_EQ(FileError("servers 2\nswitches 1\nlink 0 2\nlink 1 x\n"),
               "bad.topo:4: expected 'link A B' with two node ids, got 'link 1 x'");
     EXPECT_EQ(FileError("servers 2\nswitches 1\nwire 0 2\n"),
-              "bad.topo:3: unknown keyword 'wire'; expected 'topology', 'servers', 'switches' or "
-              "'link'");
+              "bad.topo:3: unknown keyword 'wire'; expected 'topology', 'servers', 'switches', "
+              "'link' or 'aggregator'");
     EXPECT_EQ(FileError("servers -2\n"),
               "bad.topo:1: expected 'servers COUNT' with a whole number COUNT >= 0, got "
               "'servers -2'");

@@ -1,0 +1,404 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Aggregation in the network (doc/allreduce.rst, "Aggregation in the network"): which switches
+// aggregate, the workloads they merge and replicate, their slots, the bounds and the files.
+
+#include "ns3/allreduce-module.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Four servers on one switch (node 4), which aggregates with the given slots.
+Topology
+AggregatingStar(uint32_t slots = Topology::UNLIMITED_SLOTS)
+{
+    Topology t("star4", 4, 1);
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        t.AddLink(s, 4);
+    }
+    t.SetAggregatorSlots(4, slots);
+    return t;
+}
+
+/// Servers 0, 1 on switch 4 and servers 2, 3 on switch 5, the switches linked.
+Topology
+TwoRacks(bool leftAggregates, bool rightAggregates)
+{
+    Topology t("two-racks", 4, 2);
+    t.AddLink(0, 4);
+    t.AddLink(1, 4);
+    t.AddLink(2, 5);
+    t.AddLink(3, 5);
+    t.AddLink(4, 5);
+    t.SetAggregatorSlots(4, leftAggregates ? Topology::UNLIMITED_SLOTS : 0);
+    t.SetAggregatorSlots(5, rightAggregates ? Topology::UNLIMITED_SLOTS : 0);
+    return t;
+}
+
+WorkloadSet
+Build(const Topology& t, WorkloadSemantics semantics = WorkloadSemantics::MERGE)
+{
+    return WorkloadSet::Build(t, BuildShortestPathTrees(t), semantics, 1);
+}
+
+/// The workload of chunk `chunk` in `phase` from src to dst; fails the test when there is none.
+const Workload&
+Find(const WorkloadSet& ws, uint32_t chunk, Phase phase, uint32_t src, uint32_t dst)
+{
+    for (const Workload& w : ws.GetAll())
+    {
+        if (w.chunk == chunk && w.phase == phase && w.src == src && w.dst == dst)
+        {
+            return w;
+        }
+    }
+    ADD_FAILURE() << "no " << ToString(phase) << " workload of chunk " << chunk << " from "
+                  << src << " to " << dst;
+    static const Workload none;
+    return none;
+}
+
+/// Runs every chunk of the star one after the other: sources up, switch to root, root to
+/// switch, switch down; four rounds per chunk.
+Schedule
+ChunkByChunk(const WorkloadSet& ws)
+{
+    Schedule s;
+    for (uint32_t c = 0; c < 4; ++c)
+    {
+        std::vector<uint32_t> up;
+        std::vector<uint32_t> down;
+        for (uint32_t src = 0; src < 4; ++src)
+        {
+            if (src != c)
+            {
+                up.push_back(Find(ws, c, Phase::REDUCE, src, 4).id);
+                down.push_back(Find(ws, c, Phase::GATHER, 4, src).id);
+            }
+        }
+        s.rounds.push_back(up);
+        s.rounds.push_back({Find(ws, c, Phase::REDUCE, 4, c).id});
+        s.rounds.push_back({Find(ws, c, Phase::GATHER, c, 4).id});
+        s.rounds.push_back(down);
+    }
+    return s;
+}
+
+} // namespace
+
+TEST(AggregationSpec, InaAllMakesEverySwitchAggregateWithItsSlots)
+{
+    const Topology t = BuildTopology("fattree:k=4,ina=all,slots=8");
+    EXPECT_EQ(t.GetName(), "fattree(k=4),ina=all,slots=8");
+    EXPECT_EQ(t.CountAggregators(), 20u);
+    for (uint32_t v = t.GetNServers(); v < t.GetNNodes(); ++v)
+    {
+        EXPECT_EQ(t.GetAggregatorSlots(v), 8u);
+    }
+    EXPECT_EQ(BuildTopology("fattree:k=4,ina=all").GetAggregatorSlots(16),
+              Topology::UNLIMITED_SLOTS);
+    EXPECT_EQ(BuildTopology("fattree:k=4").CountAggregators(), 0u);
+}
+
+TEST(AggregationSpec, AFractionIsASeededShareOfTheSwitches)
+{
+    const auto chosen = [](const std::string& spec) {
+        const Topology t = BuildTopology(spec);
+        std::set<uint32_t> out;
+        for (uint32_t v = t.GetNServers(); v < t.GetNNodes(); ++v)
+        {
+            if (t.IsAggregator(v))
+            {
+                out.insert(v);
+            }
+        }
+        return out;
+    };
+    const auto a = chosen("jellyfish:switches=10,degree=4,servers=1,seed=1,ina=0.5");
+    EXPECT_EQ(a.size(), 5u);
+    EXPECT_EQ(a, chosen("jellyfish:switches=10,degree=4,servers=1,seed=1,ina=0.5"));
+    EXPECT_EQ(a, chosen("jellyfish:switches=10,degree=4,servers=1,seed=1,ina=0.5,inaseed=1"));
+    EXPECT_NE(a, chosen("jellyfish:switches=10,degree=4,servers=1,seed=1,ina=0.5,inaseed=2"));
+    EXPECT_EQ(chosen("fattree:k=4,ina=0.01").size(), 1u); // at least one
+    EXPECT_EQ(BuildTopology("bcube:n=3,k=1,ina=0.5,inaseed=4").GetName(),
+              "bcube(n=3,k=1),ina=0.5,inaseed=4");
+}
+
+TEST(AggregationSpec, BadOptionsAreRefusedWithTheirReason)
+{
+    const auto error = [](const std::string& spec) {
+        try
+        {
+            BuildTopology(spec);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(error("fattree:k=4,slots=4").find("needs ina=all or ina=FRACTION"),
+              std::string::npos);
+    EXPECT_NE(error("fattree:k=4,ina=1.5").find("in (0, 1], got '1.5'"), std::string::npos);
+    EXPECT_NE(error("fattree:k=4,ina=some").find("got 'some'"), std::string::npos);
+    EXPECT_NE(error("fattree:k=4,ina=all,slots=0").find("from 1 to"), std::string::npos);
+    EXPECT_NE(error("fattree:k=4,ina=all,inaseed=2").find("drop it"), std::string::npos);
+    EXPECT_NE(error("fattree:k=4,ina=0.5,inaseed=-1").find("inaseed must be >= 0"),
+              std::string::npos);
+}
+
+TEST(AggregationSpec, TopologyFilesCarryAggregatorsBothWays)
+{
+    Topology t = TwoRacks(true, false);
+    t.SetAggregatorSlots(4, 3);
+    std::ostringstream os;
+    WriteTopology(t, os);
+    EXPECT_NE(os.str().find("aggregator 4 slots=3\n"), std::string::npos);
+    std::istringstream is(os.str());
+    const Topology back = ReadTopology(is, "racks.topo");
+    EXPECT_EQ(back.DescribeDifference(t), "");
+    EXPECT_EQ(back.GetAggregatorSlots(4), 3u);
+    EXPECT_FALSE(back.IsAggregator(5));
+
+    const auto error = [](const std::string& text) {
+        std::istringstream in("servers 2\nswitches 1\nlink 0 2\nlink 1 2\n" + text);
+        try
+        {
+            ReadTopology(in, "t.topo");
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error("aggregator 2\n"), "no error");
+    EXPECT_NE(error("aggregator 0\n").find("t.topo:5: node 0 is not a switch"), std::string::npos);
+    EXPECT_NE(error("aggregator 2 slots=0\n").find("slots=N"), std::string::npos);
+    EXPECT_NE(error("aggregator 2\naggregator 2 slots=2\n").find("twice"), std::string::npos);
+    // A spec cannot silently replace the aggregators a file names.
+    Topology named = TwoRacks(true, true);
+    const std::string path = testing::TempDir() + "aggregating-racks.topo";
+    WriteTopologyFile(named, path);
+    EXPECT_EQ(BuildTopology("file:" + path).CountAggregators(), 2u);
+    EXPECT_THROW(BuildTopology("file:" + path + ",ina=all"), std::invalid_argument);
+}
+
+TEST(AggregationWorkloads, StarReducesInOneRoundPerDirection)
+{
+    // Worked by hand: for chunk 0, servers 1, 2, 3 send to the switch (one round up), the
+    // switch sends their sum to server 0 (one round down); the gather mirrors it, the switch
+    // replicating the complete sum to the three.
+    const WorkloadSet ws = Build(AggregatingStar());
+    EXPECT_EQ(ws.GetN(), 4u * 8u);
+    std::vector<uint32_t> up;
+    for (uint32_t src = 1; src < 4; ++src)
+    {
+        const Workload& w = Find(ws, 0, Phase::REDUCE, src, 4);
+        EXPECT_EQ(w.path, (std::vector<uint32_t>{src, 4}));
+        EXPECT_EQ(w.carries, std::vector<uint32_t>{src});
+        EXPECT_TRUE(w.deps.empty());
+        up.push_back(w.id);
+    }
+    const Workload& sum = Find(ws, 0, Phase::REDUCE, 4, 0);
+    EXPECT_EQ(sum.carries, (std::vector<uint32_t>{1, 2, 3}));
+    EXPECT_EQ(sum.deps, up);
+    const Workload& back = Find(ws, 0, Phase::GATHER, 0, 4);
+    EXPECT_EQ(back.deps, std::vector<uint32_t>{sum.id});
+    for (uint32_t dst = 1; dst < 4; ++dst)
+    {
+        EXPECT_EQ(Find(ws, 0, Phase::GATHER, 4, dst).deps, std::vector<uint32_t>{back.id});
+    }
+    // Four per port each way: three parts and the own chunk's sum out, the own chunk's sum and
+    // three complete chunks in. Server-only merge needs six.
+    const RoundBounds b = ComputeBounds(ws);
+    EXPECT_EQ(b.bandwidth, 4u);
+    EXPECT_EQ(b.links, 4u);
+    EXPECT_EQ(b.path, 4u);
+    EXPECT_EQ(ComputeBandwidthBound(BuildTopology("bcube:n=4,k=0"), 1), 6u);
+    const ScheduleCheck check = ValidateSchedule(ws, ChunkByChunk(ws));
+    EXPECT_TRUE(check.valid) << check.error;
+}
+
+TEST(AggregationWorkloads, ParameterServerMergesAtSwitchesOnly)
+{
+    const WorkloadSet ws = Build(AggregatingStar(), WorkloadSemantics::PARAMETER_SERVER);
+    EXPECT_EQ(ws.GetN(), 4u * 8u);
+    EXPECT_EQ(Find(ws, 2, Phase::REDUCE, 0, 4).carries, std::vector<uint32_t>{0});
+    EXPECT_EQ(Find(ws, 2, Phase::REDUCE, 4, 2).carries, (std::vector<uint32_t>{0, 1, 3}));
+    EXPECT_TRUE(ValidateSchedule(ws, ChunkByChunk(ws)).valid);
+    // In a two-level network the servers of the far rack do not merge, their switch does.
+    const WorkloadSet racks = Build(TwoRacks(true, true), WorkloadSemantics::PARAMETER_SERVER);
+    EXPECT_EQ(Find(racks, 0, Phase::REDUCE, 5, 4).carries, (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(Find(racks, 0, Phase::REDUCE, 4, 0).carries, (std::vector<uint32_t>{1, 2, 3}));
+}
+
+TEST(AggregationWorkloads, ASwitchThatDoesNotAggregateForwards)
+{
+    // Only the left switch aggregates: streams from 2 and 3 pass the right one and merge on the
+    // left with server 1's.
+    const WorkloadSet ws = Build(TwoRacks(true, false));
+    EXPECT_EQ(Find(ws, 0, Phase::REDUCE, 2, 4).path, (std::vector<uint32_t>{2, 5, 4}));
+    EXPECT_EQ(Find(ws, 0, Phase::REDUCE, 3, 4).path, (std::vector<uint32_t>{3, 5, 4}));
+    EXPECT_EQ(Find(ws, 0, Phase::REDUCE, 4, 0).carries, (std::vector<uint32_t>{1, 2, 3}));
+    // Both aggregate: the right switch merges 2 and 3 first.
+    const WorkloadSet both = Build(TwoRacks(true, true));
+    EXPECT_EQ(Find(both, 0, Phase::REDUCE, 5, 4).carries, (std::vector<uint32_t>{2, 3}));
+    // Toward root 2 the left switch merges 0 and 1, the right one that sum with 3.
+    EXPECT_EQ(Find(both, 2, Phase::REDUCE, 4, 5).carries, (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(Find(both, 2, Phase::REDUCE, 5, 2).carries, (std::vector<uint32_t>{0, 1, 3}));
+    // A stream alone is not stopped (that would only cost a round): two servers joined through
+    // two aggregating switches exchange directly.
+    Topology line("line", 2, 2);
+    line.AddLink(0, 2);
+    line.AddLink(2, 3);
+    line.AddLink(3, 1);
+    line.SetAggregatorSlots(2, 4);
+    line.SetAggregatorSlots(3, 4);
+    const WorkloadSet direct = Build(line);
+    EXPECT_EQ(direct.GetN(), 4u);
+    EXPECT_EQ(Find(direct, 0, Phase::REDUCE, 1, 0).path, (std::vector<uint32_t>{1, 3, 2, 0}));
+    // With no aggregator the workloads are the server-only ones.
+    EXPECT_EQ(Build(TwoRacks(false, false)).GetN(), 2u * 4u * 3u);
+}
+
+TEST(AggregationSlots, AGroupTakesItsSlotsUntilTheSwitchHasSent)
+{
+    const WorkloadSet ws = Build(AggregatingStar(1));
+    RoundEngine engine(ws);
+    const uint32_t fromOne = Find(ws, 0, Phase::REDUCE, 1, 4).id;
+    const uint32_t otherChunk = Find(ws, 1, Phase::REDUCE, 0, 4).id;
+    ASSERT_TRUE(engine.CanStart(otherChunk));
+    engine.Start(fromOne);
+    EXPECT_FALSE(engine.CanStart(otherChunk));
+    EXPECT_THROW(engine.Start(otherChunk), std::invalid_argument);
+    try
+    {
+        engine.Start(otherChunk);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("slot on aggregating switch 4, and all its 1 slots "
+                                             "are in use"),
+                  std::string::npos)
+            << e.what();
+    }
+    // The rest of the group may start: it holds the slot already.
+    engine.Start(Find(ws, 0, Phase::REDUCE, 2, 4).id);
+    engine.Start(Find(ws, 0, Phase::REDUCE, 3, 4).id);
+    engine.CloseRound();
+    EXPECT_FALSE(engine.CanStart(otherChunk)); // the switch holds the partial sum
+    engine.StepRound({Find(ws, 0, Phase::REDUCE, 4, 0).id});
+    EXPECT_TRUE(engine.CanStart(otherChunk)); // sent: the slot is free
+    // Taking a start back gives the slot back.
+    engine.Start(otherChunk);
+    EXPECT_FALSE(engine.CanStart(Find(ws, 2, Phase::REDUCE, 0, 4).id));
+    engine.Withdraw(otherChunk);
+    EXPECT_TRUE(engine.CanStart(Find(ws, 2, Phase::REDUCE, 0, 4).id));
+}
+
+TEST(AggregationSlots, TheValidatorRefusesMoreGroupsThanSlots)
+{
+    const WorkloadSet ws = Build(AggregatingStar(1));
+    EXPECT_TRUE(ValidateSchedule(ws, ChunkByChunk(ws)).valid); // one group at a time
+    Schedule two = ChunkByChunk(ws);
+    // Start chunk 1's part from server 0 beside chunk 0's first round: links are free, the slot
+    // is not.
+    const uint32_t early = Find(ws, 1, Phase::REDUCE, 0, 4).id;
+    auto& round4 = two.rounds[4];
+    round4.erase(std::find(round4.begin(), round4.end(), early));
+    two.rounds[0].push_back(early);
+    const ScheduleCheck check = ValidateSchedule(ws, two);
+    EXPECT_FALSE(check.valid);
+    EXPECT_NE(check.error.find("round 0: workload " + std::to_string(early)), std::string::npos)
+        << check.error;
+    EXPECT_NE(check.error.find("all its 1 slots are in use"), std::string::npos) << check.error;
+    // With two slots the same schedule is fine.
+    const WorkloadSet roomy = Build(AggregatingStar(2));
+    EXPECT_TRUE(ValidateSchedule(roomy, two).valid);
+}
+
+TEST(AggregationData, TheValidatorFollowsTheDataThroughSwitches)
+{
+    // A switch that sends on before one of its inputs arrived: the data check names the switch.
+    const Topology t = AggregatingStar();
+    std::vector<Workload> list = Build(t).GetAll();
+    for (Workload& w : list)
+    {
+        if (w.phase == Phase::REDUCE && w.src == 4 && w.chunk == 0)
+        {
+            w.deps.pop_back(); // no longer waits for server 3's part
+        }
+    }
+    const WorkloadSet ws(t, list, WorkloadSemantics::MERGE, 1);
+    Schedule s = ChunkByChunk(ws);
+    const uint32_t late = Find(ws, 0, Phase::REDUCE, 3, 4).id;
+    auto& up = s.rounds[0];
+    up.erase(std::find(up.begin(), up.end(), late));
+    s.rounds[2].push_back(late);
+    const ScheduleCheck check = ValidateSchedule(ws, s);
+    EXPECT_FALSE(check.valid);
+    EXPECT_NE(check.error.find("which switch 4 does not hold"), std::string::npos) << check.error;
+}
+
+TEST(AggregationBounds, NoScheduleGoesBelowTheBounds)
+{
+    for (const std::string spec : {"fattree:k=4,ina=all",
+                                   "fattree:k=4,ina=0.5,slots=2",
+                                   "bcube:n=3,k=1,ina=all",
+                                   "dcell:n=3,k=1,ina=all,slots=1",
+                                   "jellyfish:switches=8,degree=3,servers=2,seed=3,ina=0.5"})
+    {
+        const Topology t = BuildTopology(spec);
+        for (const std::string name : {"ps", "ring", "greedy", "balanced"})
+        {
+            const Plan plan = CreateScheduler(name)->MakePlan(t, 1);
+            const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
+            EXPECT_TRUE(check.valid) << spec << " " << name << ": " << check.error;
+            EXPECT_GE(plan.schedule.GetNRounds(), ComputeBounds(plan.workloads).GetMax())
+                << spec << " " << name;
+        }
+    }
+    // The star's best is known: 7 rounds (the optimal scheduler proves it where CBC is found).
+    const Plan star = CreateScheduler("greedy")->MakePlan(AggregatingStar(), 1);
+    EXPECT_EQ(star.schedule.GetNRounds(), 7u);
+}
+
+TEST(AggregationFiles, ScheduleFilesCarryTheAggregators)
+{
+    const Topology t = AggregatingStar(2);
+    const Plan plan = CreateScheduler("greedy")->MakePlan(t, 1);
+    std::ostringstream os;
+    WriteScheduleJson(os, plan.workloads, plan.schedule);
+    EXPECT_NE(os.str().find("\"format\": \"ns3-allreduce-schedule/2\""), std::string::npos);
+    EXPECT_NE(os.str().find("{\"id\": 4, \"kind\": \"switch\", \"slots\": 2}"),
+              std::string::npos);
+    const ScheduleFile back = ParseScheduleJson(os.str(), "star.json");
+    EXPECT_EQ(back.workloads.GetTopology().DescribeDifference(t), "");
+    EXPECT_EQ(back.workloads.GetN(), plan.workloads.GetN());
+    EXPECT_TRUE(ValidateSchedule(back.workloads, back.schedule).valid);
+    // Version 1 knew no aggregators.
+    std::string old = os.str();
+    old.replace(old.find("schedule/2"), 10, "schedule/1");
+    try
+    {
+        ParseScheduleJson(old, "old.json");
+        ADD_FAILURE() << "a version-1 file with slots was read";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("topology.nodes[4].slots' needs format"),
+                  std::string::npos)
+            << e.what();
+    }
+}
