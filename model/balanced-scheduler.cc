@@ -98,6 +98,26 @@ BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
             bestTie = tie;
         }
     }
+    // Where switches merge, a chunk piece goes on only once every server's part has reached
+    // the switch; by critical path the far servers' parts of every chunk go first, every chunk
+    // completes late, and the gathers queue at the end. Taking chunk pieces in one order keeps
+    // them flowing (fat-tree k=8, every switch aggregating: 255 rounds by critical path, 188
+    // in chunk order).
+    const uint32_t chunkTries = workloads.GetTopology().CountAggregators() > 0
+                                    ? std::max<uint32_t>(1, tries / RULE_COUNT)
+                                    : 0;
+    for (uint32_t i = 0; i < chunkTries; ++i)
+    {
+        const uint64_t tie = i == 0 ? 0 : (uint64_t{m_seed} << 32) + tries + i;
+        SetRule(Rule::CHUNK_THEN_HEIGHT, tie);
+        Schedule s = RunRounds(*this, workloads);
+        if (s.GetNRounds() < best.GetNRounds())
+        {
+            best = std::move(s);
+            bestRule = Rule::CHUNK_THEN_HEIGHT;
+            bestTie = tie;
+        }
+    }
     SetRule(bestRule, bestTie);
     return best;
 }
@@ -107,14 +127,30 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
     // Two balanced tree sets (with longer paths, then shortest only) first, the shortest-path
     // trees last: among equally short schedules the first wins.
+    // With aggregating switches, each tree set also merges at every aggregator, at the racks'
+    // only, or at none (doc/allreduce.rst, "Aggregation in the network": where aggregation
+    // pays), each choice once.
     const auto trees = BuildCandidateTrees(topology, 3, m_seed, m_passes, 2);
+    std::vector<std::vector<uint8_t>> choices;
+    for (MergePoints points : {MergePoints::ALL, MergePoints::ACCESS, MergePoints::NONE})
+    {
+        auto merging = ChooseMergePoints(topology, points);
+        if (std::find(choices.begin(), choices.end(), merging) == choices.end())
+        {
+            choices.push_back(std::move(merging));
+        }
+    }
     std::vector<WorkloadSet> candidates;
     for (size_t j = 1; j <= trees.size(); ++j)
     {
-        candidates.push_back(WorkloadSet::Build(topology,
-                                                trees[j % trees.size()],
-                                                WorkloadSemantics::MERGE,
-                                                pieces));
+        for (const auto& merging : choices)
+        {
+            candidates.push_back(WorkloadSet::Build(topology,
+                                                    trees[j % trees.size()],
+                                                    WorkloadSemantics::MERGE,
+                                                    pieces,
+                                                    merging));
+        }
     }
     Plan best;
     size_t bestSet = 0;
@@ -196,6 +232,13 @@ BalancedScheduler::UpdatePriorities(const SchedulerState& state, std::vector<uin
         case Rule::HEIGHT_ONLY:
             priority[id] = (height << 44) | tie;
             break;
+        case Rule::CHUNK_THEN_HEIGHT: {
+            const uint64_t order =
+                uint64_t{all[id].piece} * m_workloads->GetTopology().GetNServers() + all[id].chunk;
+            priority[id] = (((uint64_t{1} << 20) - 1 - clamp(order, 20)) << 40) | (height << 20) |
+                           tie;
+            break;
+        }
         }
     }
 }

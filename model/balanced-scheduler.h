@@ -42,8 +42,11 @@ class BalancedScheduler : public PriorityListScheduler
         LOAD_THEN_HEIGHT, //!< the most loaded link it uses, then critical path, then random
         SUM_THEN_HEIGHT,  //!< the summed remaining load of its links, then critical path
         HEIGHT_ONLY,      //!< critical path, then random
+        CHUNK_THEN_HEIGHT, //!< lower chunk piece first, then critical path, then random; tried
+                           //!< with aggregating switches only (doc/allreduce.rst, "Aggregation
+                           //!< in the network")
     };
-    static constexpr uint32_t RULE_COUNT = 4; //!< the number of rules above
+    static constexpr uint32_t RULE_COUNT = 4; //!< the rules tried on every topology
 
     /**
      * Sets the rule and the random tie-break used from the next Prepare on (MakePlan leaves

@@ -750,6 +750,11 @@ DrlEnvironment::TeacherTies(BalancedScheduler::Rule rule) const
         case BalancedScheduler::Rule::HEIGHT_THEN_LOAD:
             key[c] = {h, maxLoad};
             break;
+        case BalancedScheduler::Rule::CHUNK_THEN_HEIGHT: {
+            const uint64_t servers = m_sets[set].GetTopology().GetNServers();
+            key[c] = {-static_cast<double>(w.piece * servers + w.chunk), h};
+            break;
+        }
         }
         best = std::max(best, key[c]);
     }

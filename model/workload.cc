@@ -239,7 +239,8 @@ AddParameterServerChunk(std::vector<Workload>& out,
 
 /**
  * Appends the workloads of one chunk piece when switches aggregate (doc/allreduce.rst,
- * "Aggregation in the network"), for merge or parameter-server semantics. Every stream goes up
+ * "Aggregation in the network"), for merge or parameter-server semantics; `merging` marks the
+ * aggregating switches that merge. Every stream goes up
  * the tree to the first node that merges it: the root; under merge every server; and an
  * aggregating switch where at least two streams meet (one stream alone passes through, since
  * stopping it would only cost a round). A merging node sends one stream on, carrying all it
@@ -248,6 +249,7 @@ AddParameterServerChunk(std::vector<Workload>& out,
 void
 AddAggregatingChunk(std::vector<Workload>& out,
                     const Topology& topology,
+                    const std::vector<uint8_t>& merging,
                     const FlowTree& tree,
                     WorkloadSemantics semantics,
                     uint32_t piece)
@@ -282,7 +284,7 @@ AddAggregatingChunk(std::vector<Workload>& out,
         std::vector<uint32_t> up;
         const bool server = v < n;
         const bool merges = (server && semantics == WorkloadSemantics::MERGE) ||
-                            (!server && topology.IsAggregator(v) && arriving[v].size() >= 2);
+                            (!server && merging[v] && arriving[v].size() >= 2);
         if (merges)
         {
             end(v);
@@ -511,13 +513,75 @@ EstimateWorkloadBytes(uint64_t total, uint64_t servers, WorkloadSemantics semant
 
 } // namespace
 
+std::string
+ToString(MergePoints points)
+{
+    switch (points)
+    {
+    case MergePoints::ALL:
+        return "all";
+    case MergePoints::ACCESS:
+        return "access";
+    case MergePoints::NONE:
+        return "none";
+    }
+    return "?";
+}
+
+std::vector<uint8_t>
+ChooseMergePoints(const Topology& topology, MergePoints points)
+{
+    std::vector<uint8_t> merging(topology.GetNNodes(), 0);
+    for (uint32_t v = topology.GetNServers(); v < topology.GetNNodes(); ++v)
+    {
+        if (!topology.IsAggregator(v) || points == MergePoints::NONE)
+        {
+            continue;
+        }
+        const auto& around = topology.GetNeighbors(v);
+        merging[v] = points == MergePoints::ALL ||
+                     std::any_of(around.begin(), around.end(), [&topology](uint32_t u) {
+                         return topology.IsServer(u);
+                     });
+    }
+    return merging;
+}
+
 WorkloadSet
 WorkloadSet::Build(const Topology& topology,
                    const std::vector<FlowTree>& trees,
                    WorkloadSemantics semantics,
                    uint32_t pieces)
 {
+    return Build(topology,
+                 trees,
+                 semantics,
+                 pieces,
+                 ChooseMergePoints(topology, MergePoints::ALL));
+}
+
+WorkloadSet
+WorkloadSet::Build(const Topology& topology,
+                   const std::vector<FlowTree>& trees,
+                   WorkloadSemantics semantics,
+                   uint32_t pieces,
+                   const std::vector<uint8_t>& merging)
+{
     const uint32_t n = topology.GetNServers();
+    if (merging.size() != topology.GetNNodes())
+    {
+        throw std::invalid_argument("merge points: need one mark per node (" +
+                                    std::to_string(topology.GetNNodes()) + "), got " +
+                                    std::to_string(merging.size()));
+    }
+    for (uint32_t v = 0; v < merging.size(); ++v)
+    {
+        if (merging[v] && (v < n || !topology.IsAggregator(v)))
+        {
+            throw std::invalid_argument("merge points: node " + std::to_string(v) +
+                                        " is not an aggregating switch");
+        }
+    }
     if (pieces == 0)
     {
         throw std::invalid_argument("pieces per chunk must be >= 1, got 0");
@@ -537,7 +601,8 @@ WorkloadSet::Build(const Topology& topology,
         }
     }
     // With aggregating switches, each may send one more stream per chunk piece and phase.
-    const uint64_t aggregators = topology.CountAggregators();
+    const uint64_t aggregators =
+        static_cast<uint64_t>(std::count(merging.begin(), merging.end(), 1));
     const uint64_t senders = (n > 0 ? n - 1 : 0) + aggregators;
     const uint64_t total = SaturatingMultiply(2ULL * n * senders, pieces);
     if (total > (1ULL << 31))
@@ -572,7 +637,7 @@ WorkloadSet::Build(const Topology& topology,
         {
             if (aggregators > 0)
             {
-                AddAggregatingChunk(set.m_workloads, topology, trees[r], semantics, p);
+                AddAggregatingChunk(set.m_workloads, topology, merging, trees[r], semantics, p);
             }
             else if (semantics == WorkloadSemantics::MERGE)
             {

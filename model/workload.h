@@ -107,6 +107,23 @@ class WorkloadSet
                              uint32_t pieces);
 
     /**
+     * Builds the workloads as Build does, with only some aggregating switches merging: the
+     * others forward, as switches that do not aggregate (doc/allreduce.rst, "Aggregation in the
+     * network": where aggregation pays).
+     * \param topology the topology
+     * \param trees one flow tree per root server
+     * \param semantics merge, parameter server or ring
+     * \param pieces pieces per chunk (k >= 1)
+     * \param merging per node, 1 where an aggregating switch merges (see ChooseMergePoints)
+     * \throws std::invalid_argument for a bad argument, or a node marked that does not aggregate
+     */
+    static WorkloadSet Build(const Topology& topology,
+                             const std::vector<FlowTree>& trees,
+                             WorkloadSemantics semantics,
+                             uint32_t pieces,
+                             const std::vector<uint8_t>& merging);
+
+    /**
      * Takes a list of workloads (for example read from a schedule file) and checks it against
      * the topology: ids 0..n-1 in order, servers at both ends, a path that walks existing
      * links from src to dst, chunk and piece in range, dependencies that exist and form no
@@ -189,6 +206,30 @@ class WorkloadSet
     std::vector<uint32_t> m_height;              //!< longest chain starting at each workload
     std::vector<uint32_t> m_depth;               //!< longest chain before each workload
 };
+
+/**
+ * \ingroup allreduce
+ * Which aggregating switches merge (doc/allreduce.rst, "Aggregation in the network"). Merging
+ * at a switch cuts the load of the links above it but adds a round to every chain through it;
+ * on a fat-tree, merging at the racks only takes far fewer rounds than merging everywhere.
+ */
+enum class MergePoints
+{
+    ALL,    //!< every aggregating switch
+    ACCESS, //!< the aggregating switches with a server among their neighbours (racks)
+    NONE,   //!< none: servers merge alone
+};
+
+/// \return "all", "access" or "none"
+std::string ToString(MergePoints points);
+
+/**
+ * \ingroup allreduce
+ * \param topology the topology
+ * \param points which aggregating switches
+ * \return per node, 1 for the aggregating switches that merge (for WorkloadSet::Build)
+ */
+std::vector<uint8_t> ChooseMergePoints(const Topology& topology, MergePoints points);
 
 /**
  * \ingroup allreduce
