@@ -9,23 +9,43 @@
 namespace ns3
 {
 
-AggregatorSlots::AggregatorSlots(const WorkloadSet& workloads)
-    : m_workloads(&workloads)
+namespace
 {
+/// \return the slots that are counted: finite ones (0 for the rest)
+uint32_t
+CountedSlots(const Topology& topology, uint32_t node)
+{
+    const uint32_t slots = topology.GetAggregatorSlots(node);
+    return slots == Topology::UNLIMITED_SLOTS ? 0 : slots;
+}
+} // namespace
+
+bool
+AggregatorSlots::HasLimitedSlots(const Topology& topology)
+{
+    for (uint32_t v = topology.GetNServers(); v < topology.GetNNodes(); ++v)
+    {
+        if (CountedSlots(topology, v) > 0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+AggregatorSlots::AggregatorSlots(const WorkloadSet& workloads)
+    : m_workloads(&workloads),
+      m_limited(HasLimitedSlots(workloads.GetTopology()))
+{
+    if (!m_limited)
+    {
+        return;
+    }
     const Topology& topology = workloads.GetTopology();
     m_slots.assign(topology.GetNNodes(), 0);
     for (uint32_t v = topology.GetNServers(); v < topology.GetNNodes(); ++v)
     {
-        const uint32_t slots = topology.GetAggregatorSlots(v);
-        if (slots > 0 && slots != Topology::UNLIMITED_SLOTS)
-        {
-            m_slots[v] = slots;
-            m_limited = true;
-        }
-    }
-    if (!m_limited)
-    {
-        return;
+        m_slots[v] = CountedSlots(topology, v);
     }
     // Per group, the counted switches that send in it and how often.
     const uint64_t groups = 2ULL * topology.GetNServers() * workloads.GetPieces();
@@ -90,53 +110,48 @@ AggregatorSlots::GroupOf(uint32_t workload) const
     return (w.chunk * m_workloads->GetPieces() + w.piece) * 2 + (w.phase == Phase::GATHER);
 }
 
-std::string
-AggregatorSlots::WhyNot(uint32_t workload) const
+uint32_t
+AggregatorSlots::FindFullSwitch(uint32_t workload) const
 {
     if (!m_limited)
     {
-        return "";
+        return NO_INDEX;
     }
     const uint32_t group = GroupOf(workload);
     if (m_started[group] > 0)
     {
-        return "";
+        return NO_INDEX;
     }
     for (uint32_t i = m_first[group]; i < m_first[group + 1]; ++i)
     {
         const uint32_t node = m_holds[i].node;
         if (m_used[node] >= m_slots[node])
         {
-            const Workload& w = m_workloads->GetAll()[workload];
-            return "workload " + std::to_string(workload) + " would start " + ToString(w.phase) +
-                   " of chunk " + std::to_string(w.chunk) + " piece " + std::to_string(w.piece) +
-                   ", which needs a slot on aggregating switch " + std::to_string(node) +
-                   ", and all its " + std::to_string(m_slots[node]) + " slots are in use";
+            return node;
         }
     }
-    return "";
+    return NO_INDEX;
+}
+
+std::string
+AggregatorSlots::WhyNot(uint32_t workload) const
+{
+    const uint32_t node = FindFullSwitch(workload);
+    if (node == NO_INDEX)
+    {
+        return "";
+    }
+    const Workload& w = m_workloads->GetAll()[workload];
+    return "workload " + std::to_string(workload) + " would start " + ToString(w.phase) +
+           " of chunk " + std::to_string(w.chunk) + " piece " + std::to_string(w.piece) +
+           ", which needs a slot on aggregating switch " + std::to_string(node) +
+           ", and all its " + std::to_string(m_slots[node]) + " slots are in use";
 }
 
 bool
 AggregatorSlots::CanStart(uint32_t workload) const
 {
-    if (!m_limited)
-    {
-        return true;
-    }
-    const uint32_t group = GroupOf(workload);
-    if (m_started[group] > 0)
-    {
-        return true;
-    }
-    for (uint32_t i = m_first[group]; i < m_first[group + 1]; ++i)
-    {
-        if (m_used[m_holds[i].node] >= m_slots[m_holds[i].node])
-        {
-            return false;
-        }
-    }
-    return true;
+    return FindFullSwitch(workload) == NO_INDEX;
 }
 
 void

@@ -34,6 +34,9 @@ class AggregatorSlots
      */
     explicit AggregatorSlots(const WorkloadSet& workloads);
 
+    /// \param topology a topology \return true when some switch has a finite number of slots
+    static bool HasLimitedSlots(const Topology& topology);
+
     /// \return true when some switch has a finite number of slots (else nothing is counted)
     bool IsLimited() const;
     /// Back to the start: every slot free.
@@ -68,6 +71,9 @@ class AggregatorSlots
 
     /// \param workload a workload \return its group
     uint32_t GroupOf(uint32_t workload) const;
+    /// \param workload a workload \return a switch of its group without a free slot when the
+    ///         group has not started, else NO_INDEX
+    uint32_t FindFullSwitch(uint32_t workload) const;
 
     const WorkloadSet* m_workloads;           //!< the workloads
     std::vector<uint32_t> m_first;            //!< per group, its first entry in m_holds

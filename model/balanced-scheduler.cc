@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <utility>
 
 namespace ns3
 {
@@ -81,22 +82,12 @@ BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
     const uint64_t budget = 2000000;
     const uint32_t n = std::max<uint32_t>(1, workloads.GetN());
     const auto tries = static_cast<uint32_t>(std::min<uint64_t>(m_tries, std::max<uint64_t>(1, budget / n)));
-    Schedule best;
-    Rule bestRule = Rule::HEIGHT_THEN_LOAD;
-    uint64_t bestTie = 0;
+    // Each rule with ties by id first, then at random.
+    std::vector<std::pair<Rule, uint64_t>> combos;
     for (uint32_t i = 0; i < tries; ++i)
     {
-        const auto rule = static_cast<Rule>(i % RULE_COUNT);
-        // The first pass over the rules breaks ties by id; later ones at random.
-        const uint64_t tie = i < RULE_COUNT ? 0 : (uint64_t{m_seed} << 32) + i;
-        SetRule(rule, tie);
-        Schedule s = RunRounds(*this, workloads);
-        if (i == 0 || s.GetNRounds() < best.GetNRounds())
-        {
-            best = std::move(s);
-            bestRule = rule;
-            bestTie = tie;
-        }
+        combos.emplace_back(static_cast<Rule>(i % RULE_COUNT),
+                            i < RULE_COUNT ? 0 : (uint64_t{m_seed} << 32) + i);
     }
     // Where switches merge, a chunk piece goes on only once every server's part has reached
     // the switch; by critical path the far servers' parts of every chunk go first, every chunk
@@ -108,13 +99,21 @@ BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
                                     : 0;
     for (uint32_t i = 0; i < chunkTries; ++i)
     {
-        const uint64_t tie = i == 0 ? 0 : (uint64_t{m_seed} << 32) + tries + i;
-        SetRule(Rule::CHUNK_THEN_HEIGHT, tie);
+        combos.emplace_back(Rule::CHUNK_THEN_HEIGHT,
+                            i == 0 ? 0 : (uint64_t{m_seed} << 32) + tries + i);
+    }
+    Schedule best;
+    Rule bestRule = Rule::HEIGHT_THEN_LOAD;
+    uint64_t bestTie = 0;
+    for (size_t i = 0; i < combos.size(); ++i)
+    {
+        const auto [rule, tie] = combos[i];
+        SetRule(rule, tie);
         Schedule s = RunRounds(*this, workloads);
-        if (s.GetNRounds() < best.GetNRounds())
+        if (i == 0 || s.GetNRounds() < best.GetNRounds())
         {
             best = std::move(s);
-            bestRule = Rule::CHUNK_THEN_HEIGHT;
+            bestRule = rule;
             bestTie = tie;
         }
     }

@@ -318,7 +318,7 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
     }
     NS_ABORT_MSG_IF(candidates.empty() || (!treeChoice && candidates.size() != 1),
                     "optimal: one candidate without tree choice");
-    if (AggregatorSlots(candidates.front()).IsLimited())
+    if (AggregatorSlots::HasLimitedSlots(candidates.front().GetTopology()))
     {
         throw std::invalid_argument(
             "optimal: its integer program does not model aggregator slots (doc/allreduce.rst, "

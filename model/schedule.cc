@@ -29,10 +29,6 @@ namespace
 {
 /// The format before aggregating switches (version 1), still read.
 const char* const SCHEDULE_FORMAT_1 = "ns3-allreduce-schedule/1";
-} // namespace
-
-namespace
-{
 /// Deepest nesting a schedule file may have (it has five levels).
 constexpr int MAX_SCHEDULE_DEPTH = 16;
 } // namespace
@@ -60,23 +56,27 @@ AtRound(uint32_t round, const std::string& what)
 }
 
 /**
- * \return per node, its index among the nodes that hold data: servers first (their own ids),
- *         then aggregating switches in id order; NO_INDEX for switches that only forward
+ * The nodes that hold data: servers first (their own ids as indices), then aggregating
+ * switches in id order.
  */
-std::vector<uint32_t>
-IndexHolders(const Topology& topology)
+struct Holders
 {
-    std::vector<uint32_t> index(topology.GetNNodes(), NO_INDEX);
-    uint32_t next = 0;
-    for (uint32_t v = 0; v < topology.GetNNodes(); ++v)
+    explicit Holders(const Topology& topology)
+        : indexOf(topology.GetNNodes(), NO_INDEX)
     {
-        if (topology.IsServer(v) || topology.IsAggregator(v))
+        for (uint32_t v = 0; v < topology.GetNNodes(); ++v)
         {
-            index[v] = next++;
+            if (topology.IsServer(v) || topology.IsAggregator(v))
+            {
+                indexOf[v] = static_cast<uint32_t>(nodeOf.size());
+                nodeOf.push_back(v);
+            }
         }
     }
-    return index;
-}
+
+    std::vector<uint32_t> indexOf; //!< per node, its index (NO_INDEX: a forwarding switch)
+    std::vector<uint32_t> nodeOf;  //!< per index, its node
+};
 
 /// "server 3" or "switch 12"
 std::string
@@ -87,7 +87,7 @@ NodeName(const Topology& topology, uint32_t node)
 
 /**
  * Per cell (holder, chunk, piece), the set of servers whose contributions the holder (a server
- * or an aggregating switch, by IndexHolders) holds for that chunk piece, as bits. Servers start
+ * or an aggregating switch, by Holders) holds for that chunk piece, as bits. Servers start
  * with their own contributions, switches with nothing.
  */
 class HeldData
@@ -248,15 +248,13 @@ CheckRounds(const WorkloadSet& workloads,
  * \return the first broken rule, or empty
  */
 std::string
-CheckData(const WorkloadSet& workloads, const Schedule& schedule)
+CheckData(const WorkloadSet& workloads, const Holders& holders, const Schedule& schedule)
 {
     const Topology& topology = workloads.GetTopology();
     const uint32_t servers = topology.GetNServers();
     const auto& all = workloads.GetAll();
-    const std::vector<uint32_t> holder = IndexHolders(topology);
-    HeldData held(topology.GetNServers() + topology.CountAggregators(),
-                  servers,
-                  workloads.GetPieces());
+    const std::vector<uint32_t>& holder = holders.indexOf;
+    HeldData held(static_cast<uint32_t>(holders.nodeOf.size()), servers, workloads.GetPieces());
     for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
     {
         const auto& round = schedule.rounds[t];
@@ -497,21 +495,15 @@ FindUnordered(const WorkloadSet& workloads,
  * \return the first pair left unordered, or empty
  */
 std::string
-CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
+CheckOrder(const WorkloadSet& workloads,
+           const Holders& holders,
+           const std::vector<uint32_t>& roundOf)
 {
     const Topology& topology = workloads.GetTopology();
     const uint64_t servers = topology.GetNServers();
     const uint64_t pieces = workloads.GetPieces();
     const auto& all = workloads.GetAll();
-    const std::vector<uint32_t> holder = IndexHolders(topology);
-    std::vector<uint32_t> node(topology.GetNServers() + topology.CountAggregators());
-    for (uint32_t v = 0; v < holder.size(); ++v)
-    {
-        if (holder[v] != NO_INDEX)
-        {
-            node[holder[v]] = v;
-        }
-    }
+    const std::vector<uint32_t>& holder = holders.indexOf;
     std::vector<CellEvent> events;
     events.reserve(2 * all.size());
     for (const Workload& w : all)
@@ -591,7 +583,8 @@ CheckOrder(const WorkloadSet& workloads, const std::vector<uint32_t>& roundOf)
         const uint32_t a = earlier.workload;
         const uint32_t b = later.workload;
         return Name(b) + " (round " + std::to_string(later.round) + ") " + Verb(later.access) +
-               " " + NodeName(topology, node[earlier.cell / (servers * pieces)]) + "'s " +
+               " " + NodeName(topology, holders.nodeOf[earlier.cell / (servers * pieces)]) +
+               "'s " +
                Where(all[a]) + " after " + Name(a) + " (round " + std::to_string(earlier.round) +
                ") " + Verb(earlier.access) +
                " it, but does not depend on it, directly or through other workloads: run as "
@@ -607,15 +600,15 @@ ScheduleCheck
 ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
 {
     ScheduleCheck check;
+    const Topology& topology = workloads.GetTopology();
+    const Holders holders(topology);
     try
     {
-        const Topology& topology = workloads.GetTopology();
-        const uint64_t holders = topology.GetNServers() + topology.CountAggregators();
-        CheckMemory("simulating the data of " + std::to_string(holders) + " servers and "
+        const uint64_t count = holders.nodeOf.size();
+        CheckMemory("simulating the data of " + std::to_string(count) + " servers and "
                         "aggregating switches x " + std::to_string(topology.GetNServers()) +
                         " chunks x " + std::to_string(workloads.GetPieces()) + " pieces",
-                    HeldData::EstimateBytes(holders, topology.GetNServers(),
-                                            workloads.GetPieces()),
+                    HeldData::EstimateBytes(count, topology.GetNServers(), workloads.GetPieces()),
                     "validate a smaller schedule");
     }
     catch (const std::invalid_argument& e)
@@ -627,11 +620,11 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
     check.error = CheckRounds(workloads, schedule, roundOf);
     if (check.error.empty())
     {
-        check.error = CheckData(workloads, schedule);
+        check.error = CheckData(workloads, holders, schedule);
     }
     if (check.error.empty())
     {
-        check.error = CheckOrder(workloads, roundOf);
+        check.error = CheckOrder(workloads, holders, roundOf);
     }
     check.valid = check.error.empty();
     return check;
@@ -712,7 +705,7 @@ WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule
     {
         os << (i ? ", " : "") << "{\"id\": " << i << ", \"kind\": \""
            << (topo.IsServer(i) ? "server" : "switch") << '"';
-        const uint32_t slots = topo.IsServer(i) ? 0 : topo.GetAggregatorSlots(i);
+        const uint32_t slots = topo.GetAggregatorSlots(i);
         if (slots == Topology::UNLIMITED_SLOTS)
         {
             os << ", \"slots\": \"unlimited\"";

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <random>
@@ -402,21 +403,33 @@ TakeReal(Spec& spec, const std::string& key, double fallback)
     return value;
 }
 
+/**
+ * Refuses options given without the one they refine.
+ * \param spec the spec's options
+ * \param keys the refining options
+ * \param needs what they need, e.g. "slow=FRACTION (which share of the links is slower)"
+ */
+void
+RejectWithout(const Spec& spec, std::initializer_list<const char*> keys, const std::string& needs)
+{
+    for (const char* key : keys)
+    {
+        if (spec.values.count(key))
+        {
+            throw std::invalid_argument(std::string("topology option ") + key + " needs " + needs);
+        }
+    }
+}
+
 /// Takes the link options out of a spec and applies them to the topology built from the rest.
 void
 ApplyLinkOptions(Spec& spec, Topology& t)
 {
     if (spec.values.count("slow") == 0)
     {
-        for (const char* key : {"slowrate", "slowseed"})
-        {
-            if (spec.values.count(key))
-            {
-                throw std::invalid_argument(std::string("topology option ") + key +
-                                            " needs slow=FRACTION (which share of the links is "
-                                            "slower)");
-            }
-        }
+        RejectWithout(spec,
+                      {"slowrate", "slowseed"},
+                      "slow=FRACTION (which share of the links is slower)");
         return;
     }
     const double fraction = TakeReal(spec, "slow", 0);
@@ -437,15 +450,9 @@ ApplyAggregationOptions(Spec& spec, Topology& t)
 {
     if (spec.values.count("ina") == 0)
     {
-        for (const char* key : {"slots", "inaseed"})
-        {
-            if (spec.values.count(key))
-            {
-                throw std::invalid_argument(std::string("topology option ") + key +
-                                            " needs ina=all or ina=FRACTION (which switches "
-                                            "aggregate)");
-            }
-        }
+        RejectWithout(spec,
+                      {"slots", "inaseed"},
+                      "ina=all or ina=FRACTION (which switches aggregate)");
         return;
     }
     if (t.CountAggregators() > 0)
@@ -748,6 +755,31 @@ BuildBaseTopology(Spec& spec, const std::string& specText)
     return t;
 }
 
+/**
+ * \return the first round(fraction x total) (at least one, at most total) of a seeded shuffle
+ *         (Fisher-Yates) of 0..total-1, the same with every library
+ */
+std::vector<uint32_t>
+ChooseSeededShare(uint32_t total, double fraction, uint64_t seed)
+{
+    const auto count = std::min<uint32_t>(
+        total,
+        std::max<uint32_t>(
+            1, static_cast<uint32_t>(std::llround(fraction * static_cast<double>(total)))));
+    std::vector<uint32_t> order(total);
+    for (uint32_t i = 0; i < total; ++i)
+    {
+        order[i] = i;
+    }
+    std::mt19937_64 rng(seed);
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        std::swap(order[i], order[i + UniformIndex(rng, total - i)]);
+    }
+    order.resize(count);
+    return order;
+}
+
 } // namespace
 
 void
@@ -763,25 +795,11 @@ SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t seed)
         throw std::invalid_argument("a slower link's rate factor must be in (0, 1], got " +
                                     std::to_string(factor));
     }
-    const uint32_t links = topology.GetNLinks();
-    const auto count = std::max<uint32_t>(
-        1, static_cast<uint32_t>(std::llround(fraction * static_cast<double>(links))));
-    // The first `count` of a seeded shuffle (Fisher-Yates), the same with every library.
-    std::vector<uint32_t> order(links);
-    for (uint32_t l = 0; l < links; ++l)
+    for (uint32_t link : ChooseSeededShare(topology.GetNLinks(), fraction, seed))
     {
-        order[l] = l;
-    }
-    std::mt19937_64 rng(seed);
-    for (uint32_t i = 0; i < count && i < links; ++i)
-    {
-        std::swap(order[i], order[i + UniformIndex(rng, links - i)]);
-    }
-    for (uint32_t i = 0; i < count && i < links; ++i)
-    {
-        LinkProperties p = topology.GetLinkProperties(order[i]);
+        LinkProperties p = topology.GetLinkProperties(link);
         p.rateFactor *= factor;
-        topology.SetLinkProperties(order[i], p);
+        topology.SetLinkProperties(link, p);
     }
 }
 
@@ -804,22 +822,9 @@ ChooseAggregators(Topology& topology, double fraction, uint32_t slots, uint64_t 
                                     "' has no switches to aggregate (ina= asks switches to add "
                                     "gradients in flight; its servers merge already)");
     }
-    const auto count = std::max<uint32_t>(
-        1, static_cast<uint32_t>(std::llround(fraction * static_cast<double>(switches))));
-    // The first `count` of a seeded shuffle (Fisher-Yates), the same with every library.
-    std::vector<uint32_t> order(switches);
-    for (uint32_t i = 0; i < switches; ++i)
+    for (uint32_t i : ChooseSeededShare(switches, fraction, seed))
     {
-        order[i] = topology.GetNServers() + i;
-    }
-    std::mt19937_64 rng(seed);
-    for (uint32_t i = 0; i < count && i < switches && fraction < 1; ++i)
-    {
-        std::swap(order[i], order[i + UniformIndex(rng, switches - i)]);
-    }
-    for (uint32_t i = 0; i < count && i < switches; ++i)
-    {
-        topology.SetAggregatorSlots(order[i], slots);
+        topology.SetAggregatorSlots(topology.GetNServers() + i, slots);
     }
 }
 

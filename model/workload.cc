@@ -99,6 +99,32 @@ PathToNextServer(const FlowTree& tree, uint32_t u, uint32_t nServers)
     return path;
 }
 
+/**
+ * Fills the carries of reduce workloads: a server sender's own contribution and everything
+ * merged into it (what its dependencies carry), ascending.
+ * \param out the workloads
+ * \param reduces reduce workload ids, each after every workload it depends on
+ * \param nServers N
+ */
+void
+FillCarries(std::vector<Workload>& out, const std::vector<uint32_t>& reduces, uint32_t nServers)
+{
+    for (uint32_t id : reduces)
+    {
+        Workload& r = out[id];
+        if (r.src < nServers)
+        {
+            r.carries.push_back(r.src);
+        }
+        for (uint32_t d : r.deps)
+        {
+            const auto& child = out[d].carries;
+            r.carries.insert(r.carries.end(), child.begin(), child.end());
+        }
+        std::sort(r.carries.begin(), r.carries.end());
+    }
+}
+
 /// Appends the workloads of one chunk piece under merge semantics (doc/allreduce.rst, "Workloads").
 void
 AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServers, uint32_t piece)
@@ -163,8 +189,7 @@ AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServer
             out[base + others + index[u]].deps = intoRoot;
         }
     }
-    // carries: a server's own contribution and everything merged into it. Deeper servers
-    // first, so that every child is complete before its parent takes it.
+    // Deeper servers first, so that every child is complete before its parent takes it.
     std::vector<uint32_t> order;
     for (uint32_t u = 0; u < nServers; ++u)
     {
@@ -176,21 +201,11 @@ AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServer
     std::stable_sort(order.begin(), order.end(), [&tree](uint32_t a, uint32_t b) {
         return tree.GetDepth(a) > tree.GetDepth(b);
     });
-    for (uint32_t u : order)
+    for (uint32_t& u : order)
     {
-        Workload& r = out[base + index[u]];
-        r.carries.push_back(u);
-        for (uint32_t d : r.deps)
-        {
-            const auto& child = out[d].carries;
-            r.carries.insert(r.carries.end(), child.begin(), child.end());
-        }
+        u = base + index[u];
     }
-    for (uint32_t u : order)
-    {
-        auto& c = out[base + index[u]].carries;
-        std::sort(c.begin(), c.end());
-    }
+    FillCarries(out, order, nServers);
 }
 
 /// Appends the workloads of one chunk piece of the Parameter Server baseline.
@@ -364,25 +379,15 @@ AddAggregatingChunk(std::vector<Workload>& out,
             g.deps.push_back(reduceOf[r.dst] + count);
         }
     }
-    // carries: a sender's own contribution (servers) and everything merged into it.
-    for (auto it = order.begin(); it != order.end(); ++it)
+    std::vector<uint32_t> deeperFirst;
+    for (uint32_t v : order)
     {
-        if (reduceOf[*it] == NO_INDEX)
+        if (reduceOf[v] != NO_INDEX)
         {
-            continue;
+            deeperFirst.push_back(reduceOf[v]);
         }
-        Workload& r = out[reduceOf[*it]];
-        if (*it < n)
-        {
-            r.carries.push_back(*it);
-        }
-        for (uint32_t d : r.deps)
-        {
-            const auto& child = out[d].carries;
-            r.carries.insert(r.carries.end(), child.begin(), child.end());
-        }
-        std::sort(r.carries.begin(), r.carries.end());
     }
+    FillCarries(out, deeperFirst, n);
 }
 
 /// Appends the workloads of the Ring baseline for one piece of every chunk.
@@ -512,21 +517,6 @@ EstimateWorkloadBytes(uint64_t total, uint64_t servers, WorkloadSemantics semant
 }
 
 } // namespace
-
-std::string
-ToString(MergePoints points)
-{
-    switch (points)
-    {
-    case MergePoints::ALL:
-        return "all";
-    case MergePoints::ACCESS:
-        return "access";
-    case MergePoints::NONE:
-        return "none";
-    }
-    return "?";
-}
 
 std::vector<uint8_t>
 ChooseMergePoints(const Topology& topology, MergePoints points)

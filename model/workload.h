@@ -220,9 +220,6 @@ enum class MergePoints
     NONE,   //!< none: servers merge alone
 };
 
-/// \return "all", "access" or "none"
-std::string ToString(MergePoints points);
-
 /**
  * \ingroup allreduce
  * \param topology the topology

@@ -5,6 +5,8 @@
 // Aggregation in the network (doc/allreduce.rst, "Aggregation in the network"): which switches
 // aggregate, the workloads they merge and replicate, their slots, the bounds and the files.
 
+#include "test-topologies.h"
+
 #include "ns3/allreduce-module.h"
 
 #include <gtest/gtest.h>
@@ -22,28 +24,31 @@ namespace
 Topology
 AggregatingStar(uint32_t slots = Topology::UNLIMITED_SLOTS)
 {
-    Topology t("star4", 4, 1);
-    for (uint32_t s = 0; s < 4; ++s)
-    {
-        t.AddLink(s, 4);
-    }
+    Topology t = test::StarOfFour();
     t.SetAggregatorSlots(4, slots);
     return t;
 }
 
-/// Servers 0, 1 on switch 4 and servers 2, 3 on switch 5, the switches linked.
+/// The dumbbell (servers 0, 1 on switch 4, servers 2, 3 on switch 5), with aggregating
+/// switches as asked.
 Topology
 TwoRacks(bool leftAggregates, bool rightAggregates)
 {
-    Topology t("two-racks", 4, 2);
-    t.AddLink(0, 4);
-    t.AddLink(1, 4);
-    t.AddLink(2, 5);
-    t.AddLink(3, 5);
-    t.AddLink(4, 5);
+    Topology t = test::Dumbbell();
     t.SetAggregatorSlots(4, leftAggregates ? Topology::UNLIMITED_SLOTS : 0);
     t.SetAggregatorSlots(5, rightAggregates ? Topology::UNLIMITED_SLOTS : 0);
     return t;
+}
+
+/// Moves a workload of a schedule from one round to another.
+void
+MoveToRound(Schedule& s, uint32_t id, uint32_t from, uint32_t to)
+{
+    auto& round = s.rounds.at(from);
+    const auto it = std::find(round.begin(), round.end(), id);
+    ASSERT_NE(it, round.end()) << "workload " << id << " is not in round " << from;
+    round.erase(it);
+    s.rounds.at(to).push_back(id);
 }
 
 WorkloadSet
@@ -316,9 +321,7 @@ TEST(AggregationSlots, TheValidatorRefusesMoreGroupsThanSlots)
     // Start chunk 1's part from server 0 beside chunk 0's first round: links are free, the slot
     // is not.
     const uint32_t early = Find(ws, 1, Phase::REDUCE, 0, 4).id;
-    auto& round4 = two.rounds[4];
-    round4.erase(std::find(round4.begin(), round4.end(), early));
-    two.rounds[0].push_back(early);
+    MoveToRound(two, early, 4, 0);
     const ScheduleCheck check = ValidateSchedule(ws, two);
     EXPECT_FALSE(check.valid);
     EXPECT_NE(check.error.find("round 0: workload " + std::to_string(early)), std::string::npos)
@@ -343,10 +346,7 @@ TEST(AggregationData, TheValidatorFollowsTheDataThroughSwitches)
     }
     const WorkloadSet ws(t, list, WorkloadSemantics::MERGE, 1);
     Schedule s = ChunkByChunk(ws);
-    const uint32_t late = Find(ws, 0, Phase::REDUCE, 3, 4).id;
-    auto& up = s.rounds[0];
-    up.erase(std::find(up.begin(), up.end(), late));
-    s.rounds[2].push_back(late);
+    MoveToRound(s, Find(ws, 0, Phase::REDUCE, 3, 4).id, 0, 2);
     const ScheduleCheck check = ValidateSchedule(ws, s);
     EXPECT_FALSE(check.valid);
     EXPECT_NE(check.error.find("which switch 4 does not hold"), std::string::npos) << check.error;

@@ -7,6 +7,8 @@
 // level, links shared by the controllers of joint jobs, jobs installed on their views, and
 // whole traces run in one ns-3 simulation, every AllReduce exact.
 
+#include "test-topologies.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
@@ -17,22 +19,10 @@
 #include <sstream>
 
 using namespace ns3;
+using ns3::test::Dumbbell;
 
 namespace
 {
-
-/// Servers 0 and 1 on switch 4, servers 2 and 3 on switch 5, one link 4 - 5 between them.
-Topology
-Dumbbell()
-{
-    Topology t("dumbbell", 4, 2);
-    t.AddLink(0, 4);
-    t.AddLink(1, 4);
-    t.AddLink(2, 5);
-    t.AddLink(3, 5);
-    t.AddLink(4, 5);
-    return t;
-}
 
 /// \return the merge workloads on shortest-path trees of a job's view, `pieces` per chunk
 WorkloadSet

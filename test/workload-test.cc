@@ -5,6 +5,8 @@
 // Workloads (doc/allreduce.rst, "Workloads"): counts, ends, contributions, and hand-computed small
 // cases.
 
+#include "test-topologies.h"
+
 #include "ns3/allreduce-module.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +15,7 @@
 #include <set>
 
 using namespace ns3;
+using ns3::test::StarOfFour;
 
 namespace
 {
@@ -26,18 +29,6 @@ Make(const std::string& spec, WorkloadSemantics semantics, uint32_t pieces = 1)
 {
     const Topology t = BuildTopology(spec);
     return WorkloadSet::Build(t, BuildShortestPathTrees(t), semantics, pieces);
-}
-
-/// Four servers on one switch, as a topology file would give them.
-Topology
-StarOfFour()
-{
-    Topology t("star4", 4, 1);
-    for (uint32_t s = 0; s < 4; ++s)
-    {
-        t.AddLink(s, 4);
-    }
-    return t;
 }
 
 } // namespace
