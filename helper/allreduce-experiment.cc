@@ -310,15 +310,13 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
  * \param monitor the monitor, after the run
  * \param classifier its classifier
  * \param plan the plan that ran
- * \param dcn the network
- * \param controller the controller (its source port per workload)
+ * \param controller the controller (its address per node, its source port per workload)
  * \param[in,out] report gets flows and ackFlows
  */
 void
 CollectFlowReports(Ptr<FlowMonitor> monitor,
                    Ptr<Ipv4FlowClassifier> classifier,
                    const Plan& plan,
-                   const DcnTopologyHelper& dcn,
                    Ptr<AllReduceController> controller,
                    PacketRunReport& report)
 {
@@ -326,7 +324,7 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> byPort; // (src address, port) -> w
     for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
     {
-        byPort[{dcn.GetServerAddress(plan.workloads.Get(w).src).Get(),
+        byPort[{controller->GetAddress(plan.workloads.Get(w).src).Get(),
                 controller->GetSourcePort(w)}] = w;
     }
     for (const auto& [id, stats] : monitor->GetFlowStats())
@@ -479,7 +477,6 @@ RunPacketAllReduce(const Plan& plan,
         CollectFlowReports(monitor,
                            DynamicCast<Ipv4FlowClassifier>(flowHelper.GetClassifier()),
                            plan,
-                           dcn,
                            controller,
                            report);
     }

@@ -114,8 +114,8 @@ struct PacketRunConfig
 struct FlowReport
 {
     uint32_t workload{0};    //!< the workload it carried
-    uint32_t src{0};         //!< sending server
-    uint32_t dst{0};         //!< receiving server
+    uint32_t src{0};         //!< sending node (a server, or an aggregating switch)
+    uint32_t dst{0};         //!< receiving node
     uint64_t txBytes{0};     //!< IP bytes sent (headers included)
     uint64_t rxBytes{0};     //!< IP bytes received
     uint32_t txPackets{0};   //!< packets sent

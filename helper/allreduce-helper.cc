@@ -85,13 +85,6 @@ AllReduceHelper::DoInstall(
 {
     const Topology& topo = m_network.GetTopology();
     const Topology& expected = view ? view->GetTopology() : topo;
-    if (topo.CountAggregators() > 0) // a job's view has none (JobView refuses them)
-    {
-        throw std::invalid_argument(
-            "'" + topo.GetName() + "' has aggregating switches, which the packet level does not "
-            "run yet (doc/allreduce.rst, \"Aggregation in the network\"); schedule it at flow "
-            "level (allreduce-rounds), or leave ina= out");
-    }
     std::string differs = workloads.GetTopology().DescribeDifference(expected);
     if (view && differs.empty() &&
         (expected.GetNNodes() != topo.GetNNodes() || expected.GetNLinks() != topo.GetNLinks()))
@@ -124,6 +117,24 @@ AllReduceHelper::DoInstall(
         addresses.push_back(m_network.GetServerAddress(s));
         apps.Add(app);
     }
+    // Aggregating switches (a job's view has none: JobView refuses them) run the same
+    // application, by node id after the servers; the switches that only forward have none.
+    if (topo.CountAggregators() > 0)
+    {
+        for (uint32_t node = topo.GetNServers(); node < topo.GetNNodes(); ++node)
+        {
+            Ptr<AllReduceApplication> app;
+            Ipv4Address address;
+            if (topo.IsAggregator(node))
+            {
+                app = m_appFactory.Create<AllReduceApplication>();
+                address = m_network.GetPortAddress(node, 0);
+                apps.Add(app);
+            }
+            list.push_back(app);
+            addresses.push_back(address);
+        }
+    }
     Ptr<AllReduceController> controller = m_controllerFactory.Create<AllReduceController>();
     setup(*controller, list, addresses); // throws before anything changes
     controller->SetLinkStateCallback(MakeCallback(&DcnTopologyHelper::IsLinkUp, &m_network));
@@ -152,6 +163,13 @@ AllReduceHelper::DoInstall(
     for (uint32_t s = 0; s < servers.size(); ++s)
     {
         m_network.GetServer(servers[s])->AddApplication(list[s]);
+    }
+    for (uint32_t node = static_cast<uint32_t>(servers.size()); node < list.size(); ++node)
+    {
+        if (list[node])
+        {
+            m_network.GetNode(node)->AddApplication(list[node]);
+        }
     }
     for (uint32_t w = 0; w < workloads.GetN(); ++w)
     {

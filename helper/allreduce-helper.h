@@ -25,8 +25,10 @@ namespace ns3
 /**
  * \ingroup allreduce
  * Installs a packet-level AllReduce on a network built by DcnTopologyHelper, in the shape of
- * ns-3's application helpers: one AllReduceApplication per server, one AllReduceController,
- * and a flow route per workload so that each transfer takes its workload's path. Installed
+ * ns-3's application helpers: one AllReduceApplication per server and per aggregating switch
+ * (Topology::IsAggregator: it adds what its children send and sends the sum on), one
+ * AllReduceController, and a flow route per workload so that each transfer takes its workload's
+ * path. Installed
  * with a scheduler, the scheduler decides online inside the simulation and routes around
  * links that go down (DcnTopologyHelper::SetLinkUp); installed with a plan, the plan is
  * replayed.
@@ -66,14 +68,16 @@ class AllReduceHelper
     /**
      * Installs the applications and the controller for a plan.
      * \param plan workloads and schedule, for the network's topology
-     * \return the applications, server i's at index i
+     * \return the applications, server i's at index i (then the aggregating switches', in
+     *         node order)
      * \throws std::invalid_argument when the plan's topology is not the network's, its schedule
      *         is not valid, or the gradient cannot be split (see AllReduceController::Setup)
      */
     ApplicationContainer Install(const Plan& plan);
     /**
      * \param workloads the workloads \param schedule their rounds
-     * \return the applications, server i's at index i
+     * \return the applications, server i's at index i (then the aggregating switches', in
+     *         node order)
      * \throws std::invalid_argument as Install(const Plan&)
      */
     ApplicationContainer Install(const WorkloadSet& workloads, const Schedule& schedule);
@@ -82,7 +86,8 @@ class AllReduceHelper
      * Installs the applications and a controller whose scheduler decides online.
      * \param scheduler the scheduler
      * \param workloads the workloads it schedules, for the network's topology
-     * \return the applications, server i's at index i
+     * \return the applications, server i's at index i (then the aggregating switches', in
+     *         node order)
      * \throws std::invalid_argument as Install(const Plan&), or what the scheduler's Prepare
      *         throws
      */
@@ -91,7 +96,8 @@ class AllReduceHelper
      * Installs an online scheduler on the workloads it makes for the network
      * (AllReduceScheduler::MakeWorkloads).
      * \param scheduler the scheduler \param pieces pieces per chunk
-     * \return the applications, server i's at index i
+     * \return the applications, server i's at index i (then the aggregating switches', in
+     *         node order)
      */
     ApplicationContainer Install(Ptr<AllReduceScheduler> scheduler, uint32_t pieces = 1);
 

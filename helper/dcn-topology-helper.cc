@@ -197,10 +197,11 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
                     ipv4->GetRoutingProtocol()->GetInstanceTypeId().GetName());
             }
             Ptr<FlowPathRouting> routing = CreateObject<FlowPathRouting>();
-            if (node < m_topology.GetNServers())
+            if (m_topology.IsServer(node) || m_topology.IsAggregator(node))
             {
-                // One address per server, whatever port its packets leave from.
-                routing->SetSourceAddress(GetServerAddress(node));
+                // One address per endpoint of transfers (a server, or a switch that
+                // aggregates), whatever port its packets leave from.
+                routing->SetSourceAddress(GetPortAddress(node, 0));
             }
             list->AddRoutingProtocol(routing, FLOW_PATH_ROUTING_PRIORITY);
             m_routing.push_back(routing);
@@ -233,11 +234,14 @@ DcnTopologyHelper::InstallFlowRoute(const std::vector<uint32_t>& path,
                                     uint16_t destinationPort)
 {
     Require(!m_routing.empty(), "InstallFlowRoute", "InstallFlowTreeRoutes");
-    if (path.size() < 2 || path.front() >= m_topology.GetNServers() ||
-        path.back() >= m_topology.GetNServers())
+    const auto isEndpoint = [this](uint32_t node) {
+        return node < m_topology.GetNNodes() &&
+               (m_topology.IsServer(node) || m_topology.IsAggregator(node));
+    };
+    if (path.size() < 2 || !isEndpoint(path.front()) || !isEndpoint(path.back()))
     {
-        throw std::invalid_argument("InstallFlowRoute: a path must run from one server to "
-                                    "another through at least one link");
+        throw std::invalid_argument("InstallFlowRoute: a path must run from one server (or "
+                                    "aggregating switch) to another through at least one link");
     }
     std::vector<uint32_t> links;
     for (size_t i = 0; i + 1 < path.size(); ++i)
@@ -253,8 +257,8 @@ DcnTopologyHelper::InstallFlowRoute(const std::vector<uint32_t>& path,
         }
         links.push_back(static_cast<uint32_t>(link));
     }
-    const Ipv4Address source = GetServerAddress(path.front());
-    const Ipv4Address destination = GetServerAddress(path.back());
+    const Ipv4Address source = GetPortAddress(path.front(), 0);
+    const Ipv4Address destination = GetPortAddress(path.back(), 0);
     for (size_t i = 0; i < links.size(); ++i)
     {
         const uint32_t here = path[i];

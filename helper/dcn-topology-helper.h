@@ -114,11 +114,12 @@ class DcnTopologyHelper
      * Makes one TCP or UDP connection take a given path: installs a flow route for the packets
      * from source to destination at every node of the path but the last, and one for the
      * replies (addresses and ports swapped) along the reversed path.
-     * \param path model node ids from the sending server to the receiving server; consecutive
-     *        nodes must be linked
+     * \param path model node ids from the sending server to the receiving server (either end
+     *        may be an aggregating switch, Topology::IsAggregator, which sends and receives from
+     *        the address of its first port as a server does); consecutive nodes must be linked
      * \param sourcePort the sender's port \param destinationPort the receiver's port
      * \throws std::invalid_argument when the path is shorter than two nodes, its ends are not
-     *         servers, or two consecutive nodes are not linked
+     *         servers or aggregating switches, or two consecutive nodes are not linked
      */
     void InstallFlowRoute(const std::vector<uint32_t>& path,
                           uint16_t sourcePort,

@@ -215,17 +215,25 @@ AllReduceApplication::DoDispose()
 }
 
 void
-AllReduceApplication::SetController(Ptr<AllReduceController> controller, uint32_t server)
+AllReduceApplication::SetController(Ptr<AllReduceController> controller, uint32_t node)
 {
     m_controller = controller;
-    m_server = server;
+    m_node = node;
     m_vector = MakeInitialGradient();
 }
 
 uint32_t
-AllReduceApplication::GetServer() const
+AllReduceApplication::GetNodeId() const
 {
-    return m_server;
+    return m_node;
+}
+
+bool
+AllReduceApplication::IsAggregator() const
+{
+    NS_ABORT_MSG_UNLESS(m_controller, "AllReduceApplication has no controller; install it "
+                                      "with AllReduceHelper");
+    return !m_controller->GetWorkloads().GetTopology().IsServer(m_node);
 }
 
 uint16_t
@@ -245,7 +253,12 @@ AllReduceApplication::MakeInitialGradient() const
 {
     NS_ABORT_MSG_UNLESS(m_controller, "AllReduceApplication has no controller; install it "
                                       "with AllReduceHelper");
-    return MakeGradient(m_controller->GetLayout().GetNValues(), m_server, m_seed, m_values);
+    const uint64_t values = m_controller->GetLayout().GetNValues();
+    if (IsAggregator())
+    {
+        return std::vector<float>(values, 0.0F); // a switch contributes nothing of its own
+    }
+    return MakeGradient(values, m_node, m_seed, m_values);
 }
 
 const std::vector<float>&
@@ -267,8 +280,8 @@ AllReduceApplication::StartApplication()
                             << m_protocol.GetName());
     if (m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) == -1)
     {
-        NS_FATAL_ERROR("AllReduceApplication on server " << m_server << " cannot listen on port "
-                                                         << m_port);
+        NS_FATAL_ERROR("AllReduceApplication on " << Name() << " cannot listen on port "
+                                                    << m_port);
     }
     if (Ptr<TcpSocket> tcp = DynamicCast<TcpSocket>(m_listener))
     {
@@ -309,8 +322,8 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
 {
     NS_LOG_FUNCTION(this << workload << to << sourcePort);
     const Workload& w = m_controller->GetWorkloads().Get(workload);
-    NS_ABORT_MSG_UNLESS(w.src == m_server, "workload " << workload << " is sent by server "
-                                                       << w.src << ", not " << m_server);
+    NS_ABORT_MSG_UNLESS(w.src == m_node, "workload " << workload << " is sent by node " << w.src
+                                                     << ", not " << Name());
     const GradientLayout& layout = m_controller->GetLayout();
     const uint64_t offset = layout.GetOffset(w.chunk, w.piece);
     const uint64_t size = layout.GetSize(w.chunk, w.piece);
@@ -336,10 +349,10 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
         tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
         WatchTcp(tcp, workload);
     }
-    const Ipv4Address from = m_controller->GetServerAddress(m_server);
+    const Ipv4Address from = m_controller->GetAddress(m_node);
     if (socket->Bind(InetSocketAddress(from, sourcePort)) == -1)
     {
-        NS_FATAL_ERROR("server " << m_server << " cannot send workload " << workload
+        NS_FATAL_ERROR(Name() << " cannot send workload " << workload
                                  << " from port " << sourcePort << ": it is in use");
     }
     m_outgoing.emplace(socket, std::move(out));
@@ -475,8 +488,8 @@ AllReduceApplication::Receive(Ptr<Socket> socket)
                 in.workload = header[0];
                 const WorkloadSet& ws = m_controller->GetWorkloads();
                 NS_ABORT_MSG_UNLESS(in.workload < ws.GetN() &&
-                                        ws.Get(in.workload).dst == m_server,
-                                    "server " << m_server << " got a transfer header for "
+                                        ws.Get(in.workload).dst == m_node,
+                                    Name() << " got a transfer header for "
                                               << "workload " << in.workload
                                               << ", which is not addressed to it");
                 const Workload& w = ws.Get(in.workload);
@@ -529,8 +542,15 @@ AllReduceApplication::Apply(const Incoming& in)
     {
         std::memcpy(target, values, n * sizeof(float));
     }
-    NS_LOG_INFO("server " << m_server << " applied workload " << in.workload << " ("
+    NS_LOG_INFO(Name() << " applied workload " << in.workload << " ("
                           << ToString(w.phase) << ", " << n << " values)");
+}
+
+std::string
+AllReduceApplication::Name() const
+{
+    return m_controller ? m_controller->GetWorkloads().GetTopology().GetNodeName(m_node)
+                        : "node " + std::to_string(m_node);
 }
 
 void

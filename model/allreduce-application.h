@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -75,13 +76,17 @@ std::vector<float> MakeGradient(uint64_t values, uint32_t server, uint32_t seed,
 
 /**
  * \ingroup allreduce
- * The AllReduce application of one server (doc/allreduce.rst, "Packet level"). It holds the
- * server's gradient as float32 values and, when its AllReduceController starts a workload, sends
- * that workload's piece of its current vector as real bytes to the workload's receiver over a new
- * connection of its socket factory (TCP by default), from its own port so that the packets take the
- * workload's path. A transfer opens with an 8-byte header (workload id, payload bytes). On the
- * receiving server a reduce-scatter piece is added to the vector (the merge) and an all-gather
- * piece replaces it; the transfer has finished when its last byte is applied.
+ * The AllReduce application of one server (doc/allreduce.rst, "Packet level"), or of one switch
+ * that aggregates (Topology::IsAggregator; "Aggregation in the network"). It holds the server's
+ * gradient as float32 values (a switch: zeros, it contributes nothing) and, when its
+ * AllReduceController starts a workload, sends that workload's piece of its current vector as real
+ * bytes to the workload's receiver over a new connection of its socket factory (TCP by default),
+ * from its own port so that the packets take the workload's path. A transfer opens with an 8-byte
+ * header (workload id, payload bytes). On the receiving node a reduce-scatter piece is added to
+ * the vector (the merge) and an all-gather piece replaces it; the transfer has finished when its
+ * last byte is applied. So a switch adds the pieces its children send and sends the sum on, and in
+ * all-gather sends the complete piece it received to each of its children: it receives a
+ * transfer whole before it sends (store and forward), as the flow level's rounds count it.
  *
  * The application is driven: install it with AllReduceHelper, which also builds the
  * controller, the routes and the ports.
@@ -100,23 +105,27 @@ class AllReduceApplication : public Application
 
     /**
      * Called by the controller before the simulation starts.
-     * \param controller the controller \param server this application's server
+     * \param controller the controller \param node this application's server or aggregating
+     *        switch (model node id)
      */
-    void SetController(Ptr<AllReduceController> controller, uint32_t server);
-    /// \return this application's server (model id)
-    uint32_t GetServer() const;
+    void SetController(Ptr<AllReduceController> controller, uint32_t node);
+    /// \return this application's server or aggregating switch (model node id)
+    uint32_t GetNodeId() const;
+    /// \return true on an aggregating switch, false on a server
+    bool IsAggregator() const;
     /// \return the port it listens on
     uint16_t GetPort() const;
-    /// \return the initial gradient of this server (recomputed from Seed and Values)
+    /// \return the initial gradient of this server (recomputed from Seed and Values); zeros on
+    ///         a switch
     std::vector<float> MakeInitialGradient() const;
     /// \return the current vector: the initial gradient until the run, the sum after it
     const std::vector<float>& GetVector() const;
-    /// \return GradientValues of this server
+    /// \return GradientValues of this node
     GradientValues GetValues() const;
 
     /**
      * Starts sending one workload (called by the controller).
-     * \param workload a workload whose sender is this server
+     * \param workload a workload whose sender is this node
      * \param to the receiver's address \param sourcePort the port to send from
      */
     void StartTransfer(uint32_t workload, Ipv4Address to, uint16_t sourcePort);
@@ -190,6 +199,8 @@ class AllReduceApplication : public Application
      * \param in the transfer
      */
     void Apply(const Incoming& in);
+    /// \return "server 3" or "switch 12", for messages
+    std::string Name() const;
 
     // Attributes
     TypeId m_protocol;        //!< socket factory
@@ -203,7 +214,7 @@ class AllReduceApplication : public Application
     Time m_timeWait;          //!< TCP TIME_WAIT of the senders' sockets
 
     Ptr<AllReduceController> m_controller;  //!< the controller
-    uint32_t m_server{0};                   //!< this server
+    uint32_t m_node{0};                     //!< this server or aggregating switch
     std::vector<float> m_vector;            //!< the current vector
     Ptr<Socket> m_listener;                 //!< the listening socket
     std::map<Ptr<Socket>, Outgoing> m_outgoing; //!< transfers being sent

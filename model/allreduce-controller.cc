@@ -184,11 +184,12 @@ AllReduceController::Setup(const WorkloadSet& workloads,
     Ptr<ReplayScheduler> replay = CreateObject<ReplayScheduler>();
     replay->SetAttribute("Order", StringValue(m_mode == BARRIER ? "rounds" : "list"));
     replay->SetPlan(Plan{workloads, schedule});
-    replay->Prepare(workloads);
     Adopt(workloads, apps, addresses);
+    replay->Prepare(m_workloads); // this copy lives as long as the run, as Prepare asks
     m_schedule = schedule;
     m_scheduler = replay;
     m_online = false;
+    ScheduleBegin();
 }
 
 void
@@ -203,12 +204,15 @@ AllReduceController::Setup(const WorkloadSet& workloads,
         throw std::invalid_argument("AllReduceController::Setup needs a scheduler to decide "
                                     "online (or a schedule to replay)");
     }
-    scheduler->Prepare(workloads); // throws before anything changes
     Adopt(workloads, apps, addresses);
+    // The scheduler may keep a reference to the workloads (balanced does): give it this copy,
+    // which lives as long as the run. The run is scheduled only once it accepted them.
+    scheduler->Prepare(m_workloads);
     m_schedule = Schedule{};
     m_schedule.scheduler = scheduler->GetName();
     m_scheduler = scheduler;
     m_online = true;
+    ScheduleBegin();
 }
 
 void
@@ -216,13 +220,33 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
                            const std::vector<Ptr<AllReduceApplication>>& apps,
                            const std::vector<Ipv4Address>& addresses)
 {
-    const uint32_t n = workloads.GetTopology().GetNServers();
-    if (apps.size() != n || addresses.size() != n)
+    const Topology& topo = workloads.GetTopology();
+    const uint32_t n = topo.GetNServers();
+    const uint32_t aggregators = topo.CountAggregators();
+    // Servers, then (with aggregating switches) every node up to the last, by node id.
+    const uint32_t nodes = aggregators > 0 ? topo.GetNNodes() : n;
+    if (apps.size() != nodes || addresses.size() != nodes)
     {
-        throw std::invalid_argument("AllReduceController::Setup needs one application and one "
-                                    "address per server (" + std::to_string(n) + "), got " +
-                                    std::to_string(apps.size()) + " and " +
-                                    std::to_string(addresses.size()));
+        throw std::invalid_argument(
+            "AllReduceController::Setup needs one application and one address per server (" +
+            std::to_string(n) + ")" +
+            (aggregators > 0 ? " and per aggregating switch (" + std::to_string(aggregators) +
+                                   "), by node id, null for the " +
+                                   std::to_string(topo.GetNSwitches() - aggregators) +
+                                   " other switches: " + std::to_string(nodes) + " entries"
+                             : std::string()) +
+            ", got " + std::to_string(apps.size()) + " and " + std::to_string(addresses.size()));
+    }
+    for (uint32_t node = 0; node < nodes; ++node)
+    {
+        const bool endpoint = topo.IsServer(node) || topo.IsAggregator(node);
+        if (endpoint != static_cast<bool>(apps[node]))
+        {
+            throw std::invalid_argument(
+                "AllReduceController::Setup: " + topo.GetNodeName(node) +
+                (endpoint ? " needs an application" : " does not aggregate, so it takes no "
+                                                      "application (give a null one)"));
+        }
     }
     if (m_gradientBytes == 0 || m_gradientBytes % sizeof(float) != 0)
     {
@@ -242,13 +266,16 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
     }
     // Every server holds its vector, and verification the exact sum.
     CheckMemory("a gradient of " + std::to_string(m_gradientBytes) + " bytes on each of " +
-                    std::to_string(n) + " servers",
-                SaturatingMultiply(m_gradientBytes, uint64_t{n} + 2),
+                    std::to_string(n) + " servers" +
+                    (aggregators > 0 ? " and " + std::to_string(aggregators) +
+                                           " aggregating switches"
+                                     : std::string()),
+                SaturatingMultiply(m_gradientBytes, uint64_t{n} + aggregators + 2),
                 "use a smaller gradient");
     GradientLayout layout(m_gradientBytes / sizeof(float), n, workloads.GetPieces());
 
     // Every workload sends from a port of its own, so that a flow route can pin its path.
-    std::vector<uint32_t> nextPort(n, m_firstSourcePort);
+    std::vector<uint32_t> nextPort(nodes, m_firstSourcePort);
     std::vector<uint16_t> sourcePort(workloads.GetN(), 0);
     for (uint32_t id = 0; id < workloads.GetN(); ++id)
     {
@@ -256,7 +283,7 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
         if (nextPort[src] > std::numeric_limits<uint16_t>::max())
         {
             throw std::invalid_argument(
-                "server " + std::to_string(src) + " sends more than " +
+                topo.GetNodeName(src) + " sends more than " +
                 std::to_string(65536 - m_firstSourcePort) +
                 " workloads, one port each; use fewer pieces or a smaller topology");
         }
@@ -267,11 +294,19 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
     m_sourcePort = std::move(sourcePort);
     m_apps = apps;
     m_addresses = addresses;
-    for (uint32_t s = 0; s < n; ++s)
+    for (uint32_t node = 0; node < nodes; ++node)
     {
-        m_apps[s]->SetController(this, s);
+        if (m_apps[node])
+        {
+            m_apps[node]->SetController(this, node);
+        }
     }
     m_begin.Cancel();
+}
+
+void
+AllReduceController::ScheduleBegin()
+{
     m_begin = Simulator::Schedule(m_startTime, &AllReduceController::Begin, this);
     m_origin = Simulator::Now() + m_startTime;
 }
@@ -314,11 +349,12 @@ AllReduceController::SetGradientReadyTimes(const std::vector<Time>& times)
                                         std::to_string(times[s].GetSeconds()) + " s)");
         }
     }
-    if (!m_apps.empty() && !times.empty() && times.size() != m_apps.size())
+    const uint32_t servers = m_apps.empty() ? 0 : m_workloads.GetTopology().GetNServers();
+    if (servers > 0 && !times.empty() && times.size() != servers)
     {
         throw std::invalid_argument("SetGradientReadyTimes gave " + std::to_string(times.size()) +
-                                    " times; give one per server (" +
-                                    std::to_string(m_apps.size()) + ")");
+                                    " times; give one per server (" + std::to_string(servers) +
+                                    ")");
     }
     m_readyTimesGiven = times;
 }
@@ -374,15 +410,15 @@ AllReduceController::Elapsed() const
 }
 
 Ptr<AllReduceApplication>
-AllReduceController::GetApplication(uint32_t server) const
+AllReduceController::GetApplication(uint32_t node) const
 {
-    return m_apps.at(server);
+    return m_apps.at(node);
 }
 
 Ipv4Address
-AllReduceController::GetServerAddress(uint32_t server) const
+AllReduceController::GetAddress(uint32_t node) const
 {
-    return m_addresses.at(server);
+    return m_addresses.at(node);
 }
 
 uint16_t
@@ -647,7 +683,10 @@ AllReduceController::NotifyTransferFinished(uint32_t workload)
         m_roundFinished(t, Seconds(now - m_result.roundStart[t]));
         for (const auto& app : m_apps)
         {
-            app->NotifyRoundFinished(t);
+            if (app) // null for switches that do not aggregate
+            {
+                app->NotifyRoundFinished(t);
+            }
         }
     }
     if (m_state->IsDone())
@@ -731,7 +770,8 @@ AllReduceController::Describe(uint32_t workload) const
     const Workload& w = GetWorkloads().Get(workload);
     std::ostringstream os;
     os << "workload " << w.id << " (" << ToString(w.phase) << ", chunk " << w.chunk << ", piece "
-       << w.piece << ", server " << w.src << " -> " << w.dst << ", path";
+       << w.piece << ", " << m_workloads.GetTopology().GetNodeName(w.src) << " -> "
+       << m_workloads.GetTopology().GetNodeName(w.dst) << ", path";
     for (size_t i = 0; i < w.path.size(); ++i)
     {
         os << (i ? "-" : " ") << w.path[i];
@@ -849,7 +889,8 @@ AllReduceController::CheckStall()
         const Workload& wl = GetWorkloads().Get(w);
         if (m_online && stuckOnDownLink && m_state->FindUpPath(wl.src, wl.dst).empty())
         {
-            os << "; no path from server " << wl.src << " to server " << wl.dst
+            os << "; no path from " << m_workloads.GetTopology().GetNodeName(wl.src) << " to "
+               << m_workloads.GetTopology().GetNodeName(wl.dst)
                << " over the links that are up";
         }
     }
@@ -885,7 +926,10 @@ AllReduceController::End(const std::string& error)
         m_collectiveFinished(Simulator::Now() - m_origin);
         for (const auto& app : m_apps)
         {
-            app->NotifyCollectiveFinished();
+            if (app)
+            {
+                app->NotifyCollectiveFinished();
+            }
         }
     }
     else
@@ -924,7 +968,7 @@ AllReduceController::Verify() const
 {
     AllReduceVerification v;
     const uint64_t p = m_layout.GetNValues();
-    const uint32_t n = static_cast<uint32_t>(m_apps.size());
+    const uint32_t n = m_apps.empty() ? 0 : m_workloads.GetTopology().GetNServers();
     std::vector<double> sum(p, 0.0);
     std::vector<double> absSum(p, 0.0);
     v.exact = true;

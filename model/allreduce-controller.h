@@ -113,8 +113,10 @@ class AllReduceController : public Object
      * Replays a schedule: sets what to run, before the simulation starts, and schedules the
      * start (StartTime; set the attributes first). The schedule is validated first.
      * \param workloads the workloads \param schedule their rounds
-     * \param apps the application of each server, server i at index i
-     * \param addresses each server's address, server i at index i
+     * \param apps the application of each server, server i at index i; on a topology with
+     *        aggregating switches, of every node by node id, null for the switches that do not
+     *        aggregate (doc/allreduce.rst, "Aggregation in the network")
+     * \param addresses each such node's address, at the same index
      * \throws std::invalid_argument when the schedule is not valid for the workloads, the
      *         gradient (GradientBytes) is not a whole number of float32 values or too small for
      *         the pieces, the applications or addresses do not match the servers, or a server
@@ -174,10 +176,10 @@ class AllReduceController : public Object
     Mode GetMode() const;
     /// \return true when a scheduler decides online, false when a schedule is replayed
     bool IsOnline() const;
-    /// \param server a server \return its application
-    Ptr<AllReduceApplication> GetApplication(uint32_t server) const;
-    /// \param server a server \return its address
-    Ipv4Address GetServerAddress(uint32_t server) const;
+    /// \param node a server or an aggregating switch \return its application
+    Ptr<AllReduceApplication> GetApplication(uint32_t node) const;
+    /// \param node a server or an aggregating switch \return its address
+    Ipv4Address GetAddress(uint32_t node) const;
     /// \param workload a workload \return the port its sender sends from
     uint16_t GetSourcePort(uint32_t workload) const;
     /// \return per server, when its gradient is ready (seconds from the start; after Begin)
@@ -228,6 +230,8 @@ class AllReduceController : public Object
     void Adopt(const WorkloadSet& workloads,
                const std::vector<Ptr<AllReduceApplication>>& apps,
                const std::vector<Ipv4Address>& addresses);
+    /// Schedules Begin at StartTime from now (once Setup has everything).
+    void ScheduleBegin();
     /// Starts the run (scheduled at StartTime).
     void Begin();
     /// Draws the gradient-ready times and holds the late servers until then.

@@ -29,7 +29,8 @@ Carries(const WorkloadSet& workloads, uint32_t id, uint32_t server)
 } // namespace
 
 PacketSchedulerState::PacketSchedulerState(WorkloadSet workloads)
-    : m_workloads(std::move(workloads))
+    : m_workloads(std::move(workloads)),
+      m_slots(m_workloads)
 {
     const Topology& topo = m_workloads.GetTopology();
     const uint32_t n = m_workloads.GetN();
@@ -143,7 +144,7 @@ PacketSchedulerState::CanStart(uint32_t id) const
             return false;
         }
     }
-    return true;
+    return m_slots.CanStart(id);
 }
 
 void
@@ -170,7 +171,8 @@ PacketSchedulerState::Start(uint32_t id)
             why += " has finished already";
             break;
         case WorkloadStatus::READY:
-            why += " needs a directed link that is busy or down";
+            why = m_slots.CanStart(id) ? why + " needs a directed link that is busy or down"
+                                       : m_slots.WhyNot(id);
             break;
         }
         throw std::invalid_argument(why);
@@ -178,6 +180,7 @@ PacketSchedulerState::Start(uint32_t id)
     m_ready.Remove(id);
     m_status[id] = WorkloadStatus::STARTED;
     Occupy(id, +1);
+    m_slots.Start(id);
     m_inFlight.push_back(id);
     m_newlyStarted.push_back(id);
 }
@@ -212,6 +215,7 @@ PacketSchedulerState::Finish(uint32_t id)
     }
     m_status[id] = WorkloadStatus::DONE;
     Occupy(id, -1);
+    m_slots.Finish(id);
     m_inFlight.erase(std::find(m_inFlight.begin(), m_inFlight.end(), id));
     m_finished.push_back(id);
     for (uint32_t d : m_workloads.GetDependents(id))

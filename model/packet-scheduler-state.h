@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_PACKET_SCHEDULER_STATE_H
 #define NS3_ALLREDUCE_PACKET_SCHEDULER_STATE_H
 
+#include "aggregator-slots.h"
 #include "id-list.h"
 #include "scheduler-state.h"
 #include "workload.h"
@@ -26,7 +27,9 @@ namespace ns3
  * finished; a workload is ready when its dependencies are done and the gradient of every server
  * whose contribution it carries is ready (HoldServer, ReleaseServer: stragglers). Links go down
  * and up (SetLinkDown) and a workload may be routed along another path (SetPath), so the state
- * owns its copy of the workloads.
+ * owns its copy of the workloads. On a topology whose aggregating switches have a finite number
+ * of slots, a workload may start only when its chunk piece holds or can take the slots it needs
+ * (AggregatorSlots, the same rule as the flow level's).
  *
  * Start only records the decision: the controller takes the workloads started since it last
  * asked (TakeStarted) and injects them into the simulation.
@@ -38,6 +41,8 @@ class PacketSchedulerState : public SchedulerState
      * \param workloads the workloads (copied: SetPath changes the copy)
      */
     explicit PacketSchedulerState(WorkloadSet workloads);
+    PacketSchedulerState(const PacketSchedulerState&) = delete; // m_slots points at m_workloads
+    PacketSchedulerState& operator=(const PacketSchedulerState&) = delete;
 
     const WorkloadSet& GetWorkloads() const override;
     WorkloadStatus GetStatus(uint32_t id) const override;
@@ -152,6 +157,7 @@ class PacketSchedulerState : public SchedulerState
     void Occupy(uint32_t id, int delta);
 
     WorkloadSet m_workloads;                  //!< the workloads, with their current paths
+    AggregatorSlots m_slots;                  //!< aggregating switches' slots in use
     std::vector<WorkloadStatus> m_status;     //!< per workload
     std::vector<uint32_t> m_pending;          //!< per workload, what it still waits for
     std::vector<uint32_t> m_lateCarried;      //!< per workload, held servers it carries

@@ -78,13 +78,6 @@ struct Holders
     std::vector<uint32_t> nodeOf;  //!< per index, its node
 };
 
-/// "server 3" or "switch 12"
-std::string
-NodeName(const Topology& topology, uint32_t node)
-{
-    return (topology.IsServer(node) ? "server " : "switch ") + std::to_string(node);
-}
-
 /**
  * Per cell (holder, chunk, piece), the set of servers whose contributions the holder (a server
  * or an aggregating switch, by Holders) holds for that chunk piece, as bits. Servers start
@@ -268,7 +261,7 @@ CheckData(const WorkloadSet& workloads, const Holders& holders, const Schedule& 
                 if (missing < servers)
                 {
                     return AtRound(t, Name(id) + " gathers " + Where(w) + " from " +
-                                          NodeName(topology, w.src) +
+                                          topology.GetNodeName(w.src) +
                                           ", which does not hold the complete sum yet (server " +
                                           std::to_string(missing) + "'s contribution is missing)");
                 }
@@ -280,14 +273,14 @@ CheckData(const WorkloadSet& workloads, const Holders& holders, const Schedule& 
                 {
                     return AtRound(t, Name(id) + " carries server " + std::to_string(c) +
                                           "'s contribution to " + Where(w) + ", which " +
-                                          NodeName(topology, w.src) + " does not hold");
+                                          topology.GetNodeName(w.src) + " does not hold");
                 }
             }
             if (held.Count(src, w.chunk, w.piece) != w.carries.size())
             {
                 return AtRound(t, Name(id) + " says it carries " +
                                       std::to_string(w.carries.size()) + " contributions to " +
-                                      Where(w) + ", but " + NodeName(topology, w.src) +
+                                      Where(w) + ", but " + topology.GetNodeName(w.src) +
                                       " holds those of servers " +
                                       held.Describe(src, w.chunk, w.piece) +
                                       " and sends all it holds; its carries must list them all");
@@ -308,7 +301,7 @@ CheckData(const WorkloadSet& workloads, const Holders& holders, const Schedule& 
                 {
                     return AtRound(t, Name(id) + " adds server " + std::to_string(c) +
                                           "'s contribution to " + Where(w) + " at " +
-                                          NodeName(topology, w.dst) + " a second time");
+                                          topology.GetNodeName(w.dst) + " a second time");
                 }
                 held.Set(dst, w.chunk, w.piece, c);
             }
@@ -583,7 +576,7 @@ CheckOrder(const WorkloadSet& workloads,
         const uint32_t a = earlier.workload;
         const uint32_t b = later.workload;
         return Name(b) + " (round " + std::to_string(later.round) + ") " + Verb(later.access) +
-               " " + NodeName(topology, holders.nodeOf[earlier.cell / (servers * pieces)]) +
+               " " + topology.GetNodeName(holders.nodeOf[earlier.cell / (servers * pieces)]) +
                "'s " +
                Where(all[a]) + " after " + Name(a) + " (round " + std::to_string(earlier.round) +
                ") " + Verb(earlier.access) +

@@ -158,6 +158,12 @@ Topology::IsServer(uint32_t node) const
     return node < m_nServers;
 }
 
+std::string
+Topology::GetNodeName(uint32_t node) const
+{
+    return (IsServer(node) ? "server " : "switch ") + std::to_string(node);
+}
+
 NodeKind
 Topology::GetKind(uint32_t node) const
 {

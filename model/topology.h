@@ -122,6 +122,8 @@ class Topology
     uint32_t GetNLinks() const;
     /// \param node a node id \return true when it is a server
     bool IsServer(uint32_t node) const;
+    /// \param node a node id \return "server 3" or "switch 12", for messages
+    std::string GetNodeName(uint32_t node) const;
     /// \param node a node id \return the node's kind
     NodeKind GetKind(uint32_t node) const;
     /// \param index a link index \return the link

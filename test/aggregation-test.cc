@@ -8,6 +8,7 @@
 #include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
+#include "ns3/core-module.h"
 
 #include <gtest/gtest.h>
 
@@ -451,4 +452,216 @@ TEST(AggregationPays, FewerRoundsThanParameterServerAndServerOnlyMerge)
     const uint32_t aggregating = rounds(spec + ",ina=all", "balanced");
     EXPECT_LT(aggregating, rounds(spec, "ps"));
     EXPECT_LT(aggregating, rounds(spec, "balanced"));
+}
+
+// Packet level: switches that aggregate run an AllReduceApplication of their own, which adds
+// the real values its children send and sends the sum on.
+
+namespace
+{
+
+PacketRunConfig
+SmallPacketRun(const std::string& mode)
+{
+    PacketRunConfig config;
+    config.mode = mode;
+    config.gradientBytes = 8192;
+    config.flowMonitor = false;
+    return config;
+}
+
+/// Bytes of every workload's piece, summed: what a run puts on the wire as payload.
+uint64_t
+PayloadBytes(const WorkloadSet& ws, uint64_t gradientBytes)
+{
+    const GradientLayout layout(gradientBytes / 4,
+                                ws.GetTopology().GetNServers(),
+                                ws.GetPieces());
+    uint64_t bytes = 0;
+    for (const Workload& w : ws.GetAll())
+    {
+        bytes += layout.GetSize(w.chunk, w.piece) * 4;
+    }
+    return bytes;
+}
+
+} // namespace
+
+TEST(AggregationPacket, TheStarsSwitchAddsTheRealValuesAndEveryServerEndsWithTheExactSum)
+{
+    // The star worked by hand above, chunk by chunk with real bytes over TCP: the switch's
+    // application adds three servers' pieces and sends one sum down, then replicates the
+    // complete chunk to the three.
+    const WorkloadSet ws = Build(AggregatingStar());
+    const Plan plan{ws, ChunkByChunk(ws)};
+    for (const char* mode : {"barrier", "async"})
+    {
+        const PacketRunReport report = RunPacketAllReduce(plan, SmallPacketRun(mode));
+        ASSERT_TRUE(report.result.finished) << mode << ": " << report.result.error;
+        EXPECT_TRUE(report.verification.verified) << report.verification.message;
+        EXPECT_TRUE(report.verification.exact);
+        EXPECT_EQ(report.result.transfersFinished, ws.GetN());
+        // 8 transfers of a quarter gradient per chunk: 8 gradients, where server-only merge
+        // moves 2(N-1) = 6.
+        EXPECT_EQ(report.result.payloadBytes, PayloadBytes(ws, 8192));
+        EXPECT_EQ(report.result.payloadBytes, 8u * 8192u);
+    }
+}
+
+TEST(AggregationPacket, InstallPutsAnApplicationOnEveryAggregatorAndNoneOnAForwardingSwitch)
+{
+    // Only the left switch aggregates: the right one forwards, as an IP router, the streams of
+    // servers 2 and 3 that merge on the left.
+    const Topology t = TwoRacks(true, false);
+    DcnTopologyHelper dcn(t);
+    dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    dcn.Install();
+    AllReduceHelper allreduce(dcn);
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(4096));
+    allreduce.SetControllerAttribute("Mode", StringValue("async"));
+    const ApplicationContainer apps = allreduce.Install(CreateScheduler("balanced"));
+    ASSERT_EQ(apps.GetN(), 5u);
+    EXPECT_EQ(apps.Get(4)->GetNode(), dcn.GetNode(4));
+    EXPECT_EQ(dcn.GetNode(5)->GetNApplications(), 0u);
+    Ptr<AllReduceController> controller = allreduce.GetController();
+    uint32_t throughLeft = 0;
+    for (const Workload& w : controller->GetWorkloads().GetAll())
+    {
+        EXPECT_NE(w.src, 5u);
+        EXPECT_NE(w.dst, 5u);
+        throughLeft += w.src == 4 || w.dst == 4;
+    }
+    EXPECT_GT(throughLeft, 0u);
+    Simulator::Run();
+    ASSERT_TRUE(controller->GetResult().finished) << controller->GetResult().error;
+    const AllReduceVerification v = controller->Verify();
+    EXPECT_TRUE(v.verified) << v.message;
+    EXPECT_TRUE(v.exact);
+    Simulator::Destroy();
+}
+
+TEST(AggregationPacket, SlotsLimitTheChunksASwitchHoldsWhileTheSchedulerDecidesLive)
+{
+    // One slot: at any time the switch holds at most one chunk piece's partial sum, from its
+    // group's first start to the switch's last send of it. Followed on the controller's traces.
+    const WorkloadSet ws = Build(AggregatingStar(1));
+    DcnTopologyHelper dcn(ws.GetTopology());
+    dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    dcn.Install();
+    AllReduceHelper allreduce(dcn);
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(8192));
+    allreduce.SetControllerAttribute("Mode", StringValue("async"));
+    allreduce.Install(CreateScheduler("greedy"), ws);
+    Ptr<AllReduceController> controller = allreduce.GetController();
+    // Per group (chunk, phase), the switch's sends not finished yet; a group holds the slot
+    // from its first start until then.
+    std::map<std::pair<uint32_t, Phase>, uint32_t> sendsLeft;
+    for (const Workload& w : ws.GetAll())
+    {
+        sendsLeft[{w.chunk, w.phase}] += w.src == 4;
+    }
+    std::set<std::pair<uint32_t, Phase>> holding;
+    size_t most = 0;
+    controller->TraceConnectWithoutContext(
+        "TransferStarted", Callback<void, uint32_t>([&](uint32_t id) {
+            const Workload& w = ws.Get(id);
+            holding.insert({w.chunk, w.phase});
+            most = std::max(most, holding.size());
+        }));
+    controller->TraceConnectWithoutContext(
+        "TransferFinished", Callback<void, uint32_t>([&](uint32_t id) {
+            const Workload& w = ws.Get(id);
+            if (w.src == 4 && --sendsLeft[{w.chunk, w.phase}] == 0)
+            {
+                holding.erase({w.chunk, w.phase});
+            }
+        }));
+    Simulator::Run();
+    ASSERT_TRUE(controller->GetResult().finished) << controller->GetResult().error;
+    EXPECT_TRUE(controller->Verify().verified) << controller->Verify().message;
+    EXPECT_EQ(most, 1u);
+    EXPECT_TRUE(ValidateSchedule(ws, controller->GetSchedule()).valid);
+    Simulator::Destroy();
+    // With four slots, groups overlap (the limit above is the slots', not the schedule's).
+    const WorkloadSet roomy = Build(AggregatingStar(4));
+    DcnTopologyHelper dcn4(roomy.GetTopology());
+    dcn4.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    dcn4.Install();
+    AllReduceHelper allreduce4(dcn4);
+    allreduce4.SetControllerAttribute("GradientBytes", UintegerValue(8192));
+    allreduce4.SetControllerAttribute("Mode", StringValue("async"));
+    allreduce4.Install(CreateScheduler("greedy"), roomy);
+    std::set<std::pair<uint32_t, Phase>> started;
+    size_t mostStarted = 0;
+    allreduce4.GetController()->TraceConnectWithoutContext(
+        "TransferStarted", Callback<void, uint32_t>([&](uint32_t id) {
+            started.insert({roomy.Get(id).chunk, roomy.Get(id).phase});
+            mostStarted = std::max(mostStarted, started.size());
+        }));
+    Simulator::Run();
+    EXPECT_TRUE(allreduce4.GetController()->Verify().verified);
+    EXPECT_GT(mostStarted, 1u);
+    Simulator::Destroy();
+}
+
+/// Every scheduler that builds workloads through aggregators, replayed and online, on a
+/// fat-tree whose switches all aggregate and on one where half of them do.
+class AggregationPacketExactSum
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string>>
+{
+};
+
+TEST_P(AggregationPacketExactSum, EveryServerEndsWithTheExactSum)
+{
+    const auto& [spec, scheduler, decisions] = GetParam();
+    const Plan plan = CreateScheduler(scheduler)->MakePlan(BuildTopology(spec), 1);
+    PacketRunConfig config = SmallPacketRun("async");
+    config.gradientBytes = 16 * 1024;
+    config.decisions = decisions;
+    const PacketRunReport report =
+        decisions == "online" ? RunPacketAllReduce(plan, config, CreateScheduler(scheduler))
+                              : RunPacketAllReduce(plan, config);
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    EXPECT_TRUE(report.verification.verified) << report.verification.message;
+    EXPECT_TRUE(report.verification.exact);
+    EXPECT_EQ(report.result.transfersFinished, plan.workloads.GetN());
+    EXPECT_TRUE(ValidateSchedule(report.run.workloads, report.run.schedule).valid);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FatTree,
+    AggregationPacketExactSum,
+    ::testing::Combine(::testing::Values("fattree:k=4,ina=all", "fattree:k=4,ina=0.5,slots=2"),
+                       ::testing::Values("balanced", "ps", "greedy"),
+                       ::testing::Values("replay", "online")));
+
+TEST(AggregationPacket, ALinkBetweenAggregatorsFailingMidRunIsRoutedAround)
+{
+    // Online, a workload between two aggregators whose link goes down takes another path to the
+    // same switch: the merge tree and the data stay, the sum is exact. Every fourth of the
+    // fat-tree's switch-to-switch links, one per run.
+    const Plan plan = CreateScheduler("greedy")->MakePlan(BuildTopology("fattree:k=4,ina=all"), 1);
+    const Topology& t = plan.workloads.GetTopology();
+    PacketRunConfig config = SmallPacketRun("barrier");
+    config.gradientBytes = 65536;
+    config.stallTimeout = 0.05;
+    config.decisions = "online";
+    const double unperturbed =
+        RunPacketAllReduce(plan, config, CreateScheduler("greedy")).result.completionTime;
+    uint32_t tried = 0;
+    for (uint32_t link = 0; link < t.GetNLinks(); ++link)
+    {
+        const TopologyLink& l = t.GetLink(link);
+        if (t.IsServer(l.a) || t.IsServer(l.b) || link % 4 != 0)
+        {
+            continue;
+        }
+        ++tried;
+        config.linkDowns = {{link, 0.3 * unperturbed}};
+        const PacketRunReport online = RunPacketAllReduce(plan, config, CreateScheduler("greedy"));
+        ASSERT_TRUE(online.result.finished) << "link " << link << ": " << online.result.error;
+        EXPECT_TRUE(online.verification.verified) << online.verification.message;
+        EXPECT_GT(online.result.rerouted, 0u) << "link " << link;
+    }
+    EXPECT_GE(tried, 4u);
 }
