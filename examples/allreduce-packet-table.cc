@@ -4,10 +4,13 @@
 
 // Fidelity of the flow-level model: the seed paper's nine topologies x the schedulers, each
 // schedule run packet by packet in ns-3 (barrier and async) beside the flow-level prediction
-// rounds x T_S (T_S: one piece over one link), with every result verified exactly.
+// rounds x T_S (T_S: one piece over one link), with every result verified exactly. Then the
+// same topologies and fat-tree k=4 with aggregating switches (every switch, and a seeded half),
+// with the schedulers whose workloads merge at switches, against the fastest without.
 //
 //   allreduce-packet-table
 //   allreduce-packet-table --schedulers=ps,ring,balanced --gradient-bytes=4MiB --modes=barrier
+//   allreduce-packet-table --aggregation=none          (without the aggregation comparison)
 //
 // Says on stderr what runs, n of m, with the time elapsed and an estimate of the time left.
 // The experiment itself is PacketTable (helper/packet-table.h).
@@ -29,6 +32,8 @@ main(int argc, char* argv[])
                              (GetSchedulerUnavailableReason("drl").empty() ? ",drl" : "");
     std::string modes = "barrier,async";
     std::string topologies;
+    std::string shares = "all,0.5";
+    std::string aggregationTopologies = "fattree:k=4";
     std::string out = "results/allreduce-packet-table";
     PacketTableConfig config;
     config.run.gradientBytes = 1 << 20;
@@ -43,6 +48,14 @@ main(int argc, char* argv[])
                   "semicolon-separated topology specs (default: the paper's nine, Jellyfish "
                   "seed 1)",
                   topologies);
+    cmd.AddString("aggregation",
+                  "the ina= shares of aggregating switches also run on every topology (all, or "
+                  "fractions in (0, 1]; 'none': no comparison)",
+                  shares);
+    cmd.AddString("aggregation-topologies",
+                  "semicolon-separated topology specs run for the aggregation comparison only, "
+                  "with every scheduler but drl ('none': none)",
+                  aggregationTopologies);
     cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB", config.run.gradientBytes,
                  4, MAX_MEMORY_BYTES);
     cmd.AddDataRate("data-rate", "rate of every link", config.run.dataRate);
@@ -56,6 +69,15 @@ main(int argc, char* argv[])
         config.modes = ParseListValue("modes", modes, ',');
         config.topologies = cmd.IsGiven("topologies") ? ParseListValue("topologies", topologies, ';')
                                                       : PaperTopologySpecs();
+        if (shares != "none")
+        {
+            config.shares = ParseListValue("aggregation", shares, ',');
+            if (aggregationTopologies != "none")
+            {
+                config.aggregationTopologies =
+                    ParseListValue("aggregation-topologies", aggregationTopologies, ';');
+            }
+        }
         PacketTable table(config);
         table.RunAndWrite("allreduce-packet-table", out, std::cout, std::cerr);
         if (!table.GetFailure().empty())

@@ -11,10 +11,14 @@
 // With the `optimal` scheduler (COIN-OR CBC) the table also has the optimum: a number where it
 // was proven, an interval [lower, upper] where the time limit stopped the search, and a second
 // table of every scheduler's gap to it.
+// Then aggregation in the network against server-only merge (AggregationTable): the nine
+// topologies and fat-tree k=4 and k=8, ps/ring/balanced without aggregating switches and
+// ps/balanced with them (every switch, and a seeded half), in PREFIX-aggregation.*.
 //
 //   allreduce-table                                    (all schedulers, results/allreduce-table.*)
 //   allreduce-table --schedulers=ps,ring,greedy --seeds=3 --out=/tmp/table
 //   allreduce-table --time-limit=120 --trees-per-root=3   (may also choose balanced's trees)
+//   allreduce-table --aggregation=none                     (the first table only)
 //
 // Exit status: 0 when every schedule is valid, 1 for bad input, 2 when one is invalid.
 
@@ -22,6 +26,7 @@
 #include "ns3/core-module.h"
 
 #include <iostream>
+#include <memory>
 
 using namespace ns3;
 
@@ -29,6 +34,8 @@ int
 main(int argc, char* argv[])
 {
     RoundsTableConfig config;
+    AggregationTableConfig aggregation;
+    std::string shares = "all,0.5";
     std::string schedulers;
     std::string out = "results/allreduce-table";
     config.generalization = GetDrlModelDirectory() + "/generalization.pt";
@@ -60,6 +67,10 @@ main(int argc, char* argv[])
                   "drl: a checkpoint trained on other topologies, reported in the notes on every "
                   "row (seed 1); empty: none",
                   config.generalization);
+    cmd.AddString("aggregation",
+                  "the ina= shares of aggregating switches compared with server-only merge "
+                  "(all, or fractions in (0, 1]; 'none' skips the comparison)",
+                  shares);
     try
     {
         cmd.Parse(argc, argv);
@@ -68,10 +79,27 @@ main(int argc, char* argv[])
             config.schedulers = ParseListValue("schedulers", schedulers, ',');
         }
         RoundsTable table(config);
-        table.RunAndWrite("allreduce-table", out, std::cout, std::cerr);
-        if (!table.GetFailure().empty())
+        std::unique_ptr<AggregationTable> withAggregation;
+        if (shares != "none")
         {
-            std::cerr << "allreduce-table: invalid schedule: " << table.GetFailure() << std::endl;
+            aggregation.shares = ParseListValue("aggregation", shares, ',');
+            aggregation.seeds = config.seeds;
+            aggregation.pieces = config.pieces;
+            withAggregation = std::make_unique<AggregationTable>(aggregation); // checks first
+        }
+        table.RunAndWrite("allreduce-table", out, std::cout, std::cerr);
+        std::string failure = table.GetFailure();
+        if (withAggregation)
+        {
+            withAggregation->RunAndWrite("allreduce-table (aggregation)",
+                                         out + "-aggregation",
+                                         std::cout,
+                                         std::cerr);
+            failure = failure.empty() ? withAggregation->GetFailure() : failure;
+        }
+        if (!failure.empty())
+        {
+            std::cerr << "allreduce-table: invalid schedule: " << failure << std::endl;
             return 2;
         }
     }

@@ -4,6 +4,7 @@
 
 #include "packet-table.h"
 
+#include "aggregation-table.h"
 #include "bar-chart.h"
 #include "progress-reporter.h"
 #include "report-format.h"
@@ -14,7 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <stdexcept>
 
 namespace ns3
@@ -46,6 +49,10 @@ PacketTable::PacketTable(PacketTableConfig config)
     {
         CreateScheduler(name); // fails early, naming the available ones
     }
+    for (const auto& share : m_config.shares)
+    {
+        CheckAggregationShare(share);
+    }
     for (const auto& mode : m_config.modes)
     {
         if (mode != "barrier" && mode != "async")
@@ -55,10 +62,36 @@ PacketTable::PacketTable(PacketTableConfig config)
     }
 }
 
+bool
+PacketTable::RunsWithAggregation(const std::string& name)
+{
+    return name != "ring" && name != "drl" && name != "optimal";
+}
+
+std::vector<std::string>
+PacketTable::GetAggregatingSchedulers() const
+{
+    std::vector<std::string> names;
+    for (const auto& name : m_config.schedulers)
+    {
+        if (RunsWithAggregation(name))
+        {
+            names.push_back(name);
+        }
+    }
+    return names;
+}
+
 uint64_t
 PacketTable::GetNSteps() const
 {
-    return m_config.topologies.size() * m_config.schedulers.size() * m_config.modes.size();
+    const uint64_t withShares = m_config.shares.size() * GetAggregatingSchedulers().size();
+    const uint64_t others = m_config.schedulers.size() - std::count(m_config.schedulers.begin(),
+                                                                    m_config.schedulers.end(),
+                                                                    "drl");
+    return (m_config.topologies.size() * (m_config.schedulers.size() + withShares) +
+            m_config.aggregationTopologies.size() * (others + withShares)) *
+           m_config.modes.size();
 }
 
 void
@@ -67,44 +100,73 @@ PacketTable::Run(ProgressReporter* progress)
     const auto start = std::chrono::steady_clock::now();
     m_rows.clear();
     m_failed.clear();
-    PacketRunConfig config = m_config.run;
-    config.flowMonitor = false;
-    for (const auto& spec : m_config.topologies)
+    std::vector<std::string> withoutDrl;
+    std::copy_if(m_config.schedulers.begin(),
+                 m_config.schedulers.end(),
+                 std::back_inserter(withoutDrl),
+                 [](const std::string& name) { return name != "drl"; });
+    std::vector<std::string> specs = m_config.topologies;
+    specs.insert(specs.end(),
+                 m_config.aggregationTopologies.begin(),
+                 m_config.aggregationTopologies.end());
+    for (size_t i = 0; i < specs.size(); ++i)
     {
-        const Topology topo = BuildTopology(spec);
-        for (const auto& name : m_config.schedulers)
+        const std::string& spec = specs[i];
+        const bool extra = i >= m_config.topologies.size();
+        RunTopology(BuildTopology(spec), "", extra ? withoutDrl : m_config.schedulers, progress);
+        for (const auto& share : m_config.shares)
         {
-            const Plan plan = CreateScheduler(name)->MakePlan(topo, 1);
-            PacketTableRow row;
-            row.topology = topo.GetName();
-            row.scheduler = name;
-            row.servers = topo.GetNServers();
-            row.rounds = plan.schedule.GetNRounds();
-            for (const auto& mode : m_config.modes)
-            {
-                if (progress)
-                {
-                    progress->Begin(name + " " + mode + " on " + topo.GetName());
-                }
-                config.mode = mode;
-                const PacketRunReport r = RunPacketAllReduce(plan, config);
-                const bool ok = r.result.finished && r.verification.verified;
-                if (!ok && m_failed.empty())
-                {
-                    m_failed = name + " " + mode + " on " + topo.GetName() + ": " +
-                               (r.result.finished ? r.verification.message : r.result.error);
-                }
-                row.pieceTime = r.pieceTime;
-                row.predictedTime = r.predictedTime;
-                row.completionTime[mode] = r.result.completionTime;
-                row.verified[mode] = ok;
-                row.events[mode] = r.events;
-                row.wallSeconds[mode] = r.wallSeconds;
-            }
-            m_rows.push_back(std::move(row));
+            RunTopology(BuildTopology(spec + ",ina=" + share),
+                        share,
+                        GetAggregatingSchedulers(),
+                        progress);
         }
     }
     m_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void
+PacketTable::RunTopology(const Topology& topo,
+                         const std::string& share,
+                         const std::vector<std::string>& schedulers,
+                         ProgressReporter* progress)
+{
+    PacketRunConfig config = m_config.run;
+    config.flowMonitor = false;
+    const std::string& topoName = topo.GetName();
+    for (const auto& name : schedulers)
+    {
+        const Plan plan = CreateScheduler(name)->MakePlan(topo, 1);
+        PacketTableRow row;
+        row.topology = topoName;
+        row.base = share.empty() ? topoName : topoName.substr(0, topoName.rfind(",ina="));
+        row.share = share;
+        row.scheduler = name;
+        row.servers = topo.GetNServers();
+        row.rounds = plan.schedule.GetNRounds();
+        for (const auto& mode : m_config.modes)
+        {
+            if (progress)
+            {
+                progress->Begin(name + " " + mode + " on " + topoName);
+            }
+            config.mode = mode;
+            const PacketRunReport r = RunPacketAllReduce(plan, config);
+            const bool ok = r.result.finished && r.verification.verified;
+            if (!ok && m_failed.empty())
+            {
+                m_failed = name + " " + mode + " on " + topoName + ": " +
+                           (r.result.finished ? r.verification.message : r.result.error);
+            }
+            row.pieceTime = r.pieceTime;
+            row.predictedTime = r.predictedTime;
+            row.completionTime[mode] = r.result.completionTime;
+            row.verified[mode] = ok;
+            row.events[mode] = r.events;
+            row.wallSeconds[mode] = r.wallSeconds;
+        }
+        m_rows.push_back(std::move(row));
+    }
 }
 
 const std::vector<PacketTableRow>&
@@ -154,6 +216,73 @@ PacketTable::Print(std::ostream& os) const
        << " delay; ratio = packet-level completion time / (rounds x T_S)\n"
        << "every run verified exactly: " << (m_failed.empty() ? "yes" : "NO") << " ("
        << FormatFixed(m_seconds, 1) << " s)\n";
+    PrintAggregation(os);
+}
+
+const PacketTableRow*
+PacketTable::FindFastest(const std::string& base, const std::string& share) const
+{
+    const std::string& mode = m_config.modes.front();
+    const PacketTableRow* best = nullptr;
+    for (const auto& row : m_rows)
+    {
+        if (row.base == base && row.share == share &&
+            (!best || row.completionTime.at(mode) < best->completionTime.at(mode)))
+        {
+            best = &row;
+        }
+    }
+    return best;
+}
+
+void
+PacketTable::PrintAggregation(std::ostream& os) const
+{
+    if (m_config.shares.empty() || GetAggregatingSchedulers().empty())
+    {
+        return;
+    }
+    const std::string& mode = m_config.modes.front();
+    os << "\nAggregation in the network (doc/allreduce.rst): the fastest " << mode
+       << " completion without aggregating switches and with them, ms (scheduler)\n\n";
+    ReportTable table;
+    table.AddColumn("topology", ReportTable::LEFT);
+    table.AddColumn("without");
+    for (const auto& share : m_config.shares)
+    {
+        table.AddColumn("ina=" + share);
+        table.AddColumn("x");
+    }
+    const auto text = [&mode](const PacketTableRow* row) {
+        return FormatFixed(row->completionTime.at(mode) * 1e3, 3) + " (" + row->scheduler + ")";
+    };
+    for (const auto& base : GetTopologiesOf(m_rows))
+    {
+        const PacketTableRow* without = FindFastest(base, "");
+        if (!without)
+        {
+            continue; // base is a topology with aggregation
+        }
+        std::vector<std::string> cells{ShortLabel(base), text(without)};
+        for (const auto& share : m_config.shares)
+        {
+            const PacketTableRow* with = FindFastest(base, share);
+            cells.push_back(text(with));
+            cells.push_back(FormatFixed(with->completionTime.at(mode) /
+                                            without->completionTime.at(mode),
+                                        2));
+        }
+        table.AddRow(std::move(cells));
+    }
+    table.Print(os);
+    os << "\nx = the fastest with aggregation / the fastest without; with aggregation:";
+    for (const auto& name : GetAggregatingSchedulers())
+    {
+        os << " " << name;
+    }
+    os << " (ring is unchanged by it; drl and optimal do not run on it).\nA switch receives a "
+          "transfer whole before it sends on (TCP ends at the switch): a programmable switch "
+          "adds packet by packet, so it would take at most these times.\n";
 }
 
 void
@@ -226,19 +355,31 @@ PacketTable::WriteJson(std::ostream& os) const
 std::string
 PacketTable::WriteFigure(const std::string& prefix) const
 {
+    // The rows of m_config.topologies without aggregation come in groups of every scheduler,
+    // one group per topology, first.
+    std::vector<const PacketTableRow*> plain;
+    const size_t perTopology = m_config.schedulers.size() +
+                               m_config.shares.size() * GetAggregatingSchedulers().size();
+    for (size_t i = 0; i < m_config.topologies.size() * perTopology && i < m_rows.size(); ++i)
+    {
+        if (m_rows[i].share.empty())
+        {
+            plain.push_back(&m_rows[i]);
+        }
+    }
     const size_t nSchedulers = m_config.schedulers.size();
     std::vector<std::string> labels;
-    for (size_t i = 0; i < m_rows.size(); i += nSchedulers)
+    for (size_t i = 0; i < plain.size(); i += nSchedulers)
     {
-        labels.push_back(ShortLabel(m_rows[i].topology));
+        labels.push_back(ShortLabel(plain[i]->topology));
     }
     BarChart chart("packet time / (rounds x T_S)", labels, m_config.schedulers);
     for (const auto& mode : m_config.modes)
     {
         std::vector<std::vector<double>> ratios(nSchedulers);
-        for (size_t i = 0; i < m_rows.size(); ++i)
+        for (size_t i = 0; i < plain.size(); ++i)
         {
-            ratios[i % nSchedulers].push_back(m_rows[i].GetRatio(mode));
+            ratios[i % nSchedulers].push_back(plain[i]->GetRatio(mode));
         }
         chart.AddPanel("Packet level over flow level, " + mode + " mode (" +
                            std::to_string(m_config.run.gradientBytes) + " B gradient, " +
@@ -247,7 +388,40 @@ PacketTable::WriteFigure(const std::string& prefix) const
     }
     chart.SetReferenceLine(1, "flow level");
     chart.SetSize(1100, 380);
-    return chart.Write(prefix);
+    std::string made = chart.Write(prefix);
+    if (m_config.shares.empty() || GetAggregatingSchedulers().empty())
+    {
+        return made;
+    }
+    // The fastest with each share over the fastest without, per topology.
+    const std::string& mode = m_config.modes.front();
+    std::vector<std::string> bases;
+    std::vector<std::vector<double>> ratios(m_config.shares.size());
+    for (const auto& base : GetTopologiesOf(m_rows))
+    {
+        const PacketTableRow* without = FindFastest(base, "");
+        if (!without)
+        {
+            continue;
+        }
+        bases.push_back(ShortLabel(base));
+        for (size_t i = 0; i < m_config.shares.size(); ++i)
+        {
+            ratios[i].push_back(FindFastest(base, m_config.shares[i])->completionTime.at(mode) /
+                                without->completionTime.at(mode));
+        }
+    }
+    std::vector<std::string> series;
+    for (const auto& share : m_config.shares)
+    {
+        series.push_back("ina=" + share);
+    }
+    BarChart aggregation("fastest with / fastest without", bases, series);
+    aggregation.AddPanel("Packet-level completion with aggregating switches over without, " +
+                             mode + " mode",
+                         ratios);
+    aggregation.SetReferenceLine(1, "without aggregation");
+    return made + "\nfigure: " + aggregation.Write(prefix + "-aggregation");
 }
 
 } // namespace ns3

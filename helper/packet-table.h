@@ -26,6 +26,11 @@ struct PacketTableConfig
     std::vector<std::string> schedulers; //!< scheduler names
     std::vector<std::string> modes;      //!< controller modes (barrier, async)
     std::vector<std::string> topologies; //!< topology specs
+    std::vector<std::string> shares;     //!< ina= shares also run on every topology (empty:
+                                         //!< none), with the schedulers that aggregate
+    std::vector<std::string> aggregationTopologies; //!< specs run for the comparison with
+                                                    //!< aggregation only (every scheduler but
+                                                    //!< drl: no checkpoint ships for them)
     PacketRunConfig run;                 //!< every run's settings (mode set per run)
 };
 
@@ -36,6 +41,8 @@ struct PacketTableConfig
 struct PacketTableRow
 {
     std::string topology;        //!< topology name
+    std::string base;            //!< the topology's name without aggregation
+    std::string share;           //!< its ina= share, empty without aggregation
     std::string scheduler;       //!< scheduler name
     uint32_t servers{0};         //!< servers
     uint32_t rounds{0};          //!< the schedule's rounds
@@ -55,7 +62,11 @@ struct PacketTableRow
 /**
  * \ingroup allreduce
  * The fidelity experiment: each schedule run packet by packet in ns-3 in every mode, beside
- * the flow-level prediction rounds x T_S, every result verified exactly.
+ * the flow-level prediction rounds x T_S, every result verified exactly. With shares of
+ * aggregating switches (doc/allreduce.rst, "Aggregation in the network"), every topology runs
+ * again with each share, with the schedulers whose workloads merge at switches (all but ring,
+ * which aggregation leaves unchanged, and drl and optimal), and a second table compares the
+ * fastest completion with and without aggregation.
  */
 class PacketTable : public TableExperiment
 {
@@ -79,8 +90,22 @@ class PacketTable : public TableExperiment
 
     /// \return the rows, after Run
     const std::vector<PacketTableRow>& GetRows() const;
+    /// \param name a scheduler \return whether it runs on the topologies with aggregation
+    static bool RunsWithAggregation(const std::string& name);
 
   private:
+    /// Schedules one topology with each scheduler and runs it in every mode.
+    void RunTopology(const Topology& topo, const std::string& share,
+                     const std::vector<std::string>& schedulers, ProgressReporter* progress);
+    /// Prints the fastest completion per topology without and with aggregation.
+    void PrintAggregation(std::ostream& os) const;
+    /// \return the schedulers that run with aggregation
+    std::vector<std::string> GetAggregatingSchedulers() const;
+    /**
+     * \param base a topology without aggregation \param share a share, or empty
+     * \return the row of the fastest completion in the first mode, or nullptr
+     */
+    const PacketTableRow* FindFastest(const std::string& base, const std::string& share) const;
     PacketTableConfig m_config;        //!< what runs
     std::vector<PacketTableRow> m_rows; //!< the results
     std::string m_failed;              //!< the first failed run

@@ -14,13 +14,69 @@ ProgressReporter::ProgressReporter(std::ostream& os, const std::string& program,
     : m_os(os),
       m_program(program),
       m_total(total),
-      m_start(std::chrono::steady_clock::now())
+      m_start(std::chrono::steady_clock::now()),
+      m_stepStart(m_start),
+      m_thread(&ProgressReporter::Beat, this)
 {
+}
+
+ProgressReporter::~ProgressReporter()
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+}
+
+void
+ProgressReporter::SetHeartbeat(double seconds)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_heartbeat = std::max(0.0, seconds);
+    }
+    m_wake.notify_all();
+}
+
+void
+ProgressReporter::Beat()
+{
+    std::unique_lock<std::mutex> lock(m_mutex);
+    while (!m_stop)
+    {
+        if (m_heartbeat <= 0 || m_begun == 0)
+        {
+            m_wake.wait(lock);
+            continue;
+        }
+        const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(m_heartbeat));
+        const auto now = std::chrono::steady_clock::now();
+        const auto running = now - m_stepStart;
+        // The next multiple of the interval since the step began.
+        const auto due = m_stepStart + interval * (running / interval + 1);
+        if (m_wake.wait_until(lock, due) == std::cv_status::timeout && !m_stop &&
+            std::chrono::steady_clock::now() >= m_stepStart + interval)
+        {
+            const double onStep = std::chrono::duration<double>(
+                                      std::chrono::steady_clock::now() - m_stepStart)
+                                      .count();
+            m_os << m_program << ": [" << m_begun << "/" << m_total << "] " << m_step
+                 << " still running, " << FormatDuration(onStep) << " on this step; "
+                 << FormatDuration(GetElapsed()) << " elapsed" << std::endl;
+        }
+    }
 }
 
 void
 ProgressReporter::Begin(const std::string& what)
 {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_step = what;
+    m_stepStart = std::chrono::steady_clock::now();
+    m_wake.notify_all();
     ++m_begun;
     const double elapsed = GetElapsed();
     m_os << m_program << ": [" << m_begun << "/" << m_total << "] " << what << "; "

@@ -6,9 +6,12 @@
 #define NS3_ALLREDUCE_PROGRESS_REPORTER_H
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <ostream>
 #include <string>
+#include <thread>
 
 namespace ns3
 {
@@ -20,6 +23,11 @@ namespace ns3
  * \code
  *   allreduce-table: [12/54] balanced on bcube(n=5,k=1); 31 s elapsed, about 1 min 48 s left
  * \endcode
+ * A step that runs longer than the heartbeat (30 s unless set) says so again at that interval,
+ * from a thread of its own, so that a long step is never silent:
+ * \code
+ *   allreduce-table: [157/161] balanced on fattree(k=8) still running, 1 min 0 s on this step; 2 min 13 s elapsed
+ * \endcode
  */
 class ProgressReporter
 {
@@ -30,6 +38,11 @@ class ProgressReporter
      * \param total the steps of the run
      */
     ProgressReporter(std::ostream& os, const std::string& program, uint64_t total);
+    ~ProgressReporter();
+    ProgressReporter(const ProgressReporter&) = delete;
+    ProgressReporter& operator=(const ProgressReporter&) = delete;
+    /// \param seconds how long a step runs before a "still running" line (0: never)
+    void SetHeartbeat(double seconds);
 
     /**
      * Says that the next step begins.
@@ -47,11 +60,21 @@ class ProgressReporter
     static std::string FormatDuration(double seconds);
 
   private:
+    /// The heartbeat thread: a line for every interval a step runs without a Begin.
+    void Beat();
+
     std::ostream& m_os;                                  //!< where the lines go
     std::string m_program;                               //!< line prefix
     uint64_t m_total;                                    //!< steps in all
     uint64_t m_begun{0};                                 //!< steps begun
     std::chrono::steady_clock::time_point m_start;       //!< construction time
+    std::chrono::steady_clock::time_point m_stepStart;   //!< when the current step began
+    std::string m_step;                                  //!< what the current step does
+    double m_heartbeat{30};                              //!< seconds between "still running"
+    bool m_stop{false};                                  //!< the thread is to end
+    std::mutex m_mutex;                                  //!< guards the above and m_os
+    std::condition_variable m_wake;                      //!< wakes the thread
+    std::thread m_thread;                                //!< runs Beat
 };
 
 } // namespace ns3

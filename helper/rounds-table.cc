@@ -36,13 +36,6 @@ const std::string OPTIMAL = "optimal";
 const std::string DRL = "drl";
 const std::string BEST_HEURISTIC = "balanced";
 
-/// \return whether the spec is a random topology, averaged over seeds
-bool
-IsRandom(const std::string& spec)
-{
-    return spec.rfind("jellyfish", 0) == 0;
-}
-
 /// \return the optimum as a number when every seed was proven, else "[lower, upper]" of means
 std::string
 OptimumText(const RoundsTableCell& c)
@@ -130,7 +123,7 @@ RoundsTable::GetNSteps() const
     uint64_t steps = 0;
     for (const auto& spec : PaperTopologySpecs())
     {
-        const uint64_t seeds = IsRandom(spec) ? m_config.seeds : 1;
+        const uint64_t seeds = IsSeededSpec(spec) ? m_config.seeds : 1;
         steps += seeds * m_config.schedulers.size() + (m_withGeneral ? 1 : 0);
     }
     return steps;
@@ -146,7 +139,7 @@ RoundsTable::Run(ProgressReporter* progress)
     {
         RoundsTableRow row;
         row.spec = spec;
-        row.seeds = IsRandom(spec) ? m_config.seeds : 1;
+        row.seeds = IsSeededSpec(spec) ? m_config.seeds : 1;
         for (uint32_t seed = 1; seed <= row.seeds; ++seed)
         {
             RunTopology(spec, seed, row, progress);
@@ -162,20 +155,11 @@ RoundsTable::RunTopology(const std::string& spec,
                          RoundsTableRow& row,
                          ProgressReporter* progress)
 {
-    const bool random = IsRandom(spec);
-    const std::string seeded =
-        random ? spec.substr(0, spec.rfind("seed=")) + "seed=" + std::to_string(seed) : spec;
-    const Topology topo = BuildTopology(seeded);
+    const Topology topo = BuildTopology(WithSeed(spec, seed));
     const uint32_t pieces = m_config.pieces;
     if (seed == 1)
     {
-        row.name = topo.GetName();
-        if (random && row.seeds > 1)
-        {
-            // The row averages seeds 1..S: say so in its name.
-            row.name = row.name.substr(0, row.name.rfind("seed=")) + "seed=1.." +
-                       std::to_string(row.seeds) + ")";
-        }
+        row.name = NameOverSeeds(topo.GetName(), row.seeds); // the row averages its seeds
         row.nodes = topo.GetNNodes();
         row.links = topo.GetNLinks();
         row.servers = topo.GetNServers();

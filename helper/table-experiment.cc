@@ -10,6 +10,27 @@
 namespace ns3
 {
 
+bool
+IsSeededSpec(const std::string& spec)
+{
+    return spec.rfind("jellyfish", 0) == 0;
+}
+
+std::string
+WithSeed(const std::string& spec, uint32_t seed)
+{
+    return IsSeededSpec(spec) ? spec.substr(0, spec.rfind("seed=")) + "seed=" + std::to_string(seed)
+                              : spec;
+}
+
+std::string
+NameOverSeeds(const std::string& name, uint32_t seeds)
+{
+    return seeds > 1 ? name.substr(0, name.rfind("seed=")) + "seed=1.." + std::to_string(seeds) +
+                           ")"
+                     : name;
+}
+
 void
 TableExperiment::RunAndWrite(const std::string& program,
                              const std::string& prefix,

@@ -70,6 +70,27 @@ class TableExperiment
 
 /**
  * \ingroup allreduce
+ * \param spec a topology spec
+ * \return whether it is random (Jellyfish), so that the tables average it over seeds
+ */
+bool IsSeededSpec(const std::string& spec);
+
+/**
+ * \ingroup allreduce
+ * \param spec a topology spec ending in seed=N when random \param seed a seed
+ * \return the spec with that seed (a spec that is not random, unchanged)
+ */
+std::string WithSeed(const std::string& spec, uint32_t seed);
+
+/**
+ * \ingroup allreduce
+ * \param name the name of a random topology's seed 1 \param seeds the seeds averaged
+ * \return the name of the row that averages them, "...seed=1..5)" (unchanged for one seed)
+ */
+std::string NameOverSeeds(const std::string& name, uint32_t seeds);
+
+/**
+ * \ingroup allreduce
  * \param rows a table's rows, each with a `topology` name
  * \return the distinct topologies, in the order they first appear (the order they ran)
  */

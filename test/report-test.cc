@@ -9,9 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 using namespace ns3;
 
@@ -83,6 +86,34 @@ TEST(ReportFormat, OutputFilesGetTheirDirectoryOrAClearError)
             << e.what();
     }
     std::filesystem::remove_all(dir.parent_path());
+}
+
+TEST(ProgressReporter, ALongStepSaysItIsStillRunning)
+{
+    std::ostringstream os;
+    {
+        ProgressReporter progress(os, "allreduce-table", 2);
+        progress.SetHeartbeat(0.05);
+        progress.Begin("balanced on fattree(k=8)");
+        std::this_thread::sleep_for(std::chrono::milliseconds(180));
+    } // the thread ends with the reporter: read only then
+    const std::string text = os.str();
+    const size_t beats = std::count(text.begin(), text.end(), '\n') - 1;
+    EXPECT_GE(beats, 2u) << text;
+    EXPECT_LE(beats, 4u) << text;
+    EXPECT_NE(text.find("allreduce-table: [1/2] balanced on fattree(k=8) still running, 0 s on "
+                        "this step; 0 s elapsed\n"),
+              std::string::npos)
+        << text;
+    std::ostringstream quiet;
+    {
+        ProgressReporter progress(quiet, "allreduce-table", 1);
+        progress.SetHeartbeat(0);
+        progress.Begin("ps on bcube(n=3,k=1)");
+        std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    }
+    const std::string one = quiet.str();
+    EXPECT_EQ(std::count(one.begin(), one.end(), '\n'), 1) << one;
 }
 
 TEST(ProgressReporter, SaysWhatRunsNOfMAndTheTimeLeft)
@@ -177,4 +208,110 @@ TEST(RoundsTable, RunsTheHeadlineAndWritesWhatItPrints)
     table.WriteJson(json);
     EXPECT_NE(json.str().find("\"rounds_mean\": 11.0"), std::string::npos);
     EXPECT_THROW(RoundsTable(RoundsTableConfig{{"no-such"}}), std::invalid_argument);
+}
+
+TEST(AggregationTable, ComparesAggregationWithServerOnlyMergeAndWritesWhatItPrints)
+{
+    AggregationTableConfig config;
+    config.specs = {"jellyfish:switches=10,degree=4,servers=1,seed=1", "fattree:k=4"};
+    config.seeds = 2;
+    AggregationTable table(config);
+    const std::vector<std::string> columns{"ps", "ring", "balanced", "ps ina=all",
+                                           "balanced ina=all", "ps ina=0.5",
+                                           "balanced ina=0.5"};
+    EXPECT_EQ(table.GetColumns(), columns);
+    EXPECT_EQ(table.GetNSteps(), (2u + 1u) * 7u);
+    std::ostringstream progress;
+    ProgressReporter reporter(progress, "test", table.GetNSteps());
+    table.Run(&reporter);
+    EXPECT_NE(progress.str().find("[21/21] balanced on fattree(k=4),ina=0.5"), std::string::npos)
+        << progress.str();
+    EXPECT_TRUE(table.GetFailure().empty()) << table.GetFailure();
+    ASSERT_EQ(table.GetRows().size(), 2u);
+    const AggregationTableRow& jellyfish = table.GetRows().front();
+    EXPECT_EQ(jellyfish.seeds, 2u);
+    EXPECT_EQ(jellyfish.rounds.at("balanced ina=all").size(), 2u);
+    EXPECT_EQ(jellyfish.rounds.at("balanced ina=all").front(), 19); // README's table
+    EXPECT_EQ(jellyfish.bound.front(), 18);                         // 2*10*9 / 10 ports
+    EXPECT_EQ(jellyfish.inaBound.front(), 10);                      // 10*10 / 10
+    const AggregationTableRow& fattree = table.GetRows().back();
+    EXPECT_EQ(fattree.name, "fattree(k=4)");
+    EXPECT_EQ(fattree.bound, std::vector<double>{30});    // 2*16*15 / 16 ports
+    EXPECT_EQ(fattree.inaBound, std::vector<double>{16}); // 16*16 / 16
+    EXPECT_EQ(fattree.rounds.at("ps"), std::vector<double>{96});
+    EXPECT_EQ(fattree.rounds.at("ring"), std::vector<double>{30});
+    EXPECT_EQ(table.GetBest(fattree, false), std::vector<double>{30}); // ring
+    for (const auto& row : table.GetRows())
+    {
+        for (uint32_t s = 0; s < row.seeds; ++s)
+        {
+            EXPECT_GE(table.GetBest(row, false)[s], row.bound[s]);
+            EXPECT_GE(table.GetBest(row, true)[s], row.inaBound[s]);
+        }
+    }
+    std::ostringstream text;
+    table.Print(text);
+    EXPECT_NE(text.str().find("balanced ina=0.5"), std::string::npos);
+    EXPECT_NE(text.str().find("every schedule validated: yes"), std::string::npos);
+    std::ostringstream csv;
+    table.WriteCsv(csv);
+    EXPECT_EQ(csv.str().rfind("topology,servers,switches,bound,bound_ina,ps_rounds_mean,", 0),
+              0u);
+    EXPECT_NE(csv.str().find("balanced_ina=0.5_rounds_mean"), std::string::npos);
+    std::ostringstream json;
+    table.WriteJson(json);
+    EXPECT_NE(json.str().find("\"bound_bandwidth_ina\": 16.0"), std::string::npos) << json.str();
+}
+
+TEST(AggregationTable, SharesAreAllOrAFraction)
+{
+    EXPECT_NO_THROW(CheckAggregationShare("all"));
+    EXPECT_NO_THROW(CheckAggregationShare("0.25"));
+    EXPECT_NO_THROW(CheckAggregationShare("1"));
+    for (const char* bad : {"0", "1.5", "half", "", "-0.5"})
+    {
+        try
+        {
+            CheckAggregationShare(bad);
+            ADD_FAILURE() << "'" << bad << "' accepted";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_EQ(std::string(e.what()),
+                      std::string("aggregation share '") + bad +
+                          "' is neither 'all' nor a fraction in (0, 1] (e.g. 0.5)");
+        }
+    }
+    AggregationTableConfig config;
+    config.shares = {"all", "2"};
+    EXPECT_THROW(AggregationTable{config}, std::invalid_argument);
+}
+
+TEST(PacketTable, RunsTheTopologiesAgainWithAggregationAndComparesTheFastest)
+{
+    PacketTableConfig config;
+    config.schedulers = {"ps", "ring"};
+    config.modes = {"barrier"};
+    config.topologies = {"bcube:n=2,k=1"};
+    config.shares = {"all"};
+    config.run.gradientBytes = 8192;
+    PacketTable table(config);
+    EXPECT_EQ(table.GetNSteps(), 3u); // ps and ring; ps with every switch aggregating
+    table.Run(nullptr);
+    EXPECT_TRUE(table.GetFailure().empty()) << table.GetFailure();
+    ASSERT_EQ(table.GetRows().size(), 3u);
+    const PacketTableRow& aggregating = table.GetRows().back();
+    EXPECT_EQ(aggregating.scheduler, "ps");
+    EXPECT_EQ(aggregating.share, "all");
+    EXPECT_EQ(aggregating.base, "bcube(n=2,k=1)");
+    EXPECT_EQ(aggregating.topology, "bcube(n=2,k=1),ina=all");
+    EXPECT_TRUE(aggregating.IsVerified());
+    std::ostringstream text;
+    table.Print(text);
+    EXPECT_NE(text.str().find("Aggregation in the network"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("with aggregation: ps (ring is unchanged"), std::string::npos);
+    EXPECT_FALSE(PacketTable::RunsWithAggregation("ring"));
+    EXPECT_TRUE(PacketTable::RunsWithAggregation("balanced"));
+    config.shares = {"none"};
+    EXPECT_THROW(PacketTable{config}, std::invalid_argument);
 }
