@@ -129,7 +129,21 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     // With aggregating switches, each tree set also merges at every aggregator, at the racks'
     // only, or at none (doc/allreduce.rst, "Aggregation in the network": where aggregation
     // pays), each choice once.
-    const auto trees = BuildCandidateTrees(topology, 3, m_seed, m_passes, 2);
+    auto trees = BuildCandidateTrees(topology, 3, m_seed, m_passes, 2);
+    // Where only some switches aggregate, also trees that route toward them (GRID's point:
+    // where the streams go decides whether they meet), tried before the default trees.
+    const uint32_t aggregators = topology.CountAggregators();
+    if (aggregators > 0 && aggregators < topology.GetNSwitches())
+    {
+        auto toward = BuildAggregatorTrees(topology);
+        const bool known = std::any_of(trees.begin(), trees.end(), [&toward](const auto& t) {
+            return IsSameTreeSet(t, toward);
+        });
+        if (!known)
+        {
+            trees.push_back(std::move(toward)); // index size-1: before trees[0], the default
+        }
+    }
     std::vector<std::vector<uint8_t>> choices;
     for (MergePoints points : {MergePoints::ALL, MergePoints::ACCESS, MergePoints::NONE})
     {

@@ -262,6 +262,58 @@ BuildBalancedTrees(const Topology& topology,
     return balancer.GetTrees();
 }
 
+std::vector<FlowTree>
+BuildAggregatorTrees(const Topology& topology)
+{
+    std::vector<FlowTree> trees = BuildShortestPathTrees(topology);
+    if (topology.CountAggregators() == 0)
+    {
+        return trees;
+    }
+    for (auto& tree : trees)
+    {
+        std::vector<uint32_t> parent = tree.GetParents();
+        for (uint32_t v = 0; v < topology.GetNNodes(); ++v)
+        {
+            if (parent[v] == NO_INDEX)
+            {
+                continue; // the root
+            }
+            uint32_t best = NO_INDEX;
+            for (uint32_t u : topology.GetNeighbors(v))
+            {
+                if (topology.IsAggregator(u) && tree.GetDepth(u) + 1 == tree.GetDepth(v))
+                {
+                    best = std::min(best, u);
+                }
+            }
+            if (best != NO_INDEX)
+            {
+                parent[v] = best;
+            }
+        }
+        tree = FlowTree(topology, tree.GetRoot(), std::move(parent));
+    }
+    return trees;
+}
+
+bool
+IsSameTreeSet(const std::vector<FlowTree>& a, const std::vector<FlowTree>& b)
+{
+    if (a.size() != b.size())
+    {
+        return false;
+    }
+    for (size_t r = 0; r < a.size(); ++r)
+    {
+        if (a[r].GetParents() != b[r].GetParents())
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
 std::vector<std::vector<FlowTree>>
 BuildCandidateTrees(const Topology& topology,
                     uint32_t k,
@@ -271,16 +323,6 @@ BuildCandidateTrees(const Topology& topology,
 {
     std::vector<std::vector<FlowTree>> out;
     out.push_back(BuildShortestPathTrees(topology));
-    const auto same = [](const std::vector<FlowTree>& a, const std::vector<FlowTree>& b) {
-        for (size_t r = 0; r < a.size(); ++r)
-        {
-            if (a[r].GetParents() != b[r].GetParents())
-            {
-                return false;
-            }
-        }
-        return true;
-    };
     // Balanced trees: with longer paths, shortest only, then other seeds. A few more
     // attempts than k, since some come out equal to one we have.
     const uint32_t attempts = tries == 0 ? 4 * k : tries;
@@ -291,7 +333,7 @@ BuildCandidateTrees(const Topology& topology,
         bool known = false;
         for (const auto& t : out)
         {
-            known = known || same(t, trees);
+            known = known || IsSameTreeSet(t, trees);
         }
         if (!known)
         {

@@ -35,6 +35,24 @@ std::vector<FlowTree> BuildBalancedTrees(const Topology& topology,
 
 /**
  * \ingroup allreduce
+ * Shortest-path flow trees that route toward aggregating switches (doc/allreduce.rst,
+ * "Aggregation in the network"): every node takes, among its neighbours one hop nearer the
+ * root, an aggregating switch when there is one (the lowest id, so that the nodes of a level
+ * choose the same one and their streams meet there), else the neighbour the default trees take.
+ * \param topology the topology
+ * \return one flow tree per root, indexed by root; the default trees when no switch aggregates
+ */
+std::vector<FlowTree> BuildAggregatorTrees(const Topology& topology);
+
+/**
+ * \ingroup allreduce
+ * \param a a tree set \param b another, for the same topology
+ * \return whether every root's tree is the same in both
+ */
+bool IsSameTreeSet(const std::vector<FlowTree>& a, const std::vector<FlowTree>& b);
+
+/**
+ * \ingroup allreduce
  * The candidate flow-tree sets every scheduler that chooses routing draws from (`balanced`,
  * `optimal` with TreesPerRoot > 1, `drl`'s upper policy): candidate 0 is the shortest-path
  * trees, then the trees of BuildBalancedTrees with longer paths allowed and shortest only,

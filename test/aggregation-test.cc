@@ -665,3 +665,42 @@ TEST(AggregationPacket, ALinkBetweenAggregatorsFailingMidRunIsRoutedAround)
     }
     EXPECT_GE(tried, 4u);
 }
+
+TEST(AggregationRouting, TreesTowardAggregatorsMakeStreamsMeetWhereOnlySomeSwitchesAggregate)
+{
+    // Servers 1 and 2 hang off switches 4 and 5, each linked to switches 6 and 7, which both
+    // reach server 0 through switch 3. Only 7 aggregates. The default trees take 6, the first
+    // neighbour, where nothing merges; the trees toward aggregators take 7, where the streams
+    // of 1 and 2 meet.
+    Topology t("two-ways", 3, 5);
+    t.AddLink(0, 3);
+    t.AddLink(1, 4);
+    t.AddLink(2, 5);
+    for (uint32_t edge : {4u, 5u})
+    {
+        t.AddLink(edge, 6);
+        t.AddLink(edge, 7);
+    }
+    t.AddLink(6, 3);
+    t.AddLink(7, 3);
+    t.SetAggregatorSlots(7, Topology::UNLIMITED_SLOTS);
+    const WorkloadSet plain = WorkloadSet::Build(t, BuildShortestPathTrees(t),
+                                                 WorkloadSemantics::MERGE, 1);
+    EXPECT_EQ(Find(plain, 0, Phase::REDUCE, 1, 0).path, (std::vector<uint32_t>{1, 4, 6, 3, 0}));
+    const std::vector<FlowTree> toward = BuildAggregatorTrees(t);
+    EXPECT_EQ(toward[0].GetParent(4), 7u);
+    EXPECT_EQ(toward[0].GetParent(5), 7u);
+    EXPECT_EQ(toward[0].GetParent(3), 0u); // no aggregator nearer: as before
+    const WorkloadSet meet = WorkloadSet::Build(t, toward, WorkloadSemantics::MERGE, 1);
+    EXPECT_EQ(Find(meet, 0, Phase::REDUCE, 7, 0).carries, (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(Find(meet, 0, Phase::REDUCE, 7, 0).path, (std::vector<uint32_t>{7, 3, 0}));
+    EXPECT_FALSE(IsSameTreeSet(toward, BuildShortestPathTrees(t)));
+    // Without aggregators they are the default trees.
+    EXPECT_TRUE(IsSameTreeSet(BuildAggregatorTrees(test::Dumbbell()),
+                              BuildShortestPathTrees(test::Dumbbell())));
+    // balanced tries them, so it is never worse than on the default trees.
+    const Plan plan = CreateScheduler("balanced")->MakePlan(t, 1);
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+    EXPECT_LE(plan.schedule.GetNRounds(),
+              CreateScheduler("greedy")->MakePlan(t, 1).schedule.GetNRounds());
+}
