@@ -131,28 +131,10 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     // pays), each choice once.
     auto trees = BuildCandidateTrees(topology, 3, m_seed, m_passes, 2);
     // Where only some switches aggregate, also trees that route toward them (GRID's point:
-    // where the streams go decides whether they meet), tried before the default trees.
-    const uint32_t aggregators = topology.CountAggregators();
-    if (aggregators > 0 && aggregators < topology.GetNSwitches())
-    {
-        auto toward = BuildAggregatorTrees(topology);
-        const bool known = std::any_of(trees.begin(), trees.end(), [&toward](const auto& t) {
-            return IsSameTreeSet(t, toward);
-        });
-        if (!known)
-        {
-            trees.push_back(std::move(toward)); // index size-1: before trees[0], the default
-        }
-    }
-    std::vector<std::vector<uint8_t>> choices;
-    for (MergePoints points : {MergePoints::ALL, MergePoints::ACCESS, MergePoints::NONE})
-    {
-        auto merging = ChooseMergePoints(topology, points);
-        if (std::find(choices.begin(), choices.end(), merging) == choices.end())
-        {
-            choices.push_back(std::move(merging));
-        }
-    }
+    // where the streams go decides whether they meet), tried before the default trees
+    // (appended at index size-1, which the loop below visits before trees[0]).
+    AddAggregatorTrees(topology, trees);
+    const auto choices = ChooseMergeChoices(topology);
     std::vector<WorkloadSet> candidates;
     for (size_t j = 1; j <= trees.size(); ++j)
     {

@@ -314,6 +314,24 @@ IsSameTreeSet(const std::vector<FlowTree>& a, const std::vector<FlowTree>& b)
     return true;
 }
 
+void
+AddAggregatorTrees(const Topology& topology, std::vector<std::vector<FlowTree>>& trees)
+{
+    const uint32_t aggregators = topology.CountAggregators();
+    if (aggregators == 0 || aggregators == topology.GetNSwitches())
+    {
+        return;
+    }
+    auto toward = BuildAggregatorTrees(topology);
+    const bool known = std::any_of(trees.begin(), trees.end(), [&toward](const auto& t) {
+        return IsSameTreeSet(t, toward);
+    });
+    if (!known)
+    {
+        trees.push_back(std::move(toward));
+    }
+}
+
 std::vector<std::vector<FlowTree>>
 BuildCandidateTrees(const Topology& topology,
                     uint32_t k,

@@ -46,6 +46,16 @@ std::vector<FlowTree> BuildAggregatorTrees(const Topology& topology);
 
 /**
  * \ingroup allreduce
+ * Where only some switches aggregate (doc/allreduce.rst, "Aggregation in the network"), adds
+ * the trees toward them (BuildAggregatorTrees) as one more candidate tree set, unless a set
+ * already equals it; elsewhere (every switch aggregates, or none) changes nothing.
+ * \param topology the topology
+ * \param trees the candidate tree sets so far
+ */
+void AddAggregatorTrees(const Topology& topology, std::vector<std::vector<FlowTree>>& trees);
+
+/**
+ * \ingroup allreduce
  * \param a a tree set \param b another, for the same topology
  * \return whether every root's tree is the same in both
  */

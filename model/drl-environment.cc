@@ -99,7 +99,9 @@ DrlEnvironment::IndexTrees()
             {
                 continue;
             }
-            if (!m_rootTrees[r].empty() &&
+            // Aggregating switches merge streams on some trees and not on others: there the
+            // candidates' sizes differ.
+            if (!m_rootTrees[r].empty() && topology.CountAggregators() == 0 &&
                 m_tree[m_rootTrees[r].front()].workloads.size() != mine.size())
             {
                 throw std::invalid_argument("DrlEnvironment: root " + std::to_string(r) +
@@ -116,10 +118,12 @@ DrlEnvironment::IndexTrees()
                 m_treeOf[j][id] = t;
             }
         }
-        if (!m_rootTrees[r].empty())
+        size_t fewest = m_rootTrees[r].empty() ? 0 : std::numeric_limits<size_t>::max();
+        for (uint32_t t : m_rootTrees[r])
         {
-            m_total += static_cast<uint32_t>(m_tree[m_rootTrees[r].front()].workloads.size());
+            fewest = std::min(fewest, m_tree[t].workloads.size());
         }
+        m_total += static_cast<uint32_t>(fewest);
     }
 }
 
@@ -161,22 +165,36 @@ DrlEnvironment::ComputeTreeFeatures()
         globalMax = std::max(globalMax, setMax.back());
         bestSetMax = std::min(bestSetMax, setMax.back());
     }
-    m_treeStatic.assign(m_tree.size() * 3, 0.0f);
+    // And where its streams meet: the share of its workloads that end at an aggregating
+    // switch, and its size against its root's largest candidate (merging saves workloads).
+    const Topology& topology = m_sets.front().GetTopology();
+    m_treeStatic.assign(m_tree.size() * STATIC_TREE_FEATURES, 0.0f);
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         const uint32_t j = m_tree[t].set;
         uint32_t worst = 0;
+        uint32_t toSwitch = 0;
         for (uint32_t id : m_tree[t].workloads)
         {
-            for (uint32_t l : m_sets[j].Get(id).links)
+            const Workload& w = m_sets[j].Get(id);
+            for (uint32_t l : w.links)
             {
                 worst = std::max(worst, setLoad[j][l]);
             }
+            toSwitch += !topology.IsServer(w.dst);
         }
-        m_treeStatic[3 * t] = static_cast<float>(worst) / globalMax;
-        m_treeStatic[3 * t + 1] = static_cast<float>(bestSetMax) / setMax[j];
-        m_treeStatic[3 * t + 2] =
-            m_sets.size() > 1 ? static_cast<float>(j) / (m_sets.size() - 1) : 0.0f;
+        size_t largest = 1;
+        for (uint32_t other : m_rootTrees[m_tree[t].root])
+        {
+            largest = std::max(largest, m_tree[other].workloads.size());
+        }
+        const float size = static_cast<float>(std::max<size_t>(1, m_tree[t].workloads.size()));
+        float* f = &m_treeStatic[STATIC_TREE_FEATURES * t];
+        f[0] = static_cast<float>(worst) / globalMax;
+        f[1] = static_cast<float>(bestSetMax) / setMax[j];
+        f[2] = m_sets.size() > 1 ? static_cast<float>(j) / (m_sets.size() - 1) : 0.0f;
+        f[3] = toSwitch / size;
+        f[4] = m_tree[t].workloads.size() / static_cast<float>(largest);
     }
 }
 
@@ -381,11 +399,14 @@ DrlEnvironment::GetTreesOfSet(uint32_t set) const
 std::vector<float>
 DrlEnvironment::GetGlobalFeatures() const
 {
-    const uint32_t servers = std::max<uint32_t>(1, m_sets.front().GetTopology().GetNServers());
+    const Topology& topology = m_sets.front().GetTopology();
+    const uint32_t servers = std::max<uint32_t>(1, topology.GetNServers());
     return {static_cast<float>(m_sent) / std::max<uint32_t>(1, m_total),
             static_cast<float>(m_rootsDone) / std::max<uint32_t>(1, m_roots),
             static_cast<float>(m_round) / m_bound,
-            static_cast<float>(m_picked) / servers};
+            static_cast<float>(m_picked) / servers,
+            static_cast<float>(topology.CountAggregators()) /
+                std::max<uint32_t>(1, topology.GetNSwitches())};
 }
 
 std::vector<float>
@@ -434,9 +455,8 @@ DrlEnvironment::GetTreeFeatures() const
         f[7] = m_committed[tree.root] == t ? 1.0f : 0.0f;
         f[8] = m_committed[tree.root] == NO_INDEX ? 1.0f : 0.0f;
         f[9] = m_selectedLast[t];
-        f[10] = m_treeStatic[3 * t];
-        f[11] = m_treeStatic[3 * t + 1];
-        f[12] = m_treeStatic[3 * t + 2];
+        static_assert(10 + STATIC_TREE_FEATURES == TREE_FEATURES, "one static block at the end");
+        std::copy_n(&m_treeStatic[STATIC_TREE_FEATURES * t], STATIC_TREE_FEATURES, &f[10]);
     }
     return out;
 }
@@ -592,6 +612,8 @@ DrlEnvironment::GetCandidateFeatures() const
         f[7] = static_cast<float>(ws.GetDependents(id).size()) / m_maxDependents;
         f[8] = static_cast<float>(blocked) / std::max<uint32_t>(1, pickable);
         f[9] = ready / size;
+        f[10] = ws.GetTopology().IsServer(w.dst) ? 0.0f : 1.0f;
+        f[11] = ws.GetTopology().IsServer(w.src) ? 0.0f : 1.0f;
     }
     return out;
 }
@@ -773,12 +795,20 @@ MakeDrlEnvironment(const Topology& topology,
                    uint32_t pieces)
 {
     auto trees = BuildCandidateTrees(topology, treesPerRoot, treeSeed);
+    AddAggregatorTrees(topology, trees);
+    const auto choices = ChooseMergeChoices(topology);
+    std::vector<std::vector<FlowTree>> setTrees;
     std::vector<WorkloadSet> sets;
     for (const auto& t : trees)
     {
-        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces));
+        for (const auto& merging : choices)
+        {
+            setTrees.push_back(t);
+            sets.push_back(
+                WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces, merging));
+        }
     }
-    return std::make_unique<DrlEnvironment>(std::move(trees), std::move(sets));
+    return std::make_unique<DrlEnvironment>(std::move(setTrees), std::move(sets));
 }
 
 } // namespace ns3

@@ -45,11 +45,25 @@ class DrlEnvironment
 {
   public:
     /// Features per flow tree (upper level).
-    static constexpr uint32_t TREE_FEATURES = 13;
+    static constexpr uint32_t TREE_FEATURES = 15;
     /// Features per candidate workload (lower level).
-    static constexpr uint32_t CANDIDATE_FEATURES = 10;
+    static constexpr uint32_t CANDIDATE_FEATURES = 12;
     /// Global features, given to both levels.
-    static constexpr uint32_t GLOBAL_FEATURES = 4;
+    static constexpr uint32_t GLOBAL_FEATURES = 5;
+    /**
+     * Features are only ever appended, so that a policy trained on fewer reads the first ones
+     * it knows. These are the widths before the observations carried aggregation in the
+     * network (doc/allreduce.rst, "Aggregation in the network"): a policy of these widths is
+     * blind to aggregating switches. The features after them are, per tree, the share of its
+     * workloads that end at an aggregating switch and its workloads over the most of its
+     * root's candidate trees; per candidate, whether it ends and whether it starts at an
+     * aggregating switch; globally, the share of switches that aggregate.
+     */
+    static constexpr uint32_t BASIC_TREE_FEATURES = 13;
+    /// See BASIC_TREE_FEATURES.
+    static constexpr uint32_t BASIC_CANDIDATE_FEATURES = 10;
+    /// See BASIC_TREE_FEATURES.
+    static constexpr uint32_t BASIC_GLOBAL_FEATURES = 4;
     /// The smallest share of a link counted for its pressure: a link that other traffic
     /// fills, or a very slow one, weighs at most ten times its workloads.
     static constexpr double MIN_LINK_SHARE = 0.1;
@@ -58,7 +72,9 @@ class DrlEnvironment
      * \param trees per candidate set, one flow tree per root (for example
      *        BuildCandidateTrees); a root's trees that come out equal in two
      *        sets stay two candidates, so that every tree belongs to one set
-     * \param workloads per candidate set, its workloads (merge semantics on those trees)
+     * \param workloads per candidate set, its workloads (merge semantics on those trees; with
+     *        aggregating switches, a root's candidates may differ in their numbers of
+     *        workloads, as they merge at different switches)
      */
     DrlEnvironment(std::vector<std::vector<FlowTree>> trees, std::vector<WorkloadSet> workloads);
 
@@ -89,7 +105,8 @@ class DrlEnvironment
 
     /// \return the number of flow trees (roots x candidate sets)
     uint32_t GetNTrees() const;
-    /// \return the number of workloads one complete run sends (the paper's TotalFlows)
+    /// \return the number of workloads one complete run sends (the paper's TotalFlows; with
+    ///         aggregating switches, the fewest over the roots' candidate trees)
     uint32_t GetNTotal() const;
     /// \return workloads sent so far
     uint32_t GetNSent() const;
@@ -180,6 +197,9 @@ class DrlEnvironment
     std::vector<uint8_t> TeacherTies(BalancedScheduler::Rule rule) const;
 
   private:
+    /// Static features per tree, in m_treeStatic.
+    static constexpr uint32_t STATIC_TREE_FEATURES = 5;
+
     struct Tree
     {
         uint32_t set;                    //!< candidate set
@@ -213,7 +233,8 @@ class DrlEnvironment
     std::vector<std::vector<uint32_t>> m_treeOf;       //!< per set, per workload, its tree
     std::vector<std::vector<uint32_t>> m_rootTrees;    //!< per root, its trees
     std::vector<std::vector<uint32_t>> m_setTree;      //!< per set, per root, its tree
-    std::vector<float> m_treeStatic;                   //!< per tree, its static features (3)
+    std::vector<float> m_treeStatic;                   //!< per tree, its static features
+                                                       //!< (STATIC_TREE_FEATURES)
     uint32_t m_roots{0};                               //!< roots (chunks)
     uint32_t m_total{0};                               //!< workloads of one complete run
     uint32_t m_maxHeight{1};                           //!< largest height in any set
@@ -244,7 +265,10 @@ class DrlEnvironment
 /**
  * \ingroup allreduce
  * Builds the environment the `drl` scheduler and the trainer use on a topology: merge
- * workloads on `treesPerRoot` candidate tree sets (BuildCandidateTrees).
+ * workloads on `treesPerRoot` candidate tree sets (BuildCandidateTrees). With aggregating
+ * switches, as for the balanced scheduler: the trees toward them where only some aggregate
+ * (AddAggregatorTrees), each tree set merging at every aggregating switch, at the racks' only
+ * or at none (ChooseMergeChoices), so that the upper level chooses where streams meet.
  * \param topology the topology
  * \param treesPerRoot candidate trees per root
  * \param treeSeed their seed

@@ -107,6 +107,28 @@ GlobalTensor(const std::vector<float>& global)
         .clone();
 }
 
+/**
+ * \param rows row-major features, `full` per row
+ * \param full features per row given
+ * \param keep features per row kept (the first ones)
+ * \return the rows with their first `keep` features
+ */
+std::vector<float>
+FirstFeatures(std::vector<float> rows, size_t full, size_t keep)
+{
+    if (keep == full)
+    {
+        return rows;
+    }
+    const size_t n = rows.size() / full;
+    for (size_t i = 0; i < n; ++i)
+    {
+        std::copy_n(rows.begin() + i * full, keep, rows.begin() + i * keep);
+    }
+    rows.resize(n * keep);
+    return rows;
+}
+
 /// \return a uniform number in [0, 1) from the generator (the same on every platform)
 double
 Uniform(std::mt19937_64& rng)
@@ -155,17 +177,30 @@ SetPolicyImpl::forward(const torch::Tensor& items,
 }
 
 DrlPolicy::DrlPolicy(const DrlHyperParams& params)
+    : DrlPolicy(params,
+                DrlEnvironment::TREE_FEATURES,
+                DrlEnvironment::CANDIDATE_FEATURES,
+                DrlEnvironment::GLOBAL_FEATURES)
+{
+}
+
+DrlPolicy::DrlPolicy(const DrlHyperParams& params,
+                     uint32_t treeWidth,
+                     uint32_t candidateWidth,
+                     uint32_t globalWidth)
     : m_hidden(params.hidden),
       m_treesPerRoot(params.treesPerRoot),
-      m_treeSeed(params.treeSeed)
+      m_treeSeed(params.treeSeed),
+      m_treeWidth(treeWidth),
+      m_candidateWidth(candidateWidth),
+      m_globalWidth(globalWidth)
 {
     if (m_hidden == 0 || m_treesPerRoot == 0)
     {
         throw std::invalid_argument("drl: the hidden width and the trees per root must be >= 1");
     }
-    m_upper = SetPolicy(DrlEnvironment::TREE_FEATURES, DrlEnvironment::GLOBAL_FEATURES, m_hidden);
-    m_lower =
-        SetPolicy(DrlEnvironment::CANDIDATE_FEATURES, DrlEnvironment::GLOBAL_FEATURES, m_hidden);
+    m_upper = SetPolicy(m_treeWidth, m_globalWidth, m_hidden);
+    m_lower = SetPolicy(m_candidateWidth, m_globalWidth, m_hidden);
 }
 
 SetPolicy&
@@ -198,6 +233,50 @@ DrlPolicy::GetTreeSeed() const
     return m_treeSeed;
 }
 
+uint32_t
+DrlPolicy::GetTreeWidth() const
+{
+    return m_treeWidth;
+}
+
+uint32_t
+DrlPolicy::GetCandidateWidth() const
+{
+    return m_candidateWidth;
+}
+
+uint32_t
+DrlPolicy::GetGlobalWidth() const
+{
+    return m_globalWidth;
+}
+
+bool
+DrlPolicy::SeesAggregation() const
+{
+    return m_treeWidth > DrlEnvironment::BASIC_TREE_FEATURES &&
+           m_candidateWidth > DrlEnvironment::BASIC_CANDIDATE_FEATURES &&
+           m_globalWidth > DrlEnvironment::BASIC_GLOBAL_FEATURES;
+}
+
+void
+DrlPolicy::CheckSees(const Topology& topology, const std::string& path) const
+{
+    if (topology.CountAggregators() > 0 && !SeesAggregation())
+    {
+        throw std::runtime_error(
+            "drl: the checkpoint '" + path + "' was trained before the observations carried "
+            "aggregation in the network (it reads " + std::to_string(m_treeWidth) + "/" +
+            std::to_string(m_candidateWidth) + "/" + std::to_string(m_globalWidth) +
+            " features of " + std::to_string(DrlEnvironment::TREE_FEATURES) + "/" +
+            std::to_string(DrlEnvironment::CANDIDATE_FEATURES) + "/" +
+            std::to_string(DrlEnvironment::GLOBAL_FEATURES) + "), so it cannot see the " +
+            std::to_string(topology.CountAggregators()) + " aggregating switches of " +
+            topology.GetName() + "; train one with `allreduce-train --topology=SPEC --out=DIR` "
+            "and pass --model=DIR/policy.pt");
+    }
+}
+
 const std::string&
 DrlPolicy::GetInfo() const
 {
@@ -216,9 +295,9 @@ DrlPolicy::Save(const std::string& path) const
     torch::serialize::OutputArchive archive;
     archive.write("meta",
                   torch::tensor({FORMAT_VERSION,
-                                 int64_t{DrlEnvironment::TREE_FEATURES},
-                                 int64_t{DrlEnvironment::CANDIDATE_FEATURES},
-                                 int64_t{DrlEnvironment::GLOBAL_FEATURES},
+                                 int64_t{m_treeWidth},
+                                 int64_t{m_candidateWidth},
+                                 int64_t{m_globalWidth},
                                  int64_t{m_hidden},
                                  int64_t{m_treesPerRoot},
                                  int64_t{m_treeSeed}},
@@ -284,17 +363,32 @@ DrlPolicy::Load(const std::string& path)
     }
     const auto m = meta.to(torch::kInt64);
     const int64_t version = m[0].item<int64_t>();
-    if (version != FORMAT_VERSION || m[1].item<int64_t>() != DrlEnvironment::TREE_FEATURES ||
-        m[2].item<int64_t>() != DrlEnvironment::CANDIDATE_FEATURES ||
-        m[3].item<int64_t>() != DrlEnvironment::GLOBAL_FEATURES)
+    // Features are only appended: a checkpoint reads the first ones it was trained on, from
+    // the basic widths up to this build's.
+    const auto within = [](int64_t width, uint32_t basic, uint32_t full) {
+        return width >= basic && width <= full;
+    };
+    if (version != FORMAT_VERSION ||
+        !within(m[1].item<int64_t>(),
+                DrlEnvironment::BASIC_TREE_FEATURES,
+                DrlEnvironment::TREE_FEATURES) ||
+        !within(m[2].item<int64_t>(),
+                DrlEnvironment::BASIC_CANDIDATE_FEATURES,
+                DrlEnvironment::CANDIDATE_FEATURES) ||
+        !within(m[3].item<int64_t>(),
+                DrlEnvironment::BASIC_GLOBAL_FEATURES,
+                DrlEnvironment::GLOBAL_FEATURES))
     {
         throw std::runtime_error(
             "drl: '" + path + "' was made for another version of the observations (format " +
             std::to_string(version) + " with " + std::to_string(m[1].item<int64_t>()) + "/" +
             std::to_string(m[2].item<int64_t>()) + "/" + std::to_string(m[3].item<int64_t>()) +
-            " features; this build has format " + std::to_string(FORMAT_VERSION) + " with " +
+            " features; this build reads format " + std::to_string(FORMAT_VERSION) + " with " +
+            std::to_string(DrlEnvironment::BASIC_TREE_FEATURES) + ".." +
             std::to_string(DrlEnvironment::TREE_FEATURES) + "/" +
+            std::to_string(DrlEnvironment::BASIC_CANDIDATE_FEATURES) + ".." +
             std::to_string(DrlEnvironment::CANDIDATE_FEATURES) + "/" +
+            std::to_string(DrlEnvironment::BASIC_GLOBAL_FEATURES) + ".." +
             std::to_string(DrlEnvironment::GLOBAL_FEATURES) + "); train it again" + how);
     }
     DrlHyperParams params;
@@ -309,7 +403,10 @@ DrlPolicy::Load(const std::string& path)
     params.hidden = static_cast<uint32_t>(hidden);
     params.treesPerRoot = static_cast<uint32_t>(trees);
     params.treeSeed = static_cast<uint32_t>(m[6].item<int64_t>());
-    DrlPolicy policy(params);
+    DrlPolicy policy(params,
+                     static_cast<uint32_t>(m[1].item<int64_t>()),
+                     static_cast<uint32_t>(m[2].item<int64_t>()),
+                     static_cast<uint32_t>(m[3].item<int64_t>()));
     // The archive's tensors replace the parameters whatever their shapes: compare them after.
     std::vector<std::vector<int64_t>> shapes;
     for (auto* net : {&policy.m_upper, &policy.m_lower})
@@ -365,8 +462,9 @@ DrlPolicy::ChooseTrees(DrlEnvironment& env,
     const uint32_t nTrees = env.GetNTrees();
     // One Bernoulli per selectable tree.
     DrlStep up;
-    up.items = env.GetTreeFeatures();
-    up.global = env.GetGlobalFeatures();
+    up.items = FirstFeatures(env.GetTreeFeatures(), DrlEnvironment::TREE_FEATURES, m_treeWidth);
+    up.global =
+        FirstFeatures(env.GetGlobalFeatures(), DrlEnvironment::GLOBAL_FEATURES, m_globalWidth);
     up.mask = env.GetTreeMask();
     up.chosen.assign(nTrees, 0);
     if (teacher)
@@ -381,7 +479,7 @@ DrlPolicy::ChooseTrees(DrlEnvironment& env,
     else
     {
         auto [logits, value] =
-            m_upper->forward(ItemTensor(up.items, nTrees, DrlEnvironment::TREE_FEATURES),
+            m_upper->forward(ItemTensor(up.items, nTrees, m_treeWidth),
                              torch::zeros({static_cast<int64_t>(nTrees)}, torch::kInt64),
                              GlobalTensor(up.global));
         const auto l = logits.contiguous();
@@ -411,8 +509,8 @@ DrlPolicy::ChooseCandidate(const std::vector<float>& items,
                            std::mt19937_64& rng,
                            DrlStep& step) const
 {
-    const auto n = static_cast<int64_t>(items.size() / DrlEnvironment::CANDIDATE_FEATURES);
-    auto [ll, lv] = m_lower->forward(ItemTensor(items, n, DrlEnvironment::CANDIDATE_FEATURES),
+    const auto n = static_cast<int64_t>(items.size() / m_candidateWidth);
+    auto [ll, lv] = m_lower->forward(ItemTensor(items, n, m_candidateWidth),
                                      torch::zeros({n}, torch::kInt64),
                                      GlobalTensor(global));
     const auto lc = ll.contiguous();
@@ -499,12 +597,15 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
         {
             const std::vector<float> all = env.GetCandidateFeatures();
             const size_t f = DrlEnvironment::CANDIDATE_FEATURES;
-            low.items.resize(open.size() * f);
+            const size_t keep = m_candidateWidth;
+            low.items.resize(open.size() * keep);
             for (size_t i = 0; i < open.size(); ++i)
             {
-                std::copy_n(all.begin() + open[i] * f, f, low.items.begin() + i * f);
+                std::copy_n(all.begin() + open[i] * f, keep, low.items.begin() + i * keep);
             }
-            low.global = env.GetGlobalFeatures();
+            low.global = FirstFeatures(env.GetGlobalFeatures(),
+                                       DrlEnvironment::GLOBAL_FEATURES,
+                                       m_globalWidth);
             low.mask.assign(open.size(), 1);
             if (teacher)
             {

@@ -189,6 +189,26 @@ class DrlPolicy
     uint32_t GetTreesPerRoot() const;
     /// \return the candidate trees' seed
     uint32_t GetTreeSeed() const;
+    /// \return the features per tree the upper network reads (the first ones of
+    ///         DrlEnvironment::GetTreeFeatures: fewer for a checkpoint of an older build)
+    uint32_t GetTreeWidth() const;
+    /// \return the features per candidate the lower network reads
+    uint32_t GetCandidateWidth() const;
+    /// \return the global features both networks read
+    uint32_t GetGlobalWidth() const;
+    /**
+     * \return true when the networks read the features of aggregation in the network (see
+     *         DrlEnvironment::BASIC_TREE_FEATURES), false for a checkpoint blind to them
+     */
+    bool SeesAggregation() const;
+    /**
+     * Refuses a topology the policies cannot see: aggregating switches for a checkpoint blind
+     * to them (its decisions would ignore where streams merge).
+     * \param topology the topology to schedule
+     * \param path the checkpoint, for the message
+     * \throws std::runtime_error saying why and how to get a checkpoint that sees it
+     */
+    void CheckSees(const Topology& topology, const std::string& path) const;
     /// \return free text saved with the checkpoint (what it was trained on)
     const std::string& GetInfo() const;
     /// \param info free text saved with the checkpoint
@@ -229,6 +249,18 @@ class DrlPolicy
     Plan Decode(DrlEnvironment& env, uint32_t samples, uint64_t seed) const;
 
   private:
+    /**
+     * New policies reading the first features of each kind.
+     * \param params the hyper-parameters
+     * \param treeWidth features per tree
+     * \param candidateWidth features per candidate
+     * \param globalWidth global features
+     */
+    DrlPolicy(const DrlHyperParams& params,
+              uint32_t treeWidth,
+              uint32_t candidateWidth,
+              uint32_t globalWidth);
+
     /**
      * The upper level's decision: selects trees in the environment.
      * \param env the environment
@@ -274,6 +306,9 @@ class DrlPolicy
     uint32_t m_hidden;         //!< hidden width
     uint32_t m_treesPerRoot;   //!< trees per root
     uint32_t m_treeSeed;       //!< candidate trees' seed
+    uint32_t m_treeWidth;      //!< features per tree read
+    uint32_t m_candidateWidth; //!< features per candidate read
+    uint32_t m_globalWidth;    //!< global features read
     std::string m_info;        //!< free text
     mutable SetPolicy m_upper{nullptr}; //!< flow-tree selection (acting does not change it)
     mutable SetPolicy m_lower{nullptr}; //!< workload scheduling

@@ -148,7 +148,8 @@ DrlScheduler::GetPolicy(const std::string& topologyName)
 void
 DrlScheduler::Prepare(const WorkloadSet& workloads)
 {
-    GetPolicy(workloads.GetTopology().GetName());
+    const Topology& topology = workloads.GetTopology();
+    GetPolicy(topology.GetName()).CheckSees(topology, m_loadedPath);
     m_env = std::make_unique<DrlEnvironment>(workloads);
     m_rng.seed(m_seed);
 }
@@ -171,6 +172,7 @@ Plan
 DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
     const DrlPolicy& policy = GetPolicy(topology.GetName());
+    policy.CheckSees(topology, m_loadedPath);
     auto env = MakeDrlEnvironment(topology, policy.GetTreesPerRoot(), policy.GetTreeSeed(), pieces);
     Plan plan = policy.Decode(*env, m_samples, m_seed);
     plan.schedule.scheduler = GetName();

@@ -352,8 +352,8 @@ DrlTrainer::Imitate()
             {
                 std::vector<const DrlStep*> mb(steps.begin(), steps.begin() + size);
                 const Batch batch = MakeBatch(mb,
-                                              level == 0 ? DrlEnvironment::TREE_FEATURES
-                                                         : DrlEnvironment::CANDIDATE_FEATURES);
+                                              level == 0 ? m_policy.GetTreeWidth()
+                                                         : m_policy.GetCandidateWidth());
                 SetPolicy& net = level == 0 ? m_policy.GetUpper() : m_policy.GetLower();
                 auto [logits, value] = net->forward(batch.items, batch.segment, batch.global);
                 torch::Tensor loss;
@@ -455,8 +455,8 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
                 old.push_back(samples[i].step->logp);
             }
             const Batch batch = MakeBatch(mb,
-                                          upper ? DrlEnvironment::TREE_FEATURES
-                                                : DrlEnvironment::CANDIDATE_FEATURES);
+                                          upper ? m_policy.GetTreeWidth()
+                                                : m_policy.GetCandidateWidth());
             const auto b = static_cast<int64_t>(mb.size());
             const auto advT = torch::from_blob(adv.data(), {b}, torch::kFloat32).clone();
             const auto retT = torch::from_blob(ret.data(), {b}, torch::kFloat32).clone();
@@ -711,6 +711,10 @@ DrlTrainer::LoadState(const std::string& outDir)
         throw std::runtime_error("drl: cannot resume from " + outDir +
                                  ": it was trained with another seed, hidden width or trees per "
                                  "root; give the same options as the first run");
+    }
+    for (const Topology& t : m_topologies)
+    {
+        policy.CheckSees(t, outDir + "/last.pt");
     }
     m_policy = std::move(policy);
     m_upperOpt = std::make_unique<torch::optim::Adam>(

@@ -40,6 +40,67 @@ CompactRounds(const std::vector<uint32_t>& roundOf)
     return s;
 }
 
+namespace
+{
+
+/**
+ * \param candidates per candidate set, its workloads
+ * \param chosen per chunk, the candidate set it takes
+ * \param roundOf per candidate set, per workload, its round
+ * \return every chunk's workloads from its chosen set (dependencies renumbered; a chunk's
+ *         workloads depend on the same chunk's only), and their rounds
+ */
+Plan
+SelectChunks(const std::vector<WorkloadSet>& candidates,
+             const std::vector<uint32_t>& chosen,
+             const std::vector<std::vector<uint32_t>>& roundOf)
+{
+    const WorkloadSet& first = candidates.front();
+    std::vector<std::vector<uint32_t>> newId(candidates.size());
+    std::vector<Workload> mine;
+    std::vector<uint32_t> mineRound;
+    for (size_t j = 0; j < candidates.size(); ++j)
+    {
+        newId[j].assign(candidates[j].GetN(), NO_INDEX);
+    }
+    for (uint32_t chunk = 0; chunk < chosen.size(); ++chunk)
+    {
+        const uint32_t j = chosen[chunk];
+        for (const Workload& w : candidates.at(j).GetAll())
+        {
+            if (w.chunk != chunk)
+            {
+                continue;
+            }
+            if (roundOf[j][w.id] == NO_INDEX)
+            {
+                throw std::logic_error("workload " + std::to_string(w.id) + " of set " +
+                                       std::to_string(j) + " (a chosen tree) has no round");
+            }
+            newId[j][w.id] = static_cast<uint32_t>(mine.size());
+            mine.push_back(w);
+            mine.back().id = newId[j][w.id];
+            mineRound.push_back(roundOf[j][w.id]);
+        }
+    }
+    for (Workload& w : mine)
+    {
+        const uint32_t j = chosen[w.chunk];
+        for (uint32_t& d : w.deps)
+        {
+            d = newId[j][d];
+            NS_ABORT_MSG_IF(d == NO_INDEX, "SelectChunks: a dependency across chunks");
+        }
+    }
+    Plan plan;
+    plan.workloads =
+        WorkloadSet(first.GetTopology(), std::move(mine), first.GetSemantics(), first.GetPieces());
+    plan.schedule = CompactRounds(mineRound);
+    return plan;
+}
+
+} // namespace
+
 Plan
 MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
                    const std::vector<WorkloadSet>& candidates,
@@ -50,6 +111,12 @@ MakeTreeChoicePlan(const std::vector<std::vector<FlowTree>>& trees,
                         candidates.empty(),
                     "MakeTreeChoicePlan: one tree set, workload set and assignment per candidate");
     const Topology& topology = candidates.front().GetTopology();
+    if (topology.CountAggregators() > 0)
+    {
+        // Candidate sets may merge at different switches on the same trees: take the chosen
+        // set's workloads of every chunk as they are.
+        return SelectChunks(candidates, chosen, roundOf);
+    }
     // The chosen tree of every root, and the workloads on them; their ids differ from the
     // candidates', their keys (chunk, piece, phase, src, dst) do not.
     std::vector<FlowTree> mine;

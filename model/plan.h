@@ -34,7 +34,9 @@ Schedule CompactRounds(const std::vector<uint32_t>& roundOf);
 /**
  * \ingroup allreduce
  * The plan of a schedule that chose, per root, one of several candidate flow trees: the merge
- * workloads on the chosen trees, and their rounds taken from the candidates' workloads.
+ * workloads on the chosen trees, and their rounds taken from the candidates' workloads. With
+ * aggregating switches, where candidate sets may merge at different switches on equal trees,
+ * the chosen set's workloads of every root are taken as they are.
  * \param trees per candidate set, one flow tree per root
  * \param candidates per candidate set, its workloads (WorkloadSet::Build of that set)
  * \param chosen per root, the candidate set whose tree it uses

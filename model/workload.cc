@@ -537,6 +537,21 @@ ChooseMergePoints(const Topology& topology, MergePoints points)
     return merging;
 }
 
+std::vector<std::vector<uint8_t>>
+ChooseMergeChoices(const Topology& topology)
+{
+    std::vector<std::vector<uint8_t>> choices;
+    for (MergePoints points : {MergePoints::ALL, MergePoints::ACCESS, MergePoints::NONE})
+    {
+        auto merging = ChooseMergePoints(topology, points);
+        if (std::find(choices.begin(), choices.end(), merging) == choices.end())
+        {
+            choices.push_back(std::move(merging));
+        }
+    }
+    return choices;
+}
+
 WorkloadSet
 WorkloadSet::Build(const Topology& topology,
                    const std::vector<FlowTree>& trees,

@@ -230,6 +230,16 @@ std::vector<uint8_t> ChooseMergePoints(const Topology& topology, MergePoints poi
 
 /**
  * \ingroup allreduce
+ * The distinct merge choices worth trying on a topology (doc/allreduce.rst, "Aggregation in
+ * the network": where aggregation pays): every aggregating switch, the racks' only, none; each
+ * choice once (one, all zeros, on a topology without aggregating switches).
+ * \param topology the topology
+ * \return per choice, ChooseMergePoints's marks, in that order
+ */
+std::vector<std::vector<uint8_t>> ChooseMergeChoices(const Topology& topology);
+
+/**
+ * \ingroup allreduce
  * \param topology the topology
  * \param a one end of a link
  * \param b the other end

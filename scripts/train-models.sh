@@ -4,11 +4,15 @@
 #    table averages those seeds; one policy imitating five different teachers did worse), named
 #    by GetDrlModelName (21 in all);
 #  - generalization.pt, trained on BCube(3,1) and DCell(4,1) only, which allreduce-table
-#    evaluates on every topology (its notes).
+#    evaluates on every topology (its notes);
+#  - with aggregating switches (doc/allreduce.rst, "Aggregation in the network"): one per
+#    Jellyfish size and seed and for fat-tree k=4, with every switch aggregating (ina=all) and
+#    with half of them (ina=0.5), named by their topologies (32 in all).
 # Two trainings run at a time (one thread each). Logs, curves and full runs go to
 # results/train/NAME/; the chosen policy.pt of each is copied to models/NAME.pt.
 #
-#   bash scripts/train-models.sh                 (ITERATIONS=6 SEED=1 by default)
+#   bash scripts/train-models.sh [all|server-only|aggregation]   (all by default;
+#                                                   ITERATIONS=6 SEED=1 by default)
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$repo/build}
@@ -18,18 +22,39 @@ out=$repo/results/train
 bash "$repo/scripts/build.sh" --target allreduce-train
 mkdir -p "$out" "$repo/models"
 
-jobs_list=("dcell-n-6-k-1|dcell:n=6,k=1" "dcell-n-5-k-1|dcell:n=5,k=1")
-for switches in 20 15; do
-  for s in 1 2 3 4 5; do
-    jobs_list+=("jellyfish-switches-$switches-degree-4-servers-1-seed-$s|jellyfish:switches=$switches,degree=4,servers=1,seed=$s")
+which=${1:-all}
+case $which in
+  all|server-only|aggregation) ;;
+  *) echo "train-models.sh: unknown set '$which'; use all, server-only or aggregation" >&2
+     exit 2 ;;
+esac
+
+# Longest first, so that the two at a time end together.
+jobs_list=()
+if [ "$which" != server-only ]; then
+  for switches in 20 15 10; do
+    for share in all 0.5; do
+      for s in 1 2 3 4 5; do
+        jobs_list+=("jellyfish-switches-$switches-degree-4-servers-1-seed-$s-ina-${share/./-}|jellyfish:switches=$switches,degree=4,servers=1,seed=$s,ina=$share")
+      done
+    done
   done
-done
-jobs_list+=("bcube-n-5-k-1|bcube:n=5,k=1" "dcell-n-4-k-1|dcell:n=4,k=1")
-for s in 1 2 3 4 5; do
-  jobs_list+=("jellyfish-switches-10-degree-4-servers-1-seed-$s|jellyfish:switches=10,degree=4,servers=1,seed=$s")
-done
-jobs_list+=("bcube-n-4-k-1|bcube:n=4,k=1" "bcube-n-3-k-1|bcube:n=3,k=1"
-            "generalization|bcube:n=3,k=1;dcell:n=4,k=1")
+  jobs_list+=("fattree-k-4-ina-all|fattree:k=4,ina=all" "fattree-k-4-ina-0-5|fattree:k=4,ina=0.5")
+fi
+if [ "$which" != aggregation ]; then
+  jobs_list+=("dcell-n-6-k-1|dcell:n=6,k=1" "dcell-n-5-k-1|dcell:n=5,k=1")
+  for switches in 20 15; do
+    for s in 1 2 3 4 5; do
+      jobs_list+=("jellyfish-switches-$switches-degree-4-servers-1-seed-$s|jellyfish:switches=$switches,degree=4,servers=1,seed=$s")
+    done
+  done
+  jobs_list+=("bcube-n-5-k-1|bcube:n=5,k=1" "dcell-n-4-k-1|dcell:n=4,k=1")
+  for s in 1 2 3 4 5; do
+    jobs_list+=("jellyfish-switches-10-degree-4-servers-1-seed-$s|jellyfish:switches=10,degree=4,servers=1,seed=$s")
+  done
+  jobs_list+=("bcube-n-4-k-1|bcube:n=4,k=1" "bcube-n-3-k-1|bcube:n=3,k=1"
+              "generalization|bcube:n=3,k=1;dcell:n=4,k=1")
+fi
 
 train_one() {
   local name=${1%%|*} specs=${1#*|}

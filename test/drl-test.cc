@@ -9,6 +9,8 @@
 #include "ns3/drl-trainer.h"
 #include "ns3/core-module.h"
 
+#include "test-topologies.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -226,6 +228,92 @@ TEST(DrlEnvironment, ObservationsHaveFixedWidthsAndRanges)
     }
 }
 
+TEST(DrlEnvironment, SeesWhereStreamsMeet)
+{
+    // A star of four servers on one switch. Server-only, a chunk is 6 workloads, all ending at
+    // servers. With the switch aggregating (doc/allreduce.rst, "Aggregation in the network")
+    // a root has two candidates on its one tree: merging at the switch (3 sends in and 1 out
+    // to reduce, 1 in and 3 out to gather: 8 workloads, 4 ending at the switch), or not (6).
+    const uint32_t tf = DrlEnvironment::TREE_FEATURES;
+    const uint32_t cf = DrlEnvironment::CANDIDATE_FEATURES;
+    Topology ina = test::StarOfFour();
+    ina.SetAggregatorSlots(4, Topology::UNLIMITED_SLOTS);
+    for (const Topology& topology : {test::StarOfFour(), ina})
+    {
+        const bool aggregating = topology.CountAggregators() > 0;
+        auto env = MakeDrlEnvironment(topology, 1, 1, 1);
+        ASSERT_EQ(env->GetNTrees(), aggregating ? 8u : 4u);
+        EXPECT_EQ(env->GetNTotal(), 24u); // the fewest per root: 6
+        EXPECT_EQ(env->GetGlobalFeatures()[4], aggregating ? 1.0f : 0.0f);
+        const auto trees = env->GetTreeFeatures();
+        std::multiset<std::pair<float, float>> seen;
+        for (uint32_t t = 0; t < env->GetNTrees(); ++t)
+        {
+            seen.emplace(trees[t * tf + 13], trees[t * tf + 14]);
+        }
+        std::multiset<std::pair<float, float>> expected;
+        for (uint32_t r = 0; r < 4; ++r)
+        {
+            expected.emplace(0.0f, aggregating ? 0.75f : 1.0f);
+            if (aggregating)
+            {
+                expected.emplace(0.5f, 1.0f);
+            }
+        }
+        EXPECT_EQ(seen, expected);
+        env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 1));
+        const auto candidates = env->GetCandidateFeatures();
+        uint32_t intoSwitch = 0;
+        for (size_t c = 0; c < env->GetCandidates().size(); ++c)
+        {
+            const auto [set, id] = env->GetCandidates()[c];
+            (void)set;
+            const float in = candidates[c * cf + 10];
+            const float out = candidates[c * cf + 11];
+            EXPECT_EQ(out, 0.0f); // the first sends leave servers
+            intoSwitch += in == 1.0f;
+        }
+        // Ready first: the 12 reduce sends into the switch, or the 12 server-to-server ones.
+        EXPECT_EQ(intoSwitch, aggregating ? 12u : 0u);
+    }
+}
+
+TEST(DrlEnvironment, ChoosesAmongTreesThatMergeDifferently)
+{
+    // Half the switches aggregate: the tree sets (with the trees toward the aggregators) each
+    // merge at every aggregator, at the racks' only, or at none; a root's candidates differ in
+    // size; an episode commits every root to one and its plan is valid.
+    const Topology t = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1,ina=0.5");
+    auto env = MakeDrlEnvironment(t, 3, 1, 1);
+    const uint32_t choices = static_cast<uint32_t>(ChooseMergeChoices(t).size());
+    EXPECT_EQ(choices, 2u); // every switch has a server: the racks' are all of them, or none
+    EXPECT_EQ(env->GetNSets() % choices, 0u);
+    EXPECT_GE(env->GetNSets(), 2 * choices);
+    const auto trees = env->GetTreeFeatures();
+    std::set<float> sizes;
+    for (uint32_t i = 0; i < env->GetNTrees(); ++i)
+    {
+        sizes.insert(trees[i * DrlEnvironment::TREE_FEATURES + 14]);
+    }
+    EXPECT_GT(sizes.size(), 1u);
+    while (!env->IsDone())
+    {
+        env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 1));
+        while (env->CanPick())
+        {
+            const auto& mask = env->GetCandidateMask();
+            env->Pick(static_cast<uint32_t>(std::find(mask.begin(), mask.end(), 1) -
+                                            mask.begin()));
+        }
+        env->CloseRound();
+    }
+    const Plan plan = env->GetPlan();
+    const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
+    EXPECT_TRUE(check.valid) << check.error;
+    EXPECT_EQ(plan.schedule.GetNRounds(), env->GetRound());
+    EXPECT_GE(plan.workloads.GetN(), env->GetNTotal());
+}
+
 TEST(DrlEnvironment, BadUseIsRefused)
 {
     auto env = Env("bcube:n=3,k=1", 1);
@@ -407,6 +495,80 @@ TEST(DrlPolicy, BadCheckpointsGetClearErrors)
     Ptr<AllReduceScheduler> s = CreateScheduler("drl");
     s->SetAttribute("Model", StringValue(dir + "/none.pt"));
     EXPECT_THROW(s->MakePlan(BuildTopology("bcube:n=3,k=1"), 1), std::runtime_error);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(DrlPolicy, OldCheckpointsReadTheFeaturesTheyKnow)
+{
+    // Features are only appended: the shipped checkpoints, trained before the observations
+    // carried aggregation, read the first ones and still schedule (ShippedCheckpointsBeatPsAndRing),
+    // but are refused where switches aggregate, which they cannot see.
+    torch::set_num_threads(1);
+    const std::string shipped = GetDrlModelDirectory() + "/bcube-n-3-k-1.pt";
+    const DrlPolicy old = DrlPolicy::Load(shipped);
+    EXPECT_EQ(old.GetTreeWidth(), DrlEnvironment::BASIC_TREE_FEATURES);
+    EXPECT_EQ(old.GetCandidateWidth(), DrlEnvironment::BASIC_CANDIDATE_FEATURES);
+    EXPECT_EQ(old.GetGlobalWidth(), DrlEnvironment::BASIC_GLOBAL_FEATURES);
+    EXPECT_FALSE(old.SeesAggregation());
+    const Topology ina = BuildTopology("bcube:n=3,k=1,ina=all");
+    Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+    s->SetAttribute("Model", StringValue(shipped));
+    try
+    {
+        s->MakePlan(ina, 1);
+        FAIL() << "a checkpoint blind to aggregation scheduled " << ina.GetName();
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("cannot see the 6 aggregating switches"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_NO_THROW(s->MakePlan(BuildTopology("bcube:n=3,k=1"), 1));
+    // A new policy reads every feature, and keeps reading them after Save and Load; it
+    // schedules where switches aggregate, planned and decided round by round.
+    const std::string dir = TempDir("widths");
+    const std::string path = SaveRandomPolicy(dir, 3, 3);
+    const DrlPolicy fresh = DrlPolicy::Load(path);
+    EXPECT_EQ(fresh.GetTreeWidth(), DrlEnvironment::TREE_FEATURES);
+    EXPECT_EQ(fresh.GetCandidateWidth(), DrlEnvironment::CANDIDATE_FEATURES);
+    EXPECT_EQ(fresh.GetGlobalWidth(), DrlEnvironment::GLOBAL_FEATURES);
+    EXPECT_TRUE(fresh.SeesAggregation());
+    s->SetAttribute("Model", StringValue(path));
+    s->SetAttribute("Samples", UintegerValue(1));
+    const SchedulerResult planned = EvaluateScheduler(ina, s, 1);
+    EXPECT_TRUE(planned.check.valid) << planned.check.error;
+    EXPECT_GE(planned.plan.schedule.GetNRounds(), planned.bounds.bandwidth);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(DrlTrainer, LearnsWhereSwitchesAggregate)
+{
+    // Trained where half the switches aggregate (warm start from balanced's rules on every
+    // tree set and merge choice, one PPO iteration), the policy schedules there in no more
+    // rounds than PS, and what it saves sees aggregation.
+    torch::set_num_threads(1);
+    const Topology t = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1,ina=0.5");
+    DrlHyperParams p;
+    p.teacherTies = 2;
+    p.imitationSteps = 100;
+    p.upperIterations = 1;
+    p.lowerIterations = 0;
+    p.episodes = 2;
+    p.evalSamples = 2;
+    const std::string dir = TempDir("ina");
+    DrlTrainer trainer({t}, p, 1);
+    trainer.Train(1, dir, false, nullptr);
+    Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+    s->SetAttribute("Model", StringValue(dir + "/policy.pt"));
+    s->SetAttribute("Samples", UintegerValue(4));
+    const SchedulerResult drl = EvaluateScheduler(t, s, 1);
+    ASSERT_TRUE(drl.check.valid) << drl.check.error;
+    const SchedulerResult ps = EvaluateScheduler(t, "ps", 1);
+    std::cout << "Jellyfish(10) seed 1 ina=0.5: drl " << drl.plan.schedule.GetNRounds()
+              << " rounds, ps " << ps.plan.schedule.GetNRounds() << "\n";
+    EXPECT_LE(drl.plan.schedule.GetNRounds(), ps.plan.schedule.GetNRounds());
+    EXPECT_TRUE(DrlPolicy::Load(dir + "/policy.pt").SeesAggregation());
     std::filesystem::remove_all(dir);
 }
 
