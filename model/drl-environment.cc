@@ -614,6 +614,8 @@ DrlEnvironment::GetCandidateFeatures() const
         f[9] = ready / size;
         f[10] = ws.GetTopology().IsServer(w.dst) ? 0.0f : 1.0f;
         f[11] = ws.GetTopology().IsServer(w.src) ? 0.0f : 1.0f;
+        f[12] = static_cast<float>(w.piece * m_roots + w.chunk) /
+                std::max<uint32_t>(1, ws.GetPieces() * m_roots - 1);
     }
     return out;
 }
@@ -741,7 +743,8 @@ std::vector<uint8_t>
 DrlEnvironment::TeacherTies(BalancedScheduler::Rule rule) const
 {
     std::vector<std::tuple<double, double>> key(m_candidates.size());
-    std::tuple<double, double> best{-1, -1};
+    const double lowest = -std::numeric_limits<double>::infinity();
+    std::tuple<double, double> best{lowest, lowest};
     for (uint32_t c = 0; c < m_candidates.size(); ++c)
     {
         if (!m_mask[c])

@@ -47,7 +47,7 @@ class DrlEnvironment
     /// Features per flow tree (upper level).
     static constexpr uint32_t TREE_FEATURES = 15;
     /// Features per candidate workload (lower level).
-    static constexpr uint32_t CANDIDATE_FEATURES = 12;
+    static constexpr uint32_t CANDIDATE_FEATURES = 13;
     /// Global features, given to both levels.
     static constexpr uint32_t GLOBAL_FEATURES = 5;
     /**
@@ -57,7 +57,9 @@ class DrlEnvironment
      * blind to aggregating switches. The features after them are, per tree, the share of its
      * workloads that end at an aggregating switch and its workloads over the most of its
      * root's candidate trees; per candidate, whether it ends and whether it starts at an
-     * aggregating switch; globally, the share of switches that aggregate.
+     * aggregating switch, and its chunk piece's place in the order piece by piece, chunk by
+     * chunk (where streams merge, taking chunks in one order keeps them flowing); globally,
+     * the share of switches that aggregate.
      */
     static constexpr uint32_t BASIC_TREE_FEATURES = 13;
     /// See BASIC_TREE_FEATURES.

@@ -277,9 +277,13 @@ DrlTrainer::Imitate()
         DrlEnvironment& env = *m_envs[i];
         DrlTeacher best;
         uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
+        // Where switches merge, balanced also takes chunks in one order (CHUNK_THEN_HEIGHT,
+        // after the four rules), and so does the teacher.
+        const uint32_t rules = BalancedScheduler::RULE_COUNT +
+                               (m_topologies[i].CountAggregators() > 0 ? 1 : 0);
         for (uint32_t set = 0; set < env.GetNSets(); ++set)
         {
-            for (uint32_t r = 0; r < BalancedScheduler::RULE_COUNT; ++r)
+            for (uint32_t r = 0; r < rules; ++r)
             {
                 const auto rule = static_cast<BalancedScheduler::Rule>(r);
                 for (uint32_t tie = 0; tie < std::max<uint32_t>(1, m_params.teacherTies); ++tie)

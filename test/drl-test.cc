@@ -264,15 +264,17 @@ TEST(DrlEnvironment, SeesWhereStreamsMeet)
         env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 1));
         const auto candidates = env->GetCandidateFeatures();
         uint32_t intoSwitch = 0;
+        std::set<float> order;
         for (size_t c = 0; c < env->GetCandidates().size(); ++c)
         {
-            const auto [set, id] = env->GetCandidates()[c];
-            (void)set;
             const float in = candidates[c * cf + 10];
             const float out = candidates[c * cf + 11];
             EXPECT_EQ(out, 0.0f); // the first sends leave servers
             intoSwitch += in == 1.0f;
+            order.insert(candidates[c * cf + 12]);
         }
+        // One piece per chunk: chunk c is c/3 in the order.
+        EXPECT_EQ(order, (std::set<float>{0.0f, 1.0f / 3, 2.0f / 3, 1.0f}));
         // Ready first: the 12 reduce sends into the switch, or the 12 server-to-server ones.
         EXPECT_EQ(intoSwitch, aggregating ? 12u : 0u);
     }
