@@ -698,6 +698,26 @@ TEST(DrlScheduler, ShippedCheckpointsBeatPsAndRing)
     }
 }
 
+TEST(DrlScheduler, ShippedAggregationCheckpointsBeatPs)
+{
+    // The checkpoints shipped for aggregating switches load by the topology's name and
+    // schedule there in no more rounds than PS, never below the bound with aggregation.
+    torch::set_num_threads(1);
+    for (const std::string spec : {"jellyfish:switches=10,degree=4,servers=1,seed=1,ina=all",
+                                   "fattree:k=4,ina=0.5"})
+    {
+        const Topology t = BuildTopology(spec);
+        Ptr<AllReduceScheduler> s = CreateScheduler("drl");
+        s->SetAttribute("Model", StringValue(""));
+        s->SetAttribute("Samples", UintegerValue(8));
+        const SchedulerResult drl = EvaluateScheduler(t, s, 1);
+        ASSERT_TRUE(drl.check.valid) << spec << ": " << drl.check.error;
+        const SchedulerResult ps = EvaluateScheduler(t, "ps", 1);
+        EXPECT_LE(drl.plan.schedule.GetNRounds(), ps.plan.schedule.GetNRounds()) << spec;
+        EXPECT_GE(drl.plan.schedule.GetNRounds(), drl.bounds.bandwidth) << spec;
+    }
+}
+
 TEST(DrlTrainer, ShortTrainingLowersMeanRounds)
 {
     // From random weights, no warm start: PPO alone, alternating the levels, must lower the
