@@ -105,7 +105,7 @@ AggregationTable::GetNSteps() const
     uint64_t steps = 0;
     for (const auto& spec : m_config.specs)
     {
-        steps += (IsSeededSpec(spec) ? m_config.seeds : 1) * GetColumns().size();
+        steps += SeedsOf(spec, m_config.seeds) * GetColumns().size();
     }
     return steps;
 }
@@ -116,17 +116,12 @@ AggregationTable::Run(ProgressReporter* progress)
     const auto start = std::chrono::steady_clock::now();
     m_rows.clear();
     m_invalid.clear();
-    for (const auto& spec : m_config.specs)
-    {
-        AggregationTableRow row;
-        row.spec = spec;
-        row.seeds = IsSeededSpec(spec) ? m_config.seeds : 1;
-        for (uint32_t seed = 1; seed <= row.seeds; ++seed)
-        {
+    m_rows = RunOverSeeds<AggregationTableRow>(
+        m_config.specs,
+        m_config.seeds,
+        [this, progress](const std::string& spec, uint32_t seed, AggregationTableRow& row) {
             RunTopology(spec, seed, row, progress);
-        }
-        m_rows.push_back(std::move(row));
-    }
+        });
     m_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

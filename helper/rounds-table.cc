@@ -123,7 +123,7 @@ RoundsTable::GetNSteps() const
     uint64_t steps = 0;
     for (const auto& spec : PaperTopologySpecs())
     {
-        const uint64_t seeds = IsSeededSpec(spec) ? m_config.seeds : 1;
+        const uint64_t seeds = SeedsOf(spec, m_config.seeds);
         steps += seeds * m_config.schedulers.size() + (m_withGeneral ? 1 : 0);
     }
     return steps;
@@ -135,17 +135,12 @@ RoundsTable::Run(ProgressReporter* progress)
     const auto start = std::chrono::steady_clock::now();
     m_rows.clear();
     m_invalid.clear();
-    for (const auto& spec : PaperTopologySpecs())
-    {
-        RoundsTableRow row;
-        row.spec = spec;
-        row.seeds = IsSeededSpec(spec) ? m_config.seeds : 1;
-        for (uint32_t seed = 1; seed <= row.seeds; ++seed)
-        {
+    m_rows = RunOverSeeds<RoundsTableRow>(
+        PaperTopologySpecs(),
+        m_config.seeds,
+        [this, progress](const std::string& spec, uint32_t seed, RoundsTableRow& row) {
             RunTopology(spec, seed, row, progress);
-        }
-        m_rows.push_back(std::move(row));
-    }
+        });
     m_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

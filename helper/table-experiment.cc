@@ -16,6 +16,12 @@ IsSeededSpec(const std::string& spec)
     return spec.rfind("jellyfish", 0) == 0;
 }
 
+uint32_t
+SeedsOf(const std::string& spec, uint32_t seeds)
+{
+    return IsSeededSpec(spec) ? seeds : 1;
+}
+
 std::string
 WithSeed(const std::string& spec, uint32_t seed)
 {

@@ -77,6 +77,41 @@ bool IsSeededSpec(const std::string& spec);
 
 /**
  * \ingroup allreduce
+ * \param spec a topology spec \param seeds the seeds a random one is averaged over
+ * \return the seeds it runs with: `seeds` when it is random, else 1
+ */
+uint32_t SeedsOf(const std::string& spec, uint32_t seeds);
+
+/**
+ * \ingroup allreduce
+ * Runs a table's topologies, a random one once per seed 1..seeds, one row each.
+ * \param specs the topology specs (a random one ending in seed=N)
+ * \param seeds the seeds a random one is averaged over
+ * \param runSeed called as runSeed(spec, seed, row) for every seed of a spec, on a row whose
+ *        `spec` and `seeds` are set
+ * \return the rows, in the order of the specs
+ */
+template <typename Row, typename RunSeed>
+std::vector<Row>
+RunOverSeeds(const std::vector<std::string>& specs, uint32_t seeds, RunSeed runSeed)
+{
+    std::vector<Row> rows;
+    for (const auto& spec : specs)
+    {
+        Row row;
+        row.spec = spec;
+        row.seeds = SeedsOf(spec, seeds);
+        for (uint32_t seed = 1; seed <= row.seeds; ++seed)
+        {
+            runSeed(spec, seed, row);
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+/**
+ * \ingroup allreduce
  * \param spec a topology spec ending in seed=N when random \param seed a seed
  * \return the spec with that seed (a spec that is not random, unchanged)
  */

@@ -69,6 +69,21 @@ BalancedScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
                               pieces);
 }
 
+std::vector<BalancedScheduler::Rule>
+BalancedScheduler::GetRules(const Topology& topology)
+{
+    std::vector<Rule> rules;
+    for (uint32_t r = 0; r < RULE_COUNT; ++r)
+    {
+        rules.push_back(static_cast<Rule>(r));
+    }
+    if (topology.CountAggregators() > 0)
+    {
+        rules.push_back(Rule::CHUNK_THEN_HEIGHT);
+    }
+    return rules;
+}
+
 void
 BalancedScheduler::SetRule(Rule rule, uint64_t tieSeed)
 {
@@ -94,7 +109,7 @@ BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
     // completes late, and the gathers queue at the end. Taking chunk pieces in one order keeps
     // them flowing (fat-tree k=8, every switch aggregating: 255 rounds by critical path, 188
     // in chunk order).
-    const uint32_t chunkTries = workloads.GetTopology().CountAggregators() > 0
+    const uint32_t chunkTries = GetRules(workloads.GetTopology()).size() > RULE_COUNT
                                     ? std::max<uint32_t>(1, tries / RULE_COUNT)
                                     : 0;
     for (uint32_t i = 0; i < chunkTries; ++i)

@@ -49,6 +49,13 @@ class BalancedScheduler : public PriorityListScheduler
     static constexpr uint32_t RULE_COUNT = 4; //!< the rules tried on every topology
 
     /**
+     * \param topology a topology
+     * \return the rules tried on it: the RULE_COUNT rules, and CHUNK_THEN_HEIGHT where some
+     *         switches aggregate
+     */
+    static std::vector<Rule> GetRules(const Topology& topology);
+
+    /**
      * Sets the rule and the random tie-break used from the next Prepare on (MakePlan leaves
      * the best one set, so that SelectRound repeats the best schedule).
      * \param rule the priority rule

@@ -75,6 +75,9 @@ DrlEnvironment::IndexTrees()
         }
     }
     m_roots = std::max(roots, topology.GetNServers());
+    // Aggregating switches merge streams on some trees and not on others: there a root's
+    // candidates' sizes differ.
+    const bool sameSizes = topology.CountAggregators() == 0;
     m_rootTrees.assign(m_roots, {});
     m_treeOf.assign(m_sets.size(), {});
     m_setTree.assign(m_sets.size(), std::vector<uint32_t>(m_roots, NO_INDEX));
@@ -99,9 +102,7 @@ DrlEnvironment::IndexTrees()
             {
                 continue;
             }
-            // Aggregating switches merge streams on some trees and not on others: there the
-            // candidates' sizes differ.
-            if (!m_rootTrees[r].empty() && topology.CountAggregators() == 0 &&
+            if (!m_rootTrees[r].empty() && sameSizes &&
                 m_tree[m_rootTrees[r].front()].workloads.size() != mine.size())
             {
                 throw std::invalid_argument("DrlEnvironment: root " + std::to_string(r) +
@@ -143,9 +144,10 @@ DrlEnvironment::MeasureScales()
                 std::max<uint32_t>(m_maxDependents, m_sets[j].GetDependents(w.id).size());
         }
     }
-    m_bound = std::max<uint32_t>(
-        1,
-        ComputeBandwidthBound(m_sets.front().GetTopology(), m_sets.front().GetPieces()));
+    const Topology& topology = m_sets.front().GetTopology();
+    m_bound = std::max<uint32_t>(1, ComputeBandwidthBound(topology, m_sets.front().GetPieces()));
+    m_aggregatorShare = static_cast<float>(topology.CountAggregators()) /
+                        std::max<uint32_t>(1, topology.GetNSwitches());
 }
 
 void
@@ -399,14 +401,12 @@ DrlEnvironment::GetTreesOfSet(uint32_t set) const
 std::vector<float>
 DrlEnvironment::GetGlobalFeatures() const
 {
-    const Topology& topology = m_sets.front().GetTopology();
-    const uint32_t servers = std::max<uint32_t>(1, topology.GetNServers());
+    const uint32_t servers = std::max<uint32_t>(1, m_sets.front().GetTopology().GetNServers());
     return {static_cast<float>(m_sent) / std::max<uint32_t>(1, m_total),
             static_cast<float>(m_rootsDone) / std::max<uint32_t>(1, m_roots),
             static_cast<float>(m_round) / m_bound,
             static_cast<float>(m_picked) / servers,
-            static_cast<float>(topology.CountAggregators()) /
-                std::max<uint32_t>(1, topology.GetNSwitches())};
+            m_aggregatorShare};
 }
 
 std::vector<float>

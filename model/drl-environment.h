@@ -213,7 +213,7 @@ class DrlEnvironment
     /// Per root, its candidate trees (m_tree, m_rootTrees, m_treeOf, m_setTree, m_total).
     void IndexTrees();
     /// The scales observations are divided by (m_maxHeight, m_maxPath, m_maxDependents,
-    /// m_bound).
+    /// m_bound), and the share of switches that aggregate.
     void MeasureScales();
     /// The static features of every tree (m_treeStatic).
     void ComputeTreeFeatures();
@@ -243,6 +243,7 @@ class DrlEnvironment
     uint32_t m_maxPath{1};                             //!< most links on a workload's path
     uint32_t m_maxDependents{1};                       //!< most dependents of a workload
     uint32_t m_bound{0};                               //!< bandwidth bound
+    float m_aggregatorShare{0};                        //!< switches that aggregate, as a share
 
     // state
     std::vector<uint32_t> m_committed;                 //!< per root, its tree or NO_INDEX

@@ -126,8 +126,9 @@ GetDrlCheckpointInfo(const std::string& path)
 }
 
 const DrlPolicy&
-DrlScheduler::GetPolicy(const std::string& topologyName)
+DrlScheduler::GetPolicy(const Topology& topology)
 {
+    const std::string& topologyName = topology.GetName();
     const std::string path = GetModelPath(topologyName);
     if (!m_policy || path != m_loadedPath)
     {
@@ -142,14 +143,14 @@ DrlScheduler::GetPolicy(const std::string& topologyName)
         m_loadedPath = path;
         NS_LOG_INFO("drl: loaded " << path << " (" << m_policy->GetInfo() << ")");
     }
+    m_policy->CheckSees(topology, m_loadedPath);
     return *m_policy;
 }
 
 void
 DrlScheduler::Prepare(const WorkloadSet& workloads)
 {
-    const Topology& topology = workloads.GetTopology();
-    GetPolicy(topology.GetName()).CheckSees(topology, m_loadedPath);
+    GetPolicy(workloads.GetTopology());
     m_env = std::make_unique<DrlEnvironment>(workloads);
     m_rng.seed(m_seed);
 }
@@ -171,8 +172,7 @@ DrlScheduler::SelectRound(SchedulerState& state)
 Plan
 DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
-    const DrlPolicy& policy = GetPolicy(topology.GetName());
-    policy.CheckSees(topology, m_loadedPath);
+    const DrlPolicy& policy = GetPolicy(topology);
     auto env = MakeDrlEnvironment(topology, policy.GetTreesPerRoot(), policy.GetTreeSeed(), pieces);
     Plan plan = policy.Decode(*env, m_samples, m_seed);
     plan.schedule.scheduler = GetName();
@@ -194,7 +194,7 @@ GetDrlCheckpointInfo(const std::string& /* path */)
 }
 
 const DrlPolicy&
-DrlScheduler::GetPolicy(const std::string& /* topologyName */)
+DrlScheduler::GetPolicy(const Topology& /* topology */)
 {
     throw std::runtime_error(GetDrlUnavailableReason());
 }
@@ -202,7 +202,7 @@ DrlScheduler::GetPolicy(const std::string& /* topologyName */)
 void
 DrlScheduler::Prepare(const WorkloadSet& workloads)
 {
-    GetPolicy(workloads.GetTopology().GetName());
+    GetPolicy(workloads.GetTopology());
 }
 
 void
@@ -214,7 +214,7 @@ DrlScheduler::SelectRound(SchedulerState& /* state */)
 Plan
 DrlScheduler::MakePlan(const Topology& topology, uint32_t /* pieces */)
 {
-    GetPolicy(topology.GetName());
+    GetPolicy(topology);
     return Plan();
 }
 

@@ -98,8 +98,13 @@ class DrlScheduler : public AllReduceScheduler
     std::string GetModelPath(const std::string& topologyName) const;
 
   private:
-    /// \return the policy of the checkpoint for this topology (loaded once per path)
-    const DrlPolicy& GetPolicy(const std::string& topologyName);
+    /**
+     * \param topology the topology to schedule
+     * \return the policy of the checkpoint for it (loaded once per path)
+     * \throws std::runtime_error when there is none, or it cannot see the topology's
+     *         aggregating switches (DrlPolicy::CheckSees)
+     */
+    const DrlPolicy& GetPolicy(const Topology& topology);
 
     std::string m_model;                 //!< Model attribute
     uint32_t m_samples{32};              //!< Samples attribute

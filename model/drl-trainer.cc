@@ -277,15 +277,12 @@ DrlTrainer::Imitate()
         DrlEnvironment& env = *m_envs[i];
         DrlTeacher best;
         uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
-        // Where switches merge, balanced also takes chunks in one order (CHUNK_THEN_HEIGHT,
-        // after the four rules), and so does the teacher.
-        const uint32_t rules = BalancedScheduler::RULE_COUNT +
-                               (m_topologies[i].CountAggregators() > 0 ? 1 : 0);
+        // The rules balanced tries there (where switches merge, also chunk order).
+        const auto rules = BalancedScheduler::GetRules(m_topologies[i]);
         for (uint32_t set = 0; set < env.GetNSets(); ++set)
         {
-            for (uint32_t r = 0; r < rules; ++r)
+            for (const auto rule : rules)
             {
-                const auto rule = static_cast<BalancedScheduler::Rule>(r);
                 for (uint32_t tie = 0; tie < std::max<uint32_t>(1, m_params.teacherTies); ++tie)
                 {
                     env.Reset();

@@ -47,8 +47,9 @@ namespace
  * \param candidates per candidate set, its workloads
  * \param chosen per chunk, the candidate set it takes
  * \param roundOf per candidate set, per workload, its round
- * \return every chunk's workloads from its chosen set (dependencies renumbered; a chunk's
- *         workloads depend on the same chunk's only), and their rounds
+ * \return every chunk's workloads from its chosen set, in one pass over the sets
+ *         (dependencies renumbered; a chunk's workloads depend on the same chunk's only), and
+ *         their rounds
  */
 Plan
 SelectChunks(const std::vector<WorkloadSet>& candidates,
@@ -62,13 +63,9 @@ SelectChunks(const std::vector<WorkloadSet>& candidates,
     for (size_t j = 0; j < candidates.size(); ++j)
     {
         newId[j].assign(candidates[j].GetN(), NO_INDEX);
-    }
-    for (uint32_t chunk = 0; chunk < chosen.size(); ++chunk)
-    {
-        const uint32_t j = chosen[chunk];
-        for (const Workload& w : candidates.at(j).GetAll())
+        for (const Workload& w : candidates[j].GetAll())
         {
-            if (w.chunk != chunk)
+            if (chosen.at(w.chunk) != j)
             {
                 continue;
             }
