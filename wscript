@@ -5,11 +5,15 @@
 
 def configure(conf):
     conf.env.append_value('CXXFLAGS', '-std=c++17')
+    # TinyXML-2 reads and writes MSCCL algorithm files.
+    conf.check_cfg(package='tinyxml2', uselib_store='TINYXML2', args=['--cflags', '--libs'],
+                   mandatory=True)
 
 
 def build(bld):
     module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications',
                                                 'flow-monitor'])
+    module.use.append('TINYXML2')
     module.source = [
         'model/size-limits.cc',
         'model/text-file.cc',
@@ -35,12 +39,15 @@ def build(bld):
         'model/packet-scheduler-state.cc',
         'model/round-program.cc',
         'model/schedule.cc',
+        'model/msccl-algorithm.cc',
+        'model/msccl-simulator.cc',
         'model/plan.cc',
         'model/allreduce-scheduler.cc',
         'model/scheduler-registry.cc',
         'model/short-name-registry.cc',
         'model/scheduler-result.cc',
         'model/replay-scheduler.cc',
+        'model/msccl-schedule.cc',
         'model/priority-list-scheduler.cc',
         'model/candidate-trees.cc',
         'model/cluster-engine.cc',
@@ -112,12 +119,15 @@ def build(bld):
         'model/packet-scheduler-state.h',
         'model/round-program.h',
         'model/schedule.h',
+        'model/msccl-algorithm.h',
+        'model/msccl-simulator.h',
         'model/plan.h',
         'model/allreduce-scheduler.h',
         'model/scheduler-registry.h',
         'model/short-name-registry.h',
         'model/scheduler-result.h',
         'model/replay-scheduler.h',
+        'model/msccl-schedule.h',
         'model/priority-list-scheduler.h',
         'model/candidate-trees.h',
         'model/cluster-engine.h',

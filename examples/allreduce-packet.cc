@@ -12,6 +12,7 @@
 //   allreduce-packet --topology=bcube:n=4,k=1 --gradient-bytes=16MB --data-rate=10Gbps
 //   allreduce-rounds --topology=bcube:n=3,k=1 --schedule-out=s.json
 //   allreduce-packet --schedule-in=s.json           (replay a schedule file, any numbering)
+//   allreduce-packet --topology=bcube:n=3,k=1 --schedule-in=ring8.xml   (an MSCCL algorithm)
 //   allreduce-packet --topology=bcube:n=3,k=1 --loss=0.01   (1% loss on every link)
 //   allreduce-packet --topology=bcube:n=3,k=1 --link-down=0 --link-down-at=20us
 //   allreduce-packet --topology=bcube:n=3,k=1 --scheduler=drl --stragglers=2:500us
@@ -41,6 +42,7 @@ main(int argc, char* argv[])
     std::string scheduler = "greedy";
     uint32_t pieces = 1;
     std::string scheduleIn;
+    std::string ranks;
     bool pcap = false;
     std::string format = "text";
     std::string out = "results/allreduce-packet";
@@ -73,8 +75,12 @@ main(int argc, char* argv[])
     cmd.AddString("schedule-in",
                   "replay this schedule file (doc/allreduce.rst, \"Schedule files\") on the "
                   "topology it carries, along its paths; with --topology, the file must be for "
-                  "that topology",
+                  "that topology. Or run an MSCCL algorithm (XML) on --topology",
                   scheduleIn);
+    cmd.AddString("ranks",
+                  "with an MSCCL algorithm in --schedule-in: the server of each rank, e.g. "
+                  "0,4,8,12 or 0-7 (default: rank i on server i)",
+                  ranks);
     cmd.AddFlag("pcap", "write pcap traces to OUT-<node>-<device>.pcap", pcap);
     cmd.AddChoice("format", "output format", format, {"text", "json"});
     cmd.AddChoice("values", "integer (sums exact) or float gradients", config.values,
@@ -123,6 +129,7 @@ main(int argc, char* argv[])
         // The delay is checked like every time value, before ns-3 sees it.
         ParseTimeValue("delay", config.delay);
         cmd.RefuseWith("schedule-in", {"scheduler", "pieces"}, "the file holds the schedule");
+        cmd.RefuseWithout("schedule-in", {"ranks"});
         config.linkDowns = ParseLinkDowns(linkDown, linkDownAt);
         if (config.backgroundLoad == 0)
         {
@@ -154,7 +161,15 @@ main(int argc, char* argv[])
         Ptr<AllReduceScheduler> online;
         if (!scheduleIn.empty())
         {
-            plan = ReadPlanFile(scheduleIn, topology);
+            std::string note;
+            plan = ReadPlanFile(scheduleIn, topology,
+                                ranks.empty() ? std::vector<uint32_t>{}
+                                              : ParseIdListValue("ranks", ranks),
+                                &note);
+            if (!note.empty())
+            {
+                std::cerr << "allreduce-packet: note: " << note << std::endl;
+            }
         }
         else
         {

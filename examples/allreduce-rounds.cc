@@ -9,6 +9,9 @@
 //   allreduce-rounds --topology=dcell:n=4,k=1 --scheduler=ring --pieces=2 --format=json
 //   allreduce-rounds --topology=bcube:n=3,k=1 --schedule-out=bcube.json
 //   allreduce-rounds --schedule-in=bcube.json             (validate a file, from anywhere)
+//   allreduce-rounds --topology=dcell:n=4,k=1 --scheduler=balanced --schedule-out=dcell.xml
+//   allreduce-rounds --topology=bcube:n=3,k=1 --schedule-in=ring8.xml   (an MSCCL algorithm)
+//   allreduce-rounds --topology=fattree:k=4 --schedule-in=ring8.xml --ranks=0,4,8,12,1,5,9,13
 //   allreduce-rounds --list-schedulers
 //   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=balanced --ns3::BalancedScheduler::Seed=7
 //   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=optimal --time-limit=300
@@ -36,6 +39,7 @@ main(int argc, char* argv[])
     uint32_t pieces = 1;
     std::string scheduleOut;
     std::string scheduleIn;
+    std::string ranks;
     std::string format = "text";
     bool listSchedulers = false;
     double timeLimit = 60;
@@ -53,12 +57,19 @@ main(int argc, char* argv[])
     cmd.AddString("scheduler", "scheduler name (see --list-schedulers) or TypeId name", scheduler);
     cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);
     cmd.AddString("schedule-out",
-                  "write the schedule as JSON (doc/allreduce.rst, \"Schedule files\") to this file",
+                  "write the schedule to this file: FILE.xml as an MSCCL algorithm "
+                  "(doc/allreduce.rst, \"MSCCL algorithm files\"), else as JSON (\"Schedule "
+                  "files\")",
                   scheduleOut);
     cmd.AddString("schedule-in",
                   "validate this schedule file instead of scheduling (with --topology, the "
-                  "file's topology must be that one)",
+                  "file's topology must be that one); or import an MSCCL algorithm (XML) onto "
+                  "--topology and schedule its transfers in rounds",
                   scheduleIn);
+    cmd.AddString("ranks",
+                  "with an MSCCL algorithm in --schedule-in: the server of each rank, e.g. "
+                  "0,4,8,12 or 0-7 (default: rank i on server i)",
+                  ranks);
     cmd.AddChoice("format", "output format", format, {"text", "json"});
     cmd.AddFlag("list-schedulers", "print the available scheduler names, one a line",
                 listSchedulers);
@@ -94,11 +105,20 @@ main(int argc, char* argv[])
         cmd.RefuseWith("schedule-in",
                        {"scheduler", "pieces", "time-limit", "trees-per-root", "model", "samples"},
                        "the file holds the schedule");
+        cmd.RefuseWithout("schedule-in", {"ranks"});
         SchedulerResult result;
         Ptr<OptimalScheduler> optimal;
         if (!scheduleIn.empty())
         {
-            result = EvaluatePlan(ReadPlanFile(scheduleIn, topology));
+            std::string note;
+            result = EvaluatePlan(ReadPlanFile(scheduleIn, topology,
+                                               ranks.empty() ? std::vector<uint32_t>{}
+                                                             : ParseIdListValue("ranks", ranks),
+                                               &note));
+            if (!note.empty())
+            {
+                std::cerr << "allreduce-rounds: note: " << note << std::endl;
+            }
         }
         else
         {
@@ -126,7 +146,12 @@ main(int argc, char* argv[])
         {
             PrintRoundsReport(std::cout, result, scheduleIn.empty(), search);
         }
-        if (!scheduleOut.empty())
+        if (!scheduleOut.empty() && IsMscclPath(scheduleOut))
+        {
+            WriteMscclFile(scheduleOut, result.plan.workloads, result.plan.schedule);
+            std::cerr << "wrote MSCCL algorithm to " << scheduleOut << "\n";
+        }
+        else if (!scheduleOut.empty())
         {
             WriteScheduleFile(scheduleOut, result.plan.workloads, result.plan.schedule);
             std::cerr << "wrote schedule to " << scheduleOut << "\n";

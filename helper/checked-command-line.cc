@@ -511,4 +511,40 @@ ParseListValue(const std::string& option, const std::string& text, char sep)
     }
 }
 
+std::vector<uint32_t>
+ParseIdListValue(const std::string& option, const std::string& text)
+{
+    constexpr uint64_t MOST = uint64_t{1} << 24;
+    std::vector<uint32_t> ids;
+    for (const std::string& item : ParseListValue(option, text, ','))
+    {
+        const size_t dash = item.find('-');
+        uint64_t first = 0;
+        uint64_t last = 0;
+        const bool ok = dash == std::string::npos
+                            ? ParseWholeNumber(item, UINT32_MAX - 1, first)
+                            : ParseWholeNumber(item.substr(0, dash), UINT32_MAX - 1, first) &&
+                                  ParseWholeNumber(item.substr(dash + 1), UINT32_MAX - 1, last);
+        if (!ok || (dash != std::string::npos && last < first))
+        {
+            throw std::invalid_argument("--" + option + ": '" + Abbreviate(item) +
+                                        "' is not an id or a range of ids (e.g. 3 or 4-11)");
+        }
+        if (dash == std::string::npos)
+        {
+            last = first;
+        }
+        if (ids.size() + (last - first + 1) > MOST)
+        {
+            throw std::invalid_argument("--" + option + " lists more than " +
+                                        std::to_string(MOST) + " ids");
+        }
+        for (uint64_t id = first; id <= last; ++id)
+        {
+            ids.push_back(static_cast<uint32_t>(id));
+        }
+    }
+    return ids;
+}
+
 } // namespace ns3

@@ -211,6 +211,15 @@ std::vector<std::string> ParseListValue(const std::string& option,
                                         const std::string& text,
                                         char sep);
 
+/**
+ * \ingroup allreduce
+ * \param option the option's name, for errors
+ * \param text ids and ranges separated by commas, e.g. "0,1,2,3" or "4-11,0"
+ * \return the ids in the order given (ranges ascending), at most 1<<24 of them
+ * \throws std::invalid_argument naming the option and the item that is not an id or a range
+ */
+std::vector<uint32_t> ParseIdListValue(const std::string& option, const std::string& text);
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_CHECKED_COMMAND_LINE_H */

@@ -24,6 +24,8 @@ ToString(WorkloadSemantics semantics)
         return "ps";
     case WorkloadSemantics::RING:
         return "ring";
+    case WorkloadSemantics::MSCCL:
+        return "msccl";
     }
     return "?";
 }
@@ -43,8 +45,12 @@ ParseWorkloadSemantics(const std::string& name)
     {
         return WorkloadSemantics::RING;
     }
-    throw std::invalid_argument("workload semantics must be merge, ps or ring, got '" + name +
-                                "'");
+    if (name == "msccl")
+    {
+        return WorkloadSemantics::MSCCL;
+    }
+    throw std::invalid_argument("workload semantics must be merge, ps, ring or msccl, got '" +
+                                name + "'");
 }
 
 std::string
@@ -494,6 +500,8 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
                    std::to_string((w.src + 1) % n);
         }
         return "";
+    case WorkloadSemantics::MSCCL:
+        return ""; // any sender and receiver; servers on the way relay
     }
     return "";
 }
@@ -590,6 +598,11 @@ WorkloadSet::Build(const Topology& topology,
     if (pieces == 0)
     {
         throw std::invalid_argument("pieces per chunk must be >= 1, got 0");
+    }
+    if (semantics == WorkloadSemantics::MSCCL)
+    {
+        throw std::invalid_argument("msccl workloads come from an MSCCL algorithm file "
+                                    "(ImportMscclAlgorithm), not from flow trees");
     }
     if (trees.size() != n)
     {

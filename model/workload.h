@@ -25,12 +25,14 @@ enum class WorkloadSemantics
     MERGE,           //!< the seed paper's workload tree: servers aggregate on the way to the root
     PARAMETER_SERVER,//!< every server sends straight to the chunk's owner and back, no merge
     RING,            //!< Ring AllReduce over servers 0, 1, ..., N-1, 0
+    MSCCL,           //!< an MSCCL algorithm's transfers: any sender and receiver, servers on
+                     //!< a path relay (doc/allreduce.rst, "MSCCL algorithm files")
 };
 
-/// \return "merge", "ps" or "ring"
+/// \return "merge", "ps", "ring" or "msccl"
 std::string ToString(WorkloadSemantics semantics);
 /**
- * \param name "merge", "ps" or "ring"
+ * \param name "merge", "ps", "ring" or "msccl"
  * \return the semantics
  * \throws std::invalid_argument for any other name
  */

@@ -9,7 +9,7 @@ packages=(
   # build tools
   cmake make g++ ccache
   # libraries
-  libboost-dev nlohmann-json3-dev libtorch-dev coinor-libcbc-dev pkg-config
+  libboost-dev nlohmann-json3-dev libtinyxml2-dev libtorch-dev coinor-libcbc-dev pkg-config
   # tests, benchmarks and figures
   libgtest-dev libgmock-dev libbenchmark-dev gnuplot-nox
   "$@"

@@ -1,0 +1,151 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_MSCCL_ALGORITHM_H
+#define NS3_ALLREDUCE_MSCCL_ALGORITHM_H
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce
+ * The instructions of an MSCCL algorithm step (doc/allreduce.rst, "MSCCL algorithm files").
+ */
+enum class MscclStepType
+{
+    SEND,                  //!< s: send the source to the threadblock's send peer
+    RECV,                  //!< r: receive from the recv peer into the destination
+    RECV_COPY_SEND,        //!< rcs: receive into the destination and send it on
+    RECV_REDUCE_SEND,      //!< rrs: receive, add the source, send the sum on (not stored)
+    RECV_REDUCE_COPY,      //!< rrc: receive, add the source, store the sum in the destination
+    RECV_REDUCE_COPY_SEND, //!< rrcs: as rrc, and send the sum on
+    COPY,                  //!< cpy: copy the source to the destination (local)
+    REDUCE,                //!< re: add the source to the destination (local)
+    NOP,                   //!< nop: only waits for its dependency
+};
+
+/// \return the step type's name in the file: "s", "r", "rcs", ...
+std::string ToString(MscclStepType type);
+/// \return true for the types that receive from the threadblock's recv peer
+bool Receives(MscclStepType type);
+/// \return true for the types that send to the threadblock's send peer
+bool Sends(MscclStepType type);
+/// \return true for the types that read the source (srcbuf, srcoff) locally
+bool ReadsSource(MscclStepType type);
+/// \return true for the types that write the destination (dstbuf, dstoff) locally
+bool WritesDestination(MscclStepType type);
+
+/**
+ * \ingroup allreduce
+ * One step of a threadblock.
+ */
+struct MscclStep
+{
+    MscclStepType type{MscclStepType::NOP}; //!< what it does
+    char srcbuf{'i'};  //!< source buffer: 'i' input, 'o' output, 's' scratch
+    int64_t srcoff{-1}; //!< first chunk of the source (-1: none)
+    char dstbuf{'o'};  //!< destination buffer
+    int64_t dstoff{-1}; //!< first chunk of the destination (-1: none)
+    uint32_t cnt{1};   //!< chunks it moves, from the offsets on
+    int32_t depid{-1}; //!< threadblock of the same rank it waits for (-1: none)
+    int32_t deps{-1};  //!< the step of that threadblock it waits for
+    bool hasdep{false}; //!< another threadblock waits for this step
+    /// The round a schedule exported here runs this send in, from a comment "round N" right
+    /// before the step (-1: none). MSCCL ignores it; an import lists workloads in that order.
+    int64_t round{-1};
+    uint32_t line{0};  //!< line in the file (0 when not read from one)
+};
+
+/**
+ * \ingroup allreduce
+ * A threadblock: steps run one after another, with at most one send peer and one recv peer.
+ */
+struct MscclThreadblock
+{
+    int32_t send{-1};  //!< the rank it sends to (-1: none)
+    int32_t recv{-1};  //!< the rank it receives from (-1: none)
+    uint32_t chan{0};  //!< its channel
+    std::vector<MscclStep> steps; //!< in order (step s is steps[s])
+    uint32_t line{0};  //!< line in the file
+};
+
+/**
+ * \ingroup allreduce
+ * One rank (GPU) of an algorithm: its buffer sizes and its threadblocks.
+ */
+struct MscclGpu
+{
+    uint32_t iChunks{0}; //!< chunks of the input buffer
+    uint32_t oChunks{0}; //!< chunks of the output buffer
+    uint32_t sChunks{0}; //!< chunks of the scratch buffer
+    std::vector<MscclThreadblock> threadblocks; //!< by id
+    uint32_t line{0};    //!< line in the file
+};
+
+/**
+ * \ingroup allreduce
+ * An MSCCL algorithm, as the MSCCL executor reads it from XML (`<algo>`, `<gpu>`, `<tb>`,
+ * `<step>`; doc/allreduce.rst, "MSCCL algorithm files").
+ */
+struct MscclAlgorithm
+{
+    std::string name;            //!< the name attribute
+    std::string proto{"Simple"}; //!< NCCL protocol (Simple, LL, LL128); kept, not used
+    std::string coll{"allreduce"}; //!< the collective
+    uint32_t nchunksperloop{0};  //!< chunks the input is cut into
+    uint32_t nchannels{0};       //!< channels (one more than the largest chan)
+    bool inplace{true};          //!< the result is left in the input buffer
+    std::vector<MscclGpu> gpus;  //!< by rank
+
+    /// \return the number of ranks
+    uint32_t GetNRanks() const
+    {
+        return static_cast<uint32_t>(gpus.size());
+    }
+};
+
+/// Largest number of ranks an algorithm file may have.
+constexpr uint32_t MSCCL_MAX_RANKS = 1U << 16;
+/// Largest number of chunks in one buffer of an algorithm file.
+constexpr uint32_t MSCCL_MAX_CHUNKS = 1U << 24;
+
+/**
+ * \ingroup allreduce
+ * Reads an MSCCL algorithm from its XML text and checks its structure: the elements and
+ * attributes (unknown ones are refused), numbers, ranks and threadblock ids, steps numbered
+ * from 0, buffers and offsets within the buffer sizes, step types against the threadblock's
+ * peers, dependencies that name an existing step marked hasdep, and at most one threadblock
+ * per (send peer, channel) and per (recv peer, channel) on a rank. Whether the algorithm
+ * computes an AllReduce is SimulateMscclAlgorithm's job.
+ * \param text the XML
+ * \param source name used in errors (a file name)
+ * \return the algorithm
+ * \throws std::invalid_argument naming the source, the line and what is wrong
+ */
+MscclAlgorithm ParseMscclXml(const std::string& text, const std::string& source);
+
+/**
+ * \ingroup allreduce
+ * \param path an MSCCL algorithm file
+ * \return the algorithm (ParseMscclXml)
+ * \throws std::invalid_argument when the file cannot be read or is malformed
+ */
+MscclAlgorithm ReadMscclFile(const std::string& path);
+
+/**
+ * \ingroup allreduce
+ * Writes an algorithm as MSCCL XML, every step with all its attributes.
+ * \param os where to write
+ * \param algorithm the algorithm
+ */
+void WriteMscclXml(std::ostream& os, const MscclAlgorithm& algorithm);
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_MSCCL_ALGORITHM_H */
