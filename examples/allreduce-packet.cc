@@ -129,7 +129,10 @@ main(int argc, char* argv[])
         // The delay is checked like every time value, before ns-3 sees it.
         ParseTimeValue("delay", config.delay);
         cmd.RefuseWith("schedule-in", {"scheduler", "pieces"}, "the file holds the schedule");
-        cmd.RefuseWithout("schedule-in", {"ranks"});
+        if (scheduleIn.empty())
+        {
+            cmd.RefuseWithout("schedule-in", {"ranks"});
+        }
         config.linkDowns = ParseLinkDowns(linkDown, linkDownAt);
         if (config.backgroundLoad == 0)
         {

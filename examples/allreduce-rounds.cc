@@ -105,7 +105,10 @@ main(int argc, char* argv[])
         cmd.RefuseWith("schedule-in",
                        {"scheduler", "pieces", "time-limit", "trees-per-root", "model", "samples"},
                        "the file holds the schedule");
-        cmd.RefuseWithout("schedule-in", {"ranks"});
+        if (scheduleIn.empty())
+        {
+            cmd.RefuseWithout("schedule-in", {"ranks"});
+        }
         SchedulerResult result;
         Ptr<OptimalScheduler> optimal;
         if (!scheduleIn.empty())

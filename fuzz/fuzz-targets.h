@@ -10,6 +10,8 @@
 #ifndef NS3_ALLREDUCE_FUZZ_TARGETS_H
 #define NS3_ALLREDUCE_FUZZ_TARGETS_H
 
+#include "ns3/msccl-algorithm.h"
+#include "ns3/msccl-simulator.h"
 #include "ns3/schedule.h"
 #include "ns3/size-limits.h"
 #include "ns3/topology-generators.h"
@@ -76,6 +78,22 @@ FuzzScheduleJson(const uint8_t* data, size_t size)
                                    "fuzz.json");
         (void)ns3::ValidateSchedule(file.workloads, file.schedule);
         (void)ns3::ComputeBounds(file.workloads);
+    }
+    catch (const std::invalid_argument&)
+    {
+    }
+}
+
+/// MSCCL algorithm files: read and checked (structure), then run on symbolic data.
+inline void
+FuzzMscclXml(const uint8_t* data, size_t size)
+{
+    ns3::SetMemoryLimit(FUZZ_MEMORY_LIMIT);
+    try
+    {
+        const ns3::MscclAlgorithm algo =
+            ns3::ParseMscclXml(std::string(reinterpret_cast<const char*>(data), size), "fuzz.xml");
+        (void)ns3::SimulateMscclAlgorithm(algo, "fuzz.xml");
     }
     catch (const std::invalid_argument&)
     {

@@ -56,3 +56,8 @@ TEST(FuzzCorpus, ScheduleFilesReplayWithoutAFinding)
 {
     EXPECT_GE(Replay("schedule-json", &allreduce_fuzz::FuzzScheduleJson), 7u);
 }
+
+TEST(FuzzCorpus, MscclFilesReplayWithoutAFinding)
+{
+    EXPECT_GE(Replay("msccl-xml", &allreduce_fuzz::FuzzMscclXml), 6u);
+}

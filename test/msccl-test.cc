@@ -656,3 +656,57 @@ TEST(Msccl, ExportRefusesWhatMscclCannotHold)
 }
 
 } // namespace
+
+namespace
+{
+
+TEST(MscclPacket, ImportedAlgorithmsSumExactlyAtPacketLevel)
+{
+    const Topology bcube = BuildTopology("bcube:n=3,k=1");
+    const Topology fattree = BuildTopology("fattree:k=4");
+    const Topology ring = BuildTopology("file:" ALLREDUCE_SOURCE_DIR "/test/data/ring8.topo");
+    for (const auto& [name, algo] :
+         std::vector<std::pair<std::string, MscclAlgorithm>>{{"ring2", Ring(8, 2).Get()},
+                                                             {"allpairs", AllPairs(8).Get()},
+                                                             {"hier", Hierarchical().Get()}})
+    {
+        for (const Topology* topology : {&bcube, &fattree, &ring})
+        {
+            const Plan plan = ImportMscclAlgorithm(algo, name, *topology, {}).plan;
+            for (const std::string mode : {"barrier", "async"})
+            {
+                SCOPED_TRACE(name + " on " + topology->GetName() + ", " + mode);
+                PacketRunConfig config;
+                config.mode = mode;
+                config.gradientBytes = 8192;
+                config.flowMonitor = false;
+                const PacketRunReport report = RunPacketAllReduce(plan, config);
+                ASSERT_TRUE(report.result.finished) << report.result.error;
+                EXPECT_EQ(report.result.transfersFinished, plan.workloads.GetN());
+                EXPECT_TRUE(report.verification.verified) << report.verification.message;
+                EXPECT_TRUE(report.verification.exact);
+            }
+        }
+    }
+}
+
+TEST(MscclPacket, ExportedScheduleRunsAsTheOriginal)
+{
+    // DCell(4,1), balanced: the exported file re-imports to the same rounds and runs exactly.
+    const Topology dcell = BuildTopology("dcell:n=4,k=1");
+    const SchedulerResult original = EvaluateScheduler(dcell, "balanced", 1);
+    std::ostringstream xml;
+    WriteMscclXml(xml, ExportMscclAlgorithm(original.plan.workloads, original.plan.schedule));
+    const Plan back =
+        ImportMscclAlgorithm(ParseMscclXml(xml.str(), "dcell.xml"), "dcell.xml", dcell, {}).plan;
+    EXPECT_EQ(back.schedule.GetNRounds(), original.plan.schedule.GetNRounds());
+    PacketRunConfig config;
+    config.gradientBytes = 8192;
+    config.flowMonitor = false;
+    const PacketRunReport report = RunPacketAllReduce(back, config);
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    EXPECT_TRUE(report.verification.verified) << report.verification.message;
+    EXPECT_TRUE(report.verification.exact);
+}
+
+} // namespace
