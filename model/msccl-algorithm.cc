@@ -11,6 +11,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -166,6 +167,43 @@ StepName(uint32_t rank, uint32_t tb, uint32_t step)
            " on rank " + std::to_string(rank);
 }
 
+/**
+ * Reads the hint of our export from the comment before a send step: "round N" and optionally
+ * "path A B C"; anything else leaves the step without a hint (a comment is never an error).
+ */
+void
+ReadHint(const std::string& comment, MscclStep& step)
+{
+    std::istringstream is(comment);
+    std::string word;
+    std::string number;
+    uint64_t round = 0;
+    if (!(is >> word) || word != "round" || !(is >> number) ||
+        !ParseWholeNumber(number, MSCCL_MAX_CHUNKS, round))
+    {
+        return;
+    }
+    std::vector<uint32_t> path;
+    if (is >> word)
+    {
+        uint64_t node = 0;
+        while (word == "path" && is >> number)
+        {
+            if (!ParseWholeNumber(number, UINT32_MAX - 1, node) || path.size() > 4096)
+            {
+                return;
+            }
+            path.push_back(static_cast<uint32_t>(node));
+        }
+        if (path.size() < 2)
+        {
+            return;
+        }
+    }
+    step.round = static_cast<int64_t>(round);
+    step.path = std::move(path);
+}
+
 /// Reads one <tb>'s steps and checks each on its own.
 void
 ReadSteps(const std::string& source,
@@ -199,7 +237,12 @@ ReadSteps(const std::string& source,
                    Abbreviate(type) + "'");
         }
         step.type = found->second;
-        step.cnt = static_cast<uint32_t>(a.NumberOr("cnt", 1, MSCCL_MAX_CHUNKS, 1));
+        // msccl-tools writes cnt="0" on nop steps, which move nothing.
+        step.cnt = static_cast<uint32_t>(a.NumberOr("cnt", 0, MSCCL_MAX_CHUNKS, 1));
+        if (step.cnt == 0 && step.type != MscclStepType::NOP)
+        {
+            a.Fail("a '" + type + "' step moves cnt chunks, at least 1, got cnt=\"0\"");
+        }
         if (Receives(step.type) && tb.recv < 0)
         {
             a.Fail("a '" + type + "' step receives, but its threadblock has no recv peer (recv=-1)");
@@ -244,15 +287,9 @@ ReadSteps(const std::string& source,
         // A comment "round N" right before it: the round of our export (a hint, see MscclStep).
         const tinyxml2::XMLNode* before = steps[k]->PreviousSibling();
         const tinyxml2::XMLComment* comment = before ? before->ToComment() : nullptr;
-        uint64_t round = 0;
         if (comment && Sends(step.type))
         {
-            const std::string text = Trim(comment->Value());
-            if (text.rfind("round ", 0) == 0 &&
-                ParseWholeNumber(text.substr(6), MSCCL_MAX_CHUNKS, round))
-            {
-                step.round = static_cast<int64_t>(round);
-            }
+            ReadHint(comment->Value(), step);
         }
         tb.steps.push_back(step);
     }
@@ -552,7 +589,16 @@ WriteMscclXml(std::ostream& os, const MscclAlgorithm& algorithm)
                 const MscclStep& step = tb.steps[s];
                 if (step.round >= 0)
                 {
-                    printer.PushComment((" round " + std::to_string(step.round) + " ").c_str());
+                    std::string hint = " round " + std::to_string(step.round);
+                    if (!step.path.empty())
+                    {
+                        hint += " path";
+                        for (uint32_t node : step.path)
+                        {
+                            hint += " " + std::to_string(node);
+                        }
+                    }
+                    printer.PushComment((hint + " ").c_str());
                 }
                 printer.OpenElement("step");
                 printer.PushAttribute("s", s);

@@ -59,6 +59,9 @@ struct MscclStep
     /// The round a schedule exported here runs this send in, from a comment "round N" right
     /// before the step (-1: none). MSCCL ignores it; an import lists workloads in that order.
     int64_t round{-1};
+    /// The path of that send's workload, from the same comment ("round N path A B C", node ids
+    /// of the exported topology; empty: none). An import onto that topology routes along it.
+    std::vector<uint32_t> path;
     uint32_t line{0};  //!< line in the file (0 when not read from one)
 };
 

@@ -144,7 +144,22 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                 SaturatingMultiply(per, SaturatingMultiply(transfers.size(), 256) + depCount * 4),
                 "use an algorithm with fewer chunks");
 
-    const std::vector<FlowTree> trees = BuildShortestPathTrees(view);
+    // Paths: the ones our export wrote where every send has one that walks this topology's
+    // links between its servers (and the ranks are the topology's servers); else along trees.
+    bool routed = identity && !transfers.empty();
+    for (size_t i = 0; routed && i < transfers.size(); ++i)
+    {
+        const auto& path = transfers[i].path;
+        routed = path.size() >= 2 && path.front() == transfers[i].src &&
+                 path.back() == transfers[i].dst;
+        for (size_t h = 0; routed && h + 1 < path.size(); ++h)
+        {
+            routed = path[h] < view.GetNNodes() && path[h + 1] < view.GetNNodes() &&
+                     view.HasLink(path[h], path[h + 1]);
+        }
+    }
+    const std::vector<FlowTree> trees = routed ? std::vector<FlowTree>{}
+                                               : BuildShortestPathTrees(view);
     std::vector<Workload> workloads;
     workloads.reserve(transfers.size() * per);
     for (size_t i = 0; i < transfers.size(); ++i)
@@ -160,7 +175,7 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
             w.phase = t.carries.size() == n ? Phase::GATHER : Phase::REDUCE;
             w.src = t.src;
             w.dst = t.dst;
-            w.path = RoutePath(trees, w.chunk, t.src, t.dst);
+            w.path = routed ? t.path : RoutePath(trees, w.chunk, t.src, t.dst);
             w.carries = t.carries;
             w.deps.reserve(t.deps.size());
             for (uint32_t d : t.deps)
@@ -408,6 +423,7 @@ ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uin
         {
             MscclStep nop;
             nop.type = MscclStepType::NOP;
+            nop.cnt = 0;
             addStep(nop, &deps[d], std::max(finish[r][t].empty() ? 0 : finish[r][t].back(),
                                             finishOf(deps[d])));
         }
@@ -422,6 +438,7 @@ ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uin
             tb.send = static_cast<int32_t>(peer);
             step.type = MscclStepType::SEND;
             step.round = e.round;
+            step.path = w.path;
             placed = addStep(step, deps.empty() ? nullptr : &deps[0], ready + 1);
             readsSince[cell].push_back(placed);
         }

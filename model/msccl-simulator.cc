@@ -372,6 +372,7 @@ class Simulation
                 transfer.threadblock = t;
                 transfer.step = s;
                 transfer.round = step.round;
+                transfer.path = step.path;
                 transfer.deps = after;
                 sent.push_back(static_cast<uint32_t>(m_transfers.size()));
                 m_transfers.push_back(std::move(transfer));

@@ -27,6 +27,7 @@ struct MscclTransfer
     uint32_t threadblock{0}; //!< the sending step's threadblock (on src)
     uint32_t step{0};        //!< the sending step
     int64_t round{-1};       //!< the sending step's round hint (MscclStep::round)
+    std::vector<uint32_t> path; //!< the sending step's path hint (MscclStep::path)
     /// Transfers that finish before it starts: through the steps before it in its threadblock,
     /// the steps they wait for (depid, deps) and the receives they make, ascending.
     std::vector<uint32_t> deps;

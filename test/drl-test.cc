@@ -9,6 +9,7 @@
 #include "ns3/drl-trainer.h"
 #include "ns3/core-module.h"
 
+#include "test-helpers.h"
 #include "test-topologies.h"
 
 #include <gtest/gtest.h>
@@ -830,11 +831,7 @@ TEST(DrlScheduler, PacketLevelRunEndsWithTheExactSum)
     const Plan plan = s->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
     for (const char* mode : {"barrier", "async"})
     {
-        PacketRunConfig config;
-        config.mode = mode;
-        config.gradientBytes = 8192;
-        config.flowMonitor = false;
-        const PacketRunReport report = RunPacketAllReduce(plan, config);
+        const PacketRunReport report = RunPacketAllReduce(plan, ns3::test::SmallPacketRun(mode));
         ASSERT_TRUE(report.result.finished) << report.result.error;
         EXPECT_TRUE(report.verification.verified) << report.verification.message;
         EXPECT_TRUE(report.verification.exact);

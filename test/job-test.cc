@@ -5,6 +5,8 @@
 // Jobs on a cluster: a job's view of the topology (its servers merge, the others relay) and
 // job traces (read, written, generated), placement policies.
 
+#include "test-helpers.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -31,21 +33,7 @@ Line()
     return t;
 }
 
-/// \return the message of the std::invalid_argument that f throws, or "" when it throws none
-template <typename F>
-std::string
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "";
-}
+using ns3::test::ErrorOf;
 
 } // namespace
 

@@ -4,6 +4,8 @@
 
 // Packet-level AllReduce: real gradients over ns-3 TCP, checked exactly, and its faults.
 
+#include "test-helpers.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/channel.h"
 #include "ns3/core-module.h"
@@ -31,15 +33,7 @@ MakeTestPlan(const std::string& spec, const std::string& scheduler, uint32_t pie
     return CreateScheduler(scheduler)->MakePlan(BuildTopology(spec), pieces);
 }
 
-PacketRunConfig
-SmallRun(const std::string& mode)
-{
-    PacketRunConfig config;
-    config.mode = mode;
-    config.gradientBytes = 8192;
-    config.flowMonitor = false;
-    return config;
-}
+using ns3::test::SmallPacketRun;
 
 } // namespace
 
@@ -105,7 +99,7 @@ TEST_P(PacketExactSum, EveryServerEndsWithTheExactSum)
 {
     const auto& [spec, scheduler, mode] = GetParam();
     const Plan plan = MakeTestPlan(spec, scheduler);
-    const PacketRunReport report = RunPacketAllReduce(plan, SmallRun(mode));
+    const PacketRunReport report = RunPacketAllReduce(plan, SmallPacketRun(mode));
     ASSERT_TRUE(report.result.finished) << report.result.error;
     EXPECT_EQ(report.result.transfersFinished, plan.workloads.GetN());
     EXPECT_TRUE(report.verification.verified) << report.verification.message;
@@ -130,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(PacketLevel, BarrierRoundsFollowOneAnother)
 {
     const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
-    const PacketRunReport report = RunPacketAllReduce(plan, SmallRun("barrier"));
+    const PacketRunReport report = RunPacketAllReduce(plan, SmallPacketRun("barrier"));
     ASSERT_TRUE(report.result.finished) << report.result.error;
     const auto& r = report.result;
     ASSERT_EQ(r.roundEnd.size(), plan.schedule.GetNRounds());
@@ -145,7 +139,7 @@ TEST(PacketLevel, BarrierRoundsFollowOneAnother)
 TEST(PacketLevel, AsyncStartsAfterDependenciesAndNeverSharesALink)
 {
     const Plan plan = MakeTestPlan("dcell:n=3,k=1", "balanced", 2);
-    const PacketRunReport report = RunPacketAllReduce(plan, SmallRun("async"));
+    const PacketRunReport report = RunPacketAllReduce(plan, SmallPacketRun("async"));
     ASSERT_TRUE(report.result.finished) << report.result.error;
     const auto& r = report.result;
     const WorkloadSet& ws = plan.workloads;
@@ -183,7 +177,7 @@ TEST(PacketLevel, PacketsTravelOnlyTheWorkloadPathsAndTheirReverse)
     // what the per-destination (shortest-path tree) routes would take: with those alone, 40
     // checks here fail.
     const Plan plan = MakeTestPlan("fattree:k=4", "balanced");
-    const PacketRunReport report = RunPacketAllReduce(plan, SmallRun("barrier"));
+    const PacketRunReport report = RunPacketAllReduce(plan, SmallPacketRun("barrier"));
     ASSERT_TRUE(report.result.finished) << report.result.error;
     std::set<uint32_t> data;
     std::set<uint32_t> acks;
@@ -210,7 +204,7 @@ TEST(PacketLevel, PacketsTravelOnlyTheWorkloadPathsAndTheirReverse)
 
 TEST(PacketLevel, FloatGradientsAgreeWithinTheStatedTolerance)
 {
-    PacketRunConfig config = SmallRun("async");
+    PacketRunConfig config = SmallPacketRun("async");
     config.values = "float";
     const PacketRunReport report =
         RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"), config);
@@ -259,7 +253,7 @@ TEST(PacketLevel, AFileWithOtherNodeNumberingReplaysWithTheSameRounds)
     ASSERT_TRUE(ValidateSchedule(file.workloads, file.schedule).valid);
 
     const Plan replay{file.workloads, file.schedule};
-    const PacketRunReport report = RunPacketAllReduce(replay, SmallRun("barrier"));
+    const PacketRunReport report = RunPacketAllReduce(replay, SmallPacketRun("barrier"));
     ASSERT_TRUE(report.result.finished) << report.result.error;
     EXPECT_TRUE(report.verification.verified) << report.verification.message;
     EXPECT_EQ(report.result.roundEnd.size(), plan.schedule.GetNRounds());
@@ -284,7 +278,7 @@ TEST(PacketFaults, OnePercentLossIsRecoveredByTcpAndTheSumIsExact)
 {
     for (const std::string mode : {"barrier", "async"})
     {
-        PacketRunConfig config = SmallRun(mode);
+        PacketRunConfig config = SmallPacketRun(mode);
         config.gradientBytes = 256 * 1024;
         config.loss = 0.01;
         config.flowMonitor = true;
@@ -306,7 +300,7 @@ TEST(PacketFaults, HeavyLossIsWaitedForWhileTcpStillRetransmits)
 {
     // At 5% loss TCP's backed-off retransmissions leave gaps longer than a short stall timeout;
     // a retransmission still to come is not a stall, so the run verifies.
-    PacketRunConfig config = SmallRun("barrier");
+    PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 1 << 20;
     config.loss = 0.05;
     config.stallTimeout = 0.05;
@@ -319,7 +313,7 @@ TEST(PacketFaults, HeavyLossIsWaitedForWhileTcpStillRetransmits)
 
 TEST(PacketFaults, ALinkDownMidRunIsReportedAsAStallNamingTheWorkloadAndTheLink)
 {
-    PacketRunConfig config = SmallRun("barrier");
+    PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 1 << 20;
     config.linkDowns = {{9, 100e-6}}; // bcube(3,1): server 4 - switch 13
     config.stallTimeout = 0.05;
@@ -342,7 +336,7 @@ TEST(PacketFaults, AnInvalidScheduleIsRefusedBeforeTheSimulationStarts)
     std::swap(plan.schedule.rounds.front(), plan.schedule.rounds.back());
     try
     {
-        RunPacketAllReduce(plan, SmallRun("barrier"));
+        RunPacketAllReduce(plan, SmallPacketRun("barrier"));
         FAIL() << "no exception";
     }
     catch (const std::invalid_argument& e)
@@ -378,7 +372,7 @@ TEST(PacketFaults, APlanForAnotherTopologyIsRefused)
 TEST(PacketFaults, AGradientOfPartFloatsOrTooFewValuesIsRefused)
 {
     const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy", 2);
-    PacketRunConfig config = SmallRun("barrier");
+    PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 8194;
     EXPECT_THROW(
         {
@@ -489,8 +483,8 @@ TEST(PacketOnline, UnperturbedBarrierDecisionsAreTheReplayedPlan)
     for (const char* scheduler : {"greedy", "balanced", "ring"})
     {
         const Plan plan = MakeTestPlan("bcube:n=3,k=1", scheduler);
-        const PacketRunReport replay = RunPacketAllReduce(plan, SmallRun("barrier"));
-        const PacketRunReport online = RunOnline(plan, scheduler, SmallRun("barrier"));
+        const PacketRunReport replay = RunPacketAllReduce(plan, SmallPacketRun("barrier"));
+        const PacketRunReport online = RunOnline(plan, scheduler, SmallPacketRun("barrier"));
         ASSERT_TRUE(online.result.finished) << online.result.error;
         EXPECT_TRUE(online.verification.verified) << online.verification.message;
         EXPECT_EQ(online.run.schedule.rounds, plan.schedule.rounds) << scheduler;
@@ -503,7 +497,7 @@ TEST(PacketOnline, UnperturbedBarrierDecisionsAreTheReplayedPlan)
 TEST(PacketOnline, AsyncDecisionsEndWithTheExactSum)
 {
     const Plan plan = MakeTestPlan("dcell:n=3,k=1", "balanced");
-    const PacketRunReport online = RunOnline(plan, "balanced", SmallRun("async"));
+    const PacketRunReport online = RunOnline(plan, "balanced", SmallPacketRun("async"));
     ASSERT_TRUE(online.result.finished) << online.result.error;
     EXPECT_TRUE(online.verification.verified) << online.verification.message;
     EXPECT_GE(online.result.decisions, online.run.schedule.GetNRounds());
@@ -515,7 +509,7 @@ TEST(PacketOnline, EveryLinkOfBCubeFailingMidRunIsRoutedAround)
     // BCube(3,1) stays connected without any one link: online always completes exactly; the
     // replayed plan stalls when the failed link lies on a path still to be used.
     const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
-    PacketRunConfig config = SmallRun("barrier");
+    PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 65536;
     config.stallTimeout = 0.05;
     const double unperturbed = RunPacketAllReduce(plan, config).result.completionTime;
@@ -547,7 +541,7 @@ TEST(PacketOnline, EveryLinkOfBCubeFailingMidRunIsRoutedAround)
 TEST(PacketOnline, StragglersHoldOnlyWhatCarriesTheirContribution)
 {
     const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
-    PacketRunConfig config = SmallRun("barrier");
+    PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 65536;
     config.stragglers = "2:200us";
     const PacketRunReport replay = RunPacketAllReduce(plan, config);
@@ -633,7 +627,7 @@ TEST(PacketOnline, OptionsAreChecked)
     EXPECT_THROW(ParseLinkDowns({"3"}, {"1us", "2us"}), std::invalid_argument);
     EXPECT_THROW(ParseLinkDowns({"x"}, {}), std::invalid_argument);
     const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
-    PacketRunConfig config = SmallRun("barrier");
+    PacketRunConfig config = SmallPacketRun("barrier");
     config.decisions = "online";
     EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument); // no scheduler
     config.decisions = "sometimes";
@@ -667,7 +661,7 @@ class WatchingScheduler : public GreedyScheduler
 TEST(PacketConditions, BackgroundTrafficSharesTheLinksAndTheSchedulerSeesIt)
 {
     const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
-    PacketRunConfig config = SmallRun("barrier");
+    PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 65536;
     const PacketRunReport quiet = RunPacketAllReduce(plan, config);
     config.backgroundLoad = 0.3;
@@ -725,7 +719,7 @@ TEST(PacketConditions, SlowedLinksRunAtTheirOwnRateAndTheSchedulerSeesIt)
     const Plan even = MakeTestPlan("bcube:n=3,k=1", "greedy");
     const Plan uneven = CreateScheduler("greedy")->MakePlan(topo, 1);
     EXPECT_EQ(uneven.schedule.rounds, even.schedule.rounds) << "the flow level keeps rounds";
-    PacketRunConfig config = SmallRun("async");
+    PacketRunConfig config = SmallPacketRun("async");
     config.gradientBytes = 65536;
     config.decisions = "online";
     Ptr<WatchingScheduler> watcher = CreateObject<WatchingScheduler>();
@@ -869,7 +863,7 @@ TEST(PacketOnline, EveryLinkOfDCellAndJellyfishFailingMidRunIsRoutedAroundWhereA
     {
         const Plan plan = MakeTestPlan(spec, "greedy");
         const Topology& topo = plan.workloads.GetTopology();
-        PacketRunConfig config = SmallRun("barrier");
+        PacketRunConfig config = SmallPacketRun("barrier");
         config.gradientBytes = 16384;
         config.stallTimeout = 0.02;
         const PacketRunReport unperturbed = RunPacketAllReduce(plan, config);
@@ -916,7 +910,7 @@ TEST(PacketOnline, EveryLinkOfDCellAndJellyfishFailingMidRunIsRoutedAroundWhereA
 TEST(PacketLevel, ZeroDelayLinksAreAcceptedAndNegativeOnesRefused)
 {
     const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
-    PacketRunConfig config = SmallRun("barrier");
+    PacketRunConfig config = SmallPacketRun("barrier");
     config.delay = "0us";
     const PacketRunReport r = RunPacketAllReduce(plan, config);
     ASSERT_TRUE(r.result.finished) << r.result.error;
