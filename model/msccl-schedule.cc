@@ -223,7 +223,7 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
         replay->SetAttribute("Order", EnumValue(ReplayScheduler::LIST));
         Schedule listed;
         listed.rounds.push_back(order);
-        replay->SetPlan(Plan{set, std::move(listed)});
+        replay->SetSchedule(std::move(listed)); // over the workloads RunRounds prepares it with
         Schedule tried = RunRounds(*replay, set);
         if (schedule.rounds.empty() || tried.GetNRounds() < schedule.GetNRounds())
         {

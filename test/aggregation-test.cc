@@ -5,6 +5,7 @@
 // Aggregation in the network (doc/allreduce.rst, "Aggregation in the network"): which switches
 // aggregate, the workloads they merge and replicate, their slots, the bounds and the files.
 
+#include "test-helpers.h"
 #include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
@@ -460,15 +461,7 @@ TEST(AggregationPays, FewerRoundsThanParameterServerAndServerOnlyMerge)
 namespace
 {
 
-PacketRunConfig
-SmallPacketRun(const std::string& mode)
-{
-    PacketRunConfig config;
-    config.mode = mode;
-    config.gradientBytes = 8192;
-    config.flowMonitor = false;
-    return config;
-}
+using ns3::test::SmallPacketRun;
 
 /// Bytes of every workload's piece, summed: what a run puts on the wire as payload.
 uint64_t
