@@ -52,6 +52,16 @@ DrlEnvironment::Index()
         m_offset.assign(1, 0);
     }
     m_engine = std::make_unique<RoundEngine>(m_sets.size() > 1 ? m_union : m_sets.front());
+    m_engineTree.assign(m_engine->GetWorkloads().GetN(), NO_INDEX);
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        for (uint32_t id : m_tree[t].workloads)
+        {
+            m_engineTree[m_offset[m_tree[t].set] + id] = t;
+        }
+    }
+    m_rescanOnPick = m_sets.front().GetTopology().CountAggregators() > 0;
+    m_linkCandidates.assign(m_sets.front().GetNDirectedLinks(), {});
     ComputeTreeFeatures();
     Reset();
 }
@@ -216,9 +226,11 @@ DrlEnvironment::Reset()
         m_rootsDone += m_rootTrees[r].empty();
     }
     m_treeLeft.assign(m_tree.size(), 0);
+    m_remaining.assign(m_tree.size(), {});
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         m_treeLeft[t] = static_cast<uint32_t>(m_tree[t].workloads.size());
+        m_remaining[t] = m_tree[t].workloads;
     }
     m_treeSentLast.assign(m_tree.size(), 0);
     m_selectedLast.assign(m_tree.size(), 0);
@@ -230,6 +242,7 @@ DrlEnvironment::Reset()
     }
     m_candidates.clear();
     m_mask.clear();
+    m_pickable = 0;
     m_picked = 0;
     m_selectedCount = 0;
     m_sent = 0;
@@ -242,6 +255,7 @@ void
 DrlEnvironment::ComputeLoads()
 {
     m_load.assign(m_sets.front().GetNDirectedLinks(), 0.0);
+    m_committedLoad.assign(m_load.size(), 0);
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         const uint32_t root = m_tree[t].root;
@@ -258,15 +272,13 @@ DrlEnvironment::ComputeLoads()
         {
             continue;
         }
-        const uint32_t set = m_tree[t].set;
-        for (uint32_t id : m_tree[t].workloads)
+        const bool committed = m_committed[root] == t;
+        for (uint32_t id : m_remaining[t])
         {
-            if (StatusOf(set, id) != WorkloadStatus::DONE)
+            for (uint32_t l : LinksOf(m_tree[t].set, id))
             {
-                for (uint32_t l : m_sets[m_tree[t].set].Get(id).links)
-                {
-                    m_load[l] += weight;
-                }
+                m_load[l] += weight;
+                m_committedLoad[l] += committed;
             }
         }
     }
@@ -293,6 +305,45 @@ DrlEnvironment::StatusOf(uint32_t set, uint32_t id) const
     return m_state->GetStatus(m_offset[set] + id);
 }
 
+const Workload&
+DrlEnvironment::StateWorkload(uint32_t set, uint32_t id) const
+{
+    return m_state->GetWorkloads().GetAll()[m_offset[set] + id];
+}
+
+const std::vector<uint32_t>&
+DrlEnvironment::LinksOf(uint32_t set, uint32_t id) const
+{
+    return StateWorkload(set, id).links;
+}
+
+void
+DrlEnvironment::DropDone()
+{
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        auto& left = m_remaining[t];
+        const uint32_t set = m_tree[t].set;
+        left.erase(std::remove_if(left.begin(),
+                                  left.end(),
+                                  [&](uint32_t id) {
+                                      return StatusOf(set, id) == WorkloadStatus::DONE;
+                                  }),
+                   left.end());
+        m_treeLeft[t] = static_cast<uint32_t>(left.size());
+    }
+}
+
+void
+DrlEnvironment::RecountLeft()
+{
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        m_remaining[t] = m_tree[t].workloads;
+    }
+    DropDone();
+}
+
 void
 DrlEnvironment::Observe(SchedulerState& state)
 {
@@ -317,9 +368,27 @@ DrlEnvironment::Observe(SchedulerState& state)
         m_treeSentLast.assign(m_tree.size(), 0);
         m_selectedLast.assign(m_tree.size(), 0);
     }
+    // A state that moved on from the one observed last only finished more workloads: drop
+    // those from the lists of what is left. The lists then hold every workload not done
+    // exactly when their sizes add up to what the state has not finished; anything else (a
+    // new state, or one started again) is counted afresh.
+    const bool same = m_state == &state;
     m_state = &state;
     m_round = state.GetRound();
     m_sent = state.GetNDone();
+    if (same)
+    {
+        DropDone();
+    }
+    uint64_t left = 0;
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        left += m_treeLeft[t];
+    }
+    if (!same || left != state.GetWorkloads().GetN() - m_sent)
+    {
+        RecountLeft();
+    }
     m_rootsDone = 0;
     for (uint32_t r = 0; r < m_roots; ++r)
     {
@@ -327,16 +396,12 @@ DrlEnvironment::Observe(SchedulerState& state)
     }
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
-        m_treeLeft[t] = 0;
-        for (uint32_t id : m_tree[t].workloads)
-        {
-            m_treeLeft[t] += StatusOf(m_tree[t].set, id) != WorkloadStatus::DONE;
-        }
         m_rootsDone += m_treeLeft[t] == 0;
     }
     m_selected.assign(m_tree.size(), 0);
     m_candidates.clear();
     m_mask.clear();
+    m_pickable = 0;
     m_picked = 0;
     m_open = false;
     ComputeLoads();
@@ -376,6 +441,38 @@ uint32_t
 DrlEnvironment::GetBound() const
 {
     return m_bound;
+}
+
+uint32_t
+DrlEnvironment::GetRoundsLeftBound() const
+{
+    std::vector<uint32_t> least(m_roots, std::numeric_limits<uint32_t>::max());
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    {
+        const uint32_t root = m_tree[t].root;
+        const uint32_t c = m_committed[root];
+        if (c != NO_INDEX && c != t)
+        {
+            continue;
+        }
+        uint32_t height = 0;
+        for (uint32_t id : m_remaining[t])
+        {
+            height = std::max(height, m_sets[m_tree[t].set].GetHeight(id));
+        }
+        least[root] = std::min(least[root], height);
+    }
+    uint32_t bound = m_committedLoad.empty()
+                         ? 0
+                         : *std::max_element(m_committedLoad.begin(), m_committedLoad.end());
+    for (uint32_t h : least)
+    {
+        if (h != std::numeric_limits<uint32_t>::max())
+        {
+            bound = std::max(bound, h);
+        }
+    }
+    return bound;
 }
 
 uint32_t
@@ -424,20 +521,16 @@ DrlEnvironment::GetTreeFeatures() const
         double maxPressure = 0;
         double sumPressure = 0;
         uint32_t nLinks = 0;
-        for (uint32_t id : tree.workloads)
+        for (uint32_t id : m_remaining[t])
         {
             const auto status = StatusOf(tree.set, id);
-            if (status == WorkloadStatus::DONE)
-            {
-                continue;
-            }
             height = std::max(height, set.GetHeight(id));
             if (status == WorkloadStatus::READY)
             {
                 ++ready;
                 readyHeight = std::max(readyHeight, set.GetHeight(id));
             }
-            for (uint32_t l : set.Get(id).links)
+            for (uint32_t l : LinksOf(tree.set, id))
             {
                 maxPressure = std::max(maxPressure, m_load[l]);
                 sumPressure += m_load[l];
@@ -469,21 +562,11 @@ DrlEnvironment::GetTreeMask() const
     {
         return mask;
     }
-    for (uint32_t t = 0; t < m_tree.size(); ++t)
+    for (uint32_t id : m_state->GetReady())
     {
+        const uint32_t t = m_engineTree[id];
         const uint32_t c = m_committed[m_tree[t].root];
-        if (c != NO_INDEX && c != t)
-        {
-            continue;
-        }
-        for (uint32_t id : m_tree[t].workloads)
-        {
-            if (StatusOf(m_tree[t].set, id) == WorkloadStatus::READY)
-            {
-                mask[t] = 1;
-                break;
-            }
-        }
+        mask[t] = c == NO_INDEX || c == t;
     }
     return mask;
 }
@@ -513,27 +596,50 @@ DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected)
         m_selected = mask;
         m_selectedCount = static_cast<uint32_t>(std::count(mask.begin(), mask.end(), 1));
     }
-    m_candidates.clear();
+    // The candidates: the ready workloads of the selected trees, tree by tree, each tree's in
+    // id order (a pass over what is ready, not over every workload).
     m_treeReady.assign(m_tree.size(), 0);
+    for (uint32_t id : m_state->GetReady())
+    {
+        const uint32_t t = m_engineTree[id];
+        m_treeReady[t] += m_selected[t];
+    }
+    m_treeCandidates.assign(m_tree.size(), {0, 0});
+    uint32_t first = 0;
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
-        if (!m_selected[t])
+        m_treeCandidates[t] = {first, first};
+        first += m_treeReady[t];
+    }
+    m_candidates.assign(first, {0, 0});
+    for (uint32_t id : m_state->GetReady())
+    {
+        const uint32_t t = m_engineTree[id];
+        if (m_selected[t])
         {
-            continue;
-        }
-        for (uint32_t id : m_tree[t].workloads)
-        {
-            if (StatusOf(m_tree[t].set, id) == WorkloadStatus::READY)
-            {
-                m_candidates.emplace_back(m_tree[t].set, id);
-                ++m_treeReady[t];
-            }
+            m_candidates[m_treeCandidates[t].second++] = {m_tree[t].set, id - m_offset[m_tree[t].set]};
         }
     }
-    m_mask.assign(m_candidates.size(), 0);
-    for (size_t c = 0; c < m_candidates.size(); ++c)
+    for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
-        m_mask[c] = !Conflicts(m_candidates[c].first, m_candidates[c].second);
+        std::sort(m_candidates.begin() + m_treeCandidates[t].first,
+                  m_candidates.begin() + m_treeCandidates[t].second);
+    }
+    for (auto& users : m_linkCandidates)
+    {
+        users.clear();
+    }
+    m_mask.assign(m_candidates.size(), 0);
+    m_pickable = 0;
+    for (uint32_t c = 0; c < m_candidates.size(); ++c)
+    {
+        const auto [set, id] = m_candidates[c];
+        m_mask[c] = !Conflicts(set, id);
+        m_pickable += m_mask[c];
+        for (uint32_t l : LinksOf(set, id))
+        {
+            m_linkCandidates[l].push_back(c);
+        }
     }
     m_picked = 0;
     m_treeSentLast.assign(m_tree.size(), 0);
@@ -565,57 +671,88 @@ DrlEnvironment::Conflicts(uint32_t set, uint32_t id) const
     return c != NO_INDEX && c != t;
 }
 
-std::vector<float>
-DrlEnvironment::GetCandidateFeatures() const
+std::vector<uint32_t>
+DrlEnvironment::CountLinkUsers() const
 {
-    std::vector<float> out(m_candidates.size() * CANDIDATE_FEATURES, 0.0f);
     // How many pickable candidates use each link: a candidate that blocks many others is
     // costly to pick.
     std::vector<uint32_t> users(m_sets.front().GetNDirectedLinks(), 0);
-    uint32_t pickable = 0;
     for (size_t c = 0; c < m_candidates.size(); ++c)
     {
         if (m_mask[c])
         {
-            ++pickable;
-            for (uint32_t l : m_sets[m_candidates[c].first].Get(m_candidates[c].second).links)
+            for (uint32_t l : LinksOf(m_candidates[c].first, m_candidates[c].second))
             {
                 ++users[l];
             }
         }
     }
-    for (size_t c = 0; c < m_candidates.size(); ++c)
+    return users;
+}
+
+void
+DrlEnvironment::WriteCandidateFeatures(uint32_t c,
+                                       const std::vector<uint32_t>& users,
+                                       uint32_t pickable,
+                                       float* f) const
+{
+    const auto [set, id] = m_candidates[c];
+    const WorkloadSet& ws = m_sets[set];
+    const Workload& w = StateWorkload(set, id);
+    const uint32_t t = m_treeOf[set][id];
+    double maxLoad = 0;
+    double sumLoad = 0;
+    uint32_t blocked = 0;
+    for (uint32_t l : w.links)
     {
-        const auto [set, id] = m_candidates[c];
-        const WorkloadSet& ws = m_sets[set];
-        const Workload& w = ws.Get(id);
-        const uint32_t t = m_treeOf[set][id];
-        double maxLoad = 0;
-        double sumLoad = 0;
-        uint32_t blocked = 0;
-        for (uint32_t l : w.links)
+        maxLoad = std::max(maxLoad, m_load[l]);
+        sumLoad += m_load[l];
+        blocked += users[l] > 0 ? users[l] - 1 : 0;
+    }
+    const uint32_t ready = m_treeReady[t];
+    const float size = static_cast<float>(std::max<size_t>(1, m_tree[t].workloads.size()));
+    f[0] = static_cast<float>(ws.GetHeight(id)) / m_maxHeight;
+    f[1] = static_cast<float>(maxLoad / m_maxLoad);
+    f[2] = static_cast<float>(sumLoad / (m_maxLoad * m_maxPath));
+    f[3] = w.phase == Phase::GATHER ? 1.0f : 0.0f;
+    f[4] = static_cast<float>(w.links.size()) / m_maxPath;
+    f[5] = m_treeLeft[t] / size;
+    f[6] = m_committed[m_tree[t].root] == t ? 1.0f : 0.0f;
+    f[7] = static_cast<float>(ws.GetDependents(id).size()) / m_maxDependents;
+    f[8] = static_cast<float>(blocked) / std::max<uint32_t>(1, pickable);
+    f[9] = ready / size;
+    f[10] = ws.GetTopology().IsServer(w.dst) ? 0.0f : 1.0f;
+    f[11] = ws.GetTopology().IsServer(w.src) ? 0.0f : 1.0f;
+    f[12] = static_cast<float>(w.piece * m_roots + w.chunk) /
+            std::max<uint32_t>(1, ws.GetPieces() * m_roots - 1);
+}
+
+std::vector<float>
+DrlEnvironment::GetCandidateFeatures() const
+{
+    std::vector<float> out(m_candidates.size() * CANDIDATE_FEATURES, 0.0f);
+    const std::vector<uint32_t> users = CountLinkUsers();
+    for (uint32_t c = 0; c < m_candidates.size(); ++c)
+    {
+        WriteCandidateFeatures(c, users, m_pickable, &out[c * CANDIDATE_FEATURES]);
+    }
+    return out;
+}
+
+std::vector<float>
+DrlEnvironment::GetCandidateFeatures(const std::vector<uint32_t>& which) const
+{
+    std::vector<float> out(which.size() * CANDIDATE_FEATURES, 0.0f);
+    const std::vector<uint32_t> users = CountLinkUsers();
+    for (size_t i = 0; i < which.size(); ++i)
+    {
+        if (which[i] >= m_candidates.size())
         {
-            maxLoad = std::max(maxLoad, m_load[l]);
-            sumLoad += m_load[l];
-            blocked += users[l] > 0 ? users[l] - 1 : 0;
+            throw std::out_of_range("GetCandidateFeatures: candidate " +
+                                    std::to_string(which[i]) + " of " +
+                                    std::to_string(m_candidates.size()));
         }
-        const uint32_t ready = m_treeReady[t];
-        const float size = static_cast<float>(std::max<size_t>(1, m_tree[t].workloads.size()));
-        float* f = &out[c * CANDIDATE_FEATURES];
-        f[0] = static_cast<float>(ws.GetHeight(id)) / m_maxHeight;
-        f[1] = static_cast<float>(maxLoad / m_maxLoad);
-        f[2] = static_cast<float>(sumLoad / (m_maxLoad * m_maxPath));
-        f[3] = w.phase == Phase::GATHER ? 1.0f : 0.0f;
-        f[4] = static_cast<float>(w.links.size()) / m_maxPath;
-        f[5] = m_treeLeft[t] / size;
-        f[6] = m_committed[m_tree[t].root] == t ? 1.0f : 0.0f;
-        f[7] = static_cast<float>(ws.GetDependents(id).size()) / m_maxDependents;
-        f[8] = static_cast<float>(blocked) / std::max<uint32_t>(1, pickable);
-        f[9] = ready / size;
-        f[10] = ws.GetTopology().IsServer(w.dst) ? 0.0f : 1.0f;
-        f[11] = ws.GetTopology().IsServer(w.src) ? 0.0f : 1.0f;
-        f[12] = static_cast<float>(w.piece * m_roots + w.chunk) /
-                std::max<uint32_t>(1, ws.GetPieces() * m_roots - 1);
+        WriteCandidateFeatures(which[i], users, m_pickable, &out[i * CANDIDATE_FEATURES]);
     }
     return out;
 }
@@ -623,7 +760,13 @@ DrlEnvironment::GetCandidateFeatures() const
 bool
 DrlEnvironment::CanPick() const
 {
-    return m_open && std::find(m_mask.begin(), m_mask.end(), 1) != m_mask.end();
+    return m_open && m_pickable > 0;
+}
+
+uint32_t
+DrlEnvironment::GetNPickable() const
+{
+    return m_pickable;
 }
 
 double
@@ -649,11 +792,39 @@ DrlEnvironment::Pick(uint32_t index)
     ++m_treeSentLast[t];
     ++m_picked;
     m_mask[index] = 0;
-    for (size_t c = 0; c < m_candidates.size(); ++c)
-    {
+    --m_pickable;
+    const auto recheck = [this](uint32_t c) {
         if (m_mask[c] && Conflicts(m_candidates[c].first, m_candidates[c].second))
         {
             m_mask[c] = 0;
+            --m_pickable;
+        }
+    };
+    if (m_rescanOnPick)
+    {
+        for (uint32_t c = 0; c < m_candidates.size(); ++c)
+        {
+            recheck(c);
+        }
+    }
+    else
+    {
+        // A pick blocks the candidates that share a link with it, and, when it commits its
+        // root, those of the root's other trees.
+        for (uint32_t l : LinksOf(set, id))
+        {
+            for (uint32_t c : m_linkCandidates[l])
+            {
+                recheck(c);
+            }
+        }
+        for (uint32_t other : m_rootTrees[root])
+        {
+            for (uint32_t c = m_treeCandidates[other].first; c < m_treeCandidates[other].second;
+                 ++c)
+            {
+                recheck(c);
+            }
         }
     }
     return LowerReward(m_total);
@@ -677,6 +848,12 @@ DrlEnvironment::CloseRound()
         {
             continue;
         }
+        // This round's picks are done now.
+        auto& left = m_remaining[t];
+        left.erase(std::remove_if(left.begin(),
+                                  left.end(),
+                                  [&](uint32_t id) { return m_roundOf[m_tree[t].set][id] == m_round; }),
+                   left.end());
         m_treeLeft[t] -= m_treeSentLast[t];
         if (m_treeLeft[t] == 0)
         {
@@ -689,6 +866,7 @@ DrlEnvironment::CloseRound()
     m_open = false;
     m_candidates.clear();
     m_mask.clear();
+    m_pickable = 0;
     const double reward =
         UpperReward(m_picked, m_total, m_selectedCount, GetNTrees(), IsDone());
     m_picked = 0;
@@ -752,7 +930,7 @@ DrlEnvironment::TeacherTies(BalancedScheduler::Rule rule) const
             continue;
         }
         const auto [set, id] = m_candidates[c];
-        const Workload& w = m_sets[set].Get(id);
+        const Workload& w = StateWorkload(set, id);
         double maxLoad = 0;
         double sumLoad = 0;
         for (uint32_t l : w.links)

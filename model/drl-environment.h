@@ -118,6 +118,14 @@ class DrlEnvironment
     bool IsDone() const;
     /// \return the bandwidth lower bound on the rounds (least over the candidate sets)
     uint32_t GetBound() const;
+    /**
+     * \return a lower bound on the rounds still to come (0 when done): a chain of dependent
+     *         workloads takes a round per workload, so every root needs at least the longest
+     *         chain left on its committed tree (the shortest such over its candidates while it
+     *         has none); and a directed link carries one workload a round, so at least as many
+     *         rounds as the committed trees have workloads left on one link
+     */
+    uint32_t GetRoundsLeftBound() const;
 
     /// \return the number of candidate sets
     uint32_t GetNSets() const;
@@ -154,8 +162,17 @@ class DrlEnvironment
     const std::vector<uint8_t>& GetCandidateMask() const;
     /// \return per candidate, CANDIDATE_FEATURES values (row-major)
     std::vector<float> GetCandidateFeatures() const;
+    /**
+     * \param which some candidates (indices into GetCandidates())
+     * \return per candidate given, in that order, CANDIDATE_FEATURES values (row-major): the
+     *         rows GetCandidateFeatures() has for them, at the cost of these only (and of a
+     *         pass over the pickable candidates' links)
+     */
+    std::vector<float> GetCandidateFeatures(const std::vector<uint32_t>& which) const;
     /// \return true when some candidate can be picked
     bool CanPick() const;
+    /// \return the number of candidates whose mask is 1
+    uint32_t GetNPickable() const;
     /**
      * \param index a candidate whose mask is 1
      * \return the lower level's reward for it (LowerReward())
@@ -219,14 +236,32 @@ class DrlEnvironment
     void ComputeTreeFeatures();
     /// Recomputes the remaining load per directed link.
     void ComputeLoads();
+    /// Drops the finished workloads from every tree's list of those left (m_remaining) and
+    /// counts what is left per tree (m_treeLeft).
+    void DropDone();
+    /// Lists every tree's workloads again as left, then drops those the state has finished.
+    void RecountLeft();
+    /// Writes the features of candidate c to f (CANDIDATE_FEATURES values).
+    void WriteCandidateFeatures(uint32_t c,
+                                const std::vector<uint32_t>& users,
+                                uint32_t pickable,
+                                float* f) const;
+    /// \return per directed link, how many pickable candidates use it
+    std::vector<uint32_t> CountLinkUsers() const;
     /// \return true when workload id of a set cannot be picked now
     bool Conflicts(uint32_t set, uint32_t id) const;
     /// \return the status of workload id of a set in the state acted on
     WorkloadStatus StatusOf(uint32_t set, uint32_t id) const;
+    /// \return workload id of a set as the state acted on runs it (its path may have changed
+    ///         there: the packet level routes around links that fail)
+    const Workload& StateWorkload(uint32_t set, uint32_t id) const;
+    /// \return the directed links of workload id of a set in the state acted on
+    const std::vector<uint32_t>& LinksOf(uint32_t set, uint32_t id) const;
 
     std::vector<std::vector<FlowTree>> m_trees;        //!< per set, per root (empty: no trees)
     std::vector<WorkloadSet> m_sets;                   //!< per candidate set
     std::vector<uint32_t> m_offset;                    //!< per set, its first id in the engine
+    std::vector<uint32_t> m_engineTree;                //!< per workload of the engine, its tree
     WorkloadSet m_union;                               //!< every set side by side (when > 1)
     std::unique_ptr<RoundEngine> m_engine;             //!< runs the sets (offline episodes)
     SchedulerState* m_state{nullptr};                  //!< the state acted on: m_engine or
@@ -244,19 +279,31 @@ class DrlEnvironment
     uint32_t m_maxDependents{1};                       //!< most dependents of a workload
     uint32_t m_bound{0};                               //!< bandwidth bound
     float m_aggregatorShare{0};                        //!< switches that aggregate, as a share
+    bool m_rescanOnPick{false};                        //!< a pick may block candidates that
+                                                       //!< share no link with it (aggregation
+                                                       //!< slots): recheck every candidate
 
     // state
     std::vector<uint32_t> m_committed;                 //!< per root, its tree or NO_INDEX
     std::vector<uint32_t> m_treeLeft;                  //!< per tree, workloads not done
+    std::vector<std::vector<uint32_t>> m_remaining;    //!< per tree, its workloads not done
+                                                       //!< (in id order)
     std::vector<uint32_t> m_treeSentLast;              //!< per tree, sent in the last round
     std::vector<uint8_t> m_selectedLast;               //!< per tree, selected in the last round
     std::vector<uint8_t> m_selected;                   //!< per tree, selected in this round
     std::vector<uint32_t> m_treeReady;                 //!< per selected tree, ready at the start
     std::vector<std::vector<uint32_t>> m_roundOf;      //!< per set, per workload, its round
     std::vector<double> m_load;                        //!< per directed link, remaining load
+    std::vector<uint32_t> m_committedLoad;             //!< per directed link, workloads left
+                                                       //!< on it of committed trees
     double m_maxLoad{1};                               //!< largest m_load
     std::vector<std::pair<uint32_t, uint32_t>> m_candidates; //!< (set, id) this round
     std::vector<uint8_t> m_mask;                       //!< per candidate
+    uint32_t m_pickable{0};                            //!< candidates whose mask is 1
+    std::vector<std::vector<uint32_t>> m_linkCandidates; //!< per directed link, the candidates
+                                                       //!< of this round that use it
+    std::vector<std::pair<uint32_t, uint32_t>> m_treeCandidates; //!< per tree, its candidates
+                                                       //!< [first, last) this round
     uint32_t m_picked{0};                              //!< picks this round
     uint32_t m_selectedCount{0};                       //!< trees selected this round
     uint32_t m_sent{0};                                //!< workloads sent

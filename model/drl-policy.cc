@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -176,6 +177,29 @@ SetPolicyImpl::forward(const torch::Tensor& items,
     return {logits, value};
 }
 
+torch::Tensor
+SetPolicyImpl::Score(const torch::Tensor& items, const torch::Tensor& global)
+{
+    // forward()'s layers, split by their inputs: [item | global] into the encoder and
+    // [item code | pooled] into the head.
+    const auto& in = m_encoder->ptr(0)->as<torch::nn::Linear>();
+    const auto& hidden = m_encoder->ptr(2)->as<torch::nn::Linear>();
+    const auto& mix = m_head->ptr(0)->as<torch::nn::Linear>();
+    const auto& out = m_head->ptr(2)->as<torch::nn::Linear>();
+    const int64_t f = items.size(1);
+    const int64_t h = hidden->weight.size(0);
+    const auto inBias = torch::addmm(in->bias.unsqueeze(0),
+                                     global,
+                                     in->weight.narrow(1, f, global.size(1)).t());
+    auto e = torch::tanh(torch::addmm(inBias, items, in->weight.narrow(1, 0, f).t()));
+    e = torch::tanh(torch::addmm(hidden->bias.unsqueeze(0), e, hidden->weight.t()));
+    const auto pooled = e.mean(0, true);
+    const auto mixBias =
+        torch::addmm(mix->bias.unsqueeze(0), pooled, mix->weight.narrow(1, h, h).t());
+    const auto code = torch::tanh(torch::addmm(mixBias, e, mix->weight.narrow(1, 0, h).t()));
+    return torch::addmm(out->bias.unsqueeze(0), code, out->weight.t()).squeeze(1);
+}
+
 DrlPolicy::DrlPolicy(const DrlHyperParams& params)
     : DrlPolicy(params,
                 DrlEnvironment::TREE_FEATURES,
@@ -275,6 +299,23 @@ DrlPolicy::CheckSees(const Topology& topology, const std::string& path) const
             topology.GetName() + "; train one with `allreduce-train --topology=SPEC --out=DIR` "
             "and pass --model=DIR/policy.pt");
     }
+}
+
+void
+DrlPolicy::SetRescoreShare(double share)
+{
+    if (!(share >= 0 && share <= 1))
+    {
+        throw std::invalid_argument("drl: the rescore share must be from 0 to 1, got " +
+                                    std::to_string(share));
+    }
+    m_rescoreShare = share;
+}
+
+double
+DrlPolicy::GetRescoreShare() const
+{
+    return m_rescoreShare;
 }
 
 const std::string&
@@ -549,6 +590,72 @@ DrlPolicy::ChooseCandidate(const std::vector<float>& items,
 }
 
 void
+DrlPolicy::PickInPasses(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) const
+{
+    const std::vector<uint8_t>& mask = env.GetCandidateMask();
+    std::vector<uint32_t> open;
+    std::vector<uint32_t> order;
+    std::vector<double> key;
+    while (env.CanPick())
+    {
+        open.clear();
+        for (uint32_t c = 0; c < mask.size(); ++c)
+        {
+            if (mask[c])
+            {
+                open.push_back(c);
+            }
+        }
+        if (open.size() == 1)
+        {
+            env.Pick(open.front()); // one choice: no need to ask the network
+            continue;
+        }
+        const std::vector<float> items = FirstFeatures(env.GetCandidateFeatures(open),
+                                                       DrlEnvironment::CANDIDATE_FEATURES,
+                                                       m_candidateWidth);
+        const std::vector<float> global = FirstFeatures(env.GetGlobalFeatures(),
+                                                        DrlEnvironment::GLOBAL_FEATURES,
+                                                        m_globalWidth);
+        const auto lc =
+            m_lower->Score(ItemTensor(items, open.size(), m_candidateWidth), GlobalTensor(global))
+                .contiguous();
+        const float* q = lc.data_ptr<float>();
+        // Greedy: best score first (ties by candidate order); sampled: the Gumbel-max trick,
+        // whose order is a sample without replacement from the policy's distribution.
+        key.resize(open.size());
+        for (size_t i = 0; i < open.size(); ++i)
+        {
+            key[i] = q[i];
+            if (mode == Mode::SAMPLE)
+            {
+                const double u = ((rng() >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+                key[i] -= std::log(-std::log(u));
+            }
+        }
+        order.resize(open.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+            return key[a] > key[b];
+        });
+        const uint32_t scored = env.GetNPickable();
+        const auto budget = std::max<uint32_t>(
+            1, static_cast<uint32_t>(std::floor(m_rescoreShare * scored)));
+        for (uint32_t i : order)
+        {
+            if (scored - env.GetNPickable() >= budget)
+            {
+                break;
+            }
+            if (mask[open[i]])
+            {
+                env.Pick(open[i]);
+            }
+        }
+    }
+}
+
+void
 DrlPolicy::PickWorkloads(DrlEnvironment& env,
                          Mode mode,
                          std::mt19937_64& rng,
@@ -638,9 +745,8 @@ void
 DrlPolicy::ActRound(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) const
 {
     torch::NoGradGuard noGrad;
-    std::mt19937_64 tieRng(0);
     ChooseTrees(env, mode, rng, nullptr);
-    PickWorkloads(env, mode, rng, nullptr, nullptr, tieRng);
+    PickInPasses(env, mode, rng);
 }
 
 DrlEpisode
@@ -649,7 +755,8 @@ DrlPolicy::Run(DrlEnvironment& env,
                Mode lowerMode,
                std::mt19937_64& rng,
                bool record,
-               const DrlTeacher* teacher) const
+               const DrlTeacher* teacher,
+               uint32_t cutoff) const
 {
     torch::NoGradGuard noGrad;
     DrlEpisode episode;
@@ -658,7 +765,14 @@ DrlPolicy::Run(DrlEnvironment& env,
     {
         DrlStep up = ChooseTrees(env, upperMode, rng, teacher);
         const size_t firstLower = episode.lower.size();
-        PickWorkloads(env, lowerMode, rng, record ? &episode.lower : nullptr, teacher, tieRng);
+        if (record || teacher)
+        {
+            PickWorkloads(env, lowerMode, rng, record ? &episode.lower : nullptr, teacher, tieRng);
+        }
+        else
+        {
+            PickInPasses(env, lowerMode, rng);
+        }
         const double reward = env.CloseRound();
         const bool done = env.IsDone();
         if (record)
@@ -674,27 +788,55 @@ DrlPolicy::Run(DrlEnvironment& env,
                 episode.lower.back().last = done;
             }
         }
+        if (!done && cutoff != std::numeric_limits<uint32_t>::max() &&
+            uint64_t{env.GetRound()} + env.GetRoundsLeftBound() >= cutoff)
+        {
+            episode.cut = true;
+            break;
+        }
     }
     episode.rounds = env.GetRound();
     return episode;
 }
 
-Plan
-DrlPolicy::Decode(DrlEnvironment& env, uint32_t samples, uint64_t seed) const
+uint64_t
+DrlPolicy::SampleSeed(uint64_t seed, uint32_t i)
 {
-    std::mt19937_64 rng(seed);
+    // Sample i's own stream (SplitMix64's increment spreads the seeds).
+    return seed + 0x9E3779B97F4A7C15ULL * i;
+}
+
+Plan
+DrlPolicy::Decode(DrlEnvironment& env,
+                  uint32_t samples,
+                  uint64_t seed,
+                  std::pair<uint32_t, uint32_t>* stats) const
+{
     Plan best;
     uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
+    uint32_t finished = 0;
+    uint32_t cut = 0;
     for (uint32_t i = 0; i <= samples; ++i)
     {
         env.Reset();
+        std::mt19937_64 rng(SampleSeed(seed, i));
         const Mode mode = i == 0 ? Mode::GREEDY : Mode::SAMPLE;
-        const DrlEpisode e = Run(env, mode, mode, rng, false);
+        const DrlEpisode e = Run(env, mode, mode, rng, false, nullptr, bestRounds);
+        if (e.cut)
+        {
+            ++cut;
+            continue;
+        }
+        ++finished;
         if (e.rounds < bestRounds)
         {
             bestRounds = e.rounds;
             best = env.GetPlan();
         }
+    }
+    if (stats)
+    {
+        *stats = {finished, cut};
     }
     return best;
 }

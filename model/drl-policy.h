@@ -9,6 +9,7 @@
 #include "drl-scheduler.h"
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -91,7 +92,8 @@ struct DrlStep
 /// What one episode did.
 struct DrlEpisode
 {
-    uint32_t rounds{0};            //!< rounds of the schedule
+    uint32_t rounds{0};            //!< rounds of the schedule (when cut: the rounds so far)
+    bool cut{false};               //!< stopped before the end: it could not beat the cut-off
     std::vector<DrlStep> upper;    //!< upper steps (when recorded)
     std::vector<DrlStep> lower;    //!< lower steps (when recorded)
 };
@@ -135,6 +137,16 @@ class SetPolicyImpl : public torch::nn::Module
     std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& items,
                                                     const torch::Tensor& segment,
                                                     const torch::Tensor& global);
+
+    /**
+     * The logits of forward() for one decision, without the value, at about two thirds of the
+     * cost per item: the global features' and the pooled context's share of the first layers
+     * are the same for every item, so they are computed once instead of once per item.
+     * \param items [N, itemFeatures], the items of one decision
+     * \param global [1, globalFeatures]
+     * \return a logit per item [N] (equal to forward()'s up to float rounding)
+     */
+    torch::Tensor Score(const torch::Tensor& items, const torch::Tensor& global);
 
   private:
     torch::nn::Sequential m_encoder{nullptr}; //!< item (+ global) -> hidden
@@ -209,6 +221,20 @@ class DrlPolicy
      * \throws std::runtime_error saying why and how to get a checkpoint that sees it
      */
     void CheckSees(const Topology& topology, const std::string& path) const;
+    /**
+     * How stale the lower network's scores may get while acting without recording (decoding,
+     * the scheduler): it scores the pickable candidates in one pass and picks in the order of
+     * its scores (greedy: best first; sampled: by Gumbel-perturbed scores, which is sampling
+     * without replacement) until this share of the candidates it scored have been picked or
+     * blocked; then it scores those left again. 0 scores again after every pick, as in
+     * training, where every pick is a recorded step.
+     * \param share from 0 to 1
+     * \throws std::invalid_argument outside [0, 1]
+     */
+    void SetRescoreShare(double share);
+    /// \return see SetRescoreShare
+    double GetRescoreShare() const;
+
     /// \return free text saved with the checkpoint (what it was trained on)
     const std::string& GetInfo() const;
     /// \param info free text saved with the checkpoint
@@ -223,10 +249,18 @@ class DrlPolicy
      * \param record whether to keep the steps (for training)
      * \param teacher when given, both levels take the teacher's actions instead (the
      *        policies' log-probabilities of them are recorded)
+     * \param cutoff stop as soon as the episode cannot end in fewer rounds than this (the
+     *        rounds so far and DrlEnvironment::GetRoundsLeftBound); the episode is then marked
+     *        cut and the environment left where it stopped
      * \return the episode
      */
-    DrlEpisode Run(DrlEnvironment& env, Mode upperMode, Mode lowerMode, std::mt19937_64& rng,
-                   bool record, const DrlTeacher* teacher = nullptr) const;
+    DrlEpisode Run(DrlEnvironment& env,
+                   Mode upperMode,
+                   Mode lowerMode,
+                   std::mt19937_64& rng,
+                   bool record,
+                   const DrlTeacher* teacher = nullptr,
+                   uint32_t cutoff = std::numeric_limits<uint32_t>::max()) const;
 
     /**
      * One decision of both levels on the environment's current state: the upper policy
@@ -239,14 +273,28 @@ class DrlPolicy
     void ActRound(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) const;
 
     /**
-     * The greedy episode and `samples` sampled ones; the plan of the one with fewest rounds
-     * (the first such).
+     * Best-of-N search: the greedy episode and `samples` sampled ones; the plan of the one
+     * with fewest rounds (the first such). A sample stops as soon as it cannot beat the best
+     * so far (Run's cutoff), so that most cost little once a good schedule is known. Sample i
+     * draws from its own generator (seeded from seed and i), so that more samples only add
+     * episodes: the rounds never grow with the budget.
      * \param env the environment
      * \param samples sampled episodes besides the greedy one
      * \param seed seed of the samples
+     * \param[out] stats when given: the episodes run to the end and those cut
      * \return the best plan
      */
-    Plan Decode(DrlEnvironment& env, uint32_t samples, uint64_t seed) const;
+    Plan Decode(DrlEnvironment& env,
+                uint32_t samples,
+                uint64_t seed,
+                std::pair<uint32_t, uint32_t>* stats = nullptr) const;
+
+    /**
+     * \param seed the search's seed
+     * \param i an episode of the search (0: the greedy one)
+     * \return the seed of episode i's generator in Decode
+     */
+    static uint64_t SampleSeed(uint64_t seed, uint32_t i);
 
   private:
     /**
@@ -289,6 +337,14 @@ class DrlPolicy
                        const DrlTeacher* teacher,
                        std::mt19937_64& tieRng) const;
     /**
+     * The lower level's picks without recording, in passes: one forward pass scores the
+     * pickable candidates, picks follow in score order until the rescore share is used up.
+     * \param env the environment (trees selected)
+     * \param mode how it acts
+     * \param rng the generator for sampled actions
+     */
+    void PickInPasses(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) const;
+    /**
      * One pick of the lower network among candidates.
      * \param items the candidates' features
      * \param global the global features
@@ -309,6 +365,7 @@ class DrlPolicy
     uint32_t m_treeWidth;      //!< features per tree read
     uint32_t m_candidateWidth; //!< features per candidate read
     uint32_t m_globalWidth;    //!< global features read
+    double m_rescoreShare{0};  //!< see SetRescoreShare
     std::string m_info;        //!< free text
     mutable SetPolicy m_upper{nullptr}; //!< flow-tree selection (acting does not change it)
     mutable SetPolicy m_lower{nullptr}; //!< workload scheduling

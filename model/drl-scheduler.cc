@@ -8,6 +8,7 @@
 #include "drl-policy.h"
 #include "scheduler-registry.h"
 
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -93,7 +94,14 @@ DrlScheduler::GetTypeId()
                           "Seed of the sampled episodes",
                           UintegerValue(1),
                           MakeUintegerAccessor(&DrlScheduler::m_seed),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RescoreShare",
+                          "The lower policy scores the pickable candidates once and picks in "
+                          "the order of its scores until this share of them is picked or "
+                          "blocked, then scores again (0: after every pick, as in training)",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&DrlScheduler::m_rescoreShare),
+                          MakeDoubleChecker<double>(0.0, 1.0));
     return tid;
 }
 
@@ -144,6 +152,7 @@ DrlScheduler::GetPolicy(const Topology& topology)
         NS_LOG_INFO("drl: loaded " << path << " (" << m_policy->GetInfo() << ")");
     }
     m_policy->CheckSees(topology, m_loadedPath);
+    m_policy->SetRescoreShare(m_rescoreShare);
     return *m_policy;
 }
 

@@ -109,6 +109,7 @@ class DrlScheduler : public AllReduceScheduler
     std::string m_model;                 //!< Model attribute
     uint32_t m_samples{32};              //!< Samples attribute
     uint32_t m_seed{1};                  //!< Seed attribute
+    double m_rescoreShare{0.5};          //!< RescoreShare attribute
     std::string m_loadedPath;            //!< path of m_policy
     std::shared_ptr<DrlPolicy> m_policy; //!< the loaded policies
     std::unique_ptr<DrlEnvironment> m_env; //!< observes the states SelectRound is given

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <fstream>
 #include <random>
@@ -148,63 +149,79 @@ TEST(DrlEnvironment, MasksNeverAllowAnInvalidSchedule)
 
 TEST(DrlEnvironment, MaskIsExactlyWhatFits)
 {
-    // After every pick, an allowed candidate shares no directed link with this round's picks,
-    // and a candidate that shares none and is not picked is allowed unless its root is
-    // committed to another tree.
-    auto env = Env("bcube:n=3,k=1", 3);
-    std::mt19937_64 rng(7);
-    env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 1));
-    const auto cands = env->GetCandidates();
-    std::vector<std::vector<uint32_t>> linksOf;
-    // The candidate's links, through the plan-independent workload paths.
-    const Topology topo = BuildTopology("bcube:n=3,k=1");
-    auto trees = BuildCandidateTrees(topo, 3, 1);
-    std::vector<WorkloadSet> sets;
-    for (const auto& t : trees)
+    // After every pick of every round, an allowed candidate shares no directed link with this
+    // round's picks, and a candidate that shares none and is not picked is allowed unless its
+    // root is committed to another tree (the mask is updated pick by pick from the links the
+    // pick uses; this checks it against the whole definition).
+    for (const std::string spec : {"bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4"})
     {
-        sets.push_back(WorkloadSet::Build(topo, t, WorkloadSemantics::MERGE, 1));
-    }
-    for (const auto& [set, id] : cands)
-    {
-        linksOf.push_back(sets[set].Get(id).links);
-    }
-    std::set<uint32_t> busy;
-    std::set<uint32_t> picked;
-    std::map<uint32_t, uint32_t> committed; // root -> candidate set of its first pick
-    while (env->CanPick())
-    {
-        const auto& mask = env->GetCandidateMask();
-        for (size_t c = 0; c < cands.size(); ++c)
+        auto env = Env(spec, 3);
+        std::mt19937_64 rng(7);
+        // The candidates' links, through the plan-independent workload paths.
+        const Topology topo = BuildTopology(spec);
+        auto trees = BuildCandidateTrees(topo, 3, 1);
+        std::vector<WorkloadSet> sets;
+        for (const auto& t : trees)
         {
-            bool clash = false;
-            for (uint32_t l : linksOf[c])
+            sets.push_back(WorkloadSet::Build(topo, t, WorkloadSemantics::MERGE, 1));
+        }
+        std::map<uint32_t, uint32_t> committed; // root -> candidate set of its first pick
+        uint32_t picks = 0;
+        while (!env->IsDone())
+        {
+            std::vector<uint8_t> selected(env->GetNTrees());
+            for (auto& s : selected)
             {
-                clash = clash || busy.count(l);
+                s = rng() % 2;
             }
-            const uint32_t root = sets[cands[c].first].Get(cands[c].second).chunk;
-            const bool otherTree = committed.count(root) && committed[root] != cands[c].first;
-            EXPECT_EQ(mask[c], !clash && !picked.count(c) && !otherTree)
-                << "candidate " << c << ": clash " << clash << ", picked " << picked.count(c)
-                << ", root committed to another tree " << otherTree;
-        }
-        std::vector<uint32_t> allowed;
-        for (uint32_t c = 0; c < mask.size(); ++c)
-        {
-            if (mask[c])
+            env->SelectTrees(selected);
+            const auto cands = env->GetCandidates();
+            std::set<uint32_t> busy;
+            std::set<uint32_t> picked;
+            while (env->CanPick())
             {
-                allowed.push_back(c);
+                const auto& mask = env->GetCandidateMask();
+                for (size_t c = 0; c < cands.size(); ++c)
+                {
+                    bool clash = false;
+                    for (uint32_t l : sets[cands[c].first].Get(cands[c].second).links)
+                    {
+                        clash = clash || busy.count(l);
+                    }
+                    const uint32_t root = sets[cands[c].first].Get(cands[c].second).chunk;
+                    const bool otherTree =
+                        committed.count(root) && committed[root] != cands[c].first;
+                    ASSERT_EQ(mask[c], !clash && !picked.count(c) && !otherTree)
+                        << spec << ", round " << env->GetRound() << ", candidate " << c
+                        << ": clash " << clash << ", picked " << picked.count(c)
+                        << ", root committed to another tree " << otherTree;
+                }
+                std::vector<uint32_t> allowed;
+                for (uint32_t c = 0; c < mask.size(); ++c)
+                {
+                    if (mask[c])
+                    {
+                        allowed.push_back(c);
+                    }
+                }
+                ASSERT_EQ(env->GetNPickable(), allowed.size()) << spec;
+                const uint32_t c = allowed[rng() % allowed.size()];
+                env->Pick(c);
+                ++picks;
+                picked.insert(c);
+                committed.emplace(sets[cands[c].first].Get(cands[c].second).chunk,
+                                  cands[c].first);
+                for (uint32_t l : sets[cands[c].first].Get(cands[c].second).links)
+                {
+                    busy.insert(l);
+                }
             }
+            env->CloseRound();
         }
-        const uint32_t c = allowed[rng() % allowed.size()];
-        env->Pick(c);
-        picked.insert(c);
-        committed.emplace(sets[cands[c].first].Get(cands[c].second).chunk, cands[c].first);
-        for (uint32_t l : linksOf[c])
-        {
-            busy.insert(l);
-        }
+        EXPECT_EQ(picks, env->GetNTotal()) << spec;
+        const Plan plan = env->GetPlan();
+        EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid) << spec;
     }
-    EXPECT_GT(picked.size(), 1u);
 }
 
 TEST(DrlEnvironment, ObservationsHaveFixedWidthsAndRanges)
@@ -426,6 +443,91 @@ TEST(DrlPolicy, SaveThenLoadGivesIdenticalActions)
         }
     }
     std::filesystem::remove_all(dir);
+}
+
+TEST(DrlPolicy, DecodingInPassesAtShareZeroIsTheEpisodeOfTraining)
+{
+    // Decoding picks without recording, in passes of the lower network; with a rescore
+    // share of 0 it scores again after every pick, and so takes exactly the greedy episode
+    // training records pick by pick. With a larger share it stays valid.
+    torch::set_num_threads(1);
+    const DrlPolicy shipped = DrlPolicy::Load(DrlScheduler().GetModelPath("bcube(n=3,k=1)"));
+    for (const std::string spec : {"bcube:n=3,k=1", "dcell:n=4,k=1", "fattree:k=4"})
+    {
+        auto env = MakeDrlEnvironment(BuildTopology(spec), 3, 1, 1);
+        std::mt19937_64 rng(1);
+        shipped.Run(*env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, rng, true);
+        const Plan recorded = env->GetPlan();
+        for (const double share : {0.0, 0.5, 1.0})
+        {
+            DrlPolicy policy = shipped;
+            policy.SetRescoreShare(share);
+            env->Reset();
+            policy.Run(*env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, rng, false);
+            const Plan passes = env->GetPlan();
+            EXPECT_TRUE(ValidateSchedule(passes.workloads, passes.schedule).valid) << spec;
+            if (share == 0.0)
+            {
+                EXPECT_EQ(passes.schedule.rounds, recorded.schedule.rounds) << spec;
+            }
+        }
+    }
+    DrlPolicy policy = shipped;
+    EXPECT_THROW(policy.SetRescoreShare(1.5), std::invalid_argument);
+    EXPECT_THROW(policy.SetRescoreShare(std::nan("")), std::invalid_argument);
+}
+
+TEST(DrlPolicy, SearchCutsOnlyEpisodesThatCannotWin)
+{
+    // The rounds-left bound holds at every round of every episode, so that best-of-N search
+    // may stop an episode once it cannot beat the best so far: with the cut, the search finds
+    // what running every sample to its end finds, and more samples never give more rounds.
+    torch::set_num_threads(1);
+    for (const std::string spec :
+         {"bcube:n=3,k=1", "dcell:n=4,k=1", "jellyfish:switches=10,degree=4,servers=1,seed=2"})
+    {
+        const Topology topo = BuildTopology(spec);
+        DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
+        policy.SetRescoreShare(0.5);
+        auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+        const uint32_t samples = 16;
+        uint32_t fewest = std::numeric_limits<uint32_t>::max();
+        for (uint32_t i = 0; i <= samples; ++i)
+        {
+            env->Reset();
+            std::mt19937_64 rng(DrlPolicy::SampleSeed(5, i));
+            const auto mode = i == 0 ? DrlPolicy::Mode::GREEDY : DrlPolicy::Mode::SAMPLE;
+            const DrlEpisode whole = policy.Run(*env, mode, mode, rng, false);
+            ASSERT_FALSE(whole.cut);
+            fewest = std::min(fewest, whole.rounds);
+            // With a cut-off one above its rounds, the bound (rounds so far + rounds left)
+            // never reaches the cut-off at any round: the episode runs to the same end.
+            // At its rounds, it is cut (it cannot end below them).
+            for (const uint32_t cutoff : {whole.rounds + 1, whole.rounds})
+            {
+                env->Reset();
+                std::mt19937_64 again(DrlPolicy::SampleSeed(5, i));
+                const DrlEpisode e = policy.Run(*env, mode, mode, again, false, nullptr, cutoff);
+                EXPECT_EQ(e.cut, cutoff == whole.rounds) << spec << " sample " << i;
+                if (!e.cut)
+                {
+                    EXPECT_EQ(e.rounds, whole.rounds) << spec << " sample " << i;
+                }
+            }
+        }
+        std::pair<uint32_t, uint32_t> stats;
+        const Plan best = policy.Decode(*env, samples, 5, &stats);
+        EXPECT_EQ(best.schedule.GetNRounds(), fewest) << spec;
+        EXPECT_EQ(stats.first + stats.second, samples + 1);
+        EXPECT_GT(stats.second, 0u) << spec << ": no sample was cut";
+        uint32_t previous = std::numeric_limits<uint32_t>::max();
+        for (const uint32_t n : {0u, 4u, 16u, 48u})
+        {
+            const uint32_t rounds = policy.Decode(*env, n, 5).schedule.GetNRounds();
+            EXPECT_LE(rounds, previous) << spec << ": " << n << " samples";
+            previous = rounds;
+        }
+    }
 }
 
 TEST(DrlPolicy, BadCheckpointsGetClearErrors)
