@@ -111,6 +111,7 @@ main(int argc, char* argv[])
         }
         SchedulerResult result;
         Ptr<OptimalScheduler> optimal;
+        Ptr<DrlScheduler> drl;
         if (!scheduleIn.empty())
         {
             std::string note;
@@ -135,19 +136,21 @@ main(int argc, char* argv[])
             cmd.SetAttributes(PeekPointer(optimal),
                               {{"time-limit", "TimeLimit"}, {"trees-per-root", "TreesPerRoot"}},
                               "--scheduler=optimal");
-            cmd.SetAttributes(PeekPointer(DynamicCast<DrlScheduler>(s)),
+            drl = DynamicCast<DrlScheduler>(s);
+            cmd.SetAttributes(PeekPointer(drl),
                               {{"model", "Model"}, {"samples", "Samples"}},
                               "--scheduler=drl");
             result = EvaluateScheduler(BuildTopology(topology), s, pieces);
         }
         const OptimalSearch* search = optimal ? &optimal->GetSearch() : nullptr;
+        const DrlDecoding* decoding = drl ? &drl->GetDecoding() : nullptr;
         if (format == "json")
         {
-            WriteRoundsReportJson(std::cout, result, scheduleIn.empty(), search);
+            WriteRoundsReportJson(std::cout, result, scheduleIn.empty(), search, decoding);
         }
         else
         {
-            PrintRoundsReport(std::cout, result, scheduleIn.empty(), search);
+            PrintRoundsReport(std::cout, result, scheduleIn.empty(), search, decoding);
         }
         if (!scheduleOut.empty() && IsMscclPath(scheduleOut))
         {

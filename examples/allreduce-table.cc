@@ -38,7 +38,7 @@ main(int argc, char* argv[])
     std::string shares = "all,0.5";
     std::string schedulers;
     std::string out = "results/allreduce-table";
-    config.generalization = GetDrlModelDirectory() + "/generalization.pt";
+    config.generalization = GetDrlGeneralModelPath();
 
     CheckedCommandLine cmd(__FILE__,
                            "The seed paper's nine topologies x the schedulers, in rounds, with "

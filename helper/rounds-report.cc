@@ -32,7 +32,8 @@ void
 PrintRoundsReport(std::ostream& os,
                   const SchedulerResult& result,
                   bool timed,
-                  const OptimalSearch* search)
+                  const OptimalSearch* search,
+                  const DrlDecoding* drl)
 {
     const WorkloadSet& ws = result.plan.workloads;
     const Topology& topo = ws.GetTopology();
@@ -70,13 +71,22 @@ PrintRoundsReport(std::ostream& os,
             os << "note        " << search->note << "\n";
         }
     }
+    if (drl && drl->source != DrlDecoding::Source::NONE)
+    {
+        os << "model       " << drl->DescribeModel() << "\n";
+        if (!drl->DescribeSearch().empty())
+        {
+            os << "search      " << drl->DescribeSearch() << "\n";
+        }
+    }
 }
 
 void
 WriteRoundsReportJson(std::ostream& os,
                       const SchedulerResult& result,
                       bool timed,
-                      const OptimalSearch* search)
+                      const OptimalSearch* search,
+                      const DrlDecoding* drl)
 {
     const WorkloadSet& ws = result.plan.workloads;
     const Topology& topo = ws.GetTopology();
@@ -122,6 +132,16 @@ WriteRoundsReportJson(std::ostream& os,
         out["program"] = {{"binaries", search->variables},
                           {"rows", search->constraints},
                           {"nonzeros", search->nonzeros}};
+    }
+    if (drl && drl->source != DrlDecoding::Source::NONE)
+    {
+        out["drl"] = {{"model", drl->model},
+                      {"model_source", drl->GetSourceName()},
+                      {"model_info", drl->info},
+                      {"samples", drl->samples},
+                      {"episodes_finished", drl->finished},
+                      {"episodes_cut", drl->cut},
+                      {"rescore_share", drl->rescoreShare}};
     }
     os << out.dump(2) << std::endl;
 }

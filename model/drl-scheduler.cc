@@ -16,6 +16,7 @@
 #include <cctype>
 #include <fstream>
 #include <cstdlib>
+#include <sstream>
 #include <stdexcept>
 
 #ifndef ALLREDUCE_SOURCE_MODEL_DIR
@@ -71,6 +72,63 @@ GetDrlModelDirectory()
     return env && *env ? std::string(env) : std::string(ALLREDUCE_SOURCE_MODEL_DIR);
 }
 
+std::string
+GetDrlGeneralModelPath()
+{
+    return GetDrlModelDirectory() + "/general.pt";
+}
+
+std::string
+DrlDecoding::GetSourceName() const
+{
+    switch (source)
+    {
+    case Source::GIVEN:
+        return "given";
+    case Source::TOPOLOGY:
+        return "topology";
+    case Source::GENERAL:
+        return "general";
+    case Source::NONE:
+        break;
+    }
+    return "none";
+}
+
+std::string
+DrlDecoding::DescribeModel() const
+{
+    std::string why;
+    switch (source)
+    {
+    case Source::GIVEN:
+        why = "given";
+        break;
+    case Source::TOPOLOGY:
+        why = "shipped for " + topology;
+        break;
+    case Source::GENERAL:
+        why = "the general checkpoint: none ships for " + topology;
+        break;
+    case Source::NONE:
+        return "none loaded";
+    }
+    return model + " (" + why + (info.empty() ? "" : "; " + info) + ")";
+}
+
+std::string
+DrlDecoding::DescribeSearch() const
+{
+    if (finished + cut == 0)
+    {
+        return "";
+    }
+    std::ostringstream os;
+    os << "greedy + " << samples << " sampled episodes: " << finished << " ran to the end, "
+       << cut << " stopped once they could not beat the best; rescore share " << rescoreShare;
+    return os.str();
+}
+
 TypeId
 DrlScheduler::GetTypeId()
 {
@@ -122,7 +180,14 @@ DrlScheduler::GetModelPath(const std::string& topologyName) const
     {
         return m_model;
     }
-    return GetDrlModelDirectory() + "/" + GetDrlModelName(topologyName) + ".pt";
+    const std::string own = GetDrlModelDirectory() + "/" + GetDrlModelName(topologyName) + ".pt";
+    return std::ifstream(own).good() ? own : GetDrlGeneralModelPath();
+}
+
+const DrlDecoding&
+DrlScheduler::GetDecoding() const
+{
+    return m_decoding;
 }
 
 #ifdef ALLREDUCE_HAVE_TORCH
@@ -138,19 +203,28 @@ DrlScheduler::GetPolicy(const Topology& topology)
 {
     const std::string& topologyName = topology.GetName();
     const std::string path = GetModelPath(topologyName);
+    if (m_model.empty() && !std::ifstream(path).good())
+    {
+        throw std::runtime_error(
+            "drl: no checkpoint ships for " + topologyName + " and the general one is missing " +
+            "(looked for " + GetDrlModelDirectory() + "/" + GetDrlModelName(topologyName) +
+            ".pt and " + path + "); train one with `allreduce-train --topology=SPEC --out=DIR` "
+            "and pass --model=DIR/policy.pt, or set ALLREDUCE_MODEL_DIR to a directory of "
+            "checkpoints");
+    }
     if (!m_policy || path != m_loadedPath)
     {
-        if (m_model.empty() && !std::ifstream(path).good())
-        {
-            throw std::runtime_error(
-                "drl: no shipped checkpoint for " + topologyName + " (looked for " + path +
-                "); train one with `allreduce-train --topology=SPEC --out=DIR` and pass "
-                "--model=DIR/policy.pt, or set ALLREDUCE_MODEL_DIR");
-        }
         m_policy = std::make_shared<DrlPolicy>(DrlPolicy::Load(path));
         m_loadedPath = path;
-        NS_LOG_INFO("drl: loaded " << path << " (" << m_policy->GetInfo() << ")");
     }
+    m_decoding.source = !m_model.empty()                  ? DrlDecoding::Source::GIVEN
+                        : path == GetDrlGeneralModelPath() ? DrlDecoding::Source::GENERAL
+                                                           : DrlDecoding::Source::TOPOLOGY;
+    m_decoding.model = path;
+    m_decoding.topology = topologyName;
+    m_decoding.info = m_policy->GetInfo();
+    m_decoding.rescoreShare = m_rescoreShare;
+    NS_LOG_INFO("drl: " << m_decoding.DescribeModel());
     m_policy->CheckSees(topology, m_loadedPath);
     m_policy->SetRescoreShare(m_rescoreShare);
     return *m_policy;
@@ -160,6 +234,7 @@ void
 DrlScheduler::Prepare(const WorkloadSet& workloads)
 {
     GetPolicy(workloads.GetTopology());
+    m_decoding.samples = m_decoding.finished = m_decoding.cut = 0; // online: no search
     m_env = std::make_unique<DrlEnvironment>(workloads);
     m_rng.seed(m_seed);
 }
@@ -183,7 +258,11 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
     const DrlPolicy& policy = GetPolicy(topology);
     auto env = MakeDrlEnvironment(topology, policy.GetTreesPerRoot(), policy.GetTreeSeed(), pieces);
-    Plan plan = policy.Decode(*env, m_samples, m_seed);
+    std::pair<uint32_t, uint32_t> stats;
+    Plan plan = policy.Decode(*env, m_samples, m_seed, &stats);
+    m_decoding.samples = m_samples;
+    m_decoding.finished = stats.first;
+    m_decoding.cut = stats.second;
     plan.schedule.scheduler = GetName();
     const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
     if (!check.valid)

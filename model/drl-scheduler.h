@@ -49,6 +49,45 @@ std::string GetDrlModelDirectory();
 
 /**
  * \ingroup allreduce
+ * \return the general checkpoint, trained on a family of topologies, that `drl` loads where
+ *         no checkpoint ships for the topology: general.pt in GetDrlModelDirectory()
+ */
+std::string GetDrlGeneralModelPath();
+
+/**
+ * \ingroup allreduce
+ * Which checkpoint the `drl` scheduler used and how its search went, for reports.
+ */
+struct DrlDecoding
+{
+    /// Where the checkpoint came from.
+    enum class Source
+    {
+        NONE,     //!< nothing loaded yet
+        GIVEN,    //!< the Model attribute
+        TOPOLOGY, //!< shipped for this topology (GetDrlModelName)
+        GENERAL,  //!< the general one: none ships for this topology
+    };
+
+    Source source{Source::NONE}; //!< where the checkpoint came from
+    std::string model;           //!< its path
+    std::string topology;        //!< the topology it was loaded for
+    std::string info;            //!< what it was trained on (its free text)
+    uint32_t samples{0};         //!< sampled episodes of the last MakePlan (0: none yet)
+    uint32_t finished{0};        //!< episodes of the last MakePlan run to the end
+    uint32_t cut{0};             //!< episodes of the last MakePlan cut (could not win)
+    double rescoreShare{0};      //!< the RescoreShare attribute
+
+    /// \return "topology", "general", "given" or "none"
+    std::string GetSourceName() const;
+    /// \return one line: the checkpoint and why it was chosen
+    std::string DescribeModel() const;
+    /// \return one line: the search of the last MakePlan (empty when none ran)
+    std::string DescribeSearch() const;
+};
+
+/**
+ * \ingroup allreduce
  * \param path a checkpoint
  * \return the free text saved in it (what it was trained on)
  * \throws std::runtime_error as DrlPolicy::Load does
@@ -62,9 +101,11 @@ std::string GetDrlCheckpointInfo(const std::string& path);
  * policy then picks their workloads one at a time, masked so that the round stays valid. Both come
  * from a checkpoint written by allreduce-train (DrlPolicy::Save).
  *
- * Attributes: Model (the checkpoint; empty: the shipped one for the topology, see
- * GetDrlModelName), Samples (MakePlan's offline search: sampled episodes decoded besides the
- * greedy one; the fewest rounds win), Seed (of those samples).
+ * Attributes: Model (the checkpoint; empty: the one shipped for the topology, see
+ * GetDrlModelName, or where none ships the general one, GetDrlGeneralModelPath), Samples
+ * (MakePlan's offline search: sampled episodes decoded besides the greedy one; the fewest rounds
+ * win), Seed (of those samples), RescoreShare (how stale the lower policy's scores may get
+ * within a round, DrlPolicy::SetRescoreShare). GetDecoding says which checkpoint was used.
  *
  * Online, SelectRound runs both policies greedily on whatever state it is given (a RoundEngine
  * another scheduler started, the packet-level controller): the upper policy selects which
@@ -93,9 +134,13 @@ class DrlScheduler : public AllReduceScheduler
 
     /**
      * \param topologyName the topology the checkpoint is for (used when Model is empty)
-     * \return the checkpoint path that will be loaded
+     * \return the checkpoint path that will be loaded: Model when set, else the one shipped
+     *         for the topology when it exists, else the general one
      */
     std::string GetModelPath(const std::string& topologyName) const;
+
+    /// \return which checkpoint was loaded last and how the last MakePlan searched
+    const DrlDecoding& GetDecoding() const;
 
   private:
     /**
@@ -111,6 +156,7 @@ class DrlScheduler : public AllReduceScheduler
     uint32_t m_seed{1};                  //!< Seed attribute
     double m_rescoreShare{0.5};          //!< RescoreShare attribute
     std::string m_loadedPath;            //!< path of m_policy
+    DrlDecoding m_decoding;              //!< what was loaded and how it searched
     std::shared_ptr<DrlPolicy> m_policy; //!< the loaded policies
     std::unique_ptr<DrlEnvironment> m_env; //!< observes the states SelectRound is given
     std::mt19937_64 m_rng;                 //!< for the policy (greedy acting draws nothing)

@@ -383,7 +383,7 @@ class FlowLevelSchedulersTestCase : public TestCase
                     // one shipped checkpoint serves every topology; greedy decoding
                     scheduler->SetAttribute(
                         "Model",
-                        StringValue(GetDrlModelDirectory() + "/generalization.pt"));
+                        StringValue(GetDrlGeneralModelPath()));
                     scheduler->SetAttribute("Samples", UintegerValue(0));
                 }
                 if (entry.first == "optimal")

@@ -385,7 +385,7 @@ namespace
 std::string
 GeneralModel()
 {
-    return GetDrlModelDirectory() + "/generalization.pt";
+    return GetDrlGeneralModelPath();
 }
 
 /// \return a small policy (random weights from the seed) written to a file
@@ -700,20 +700,36 @@ TEST(DrlScheduler, RunsOnAnyTopologyAndWorkloads)
             EXPECT_TRUE(check.valid) << spec << " " << ToString(sem) << ": " << check.error;
         }
     }
-    // Without a model for the topology, the shipped-model lookup says what to do.
-    Ptr<AllReduceScheduler> d = CreateScheduler("drl");
+    // Without a checkpoint shipped for the topology, the general one, and it says so.
+    Ptr<DrlScheduler> d = DynamicCast<DrlScheduler>(CreateScheduler("drl"));
     d->SetAttribute("Model", StringValue("")); // whatever other tests set as the default
+    d->SetAttribute("Samples", UintegerValue(2));
+    const Plan general = d->MakePlan(BuildTopology("bcube:n=4,k=2"), 1);
+    EXPECT_TRUE(ValidateSchedule(general.workloads, general.schedule).valid);
+    EXPECT_EQ(d->GetDecoding().source, DrlDecoding::Source::GENERAL);
+    EXPECT_EQ(d->GetDecoding().model, GetDrlGeneralModelPath());
+    EXPECT_NE(d->GetDecoding().DescribeModel().find("none ships for bcube(n=4,k=2)"),
+              std::string::npos)
+        << d->GetDecoding().DescribeModel();
+    EXPECT_EQ(d->GetDecoding().finished + d->GetDecoding().cut, 3u);
+    d->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    EXPECT_EQ(d->GetDecoding().source, DrlDecoding::Source::TOPOLOGY);
+    // Where neither exists, the error says where it looked and what to do.
+    const std::string before = GetDrlModelDirectory();
+    setenv("ALLREDUCE_MODEL_DIR", dir.c_str(), 1);
     try
     {
         d->MakePlan(BuildTopology("bcube:n=7,k=1"), 1);
-        FAIL() << "no shipped checkpoint for BCube(7,1) expected";
+        ADD_FAILURE() << "no checkpoint for BCube(7,1) expected";
     }
     catch (const std::runtime_error& e)
     {
-        EXPECT_NE(std::string(e.what()).find("no shipped checkpoint for bcube(n=7,k=1)"),
+        EXPECT_NE(std::string(e.what()).find("no checkpoint ships for bcube(n=7,k=1) and the "
+                                             "general one is missing"),
                   std::string::npos)
             << e.what();
     }
+    setenv("ALLREDUCE_MODEL_DIR", before.c_str(), 1);
     std::filesystem::remove_all(dir);
 }
 

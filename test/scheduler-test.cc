@@ -93,7 +93,7 @@ QuickSchedulerDefaults()
     // drl: one shipped checkpoint for every topology (the networks do not depend on its
     // size), greedy decoding only
     Config::SetDefault("ns3::DrlScheduler::Model",
-                       StringValue(GetDrlModelDirectory() + "/generalization.pt"));
+                       StringValue(GetDrlGeneralModelPath()));
     Config::SetDefault("ns3::DrlScheduler::Samples", UintegerValue(0));
 }
 
