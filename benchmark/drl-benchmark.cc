@@ -4,8 +4,11 @@
 
 // Benchmarks (Google Benchmark) of the hierarchical DRL scheduler, on one thread: one greedy
 // episode of a policy (random weights: the cost does not depend on them) on BCube(5,1) and
-// DCell(6,1) with 3 candidate trees per root, and one PPO iteration (4 episodes, update,
-// decoding with 8 samples) on BCube(3,1) and DCell(4,1).
+// DCell(6,1) with 3 candidate trees per root as training records it (pick by pick); one greedy
+// episode as the scheduler decodes it (the general checkpoint, the lower network scoring in
+// passes: rescore share 0, as training, and 0.5, the default) on DCell(6,1), DCell(3,2) and
+// BCube(6,2), with the cost per decision (a tree selection or a pick); and one PPO iteration
+// (4 episodes, update, decoding with 8 samples) on BCube(3,1) and DCell(4,1).
 //
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=Drl
 
@@ -49,6 +52,41 @@ DrlEpisodeBench(benchmark::State& state)
     state.counters["workloads"] = env->GetNTotal();
 }
 
+/// (topology, rescore share) of DrlDecodeBench.
+const std::pair<const char*, double> DECODE_CASES[] = {{"dcell:n=6,k=1", 0.0},
+                                                      {"dcell:n=6,k=1", 0.5},
+                                                      {"dcell:n=3,k=2", 0.5},
+                                                      {"bcube:n=6,k=2", 0.5}};
+
+void
+DrlDecodeBench(benchmark::State& state)
+{
+    torch::set_num_threads(1);
+    const auto [spec, share] = DECODE_CASES[state.range(0)];
+    state.SetLabel(std::string(spec) + " rescore " + std::to_string(share).substr(0, 3));
+    DrlPolicy policy = DrlPolicy::Load(GetDrlGeneralModelPath());
+    policy.SetRescoreShare(share);
+    auto env = MakeDrlEnvironment(BuildTopology(spec),
+                                  policy.GetTreesPerRoot(),
+                                  policy.GetTreeSeed(),
+                                  1);
+    std::mt19937_64 rng(1);
+    uint32_t rounds = 0;
+    for (auto _ : state)
+    {
+        env->Reset();
+        rounds = policy.Run(*env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, rng, false)
+                     .rounds;
+    }
+    const double decisions = rounds + env->GetNTotal();
+    state.counters["rounds"] = rounds;
+    state.counters["workloads"] = env->GetNTotal();
+    // Seconds per decision (a tree selection or a pick).
+    state.counters["per_decision"] = benchmark::Counter(
+        decisions,
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 void
 DrlIterationBench(benchmark::State& state)
 {
@@ -70,5 +108,6 @@ DrlIterationBench(benchmark::State& state)
 } // namespace
 
 BENCHMARK(DrlEpisodeBench)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(DrlDecodeBench)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(DrlIterationBench)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->Iterations(3);
 #endif

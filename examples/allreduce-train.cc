@@ -15,7 +15,8 @@
 // trainer.pt (the latest state, for --resume), curve.csv and the learning curve curve.png.
 // One progress line per iteration: the level trained, the mean and best rounds of its sampled
 // episodes, the decoded rounds and their ratio to the bandwidth bound, the entropy and the time.
-// The same seed gives the same curve (training runs on one thread).
+// The same seed gives the same curve, with any number of --threads (episodes run in parallel,
+// each from its own generator).
 //
 // Exit status: 0 when done, 1 for bad input (or a build without LibTorch).
 
@@ -27,6 +28,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <thread>
 
 using namespace ns3;
 
@@ -66,7 +68,7 @@ main(int argc, char* argv[])
     std::string out;
     bool resume = false;
     DrlHyperParams params;
-    uint32_t threads = 1;
+    uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
 
     CheckedCommandLine cmd(__FILE__,
                            "Trains the hierarchical DRL AllReduce scheduler (LibTorch, PPO, the "
@@ -101,7 +103,12 @@ main(int argc, char* argv[])
     cmd.AddReal("entropy", "PPO: entropy bonus coefficient", params.entropy, 0, 1000);
     cmd.AddInteger("eval-samples", "sampled episodes besides the greedy one when evaluating",
                    params.evalSamples, 0, 100000);
-    cmd.AddInteger("threads", "LibTorch threads (1 keeps runs reproducible)", threads, 1, 256);
+    cmd.AddInteger("threads",
+                   "worker threads for the episodes (default: one per core); any number gives "
+                   "the same curve and weights",
+                   threads,
+                   1,
+                   256);
 
     try
     {
@@ -121,13 +128,16 @@ main(int argc, char* argv[])
         {
             throw std::invalid_argument("give --out=DIR for the checkpoints and the curve");
         }
-        torch::set_num_threads(static_cast<int>(threads));
+        // Parallel episodes, not parallel matrix products: the networks are small, and one
+        // LibTorch thread keeps every product's sums in one order.
+        torch::set_num_threads(1);
         std::vector<Topology> topos;
         for (const auto& spec : specs)
         {
             topos.push_back(BuildTopology(spec));
         }
         DrlTrainer trainer(topos, params, seed);
+        trainer.SetThreads(threads);
         std::string info = "trained by allreduce-train on " + topologies + ", seed " +
                            std::to_string(seed) + ", trees per root " +
                            std::to_string(params.treesPerRoot);

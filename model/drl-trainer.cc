@@ -7,6 +7,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace ns3
 {
@@ -206,6 +208,7 @@ DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
                        uint64_t seed,
                        uint32_t pieces)
     : m_topologies(std::move(topologies)),
+      m_pieces(pieces),
       m_params(Checked(params)),
       m_seed(seed),
       m_policy(SeededPolicy(m_params, seed))
@@ -229,6 +232,93 @@ DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
     m_lowerOpt = std::make_unique<torch::optim::Adam>(
         Parameters(m_policy.GetLower()),
         torch::optim::AdamOptions(params.learningRate));
+}
+
+void
+DrlTrainer::SetThreads(uint32_t threads)
+{
+    if (threads == 0 || threads > 256)
+    {
+        throw std::invalid_argument("drl: threads must be from 1 to 256, got " +
+                                    std::to_string(threads));
+    }
+    m_threads = threads;
+}
+
+void
+DrlTrainer::ForEach(
+    size_t n,
+    const std::function<void(size_t, const std::function<DrlEnvironment&(size_t)>&)>& task)
+{
+    const auto workers = static_cast<uint32_t>(std::min<size_t>(m_threads, n));
+    if (workers <= 1)
+    {
+        const std::function<DrlEnvironment&(size_t)> envOf = [this](size_t t) -> DrlEnvironment& {
+            return *m_envs[t];
+        };
+        for (size_t i = 0; i < n; ++i)
+        {
+            task(i, envOf);
+        }
+        return;
+    }
+    if (m_workerEnvs.size() < workers - 1)
+    {
+        m_workerEnvs.resize(workers - 1);
+    }
+    for (auto& envs : m_workerEnvs)
+    {
+        envs.resize(m_topologies.size());
+    }
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> errors(workers);
+    const auto work = [&](uint32_t w) {
+        // Worker 0 (this thread) uses the trainer's environments, the others their own.
+        const std::function<DrlEnvironment&(size_t)> envOf = [&, w](size_t t) -> DrlEnvironment& {
+            if (w == 0)
+            {
+                return *m_envs[t];
+            }
+            auto& slot = m_workerEnvs[w - 1][t];
+            if (!slot)
+            {
+                slot = MakeDrlEnvironment(m_topologies[t],
+                                          m_params.treesPerRoot,
+                                          m_params.treeSeed,
+                                          m_pieces);
+            }
+            return *slot;
+        };
+        try
+        {
+            for (size_t i = next++; i < n; i = next++)
+            {
+                task(i, envOf);
+            }
+        }
+        catch (...)
+        {
+            errors[w] = std::current_exception();
+            next = n;
+        }
+    };
+    std::vector<std::thread> threads;
+    for (uint32_t w = 1; w < workers; ++w)
+    {
+        threads.emplace_back(work, w);
+    }
+    work(0);
+    for (auto& t : threads)
+    {
+        t.join();
+    }
+    for (const auto& e : errors)
+    {
+        if (e)
+        {
+            std::rethrow_exception(e);
+        }
+    }
 }
 
 DrlPolicy&
@@ -269,47 +359,70 @@ DrlTrainer::MeanSampledRounds(uint32_t samples, uint64_t seed)
 void
 DrlTrainer::Imitate()
 {
-    // The teacher's best (tree set, rule) per topology, recorded.
-    std::vector<DrlEpisode> shows;
-    std::mt19937_64 unused(m_seed);
+    // Every teacher per topology: each tree set with each rule balanced tries there (where
+    // switches merge, also chunk order), with its tie-breaks.
+    struct Trial
+    {
+        size_t topology;
+        DrlTeacher teacher;
+        uint32_t rounds{0};
+    };
+    std::vector<Trial> trials;
     for (size_t i = 0; i < m_envs.size(); ++i)
     {
-        DrlEnvironment& env = *m_envs[i];
-        DrlTeacher best;
-        uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
-        // The rules balanced tries there (where switches merge, also chunk order).
         const auto rules = BalancedScheduler::GetRules(m_topologies[i]);
-        for (uint32_t set = 0; set < env.GetNSets(); ++set)
+        for (uint32_t set = 0; set < m_envs[i]->GetNSets(); ++set)
         {
             for (const auto rule : rules)
             {
                 for (uint32_t tie = 0; tie < std::max<uint32_t>(1, m_params.teacherTies); ++tie)
                 {
-                    env.Reset();
-                    const DrlTeacher teacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie};
-                    const uint32_t rounds = m_policy
-                                                .Run(env,
-                                                     DrlPolicy::Mode::GREEDY,
-                                                     DrlPolicy::Mode::GREEDY,
-                                                     unused,
-                                                     false,
-                                                     &teacher)
-                                                .rounds;
-                    if (rounds < bestRounds)
-                    {
-                        best = teacher;
-                        bestRounds = rounds;
-                    }
+                    trials.push_back(
+                        Trial{i, DrlTeacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie}});
                 }
             }
         }
+    }
+    ForEach(trials.size(), [&](size_t k, const std::function<DrlEnvironment&(size_t)>& envOf) {
+        DrlEnvironment& env = envOf(trials[k].topology);
         env.Reset();
-        shows.push_back(
-            m_policy.Run(env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, unused, true, &best));
-        m_teacherRounds.push_back(bestRounds);
-        NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << bestRounds
-                                  << " rounds (tree set " << best.set << ", rule " << int(best.rule)
-                                  << ")");
+        std::mt19937_64 unused(m_seed);
+        trials[k].rounds = m_policy
+                               .Run(env,
+                                    DrlPolicy::Mode::GREEDY,
+                                    DrlPolicy::Mode::GREEDY,
+                                    unused,
+                                    false,
+                                    &trials[k].teacher)
+                               .rounds;
+    });
+    // The best per topology (the first of the fewest rounds), recorded.
+    std::vector<const Trial*> best(m_envs.size(), nullptr);
+    for (const Trial& t : trials)
+    {
+        if (!best[t.topology] || t.rounds < best[t.topology]->rounds)
+        {
+            best[t.topology] = &t;
+        }
+    }
+    std::vector<DrlEpisode> shows(m_envs.size());
+    ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
+        DrlEnvironment& env = envOf(i);
+        env.Reset();
+        std::mt19937_64 unused(m_seed);
+        shows[i] = m_policy.Run(env,
+                                DrlPolicy::Mode::GREEDY,
+                                DrlPolicy::Mode::GREEDY,
+                                unused,
+                                true,
+                                &best[i]->teacher);
+    });
+    for (size_t i = 0; i < m_envs.size(); ++i)
+    {
+        m_teacherRounds.push_back(best[i]->rounds);
+        NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << best[i]->rounds
+                                  << " rounds (tree set " << best[i]->teacher.set << ", rule "
+                                  << int(best[i]->teacher.rule) << ")");
     }
     std::vector<const DrlStep*> upper;
     std::vector<const DrlStep*> lower;
@@ -499,37 +612,44 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
 void
 DrlTrainer::Evaluate(DrlCurveRow& row)
 {
+    std::vector<uint32_t> decoded(m_envs.size(), 0);
+    ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
+        decoded[i] =
+            m_policy.Decode(envOf(i), m_params.evalSamples, m_seed + 101 * i).schedule.GetNRounds();
+    });
     double rounds = 0;
     double ratio = 0;
     for (size_t i = 0; i < m_envs.size(); ++i)
     {
-        const Plan plan = m_policy.Decode(*m_envs[i], m_params.evalSamples, m_seed + 101 * i);
-        rounds += plan.schedule.GetNRounds();
-        ratio += static_cast<double>(plan.schedule.GetNRounds()) / m_envs[i]->GetBound();
+        rounds += decoded[i];
+        ratio += static_cast<double>(decoded[i]) / m_envs[i]->GetBound();
     }
     row.evalRounds = rounds / m_envs.size();
     row.evalRatio = ratio / m_envs.size();
 }
 
 std::vector<DrlEpisode>
-DrlTrainer::Collect(std::mt19937_64& rng, bool record, DrlCurveRow& row)
+DrlTrainer::Collect(uint64_t stream, bool record, DrlCurveRow& row)
 {
-    std::vector<DrlEpisode> episodes;
+    // Episode k (of topology k / episodes) draws from its own generator.
+    const size_t per = m_params.episodes;
+    std::vector<DrlEpisode> episodes(m_envs.size() * per);
+    ForEach(episodes.size(), [&](size_t k, const std::function<DrlEnvironment&(size_t)>& envOf) {
+        DrlEnvironment& env = envOf(k / per);
+        env.Reset();
+        std::mt19937_64 rng(DrlPolicy::SampleSeed(stream, static_cast<uint32_t>(k)));
+        episodes[k] =
+            m_policy.Run(env, DrlPolicy::Mode::SAMPLE, DrlPolicy::Mode::SAMPLE, rng, record);
+    });
     double sum = 0;
     double best = 0;
-    for (auto& env : m_envs)
+    for (size_t i = 0; i < m_envs.size(); ++i)
     {
         uint32_t mine = std::numeric_limits<uint32_t>::max();
-        for (uint32_t e = 0; e < m_params.episodes; ++e)
+        for (size_t e = 0; e < per; ++e)
         {
-            env->Reset();
-            episodes.push_back(m_policy.Run(*env,
-                                            DrlPolicy::Mode::SAMPLE,
-                                            DrlPolicy::Mode::SAMPLE,
-                                            rng,
-                                            record));
-            sum += episodes.back().rounds;
-            mine = std::min(mine, episodes.back().rounds);
+            sum += episodes[i * per + e].rounds;
+            mine = std::min(mine, episodes[i * per + e].rounds);
         }
         best += mine;
     }
@@ -543,11 +663,12 @@ DrlTrainer::Iterate(uint32_t iteration)
 {
     const uint32_t cycle = std::max<uint32_t>(1, m_params.upperIterations + m_params.lowerIterations);
     const bool upper = (iteration - 1) % cycle < m_params.upperIterations;
-    std::mt19937_64 rng(m_seed * 1000003 + iteration);
+    const uint64_t stream = m_seed * 1000003 + iteration;
+    std::mt19937_64 rng(stream);
     DrlCurveRow row;
     row.iteration = iteration;
     row.level = upper ? "upper" : "lower";
-    std::vector<DrlEpisode> episodes = Collect(rng, true, row);
+    std::vector<DrlEpisode> episodes = Collect(stream, true, row);
     row.entropy = Update(upper, episodes, rng);
     Evaluate(row);
     return row;
@@ -562,8 +683,7 @@ DrlTrainer::Start()
     {
         Imitate();
     }
-    std::mt19937_64 rng(m_seed * 1000003);
-    Collect(rng, false, row);
+    Collect(m_seed * 1000003, false, row);
     Evaluate(row);
     m_curve.push_back(row);
 }

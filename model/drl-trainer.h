@@ -42,8 +42,11 @@ struct DrlCurveRow
  *
  * In DIR it keeps: policy.pt (the best policies so far by the decoded rounds, what the `drl`
  * scheduler loads), last.pt and trainer.pt (the latest state, for --resume), curve.csv.
- * Deterministic: the same seed, topologies and parameters give the same curve and weights on
- * one thread, with or without a resume between iterations.
+ * Episodes (sampled, the teacher's, decoded) run on SetThreads() worker threads, each episode
+ * from its own generator seeded by the iteration, topology and episode, so that the number of
+ * threads does not change anything but the time. Deterministic: the same seed, topologies and
+ * parameters give the same curve and weights with any number of threads, with or without a
+ * resume between iterations.
  */
 class DrlTrainer
 {
@@ -72,6 +75,13 @@ class DrlTrainer
                bool resume,
                const std::function<void(const DrlCurveRow&)>& progress);
 
+    /**
+     * \param threads worker threads for the episodes (1: all on the caller's thread); the
+     *        updates run on the caller's thread
+     * \throws std::invalid_argument for 0 or more than 256
+     */
+    void SetThreads(uint32_t threads);
+
     /// \return the policies being trained
     DrlPolicy& GetPolicy();
     /// \return per topology, the teacher's rounds (after a warm start; else empty)
@@ -93,9 +103,18 @@ class DrlTrainer
     void WriteCurve(const std::string& path) const;
 
   private:
+    /**
+     * Runs task(i, env) for i in [0, n) on the worker threads; env(topology) is that worker's
+     * own environment of a training topology.
+     * \param n tasks
+     * \param task the task
+     */
+    void ForEach(size_t n,
+                 const std::function<void(size_t, const std::function<DrlEnvironment&(size_t)>&)>&
+                     task);
     void Start();
     void Imitate();
-    std::vector<DrlEpisode> Collect(std::mt19937_64& rng, bool record, DrlCurveRow& row);
+    std::vector<DrlEpisode> Collect(uint64_t stream, bool record, DrlCurveRow& row);
     DrlCurveRow Iterate(uint32_t iteration);
     double Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_64& rng);
     void Evaluate(DrlCurveRow& row);
@@ -103,7 +122,11 @@ class DrlTrainer
     void LoadState(const std::string& outDir);
 
     std::vector<Topology> m_topologies;                  //!< training topologies
+    uint32_t m_pieces;                                   //!< pieces per chunk
     std::vector<std::unique_ptr<DrlEnvironment>> m_envs; //!< one per topology
+    /// per worker thread after the first, its own environment of each topology (made on use)
+    std::vector<std::vector<std::unique_ptr<DrlEnvironment>>> m_workerEnvs;
+    uint32_t m_threads{1};                               //!< worker threads
     DrlHyperParams m_params;                             //!< hyper-parameters
     uint64_t m_seed;                                     //!< seed
     DrlPolicy m_policy;                                  //!< the policies

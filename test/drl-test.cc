@@ -872,6 +872,8 @@ TEST(DrlTrainer, ShortTrainingLowersMeanRounds)
 
 TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
 {
+    // The same curve and weights from one run on one thread and from a run on two threads
+    // stopped after an iteration and resumed.
     torch::set_num_threads(1);
     DrlHyperParams p;
     p.imitationSteps = 20;
@@ -886,9 +888,12 @@ TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
     DrlTrainer one(topos, p, 4);
     one.Train(3, a, false, nullptr);
     DrlTrainer two(topos, p, 4);
+    two.SetThreads(2);
     two.Train(1, b, false, nullptr);
     DrlTrainer three(topos, p, 4);
+    three.SetThreads(2);
     three.Train(3, b, true, nullptr); // resumes at iteration 2
+    EXPECT_THROW(three.SetThreads(0), std::invalid_argument);
     const auto& c1 = one.GetCurve();
     const auto& c3 = three.GetCurve();
     ASSERT_EQ(c1.size(), 4u);
