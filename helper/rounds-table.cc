@@ -171,7 +171,7 @@ RoundsTable::RunTopology(const std::string& spec,
     {
         if (progress)
         {
-            progress->Begin("drl (generalization checkpoint) on " + topo.GetName());
+            progress->Begin("drl (general checkpoint) on " + topo.GetName());
         }
         const SchedulerResult r = EvaluateScheduler(topo, makeDrl(m_config.generalization), pieces);
         row.general = r.check.valid ? r.plan.schedule.GetNRounds() : -1;

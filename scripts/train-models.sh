@@ -3,8 +3,8 @@
 #  - one per topology of the seed paper's Table 2, and for Jellyfish one per seed 1..5 (the
 #    table averages those seeds; one policy imitating five different teachers did worse), named
 #    by GetDrlModelName (21 in all);
-#  - generalization.pt, trained on BCube(3,1) and DCell(4,1) only, which allreduce-table
-#    evaluates on every topology (its notes);
+#  - general.pt, trained on BCube(3,1) and DCell(4,1) only, which `drl` loads on any topology
+#    without a checkpoint of its own and allreduce-table evaluates on every topology (its notes);
 #  - with aggregating switches (doc/allreduce.rst, "Aggregation in the network"): one per
 #    Jellyfish size and seed and for fat-tree k=4, with every switch aggregating (ina=all) and
 #    with half of them (ina=0.5), named by their topologies (32 in all).
@@ -53,7 +53,7 @@ if [ "$which" != aggregation ]; then
     jobs_list+=("jellyfish-switches-10-degree-4-servers-1-seed-$s|jellyfish:switches=10,degree=4,servers=1,seed=$s")
   done
   jobs_list+=("bcube-n-4-k-1|bcube:n=4,k=1" "bcube-n-3-k-1|bcube:n=3,k=1"
-              "generalization|bcube:n=3,k=1;dcell:n=4,k=1")
+              "general|bcube:n=3,k=1;dcell:n=4,k=1")
 fi
 
 train_one() {
