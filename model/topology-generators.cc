@@ -608,11 +608,14 @@ MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitch, uint64
     }
     if ((switches % 2 == 1) && (degree % 2 == 1))
     {
+        // The product only for the message, and only where it fits (both are >= 1 here).
+        const uint64_t ports =
+            SatMul(static_cast<uint64_t>(switches), static_cast<uint64_t>(degree));
         throw std::invalid_argument(
             "Jellyfish with " + std::to_string(switches) + " switches of degree " +
             std::to_string(degree) + " cannot be " + std::to_string(degree) +
-            "-regular: every link takes two ports, and switches x degree = " +
-            std::to_string(switches * degree) +
+            "-regular: every link takes two ports, and switches x degree" +
+            (ports == std::numeric_limits<uint64_t>::max() ? "" : " = " + std::to_string(ports)) +
             " is odd; make the number of switches or the degree even");
     }
     const auto us = static_cast<uint64_t>(switches);

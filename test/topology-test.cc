@@ -8,6 +8,8 @@
 #include "ns3/topology-generators.h"
 #include "ns3/topology.h"
 
+#include "test-helpers.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -216,6 +218,13 @@ TEST(Jellyfish, OddParityIsRefusedRatherThanBuiltOnePortShort)
     // 15 switches x 3 ports is odd: no 3-regular graph exists, and building one switch a port
     // short would silently change what the user asked for.
     EXPECT_THROW(MakeJellyfish(15, 3, 1, 1), std::invalid_argument);
+    // The message names the product where it fits, and does not compute it where it does not
+    // (a fuzzer's 6444444001547220283 switches of degree 3 overflowed it).
+    const std::string small = test::ErrorOf([] { MakeJellyfish(15, 3, 1, 1); });
+    EXPECT_NE(small.find("switches x degree = 45 is odd"), std::string::npos) << small;
+    const std::string huge = test::ErrorOf(
+        [] { BuildTopology("jellyfish:switches=6444444001547220283,degree=3"); });
+    EXPECT_NE(huge.find("switches x degree is odd"), std::string::npos) << huge;
 }
 
 TEST(Jellyfish, SameSeedGivesSameGraphAndOtherSeedsDiffer)
