@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -322,16 +323,22 @@ DrlEnvironment::DropDone()
 {
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
-        auto& left = m_remaining[t];
-        const uint32_t set = m_tree[t].set;
-        left.erase(std::remove_if(left.begin(),
-                                  left.end(),
-                                  [&](uint32_t id) {
-                                      return StatusOf(set, id) == WorkloadStatus::DONE;
-                                  }),
-                   left.end());
-        m_treeLeft[t] = static_cast<uint32_t>(left.size());
+        DropDone(t);
     }
+}
+
+void
+DrlEnvironment::DropDone(uint32_t t)
+{
+    auto& left = m_remaining[t];
+    const uint32_t set = m_tree[t].set;
+    left.erase(std::remove_if(left.begin(),
+                              left.end(),
+                              [&](uint32_t id) {
+                                  return StatusOf(set, id) == WorkloadStatus::DONE;
+                              }),
+               left.end());
+    m_treeLeft[t] = static_cast<uint32_t>(left.size());
 }
 
 void
@@ -693,7 +700,6 @@ DrlEnvironment::CountLinkUsers() const
 void
 DrlEnvironment::WriteCandidateFeatures(uint32_t c,
                                        const std::vector<uint32_t>& users,
-                                       uint32_t pickable,
                                        float* f) const
 {
     const auto [set, id] = m_candidates[c];
@@ -719,7 +725,7 @@ DrlEnvironment::WriteCandidateFeatures(uint32_t c,
     f[5] = m_treeLeft[t] / size;
     f[6] = m_committed[m_tree[t].root] == t ? 1.0f : 0.0f;
     f[7] = static_cast<float>(ws.GetDependents(id).size()) / m_maxDependents;
-    f[8] = static_cast<float>(blocked) / std::max<uint32_t>(1, pickable);
+    f[8] = static_cast<float>(blocked) / std::max<uint32_t>(1, m_pickable);
     f[9] = ready / size;
     f[10] = ws.GetTopology().IsServer(w.dst) ? 0.0f : 1.0f;
     f[11] = ws.GetTopology().IsServer(w.src) ? 0.0f : 1.0f;
@@ -730,13 +736,9 @@ DrlEnvironment::WriteCandidateFeatures(uint32_t c,
 std::vector<float>
 DrlEnvironment::GetCandidateFeatures() const
 {
-    std::vector<float> out(m_candidates.size() * CANDIDATE_FEATURES, 0.0f);
-    const std::vector<uint32_t> users = CountLinkUsers();
-    for (uint32_t c = 0; c < m_candidates.size(); ++c)
-    {
-        WriteCandidateFeatures(c, users, m_pickable, &out[c * CANDIDATE_FEATURES]);
-    }
-    return out;
+    std::vector<uint32_t> all(m_candidates.size());
+    std::iota(all.begin(), all.end(), 0);
+    return GetCandidateFeatures(all);
 }
 
 std::vector<float>
@@ -752,7 +754,7 @@ DrlEnvironment::GetCandidateFeatures(const std::vector<uint32_t>& which) const
                                     std::to_string(which[i]) + " of " +
                                     std::to_string(m_candidates.size()));
         }
-        WriteCandidateFeatures(which[i], users, m_pickable, &out[i * CANDIDATE_FEATURES]);
+        WriteCandidateFeatures(which[i], users, &out[i * CANDIDATE_FEATURES]);
     }
     return out;
 }
@@ -848,13 +850,7 @@ DrlEnvironment::CloseRound()
         {
             continue;
         }
-        // This round's picks are done now.
-        auto& left = m_remaining[t];
-        left.erase(std::remove_if(left.begin(),
-                                  left.end(),
-                                  [&](uint32_t id) { return m_roundOf[m_tree[t].set][id] == m_round; }),
-                   left.end());
-        m_treeLeft[t] -= m_treeSentLast[t];
+        DropDone(t); // this round's picks are done now
         if (m_treeLeft[t] == 0)
         {
             ++m_rootsDone;

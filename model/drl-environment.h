@@ -239,13 +239,13 @@ class DrlEnvironment
     /// Drops the finished workloads from every tree's list of those left (m_remaining) and
     /// counts what is left per tree (m_treeLeft).
     void DropDone();
+    /// DropDone for tree t alone.
+    void DropDone(uint32_t t);
     /// Lists every tree's workloads again as left, then drops those the state has finished.
     void RecountLeft();
-    /// Writes the features of candidate c to f (CANDIDATE_FEATURES values).
-    void WriteCandidateFeatures(uint32_t c,
-                                const std::vector<uint32_t>& users,
-                                uint32_t pickable,
-                                float* f) const;
+    /// Writes the features of candidate c to f (CANDIDATE_FEATURES values), given how many
+    /// pickable candidates use each link (CountLinkUsers).
+    void WriteCandidateFeatures(uint32_t c, const std::vector<uint32_t>& users, float* f) const;
     /// \return per directed link, how many pickable candidates use it
     std::vector<uint32_t> CountLinkUsers() const;
     /// \return true when workload id of a set cannot be picked now

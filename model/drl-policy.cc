@@ -137,6 +137,21 @@ Uniform(std::mt19937_64& rng)
     return (rng() >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/// \return the candidates whose mask is 1, in order
+std::vector<uint32_t>
+Pickable(const std::vector<uint8_t>& mask)
+{
+    std::vector<uint32_t> open;
+    for (uint32_t c = 0; c < mask.size(); ++c)
+    {
+        if (mask[c])
+        {
+            open.push_back(c);
+        }
+    }
+    return open;
+}
+
 } // namespace
 
 SetPolicyImpl::SetPolicyImpl(int64_t itemFeatures, int64_t globalFeatures, int64_t hidden)
@@ -593,19 +608,11 @@ void
 DrlPolicy::PickInPasses(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) const
 {
     const std::vector<uint8_t>& mask = env.GetCandidateMask();
-    std::vector<uint32_t> open;
     std::vector<uint32_t> order;
     std::vector<double> key;
     while (env.CanPick())
     {
-        open.clear();
-        for (uint32_t c = 0; c < mask.size(); ++c)
-        {
-            if (mask[c])
-            {
-                open.push_back(c);
-            }
-        }
+        const std::vector<uint32_t> open = Pickable(mask);
         if (open.size() == 1)
         {
             env.Pick(open.front()); // one choice: no need to ask the network
@@ -629,7 +636,8 @@ DrlPolicy::PickInPasses(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) co
             key[i] = q[i];
             if (mode == Mode::SAMPLE)
             {
-                const double u = ((rng() >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+                // Uniform in (0, 1): half a step above Uniform's [0, 1).
+                const double u = Uniform(rng) + 0.5 / 9007199254740992.0;
                 key[i] -= std::log(-std::log(u));
             }
         }
@@ -685,15 +693,7 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
     while (env.CanPick())
     {
         // The policy sees the pickable candidates only: the mask removes the others.
-        const std::vector<uint8_t>& mask = env.GetCandidateMask();
-        std::vector<uint32_t> open;
-        for (uint32_t c = 0; c < mask.size(); ++c)
-        {
-            if (mask[c])
-            {
-                open.push_back(c);
-            }
-        }
+        const std::vector<uint32_t> open = Pickable(env.GetCandidateMask());
         DrlStep low;
         uint32_t pick = 0; // index into open
         if (teacher && !record)
@@ -702,14 +702,9 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
         }
         else if (open.size() > 1 || record)
         {
-            const std::vector<float> all = env.GetCandidateFeatures();
-            const size_t f = DrlEnvironment::CANDIDATE_FEATURES;
-            const size_t keep = m_candidateWidth;
-            low.items.resize(open.size() * keep);
-            for (size_t i = 0; i < open.size(); ++i)
-            {
-                std::copy_n(all.begin() + open[i] * f, keep, low.items.begin() + i * keep);
-            }
+            low.items = FirstFeatures(env.GetCandidateFeatures(open),
+                                      DrlEnvironment::CANDIDATE_FEATURES,
+                                      m_candidateWidth);
             low.global = FirstFeatures(env.GetGlobalFeatures(),
                                        DrlEnvironment::GLOBAL_FEATURES,
                                        m_globalWidth);
