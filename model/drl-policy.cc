@@ -155,6 +155,9 @@ Pickable(const std::vector<uint8_t>& mask)
 } // namespace
 
 SetPolicyImpl::SetPolicyImpl(int64_t itemFeatures, int64_t globalFeatures, int64_t hidden)
+    : m_itemFeatures(itemFeatures),
+      m_globalFeatures(globalFeatures),
+      m_hidden(hidden)
 {
     m_encoder = register_module(
         "encoder",
@@ -190,6 +193,20 @@ SetPolicyImpl::forward(const torch::Tensor& items,
     // the +10 of the end) would otherwise swamp the policy's features.
     const auto value = m_value->forward(torch::cat({pooled.detach(), global}, 1)).squeeze(1);
     return {logits, value};
+}
+
+std::shared_ptr<SetPolicyImpl>
+SetPolicyImpl::Copy() const
+{
+    auto copy = std::make_shared<SetPolicyImpl>(m_itemFeatures, m_globalFeatures, m_hidden);
+    torch::NoGradGuard noGrad;
+    const auto mine = parameters();
+    const auto theirs = copy->parameters();
+    for (size_t i = 0; i < mine.size(); ++i)
+    {
+        theirs[i].copy_(mine[i]);
+    }
+    return copy;
 }
 
 torch::Tensor

@@ -148,7 +148,13 @@ class SetPolicyImpl : public torch::nn::Module
      */
     torch::Tensor Score(const torch::Tensor& items, const torch::Tensor& global);
 
+    /// \return a new network of the same sizes with a copy of these weights (no gradients)
+    std::shared_ptr<SetPolicyImpl> Copy() const;
+
   private:
+    int64_t m_itemFeatures;                   //!< features per item
+    int64_t m_globalFeatures;                 //!< global features
+    int64_t m_hidden;                         //!< hidden width
     torch::nn::Sequential m_encoder{nullptr}; //!< item (+ global) -> hidden
     torch::nn::Sequential m_head{nullptr};    //!< item hidden + pooled -> logit
     torch::nn::Sequential m_value{nullptr};   //!< pooled + global -> value

@@ -34,9 +34,8 @@ namespace
  * \param loss the loss about to be stepped on \param where what was being trained
  */
 void
-RequireFinite(const torch::Tensor& loss, const std::string& where)
+RequireFinite(double value, const std::string& where)
 {
-    const double value = loss.item<double>();
     if (!std::isfinite(value))
     {
         std::ostringstream os;
@@ -197,6 +196,127 @@ std::vector<torch::Tensor>
 Parameters(SetPolicy& a)
 {
     return a->parameters();
+}
+
+/// Minibatches are cut into this many shards for their gradients, whatever the threads.
+constexpr size_t GRADIENT_SHARDS = 2;
+
+/// One shard's forward pass: its share of the minibatch loss and sums to add over shards.
+struct ShardResult
+{
+    torch::Tensor loss;       //!< the shard's steps' sum of the loss / minibatch size
+    std::vector<double> sums; //!< anything else to add over the shards (KL, entropy)
+};
+
+/// A shard's forward pass: (its network, its batch, its first step) -> its result.
+using ShardForward = std::function<ShardResult(SetPolicy&, const Batch&, size_t)>;
+
+/**
+ * The gradient of a loss that is a mean over the steps of a minibatch, computed in
+ * GRADIENT_SHARDS contiguous shards of the steps, each on its own copy of the network (on
+ * threads of their own when threads > 1), and summed in shard order into net's gradients, so
+ * that the numbers are the same with any number of threads.
+ * \param net the network (its gradients are replaced)
+ * \param steps the minibatch
+ * \param features item features the network reads
+ * \param forward a shard's forward pass
+ * \param stop given the sums over the shards, true to stop before any gradient is taken
+ * \param threads threads available
+ * \param[out] stopped whether stop said so
+ * \return the loss and the sums over the shards
+ */
+std::pair<double, std::vector<double>>
+ShardedGradient(SetPolicy& net,
+                const std::vector<const DrlStep*>& steps,
+                size_t features,
+                const ShardForward& forward,
+                const std::function<bool(const std::vector<double>&)>& stop,
+                uint32_t threads,
+                bool& stopped)
+{
+    const size_t shards = std::min(GRADIENT_SHARDS, steps.size());
+    std::vector<SetPolicy> nets;
+    std::vector<ShardResult> results(shards);
+    std::vector<std::exception_ptr> errors(shards);
+    for (size_t s = 0; s < shards; ++s)
+    {
+        nets.emplace_back(net->Copy());
+    }
+    const auto inParallel = [&](const std::function<void(size_t)>& work) {
+        const auto guarded = [&](size_t s) {
+            try
+            {
+                work(s);
+            }
+            catch (...)
+            {
+                errors[s] = std::current_exception();
+            }
+        };
+        std::vector<std::thread> pool;
+        for (size_t s = 1; s < shards; ++s)
+        {
+            if (threads > 1)
+            {
+                pool.emplace_back(guarded, s);
+            }
+        }
+        guarded(0);
+        for (size_t s = 1; s < shards && threads <= 1; ++s)
+        {
+            guarded(s);
+        }
+        for (auto& t : pool)
+        {
+            t.join();
+        }
+        for (const auto& e : errors)
+        {
+            if (e)
+            {
+                std::rethrow_exception(e);
+            }
+        }
+    };
+    inParallel([&](size_t s) {
+        const size_t first = steps.size() * s / shards;
+        const size_t last = steps.size() * (s + 1) / shards;
+        const std::vector<const DrlStep*> mine(steps.begin() + first, steps.begin() + last);
+        results[s] = forward(nets[s], MakeBatch(mine, features), first);
+    });
+    double loss = 0;
+    std::vector<double> sums;
+    for (const auto& r : results)
+    {
+        loss += r.loss.item<double>();
+        sums.resize(std::max(sums.size(), r.sums.size()), 0.0);
+        for (size_t i = 0; i < r.sums.size(); ++i)
+        {
+            sums[i] += r.sums[i];
+        }
+    }
+    stopped = stop && stop(sums);
+    if (stopped || !std::isfinite(loss))
+    {
+        return {loss, sums};
+    }
+    inParallel([&](size_t s) { results[s].loss.backward(); });
+    torch::NoGradGuard noGrad;
+    const auto mainParams = net->parameters();
+    for (size_t k = 0; k < mainParams.size(); ++k)
+    {
+        torch::Tensor sum;
+        for (size_t s = 0; s < shards; ++s)
+        {
+            const torch::Tensor g = nets[s]->parameters()[k].grad();
+            if (g.defined())
+            {
+                sum = sum.defined() ? sum + g : g.clone();
+            }
+        }
+        mainParams[k].mutable_grad() = sum;
+    }
+    return {loss, sums};
 }
 
 const char* const LEVELS[] = {"start", "upper", "lower"};
@@ -465,32 +585,42 @@ DrlTrainer::Imitate()
             }
             {
                 std::vector<const DrlStep*> mb(steps.begin(), steps.begin() + size);
-                const Batch batch = MakeBatch(mb,
-                                              level == 0 ? m_policy.GetTreeWidth()
-                                                         : m_policy.GetCandidateWidth());
                 SetPolicy& net = level == 0 ? m_policy.GetUpper() : m_policy.GetLower();
-                auto [logits, value] = net->forward(batch.items, batch.segment, batch.global);
-                torch::Tensor loss;
-                if (level == 0)
-                {
-                    loss = -LogProbAndEntropy(true, logits, batch).first.mean();
-                }
-                else
-                {
+                const double b = static_cast<double>(mb.size());
+                const ShardForward forward = [&](SetPolicy& shard, const Batch& batch, size_t) {
+                    auto [logits, value] =
+                        shard->forward(batch.items, batch.segment, batch.global);
+                    if (level == 0)
+                    {
+                        return ShardResult{-LogProbAndEntropy(true, logits, batch).first.sum() / b,
+                                           {}};
+                    }
                     // Any of the teacher's equally ranked picks is right: maximise their
                     // total probability.
-                    loss = (LogSumExpPerStep(logits, batch.mask, batch) -
-                            LogSumExpPerStep(logits, batch.chosen * batch.mask, batch))
-                               .mean();
-                }
+                    return ShardResult{(LogSumExpPerStep(logits, batch.mask, batch) -
+                                        LogSumExpPerStep(logits, batch.chosen * batch.mask, batch))
+                                               .sum() /
+                                           b,
+                                       {}};
+                };
+                opt.zero_grad();
+                bool stopped = false;
+                const double loss =
+                    ShardedGradient(net,
+                                    mb,
+                                    level == 0 ? m_policy.GetTreeWidth()
+                                               : m_policy.GetCandidateWidth(),
+                                    forward,
+                                    nullptr,
+                                    m_threads,
+                                    stopped)
+                        .first;
                 RequireFinite(loss, "imitation (warm start), step " + std::to_string(step));
                 if (step + 1 == m_params.imitationSteps || step % 100 == 0)
                 {
                     NS_LOG_INFO("imitation step " << step << " level " << level << " loss "
-                                                  << loss.item<double>());
+                                                  << loss);
                 }
-                opt.zero_grad();
-                loss.backward();
                 torch::nn::utils::clip_grad_norm_(params, 1.0);
                 opt.step();
             }
@@ -568,41 +698,61 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
                 ret.push_back(samples[i].ret);
                 old.push_back(samples[i].step->logp);
             }
-            const Batch batch = MakeBatch(mb,
-                                          upper ? m_policy.GetTreeWidth()
-                                                : m_policy.GetCandidateWidth());
-            const auto b = static_cast<int64_t>(mb.size());
-            const auto advT = torch::from_blob(adv.data(), {b}, torch::kFloat32).clone();
-            const auto retT = torch::from_blob(ret.data(), {b}, torch::kFloat32).clone();
-            const auto oldT = torch::from_blob(old.data(), {b}, torch::kFloat32).clone();
-            auto [logits, value] = net->forward(batch.items, batch.segment, batch.global);
-            auto [logp, entropy] = LogProbAndEntropy(upper, logits, batch);
+            const double b = static_cast<double>(mb.size());
+            const ShardForward forward = [&](SetPolicy& shard, const Batch& batch, size_t first) {
+                const auto n = static_cast<int64_t>(batch.steps);
+                const auto slice = [&](std::vector<float>& v) {
+                    return torch::from_blob(v.data() + first, {n}, torch::kFloat32).clone();
+                };
+                const auto advT = slice(adv);
+                const auto retT = slice(ret);
+                const auto oldT = slice(old);
+                auto [logits, value] = shard->forward(batch.items, batch.segment, batch.global);
+                auto [logp, entropy] = LogProbAndEntropy(upper, logits, batch);
+                const auto ratio = torch::exp(logp - oldT);
+                const auto surrogate = torch::min(
+                    ratio * advT,
+                    torch::clamp(ratio, 1 - m_params.clip, 1 + m_params.clip) * advT);
+                const auto loss = (-surrogate.sum() +
+                                   m_params.valueCoef * (value - retT).pow(2).sum() -
+                                   m_params.entropy * entropy.sum()) /
+                                  b;
+                return ShardResult{loss,
+                                   {(oldT - logp).sum().item<double>(),
+                                    entropy.sum().item<double>()}};
+            };
             // Early stop (as in Stable-Baselines3's target_kl): this minibatch's estimate of
             // the KL divergence from the policy that acted.
-            const double kl = (oldT - logp).mean().item<double>();
-            if (m_params.targetKl > 0 && kl > 1.5 * m_params.targetKl)
+            const auto tooFar = [&](const std::vector<double>& sums) {
+                const double kl = sums[0] / b;
+                if (m_params.targetKl > 0 && kl > 1.5 * m_params.targetKl)
+                {
+                    NS_LOG_INFO("update stopped at epoch " << epoch << ": KL " << kl);
+                    return true;
+                }
+                return false;
+            };
+            opt.zero_grad();
+            const auto [loss, sums] = ShardedGradient(net,
+                                                      mb,
+                                                      upper ? m_policy.GetTreeWidth()
+                                                            : m_policy.GetCandidateWidth(),
+                                                      forward,
+                                                      tooFar,
+                                                      m_threads,
+                                                      stop);
+            if (stop)
             {
-                NS_LOG_INFO("update stopped at epoch " << epoch << ": KL " << kl);
-                stop = true;
                 break;
             }
-            const auto ratio = torch::exp(logp - oldT);
-            const auto surrogate =
-                torch::min(ratio * advT,
-                           torch::clamp(ratio, 1 - m_params.clip, 1 + m_params.clip) * advT);
-            const auto loss = -surrogate.mean() +
-                              m_params.valueCoef * (value - retT).pow(2).mean() -
-                              m_params.entropy * entropy.mean();
             RequireFinite(loss,
                           std::string("PPO on the ") + (upper ? "upper" : "lower") +
                               " level, epoch " + std::to_string(epoch));
-            opt.zero_grad();
-            loss.backward();
             torch::nn::utils::clip_grad_norm_(params, m_params.maxGradNorm);
             opt.step();
             RequireFiniteWeights(net, std::string("a PPO step on the ") +
                                           (upper ? "upper" : "lower") + " level");
-            entropySum += entropy.mean().item<double>();
+            entropySum += sums[1] / b;
             ++entropyCount;
         }
     }
