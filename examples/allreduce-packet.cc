@@ -61,7 +61,7 @@ main(int argc, char* argv[])
                            "verifies the result exactly.\n"
                            "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
                            "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
-                           "file:PATH");
+                           "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
     cmd.AddString("topology", "topology spec", topology);
     cmd.AddString("scheduler", "scheduler name (see allreduce-rounds --list-schedulers)",
                   scheduler);

@@ -52,7 +52,7 @@ main(int argc, char* argv[])
                            "compares the rounds with the lower bounds.\n"
                            "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
                            "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
-                           "file:PATH");
+                           "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
     cmd.AddString("topology", "topology spec", topology);
     cmd.AddString("scheduler", "scheduler name (see --list-schedulers) or TypeId name", scheduler);
     cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);

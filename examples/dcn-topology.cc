@@ -34,7 +34,7 @@ main(int argc, char* argv[])
                            "Describes data-center topologies built from spec strings.\n"
                            "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
                            "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
-                           "file:PATH");
+                           "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
     cmd.AddString("topology", "one spec, or several separated by ';' (printed as a table)",
                   topology);
     cmd.AddFlag("paper", "describe the nine topologies the seed paper evaluates", paper);

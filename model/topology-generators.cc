@@ -653,6 +653,100 @@ MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitch, uint64
 }
 
 Topology
+MakeRandomGraph(int64_t switches, int64_t switchLinks, int64_t servers, uint64_t seed)
+{
+    RequireAtLeast("random graph", "switches", switches, 1);
+    RequireAtLeast("random graph", "servers", servers, 1);
+    const std::string name = "random(switches=" + std::to_string(switches) +
+                             ",links=" + std::to_string(switchLinks) +
+                             ",servers=" + std::to_string(servers) +
+                             ",seed=" + std::to_string(seed) + ")";
+    const auto us = static_cast<uint64_t>(switches);
+    // Every pair of switches, saturated: only compared with, never allocated.
+    const uint64_t pairs = (us % 2 == 0) ? SatMul(us / 2, us - 1) : SatMul(us, (us - 1) / 2);
+    if (switchLinks < switches - 1 || static_cast<uint64_t>(switchLinks) > pairs)
+    {
+        throw std::invalid_argument(
+            "random graph links must be between switches-1 = " + std::to_string(switches - 1) +
+            " (a tree, the fewest that connect them) and " +
+            (pairs == SATURATED ? std::string("every pair") : std::to_string(pairs)) +
+            " (every pair of switches), got " + std::to_string(switchLinks));
+    }
+    const auto ul = static_cast<uint64_t>(switchLinks);
+    const auto uh = static_cast<uint64_t>(servers);
+    CheckTopologySize(name, uh, us, SatAdd(uh, ul));
+
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> order(us);
+    for (uint32_t i = 0; i < us; ++i)
+    {
+        order[i] = i;
+    }
+    for (uint64_t i = us; i > 1; --i)
+    {
+        std::swap(order[i - 1], order[UniformIndex(rng, i)]);
+    }
+    std::unordered_set<uint64_t> linked;
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+    edges.reserve(ul);
+    auto link = [&linked, &edges](uint32_t a, uint32_t b) {
+        linked.insert(SwitchGraph::Key(a, b));
+        edges.emplace_back(std::min(a, b), std::max(a, b));
+    };
+    for (uint64_t i = 1; i < us; ++i)
+    {
+        link(order[i], order[UniformIndex(rng, i)]);
+    }
+    const uint64_t extra = ul - (us - 1);
+    if (2 * extra <= pairs - (us - 1))
+    {
+        // Sparse: draw pairs and skip the ones already linked (at most half are, so a draw
+        // succeeds at least every other time on average).
+        while (edges.size() < ul)
+        {
+            const auto a = static_cast<uint32_t>(UniformIndex(rng, us));
+            const auto b = static_cast<uint32_t>(UniformIndex(rng, us));
+            if (a != b && linked.count(SwitchGraph::Key(a, b)) == 0)
+            {
+                link(a, b);
+            }
+        }
+    }
+    else
+    {
+        // Dense: every pair not linked (fewer than 2 x links of them), then a seeded choice.
+        std::vector<std::pair<uint32_t, uint32_t>> open;
+        for (uint32_t a = 0; a < us; ++a)
+        {
+            for (uint32_t b = a + 1; b < us; ++b)
+            {
+                if (linked.count(SwitchGraph::Key(a, b)) == 0)
+                {
+                    open.emplace_back(a, b);
+                }
+            }
+        }
+        for (uint64_t i = 0; i < extra; ++i)
+        {
+            std::swap(open[i], open[i + UniformIndex(rng, open.size() - i)]);
+            link(open[i].first, open[i].second);
+        }
+    }
+
+    Topology t(name, static_cast<uint32_t>(uh), static_cast<uint32_t>(us));
+    for (uint64_t s = 0; s < uh; ++s)
+    {
+        t.AddLink(static_cast<uint32_t>(s), static_cast<uint32_t>(uh + UniformIndex(rng, us)));
+    }
+    std::sort(edges.begin(), edges.end());
+    for (const auto& [a, b] : edges)
+    {
+        t.AddLink(static_cast<uint32_t>(uh + a), static_cast<uint32_t>(uh + b));
+    }
+    return t;
+}
+
+Topology
 MakeFatTree(int64_t k)
 {
     if (k < 2 || k % 2 != 0)
@@ -735,6 +829,27 @@ BuildBaseTopology(Spec& spec, const std::string& specText)
         RejectUnknownKeys(spec, "k");
         t = MakeFatTree(k);
     }
+    else if (spec.kind == "random")
+    {
+        const int64_t switches = TakeInteger(spec, "switches", nullptr);
+        // Twice the switches, or every pair where there are fewer; a tree where the product
+        // would overflow (too large anyway, which MakeRandomGraph says).
+        const bool small = switches > 0 && switches < 3'000'000'000;
+        const int64_t links0 = small ? std::min(2 * switches, switches * (switches - 1) / 2)
+                                     : std::max<int64_t>(switches - 1, 0);
+        const int64_t links = TakeInteger(spec, "links", &links0);
+        const int64_t servers = TakeInteger(spec, "servers", &switches);
+        const int64_t seed = TakeInteger(spec, "seed", &one);
+        RejectUnknownKeys(spec,
+                          "switches, links (default 2 x switches), servers (default switches), "
+                          "seed (default 1)");
+        if (seed < 0)
+        {
+            throw std::invalid_argument("random graph seed must be >= 0, got " +
+                                        std::to_string(seed));
+        }
+        t = MakeRandomGraph(switches, links, servers, static_cast<uint64_t>(seed));
+    }
     else if (spec.kind == "file")
     {
         const auto it = spec.values.find("path");
@@ -752,7 +867,8 @@ BuildBaseTopology(Spec& spec, const std::string& specText)
             "unknown topology kind '" + Abbreviate(spec.kind) + "' in spec '" +
             Abbreviate(specText) +
             "'; accepted kinds: bcube:n=N,k=K  dcell:n=N,k=K  "
-            "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  file:PATH");
+            "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
+            "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
     }
     t.Validate();
     return t;

@@ -67,6 +67,27 @@ Topology MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitc
 
 /**
  * \ingroup allreduce
+ * A random switch-centric graph with no structure at all, for trying a scheduler on networks
+ * nobody designed (doc/allreduce.rst, "Topologies").
+ *
+ * The switches are first joined by a random tree (each switch, in a seeded random order, links
+ * to a uniformly chosen switch before it), so the graph is always connected; the other
+ * links - switchLinks - (switches - 1) - join uniformly chosen pairs of switches not yet
+ * linked. Each server attaches to a uniformly chosen switch, so switches carry uneven numbers
+ * of servers and some carry none. Servers come first, switches after.
+ * \param switches number of switches, >= 1
+ * \param switchLinks switch-to-switch links, from switches - 1 (a tree) to
+ *        switches x (switches - 1) / 2 (every pair)
+ * \param servers number of servers, >= 1
+ * \param seed the random seed; the same seed gives the same graph with every library
+ * \return the topology, named "random(switches=S,links=L,servers=H,seed=X)"
+ * \throws std::invalid_argument for a bad parameter, a link count out of range or a size that
+ *         does not fit in memory
+ */
+Topology MakeRandomGraph(int64_t switches, int64_t switchLinks, int64_t servers, uint64_t seed);
+
+/**
+ * \ingroup allreduce
  * FatTree(k) (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2 aggregation switches,
  * (k/2)^2 core switches, k/2 servers per edge switch.
  *
@@ -108,7 +129,9 @@ void ChooseAggregators(Topology& topology, double fraction, uint32_t slots, uint
  * \ingroup allreduce
  * Builds a topology from a spec string, the one argument every example takes:
  * `bcube:n=3,k=1`, `dcell:n=4,k=1`, `jellyfish:switches=10,degree=4,servers=1,seed=1`,
- * `fattree:k=4` or `file:PATH`. Jellyfish's `servers` and `seed` default to 1. Any spec may
+ * `fattree:k=4`, `random:switches=12,links=20,servers=16,seed=1` (MakeRandomGraph) or
+ * `file:PATH`. Jellyfish's `servers` and `seed` default to 1; a random graph's `links` default
+ * to twice its switches (or every pair, when fewer), `servers` to its switches and `seed` to 1. Any spec may
  * end with link options: `slow=FRACTION` (a seeded share of the links is slower, SlowDownLinks),
  * `slowrate=X` (their rate factor, default 0.5) and `slowseed=S` (default 1); and with
  * aggregation options: `ina=all` or `ina=FRACTION` (which switches add gradients in flight,

@@ -92,11 +92,26 @@ TEST(BadInput, JellyfishThatComesOutDisconnectedSaysSoAndSuggestsASeed)
     EXPECT_MENTIONS(m, "try another seed or a larger degree");
 }
 
+TEST(BadInput, RandomGraphWithLinksOutOfRangeSaysTheRange)
+{
+    EXPECT_EQ(SpecError("random:switches=5,links=3"),
+              "random graph links must be between switches-1 = 4 (a tree, the fewest that "
+              "connect them) and 10 (every pair of switches), got 3");
+    EXPECT_MENTIONS(SpecError("random:switches=5,links=11"), "and 10 (every pair of switches)");
+    EXPECT_EQ(SpecError("random:switches=0"), "random graph switches must be >= 1, got 0");
+    EXPECT_EQ(SpecError("random:switches=3,servers=0"), "random graph servers must be >= 1, got 0");
+    EXPECT_MENTIONS(SpecError("random:switches=3,seed=-1"), "random graph seed must be >= 0");
+    EXPECT_MENTIONS(SpecError("random:switches=3,degree=2"), "unknown key 'degree' for random");
+    EXPECT_MENTIONS(SpecError("random:switches=4000000000000"), "too large to fit in memory");
+    EXPECT_MENTIONS(SpecError("random:switches=4000000000000,links=5"), "every pair");
+}
+
 TEST(BadInput, UnknownKindListsTheAcceptedKinds)
 {
     const std::string m = SpecError("torus:n=3");
     EXPECT_MENTIONS(m, "unknown topology kind 'torus'");
     EXPECT_MENTIONS(m, "bcube:n=N,k=K");
+    EXPECT_MENTIONS(m, "random:switches=S");
     EXPECT_MENTIONS(m, "file:PATH");
 }
 

@@ -281,6 +281,85 @@ TEST(Jellyfish, DenseGraphsNeedTheFixUpAndStillComeOutRegular)
     EXPECT_EQ(complete.GetNLinks(), 6u + 15u);
 }
 
+/// The switch-to-switch links of a topology, as (a, b) with a < b.
+std::vector<std::pair<uint32_t, uint32_t>>
+SwitchLinks(const Topology& t)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> links;
+    for (const auto& l : t.GetLinks())
+    {
+        if (!t.IsServer(l.a) && !t.IsServer(l.b))
+        {
+            links.emplace_back(std::min(l.a, l.b), std::max(l.a, l.b));
+        }
+    }
+    return links;
+}
+
+TEST(RandomGraph, HasTheAskedCountsIsConnectedAndSimple)
+{
+    // From a tree to every pair, sparse and dense (the two ways the extra links are drawn).
+    for (const auto& [switches, links] : std::vector<std::pair<uint32_t, uint32_t>>{
+             {1, 0}, {2, 1}, {7, 6}, {7, 10}, {7, 21}, {12, 20}, {12, 60}, {40, 100}})
+    {
+        for (uint64_t seed = 1; seed <= 10; ++seed)
+        {
+            const Topology t = MakeRandomGraph(switches, links, 2 * switches + 1, seed);
+            ASSERT_EQ(t.GetNSwitches(), switches) << t.GetName();
+            ASSERT_EQ(t.GetNServers(), 2 * switches + 1) << t.GetName();
+            const auto edges = SwitchLinks(t);
+            ASSERT_EQ(edges.size(), links) << t.GetName();
+            const std::set<std::pair<uint32_t, uint32_t>> distinct(edges.begin(), edges.end());
+            ASSERT_EQ(distinct.size(), edges.size())
+                << t.GetName() << ": a pair linked twice";
+            ASSERT_TRUE(t.IsConnected()) << t.GetName();
+            for (uint32_t s = 0; s < t.GetNServers(); ++s)
+            {
+                ASSERT_EQ(t.GetNPorts(s), 1u) << t.GetName() << " server " << s;
+                ASSERT_FALSE(t.IsServer(t.GetNeighbors(s)[0])) << t.GetName();
+            }
+            t.Validate();
+        }
+    }
+}
+
+TEST(RandomGraph, SameSeedGivesSameGraphOtherSeedsDifferAndServersSpreadUnevenly)
+{
+    EXPECT_EQ(MakeRandomGraph(20, 35, 30, 4).GetLinks(), MakeRandomGraph(20, 35, 30, 4).GetLinks());
+    std::set<std::vector<std::pair<uint32_t, uint32_t>>> graphs;
+    bool uneven = false;
+    for (uint64_t seed = 1; seed <= 5; ++seed)
+    {
+        const Topology t = MakeRandomGraph(20, 35, 30, seed);
+        graphs.insert(SwitchLinks(t));
+        std::vector<uint32_t> servers(t.GetNSwitches());
+        for (uint32_t s = 0; s < t.GetNServers(); ++s)
+        {
+            ++servers[t.GetNeighbors(s)[0] - t.GetNServers()];
+        }
+        uneven |= *std::max_element(servers.begin(), servers.end()) >= 3;
+    }
+    EXPECT_EQ(graphs.size(), 5u) << "five seeds should give five different graphs";
+    EXPECT_TRUE(uneven) << "servers should land on switches unevenly, not round-robin";
+}
+
+TEST(RandomGraph, TheSeedOneGraphNeverChanges)
+{
+    // Results on random graphs (and the general checkpoint's training family) depend on these
+    // graphs: a change to the random process must show up here.
+    const Topology t = MakeRandomGraph(6, 8, 5, 1);
+    std::vector<uint32_t> serverSwitch;
+    for (uint32_t s = 0; s < t.GetNServers(); ++s)
+    {
+        serverSwitch.push_back(t.GetNeighbors(s)[0]);
+    }
+    const std::vector<std::pair<uint32_t, uint32_t>> expectedLinks{
+        {5, 6}, {5, 7}, {5, 10}, {6, 8}, {6, 9}, {6, 10}, {7, 8}, {7, 10}};
+    const std::vector<uint32_t> expectedServers{5, 8, 8, 9, 7};
+    EXPECT_EQ(SwitchLinks(t), expectedLinks);
+    EXPECT_EQ(serverSwitch, expectedServers);
+}
+
 TEST(FatTree, KFourHasSixteenServersTwentySwitchesFortyEightLinks)
 {
     const Topology t = MakeFatTree(4);
@@ -370,12 +449,21 @@ TEST(Spec, BuildsEachKindAndAppliesJellyfishDefaults)
     EXPECT_EQ(BuildTopology("jellyfish:switches=10,degree=4"), MakeJellyfish(10, 4, 1, 1));
     EXPECT_EQ(BuildTopology("jellyfish:switches=10,degree=4,servers=2,seed=9"),
               MakeJellyfish(10, 4, 2, 9));
+    EXPECT_EQ(BuildTopology("random:switches=12,links=20,servers=16,seed=3"),
+              MakeRandomGraph(12, 20, 16, 3));
+    EXPECT_EQ(BuildTopology("random:switches=12"), MakeRandomGraph(12, 24, 12, 1));
+    EXPECT_EQ(BuildTopology("random:switches=4"), MakeRandomGraph(4, 6, 4, 1))
+        << "fewer than 2 x switches pairs: every pair";
 }
 
 TEST(TopologyFile, RoundTripGivesTheSameGraph)
 {
     for (const std::string spec :
-         {"bcube:n=3,k=1", "dcell:n=3,k=1", "jellyfish:switches=12,degree=3,seed=4", "fattree:k=4"})
+         {"bcube:n=3,k=1",
+          "dcell:n=3,k=1",
+          "jellyfish:switches=12,degree=3,seed=4",
+          "fattree:k=4",
+          "random:switches=9,links=14,servers=11,seed=2"})
     {
         const Topology original = BuildTopology(spec);
         std::stringstream text;
