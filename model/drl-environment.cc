@@ -253,10 +253,53 @@ DrlEnvironment::Reset()
 }
 
 void
+DrlEnvironment::CountOwnLinks(uint32_t t)
+{
+    const uint32_t set = m_tree[t].set;
+    std::vector<uint32_t> touched;
+    for (uint32_t id : m_remaining[t])
+    {
+        const Workload& w = StateWorkload(set, id);
+        auto& on = w.phase == Phase::GATHER ? m_gatherOn : m_reduceOn;
+        for (uint32_t l : w.links)
+        {
+            if (m_reduceOn[l] == 0 && m_gatherOn[l] == 0)
+            {
+                touched.push_back(l);
+            }
+            ++on[l];
+        }
+    }
+    for (uint32_t id : m_remaining[t])
+    {
+        const Workload& w = StateWorkload(set, id);
+        const auto& on = w.phase == Phase::GATHER ? m_gatherOn : m_reduceOn;
+        uint32_t most = 0;
+        for (uint32_t l : w.links)
+        {
+            most = std::max(most, on[l]);
+        }
+        m_ownLink[m_offset[set] + id] = most;
+        auto& tree = w.phase == Phase::GATHER ? m_ownGather[t] : m_ownReduce[t];
+        tree = std::max(tree, most);
+    }
+    for (uint32_t l : touched)
+    {
+        m_reduceOn[l] = 0;
+        m_gatherOn[l] = 0;
+    }
+}
+
+void
 DrlEnvironment::ComputeLoads()
 {
     m_load.assign(m_sets.front().GetNDirectedLinks(), 0.0);
     m_committedLoad.assign(m_load.size(), 0);
+    m_ownReduce.assign(m_tree.size(), 0);
+    m_ownGather.assign(m_tree.size(), 0);
+    m_ownLink.resize(m_state->GetWorkloads().GetN());
+    m_reduceOn.assign(m_load.size(), 0);
+    m_gatherOn.assign(m_load.size(), 0);
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         const uint32_t root = m_tree[t].root;
@@ -282,6 +325,7 @@ DrlEnvironment::ComputeLoads()
                 m_committedLoad[l] += committed;
             }
         }
+        CountOwnLinks(t);
     }
     // Link pressure is time: a link that other traffic shares, or a slower one, carries what
     // is left on it more slowly (packet level; at flow level both factors are 1).
@@ -412,6 +456,18 @@ DrlEnvironment::Observe(SchedulerState& state)
     m_picked = 0;
     m_open = false;
     ComputeLoads();
+}
+
+uint32_t
+DrlEnvironment::GetTreeRoot(uint32_t t) const
+{
+    return m_tree.at(t).root;
+}
+
+uint32_t
+DrlEnvironment::GetTreeOf(uint32_t set, uint32_t id) const
+{
+    return m_treeOf.at(set).at(id);
 }
 
 uint32_t
@@ -555,8 +611,12 @@ DrlEnvironment::GetTreeFeatures() const
         f[7] = m_committed[tree.root] == t ? 1.0f : 0.0f;
         f[8] = m_committed[tree.root] == NO_INDEX ? 1.0f : 0.0f;
         f[9] = m_selectedLast[t];
-        static_assert(10 + STATIC_TREE_FEATURES == TREE_FEATURES, "one static block at the end");
+        static_assert(10 + STATIC_TREE_FEATURES == AGGREGATION_TREE_FEATURES,
+                      "the static block ends the features with aggregation");
         std::copy_n(&m_treeStatic[STATIC_TREE_FEATURES * t], STATIC_TREE_FEATURES, &f[10]);
+        f[15] = static_cast<float>(m_ownReduce[t]) / m_bound;
+        f[16] = static_cast<float>(m_ownGather[t]) / m_bound;
+        static_assert(17 == TREE_FEATURES, "every tree feature written");
     }
     return out;
 }
@@ -579,12 +639,16 @@ DrlEnvironment::GetTreeMask() const
 }
 
 uint32_t
-DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected)
+DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected,
+                            const std::vector<float>& preference)
 {
-    if (selected.size() != m_tree.size())
+    if (selected.size() != m_tree.size() ||
+        (!preference.empty() && preference.size() != m_tree.size()))
     {
-        throw std::invalid_argument("SelectTrees: " + std::to_string(selected.size()) +
-                                    " entries for " + std::to_string(m_tree.size()) + " trees");
+        throw std::invalid_argument(
+            "SelectTrees: " + std::to_string(selected.size()) + " entries and " +
+            std::to_string(preference.size()) + " preferences for " +
+            std::to_string(m_tree.size()) + " trees (preferences: one per tree, or none)");
     }
     if (m_open || IsDone())
     {
@@ -602,6 +666,25 @@ DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected)
     {
         m_selected = mask;
         m_selectedCount = static_cast<uint32_t>(std::count(mask.begin(), mask.end(), 1));
+    }
+    for (uint32_t r = 0; r < m_roots; ++r)
+    {
+        uint32_t best = NO_INDEX;
+        bool served = false;
+        for (uint32_t t : m_rootTrees[r])
+        {
+            served |= m_selected[t] != 0;
+            if (mask[t] &&
+                (best == NO_INDEX || (!preference.empty() && preference[t] > preference[best])))
+            {
+                best = t;
+            }
+        }
+        if (!served && best != NO_INDEX)
+        {
+            m_selected[best] = 1;
+            ++m_selectedCount;
+        }
     }
     // The candidates: the ready workloads of the selected trees, tree by tree, each tree's in
     // id order (a pass over what is ready, not over every workload).
@@ -731,6 +814,9 @@ DrlEnvironment::WriteCandidateFeatures(uint32_t c,
     f[11] = ws.GetTopology().IsServer(w.src) ? 0.0f : 1.0f;
     f[12] = static_cast<float>(w.piece * m_roots + w.chunk) /
             std::max<uint32_t>(1, ws.GetPieces() * m_roots - 1);
+    f[13] = static_cast<float>(m_ownLink[m_offset[set] + id]) / m_bound;
+    f[14] = static_cast<float>(m_ownReduce[t] + m_ownGather[t]) / m_bound;
+    static_assert(15 == CANDIDATE_FEATURES, "every candidate feature written");
 }
 
 std::vector<float>

@@ -27,7 +27,8 @@ namespace ns3
  * A round goes:
  *  1. the upper level (flow-tree selection) looks at GetTreeFeatures() and chooses a multi-hot
  *     vector over the trees with SelectTrees(); trees whose mask (GetTreeMask()) is 0 are
- *     ignored, and choosing none of the selectable trees means choosing all of them;
+ *     ignored, choosing none of the selectable trees means choosing all of them, and a root
+ *     none of whose trees is chosen gets one (no root is left out);
  *  2. the ready workloads of the chosen trees become the candidates (GetCandidates()); the lower
  *     level (workload scheduling) picks one at a time with Pick(), among those whose mask
  *     (GetCandidateMask()) is 1: not picked, no directed link in common with this round's
@@ -45,9 +46,9 @@ class DrlEnvironment
 {
   public:
     /// Features per flow tree (upper level).
-    static constexpr uint32_t TREE_FEATURES = 15;
+    static constexpr uint32_t TREE_FEATURES = 17;
     /// Features per candidate workload (lower level).
-    static constexpr uint32_t CANDIDATE_FEATURES = 13;
+    static constexpr uint32_t CANDIDATE_FEATURES = 15;
     /// Global features, given to both levels.
     static constexpr uint32_t GLOBAL_FEATURES = 5;
     /**
@@ -59,13 +60,24 @@ class DrlEnvironment
      * root's candidate trees; per candidate, whether it ends and whether it starts at an
      * aggregating switch, and its chunk piece's place in the order piece by piece, chunk by
      * chunk (where streams merge, taking chunks in one order keeps them flowing); globally,
-     * the share of switches that aggregate.
+     * the share of switches that aggregate. After those (AGGREGATION_TREE_FEATURES,
+     * AGGREGATION_CANDIDATE_FEATURES) come the rounds a tree needs by itself: per tree, the
+     * most of its reduce-scatter workloads left on one directed link, and the same of its
+     * all-gather workloads (a link carries one workload a round, so a root whose link is
+     * left for last finishes that many rounds late); per candidate, the most of its tree's
+     * workloads of its phase left on one of its links, and its tree's two counts added; all
+     * over the bandwidth bound.
      */
     static constexpr uint32_t BASIC_TREE_FEATURES = 13;
     /// See BASIC_TREE_FEATURES.
     static constexpr uint32_t BASIC_CANDIDATE_FEATURES = 10;
     /// See BASIC_TREE_FEATURES.
     static constexpr uint32_t BASIC_GLOBAL_FEATURES = 4;
+    /// The widths with aggregation, before the rounds a tree needs by itself (see
+    /// BASIC_TREE_FEATURES).
+    static constexpr uint32_t AGGREGATION_TREE_FEATURES = 15;
+    /// See AGGREGATION_TREE_FEATURES.
+    static constexpr uint32_t AGGREGATION_CANDIDATE_FEATURES = 13;
     /// The smallest share of a link counted for its pressure: a link that other traffic
     /// fills, or a very slow one, weighs at most ten times its workloads.
     static constexpr double MIN_LINK_SHARE = 0.1;
@@ -105,6 +117,10 @@ class DrlEnvironment
      */
     void Observe(SchedulerState& state);
 
+    /// \param t a tree \return its root (the chunk it carries)
+    uint32_t GetTreeRoot(uint32_t t) const;
+    /// \param set a candidate set \param id a workload of it \return its tree
+    uint32_t GetTreeOf(uint32_t set, uint32_t id) const;
     /// \return the number of flow trees (roots x candidate sets)
     uint32_t GetNTrees() const;
     /// \return the number of workloads one complete run sends (the paper's TotalFlows; with
@@ -146,13 +162,20 @@ class DrlEnvironment
     ///         committed to another tree
     std::vector<uint8_t> GetTreeMask() const;
     /**
-     * Starts a round with these trees selected.
+     * Starts a round with these trees selected. No root is left out: a root with a selectable
+     * tree none of whose trees is selected gets the one of highest preference (left out while
+     * the others go on, a root's tree ends alone, and with one server per switch all its
+     * 2 (N-1) workloads cross its root's link, one a round). Selecting none at all selects
+     * every selectable tree.
      * \param selected per tree, 0 or 1 (entries whose mask is 0 are ignored)
+     * \param preference per tree, higher for the tree a root gets when none of its trees is
+     *        selected (for example the upper network's logits); empty: the first of its trees
      * \return the number of trees selected in effect
      * \throws std::invalid_argument on a wrong size, or when the episode is done or a round is
      *         open
      */
-    uint32_t SelectTrees(const std::vector<uint8_t>& selected);
+    uint32_t SelectTrees(const std::vector<uint8_t>& selected,
+                         const std::vector<float>& preference = {});
 
     // --- lower level ---------------------------------------------------------------------------
 
@@ -234,8 +257,14 @@ class DrlEnvironment
     void MeasureScales();
     /// The static features of every tree (m_treeStatic).
     void ComputeTreeFeatures();
-    /// Recomputes the remaining load per directed link.
+    /// Recomputes the remaining load per directed link, and what each tree needs by itself.
     void ComputeLoads();
+    /**
+     * Counts tree t's workloads left per directed link and phase: m_ownReduce[t],
+     * m_ownGather[t] and m_ownLink of its workloads left (the scratch counts end at zero).
+     * \param t a tree
+     */
+    void CountOwnLinks(uint32_t t);
     /// Drops the finished workloads from every tree's list of those left (m_remaining) and
     /// counts what is left per tree (m_treeLeft).
     void DropDone();
@@ -297,6 +326,15 @@ class DrlEnvironment
     std::vector<uint32_t> m_committedLoad;             //!< per directed link, workloads left
                                                        //!< on it of committed trees
     double m_maxLoad{1};                               //!< largest m_load
+    std::vector<uint32_t> m_ownReduce;                 //!< per tree, most of its reduce-scatter
+                                                       //!< workloads left on one directed link
+    std::vector<uint32_t> m_ownGather;                 //!< per tree, the same for all-gather
+    std::vector<uint32_t> m_ownLink;                   //!< per engine workload left, the most
+                                                       //!< of its tree's workloads of its phase
+                                                       //!< left on one of its links
+    std::vector<uint32_t> m_reduceOn;                  //!< scratch: per directed link, a tree's
+                                                       //!< reduce-scatter workloads on it
+    std::vector<uint32_t> m_gatherOn;                  //!< scratch: the same for all-gather
     std::vector<std::pair<uint32_t, uint32_t>> m_candidates; //!< (set, id) this round
     std::vector<uint8_t> m_mask;                       //!< per candidate
     uint32_t m_pickable{0};                            //!< candidates whose mask is 1

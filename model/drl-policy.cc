@@ -570,6 +570,9 @@ DrlPolicy::ChooseTrees(DrlEnvironment& env,
         }
         up.logp = static_cast<float>(logp);
         up.value = value.item<float>();
+        // A root none of whose trees came out selected gets its likeliest (SelectTrees).
+        env.SelectTrees(up.chosen, std::vector<float>(lp, lp + nTrees));
+        return up;
     }
     env.SelectTrees(up.chosen);
     return up;

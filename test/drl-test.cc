@@ -477,6 +477,47 @@ TEST(DrlPolicy, DecodingInPassesAtShareZeroIsTheEpisodeOfTraining)
     EXPECT_THROW(policy.SetRescoreShare(std::nan("")), std::invalid_argument);
 }
 
+TEST(DrlEnvironment, NoRootIsLeftOutOfARound)
+{
+    // Selecting trees of some roots only still serves every root: a root left out while the
+    // others go on sends its tree's workloads at the end, and with one server per switch all
+    // of them cross its own link, one a round (the general checkpoint's upper network did
+    // this on the paper's Jellyfish: 59 rounds where balanced needs 33).
+    auto env = Env("jellyfish:switches=15,degree=4,servers=1,seed=1", 3); // 3 trees per root
+    const uint32_t trees = env->GetNTrees();
+    std::vector<uint8_t> others(trees, 0);
+    std::vector<float> preference(trees, 0.0f);
+    uint32_t leftOut = 0;
+    uint32_t preferred = 0;
+    for (uint32_t t = 0; t < trees; ++t)
+    {
+        if (env->GetTreeRoot(t) == 0)
+        {
+            ++leftOut;
+            preferred = t; // the last of root 0's trees, preferred
+        }
+        else
+        {
+            others[t] = 1;
+        }
+    }
+    ASSERT_GT(leftOut, 1u) << "root 0 should have candidate trees to choose among";
+    preference[preferred] = 1.0f;
+    const uint32_t selected = env->SelectTrees(others, preference);
+    EXPECT_EQ(selected, std::count(others.begin(), others.end(), 1) + 1);
+    std::set<uint32_t> roots;
+    for (const auto& [set, id] : env->GetCandidates())
+    {
+        roots.insert(env->GetTreeRoot(env->GetTreeOf(set, id)));
+        if (env->GetTreeRoot(env->GetTreeOf(set, id)) == 0)
+        {
+            EXPECT_EQ(env->GetTreeOf(set, id), preferred) << "the root's preferred tree";
+        }
+    }
+    EXPECT_EQ(roots.size(), 15u) << "every root has candidates";
+    EXPECT_THROW(env->SelectTrees(others, std::vector<float>(2)), std::invalid_argument);
+}
+
 TEST(DrlPolicy, SearchCutsOnlyEpisodesThatCannotWin)
 {
     // The rounds-left bound holds at every round of every episode, so that best-of-N search
@@ -848,25 +889,24 @@ TEST(DrlScheduler, ShippedAggregationCheckpointsBeatPs)
 
 TEST(DrlTrainer, ShortTrainingLowersMeanRounds)
 {
-    // From random weights, no warm start: PPO alone, alternating the levels, must lower the
-    // mean rounds of sampled episodes on BCube(3,1) within 24 iterations.
+    // From random weights: the warm start (imitating balanced's rules) and a few PPO
+    // iterations must lower the mean rounds of sampled episodes on BCube(3,1) well below the
+    // untrained policy's. (PPO alone from random weights barely moves them once no root can
+    // be left out: 15.5 -> 15.0 in 24 iterations; it was the upper level learning not to
+    // starve roots that this test used to see.)
     torch::set_num_threads(1);
     DrlHyperParams p;
-    p.treesPerRoot = 1;
-    p.imitationSteps = 0;
+    p.imitationSteps = 150;
     p.upperIterations = 1;
     p.lowerIterations = 1;
-    p.episodes = 6;
-    p.minibatch = 32;
-    p.learningRate = 3e-3;
-    p.targetKl = 0;
+    p.episodes = 4;
     p.evalSamples = 0;
     DrlTrainer trainer({BuildTopology("bcube:n=3,k=1")}, p, 1);
     const double before = trainer.MeanSampledRounds(32, 99);
-    trainer.Train(24, "", false, nullptr);
+    trainer.Train(2, "", false, nullptr);
     const double after = trainer.MeanSampledRounds(32, 99);
     std::cout << "mean rounds of sampled episodes: " << before << " untrained, " << after
-              << " after 24 iterations\n";
+              << " after the warm start and 2 iterations\n";
     EXPECT_LT(after, before - 2.0) << "before " << before << ", after " << after;
 }
 
