@@ -74,9 +74,10 @@ PrintRoundsReport(std::ostream& os,
     if (drl && drl->source != DrlDecoding::Source::NONE)
     {
         os << "model       " << drl->DescribeModel() << "\n";
-        if (!drl->DescribeSearch().empty())
+        const std::string how = drl->DescribeSearch();
+        if (!how.empty())
         {
-            os << "search      " << drl->DescribeSearch() << "\n";
+            os << "search      " << how << "\n";
         }
     }
 }

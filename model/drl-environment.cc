@@ -253,23 +253,9 @@ DrlEnvironment::Reset()
 }
 
 void
-DrlEnvironment::CountOwnLinks(uint32_t t)
+DrlEnvironment::TakeOwnLinkCounts(uint32_t t)
 {
     const uint32_t set = m_tree[t].set;
-    std::vector<uint32_t> touched;
-    for (uint32_t id : m_remaining[t])
-    {
-        const Workload& w = StateWorkload(set, id);
-        auto& on = w.phase == Phase::GATHER ? m_gatherOn : m_reduceOn;
-        for (uint32_t l : w.links)
-        {
-            if (m_reduceOn[l] == 0 && m_gatherOn[l] == 0)
-            {
-                touched.push_back(l);
-            }
-            ++on[l];
-        }
-    }
     for (uint32_t id : m_remaining[t])
     {
         const Workload& w = StateWorkload(set, id);
@@ -283,11 +269,12 @@ DrlEnvironment::CountOwnLinks(uint32_t t)
         auto& tree = w.phase == Phase::GATHER ? m_ownGather[t] : m_ownReduce[t];
         tree = std::max(tree, most);
     }
-    for (uint32_t l : touched)
+    for (uint32_t l : m_touched)
     {
         m_reduceOn[l] = 0;
         m_gatherOn[l] = 0;
     }
+    m_touched.clear();
 }
 
 void
@@ -298,8 +285,8 @@ DrlEnvironment::ComputeLoads()
     m_ownReduce.assign(m_tree.size(), 0);
     m_ownGather.assign(m_tree.size(), 0);
     m_ownLink.resize(m_state->GetWorkloads().GetN());
-    m_reduceOn.assign(m_load.size(), 0);
-    m_gatherOn.assign(m_load.size(), 0);
+    m_reduceOn.resize(m_load.size()); // zero between trees (TakeOwnLinkCounts)
+    m_gatherOn.resize(m_load.size());
     for (uint32_t t = 0; t < m_tree.size(); ++t)
     {
         const uint32_t root = m_tree[t].root;
@@ -319,13 +306,20 @@ DrlEnvironment::ComputeLoads()
         const bool committed = m_committed[root] == t;
         for (uint32_t id : m_remaining[t])
         {
-            for (uint32_t l : LinksOf(m_tree[t].set, id))
+            const Workload& w = StateWorkload(m_tree[t].set, id);
+            auto& on = w.phase == Phase::GATHER ? m_gatherOn : m_reduceOn;
+            for (uint32_t l : w.links)
             {
                 m_load[l] += weight;
                 m_committedLoad[l] += committed;
+                if (m_reduceOn[l] == 0 && m_gatherOn[l] == 0)
+                {
+                    m_touched.push_back(l);
+                }
+                ++on[l]; // this tree's own, per phase
             }
         }
-        CountOwnLinks(t);
+        TakeOwnLinkCounts(t);
     }
     // Link pressure is time: a link that other traffic shares, or a slower one, carries what
     // is left on it more slowly (packet level; at flow level both factors are 1).

@@ -260,11 +260,12 @@ class DrlEnvironment
     /// Recomputes the remaining load per directed link, and what each tree needs by itself.
     void ComputeLoads();
     /**
-     * Counts tree t's workloads left per directed link and phase: m_ownReduce[t],
-     * m_ownGather[t] and m_ownLink of its workloads left (the scratch counts end at zero).
+     * From tree t's workloads left per directed link and phase (m_reduceOn, m_gatherOn,
+     * counted by ComputeLoads on the links in m_touched): m_ownReduce[t], m_ownGather[t] and
+     * m_ownLink of its workloads left; then sets those counts back to zero.
      * \param t a tree
      */
-    void CountOwnLinks(uint32_t t);
+    void TakeOwnLinkCounts(uint32_t t);
     /// Drops the finished workloads from every tree's list of those left (m_remaining) and
     /// counts what is left per tree (m_treeLeft).
     void DropDone();
@@ -335,6 +336,7 @@ class DrlEnvironment
     std::vector<uint32_t> m_reduceOn;                  //!< scratch: per directed link, a tree's
                                                        //!< reduce-scatter workloads on it
     std::vector<uint32_t> m_gatherOn;                  //!< scratch: the same for all-gather
+    std::vector<uint32_t> m_touched;                   //!< scratch: the links counted there
     std::vector<std::pair<uint32_t, uint32_t>> m_candidates; //!< (set, id) this round
     std::vector<uint8_t> m_mask;                       //!< per candidate
     uint32_t m_pickable{0};                            //!< candidates whose mask is 1

@@ -540,6 +540,7 @@ DrlPolicy::ChooseTrees(DrlEnvironment& env,
         FirstFeatures(env.GetGlobalFeatures(), DrlEnvironment::GLOBAL_FEATURES, m_globalWidth);
     up.mask = env.GetTreeMask();
     up.chosen.assign(nTrees, 0);
+    std::vector<float> preference; // the teacher's trees cover every root: none needed
     if (teacher)
     {
         // The teacher's trees; the network is not asked.
@@ -571,10 +572,9 @@ DrlPolicy::ChooseTrees(DrlEnvironment& env,
         up.logp = static_cast<float>(logp);
         up.value = value.item<float>();
         // A root none of whose trees came out selected gets its likeliest (SelectTrees).
-        env.SelectTrees(up.chosen, std::vector<float>(lp, lp + nTrees));
-        return up;
+        preference.assign(lp, lp + nTrees);
     }
-    env.SelectTrees(up.chosen);
+    env.SelectTrees(up.chosen, preference);
     return up;
 }
 

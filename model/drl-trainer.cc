@@ -198,6 +198,53 @@ Parameters(SetPolicy& a)
     return a->parameters();
 }
 
+/**
+ * Runs task(worker, i) for every i in [0, n) on `workers` threads (this one is worker 0), each
+ * taking the next i until none is left; the first exception a task throws stops the others
+ * from taking more and is rethrown here once all have stopped.
+ * \param n tasks
+ * \param workers threads to use, at most n of them (0 or 1: all on this thread)
+ * \param task the task
+ */
+void
+RunInParallel(size_t n, uint32_t workers, const std::function<void(uint32_t, size_t)>& task)
+{
+    workers = static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(workers, n)));
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> errors(workers);
+    const auto work = [&](uint32_t w) {
+        try
+        {
+            for (size_t i = next++; i < n; i = next++)
+            {
+                task(w, i);
+            }
+        }
+        catch (...)
+        {
+            errors[w] = std::current_exception();
+            next = n;
+        }
+    };
+    std::vector<std::thread> threads;
+    for (uint32_t w = 1; w < workers; ++w)
+    {
+        threads.emplace_back(work, w);
+    }
+    work(0);
+    for (auto& t : threads)
+    {
+        t.join();
+    }
+    for (const auto& e : errors)
+    {
+        if (e)
+        {
+            std::rethrow_exception(e);
+        }
+    }
+}
+
 /// Minibatches are cut into this many shards for their gradients, whatever the threads.
 constexpr size_t GRADIENT_SHARDS = 2;
 
@@ -237,48 +284,11 @@ ShardedGradient(SetPolicy& net,
     const size_t shards = std::min(GRADIENT_SHARDS, steps.size());
     std::vector<SetPolicy> nets;
     std::vector<ShardResult> results(shards);
-    std::vector<std::exception_ptr> errors(shards);
     for (size_t s = 0; s < shards; ++s)
     {
         nets.emplace_back(net->Copy());
     }
-    const auto inParallel = [&](const std::function<void(size_t)>& work) {
-        const auto guarded = [&](size_t s) {
-            try
-            {
-                work(s);
-            }
-            catch (...)
-            {
-                errors[s] = std::current_exception();
-            }
-        };
-        std::vector<std::thread> pool;
-        for (size_t s = 1; s < shards; ++s)
-        {
-            if (threads > 1)
-            {
-                pool.emplace_back(guarded, s);
-            }
-        }
-        guarded(0);
-        for (size_t s = 1; s < shards && threads <= 1; ++s)
-        {
-            guarded(s);
-        }
-        for (auto& t : pool)
-        {
-            t.join();
-        }
-        for (const auto& e : errors)
-        {
-            if (e)
-            {
-                std::rethrow_exception(e);
-            }
-        }
-    };
-    inParallel([&](size_t s) {
+    RunInParallel(shards, threads, [&](uint32_t, size_t s) {
         const size_t first = steps.size() * s / shards;
         const size_t last = steps.size() * (s + 1) / shards;
         const std::vector<const DrlStep*> mine(steps.begin() + first, steps.begin() + last);
@@ -300,7 +310,7 @@ ShardedGradient(SetPolicy& net,
     {
         return {loss, sums};
     }
-    inParallel([&](size_t s) { results[s].loss.backward(); });
+    RunInParallel(shards, threads, [&](uint32_t, size_t s) { results[s].loss.backward(); });
     torch::NoGradGuard noGrad;
     const auto mainParams = net->parameters();
     for (size_t k = 0; k < mainParams.size(); ++k)
@@ -370,18 +380,7 @@ DrlTrainer::ForEach(
     size_t n,
     const std::function<void(size_t, const std::function<DrlEnvironment&(size_t)>&)>& task)
 {
-    const auto workers = static_cast<uint32_t>(std::min<size_t>(m_threads, n));
-    if (workers <= 1)
-    {
-        const std::function<DrlEnvironment&(size_t)> envOf = [this](size_t t) -> DrlEnvironment& {
-            return *m_envs[t];
-        };
-        for (size_t i = 0; i < n; ++i)
-        {
-            task(i, envOf);
-        }
-        return;
-    }
+    const auto workers = static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(m_threads, n)));
     if (m_workerEnvs.size() < workers - 1)
     {
         m_workerEnvs.resize(workers - 1);
@@ -390,9 +389,7 @@ DrlTrainer::ForEach(
     {
         envs.resize(m_topologies.size());
     }
-    std::atomic<size_t> next{0};
-    std::vector<std::exception_ptr> errors(workers);
-    const auto work = [&](uint32_t w) {
+    RunInParallel(n, workers, [&](uint32_t w, size_t i) {
         // Worker 0 (this thread) uses the trainer's environments, the others their own.
         const std::function<DrlEnvironment&(size_t)> envOf = [&, w](size_t t) -> DrlEnvironment& {
             if (w == 0)
@@ -409,36 +406,8 @@ DrlTrainer::ForEach(
             }
             return *slot;
         };
-        try
-        {
-            for (size_t i = next++; i < n; i = next++)
-            {
-                task(i, envOf);
-            }
-        }
-        catch (...)
-        {
-            errors[w] = std::current_exception();
-            next = n;
-        }
-    };
-    std::vector<std::thread> threads;
-    for (uint32_t w = 1; w < workers; ++w)
-    {
-        threads.emplace_back(work, w);
-    }
-    work(0);
-    for (auto& t : threads)
-    {
-        t.join();
-    }
-    for (const auto& e : errors)
-    {
-        if (e)
-        {
-            std::rethrow_exception(e);
-        }
-    }
+        task(i, envOf);
+    });
 }
 
 DrlPolicy&

@@ -76,8 +76,8 @@ class DrlTrainer
                const std::function<void(const DrlCurveRow&)>& progress);
 
     /**
-     * \param threads worker threads for the episodes (1: all on the caller's thread); the
-     *        updates run on the caller's thread
+     * \param threads worker threads for the episodes and for the two shards of each
+     *        minibatch's gradient (1: all on the caller's thread)
      * \throws std::invalid_argument for 0 or more than 256
      */
     void SetThreads(uint32_t threads);
