@@ -46,6 +46,8 @@ main(int argc, char* argv[])
     uint32_t treesPerRoot = 1;
     std::string model;
     uint32_t samples = 32;
+    uint32_t rollout = 16;
+    uint64_t searchBudget = 2000000;
 
     CheckedCommandLine cmd(__FILE__,
                            "Schedules an AllReduce in rounds on a data-center topology and "
@@ -91,6 +93,18 @@ main(int argc, char* argv[])
                    samples,
                    0,
                    100000);
+    cmd.AddInteger("rollout",
+                   "drl: then a rollout search trying this many decisions a round, each "
+                   "finished greedily (0: none; doc/allreduce.rst, \"Search at decode time\")",
+                   rollout,
+                   0,
+                   4096);
+    cmd.AddInteger("search-budget",
+                   "drl: workloads the samples and the rollout may schedule besides the greedy "
+                   "episode (large topologies get fewer samples and no rollout)",
+                   searchBudget,
+                   0,
+                   std::numeric_limits<uint64_t>::max());
     try
     {
         cmd.Parse(argc, argv);
@@ -103,7 +117,14 @@ main(int argc, char* argv[])
             return 0;
         }
         cmd.RefuseWith("schedule-in",
-                       {"scheduler", "pieces", "time-limit", "trees-per-root", "model", "samples"},
+                       {"scheduler",
+                        "pieces",
+                        "time-limit",
+                        "trees-per-root",
+                        "model",
+                        "samples",
+                        "rollout",
+                        "search-budget"},
                        "the file holds the schedule");
         if (scheduleIn.empty())
         {
@@ -138,9 +159,18 @@ main(int argc, char* argv[])
                               "--scheduler=optimal");
             drl = DynamicCast<DrlScheduler>(s);
             cmd.SetAttributes(PeekPointer(drl),
-                              {{"model", "Model"}, {"samples", "Samples"}},
+                              {{"model", "Model"},
+                               {"samples", "Samples"},
+                               {"rollout", "RolloutBranches"},
+                               {"search-budget", "SearchBudget"}},
                               "--scheduler=drl");
-            result = EvaluateScheduler(BuildTopology(topology), s, pieces);
+            const Topology topo = BuildTopology(topology);
+            DrlSearchReporter progress(std::cerr, "allreduce-rounds"); // long searches only
+            if (drl)
+            {
+                progress.Connect(drl, topo.GetName());
+            }
+            result = EvaluateScheduler(topo, s, pieces);
         }
         const OptimalSearch* search = optimal ? &optimal->GetSearch() : nullptr;
         const DrlDecoding* decoding = drl ? &drl->GetDecoding() : nullptr;

@@ -142,6 +142,18 @@ WriteRoundsReportJson(std::ostream& os,
                       {"samples", drl->samples},
                       {"episodes_finished", drl->finished},
                       {"episodes_cut", drl->cut},
+                      {"episodes_not_run", drl->skipped},
+                      {"search_budget", drl->budget},
+                      {"sampled_rounds", drl->sampledRounds},
+                      {"rollout",
+                       {{"branches", drl->rollout.branches},
+                        {"run", drl->rollout.branches > 0 && !drl->rollout.skipped},
+                        {"estimate", drl->rollout.estimate},
+                        {"rounds_decided", drl->rollout.rounds},
+                        {"decisions_tried", drl->rollout.tried},
+                        {"workloads_scheduled", drl->rollout.scheduled},
+                        {"budget_used_up", drl->rollout.budgetOut},
+                        {"rounds", drl->rollout.found}}},
                       {"rescore_share", drl->rescoreShare}};
     }
     os << out.dump(2) << std::endl;

@@ -252,6 +252,70 @@ DrlEnvironment::Reset()
     ComputeLoads();
 }
 
+DrlEnvironment::Snapshot
+DrlEnvironment::Save() const
+{
+    if (m_open || m_state != m_engine.get())
+    {
+        throw std::logic_error(m_open ? "DrlEnvironment::Save: a round is open; close it first"
+                                      : "DrlEnvironment::Save: the environment acts on an "
+                                        "observed state, which it cannot copy");
+    }
+    Snapshot s;
+    s.engine = std::make_unique<RoundEngine>(*m_engine);
+    s.committed = m_committed;
+    s.treeLeft = m_treeLeft;
+    s.remaining = m_remaining;
+    s.treeSentLast = m_treeSentLast;
+    s.selectedLast = m_selectedLast;
+    s.roundOf = m_roundOf;
+    s.load = m_load;
+    s.committedLoad = m_committedLoad;
+    s.maxLoad = m_maxLoad;
+    s.ownReduce = m_ownReduce;
+    s.ownGather = m_ownGather;
+    s.ownLink = m_ownLink;
+    s.selectedCount = m_selectedCount;
+    s.sent = m_sent;
+    s.rootsDone = m_rootsDone;
+    s.round = m_round;
+    return s;
+}
+
+void
+DrlEnvironment::Restore(const Snapshot& s)
+{
+    if (!s.engine || s.committed.size() != m_roots || s.treeLeft.size() != m_tree.size())
+    {
+        throw std::invalid_argument("DrlEnvironment::Restore: not a snapshot of this "
+                                    "environment");
+    }
+    *m_engine = *s.engine;
+    m_state = m_engine.get();
+    m_committed = s.committed;
+    m_treeLeft = s.treeLeft;
+    m_remaining = s.remaining;
+    m_treeSentLast = s.treeSentLast;
+    m_selectedLast = s.selectedLast;
+    m_selected = s.selectedLast;
+    m_roundOf = s.roundOf;
+    m_load = s.load;
+    m_committedLoad = s.committedLoad;
+    m_maxLoad = s.maxLoad;
+    m_ownReduce = s.ownReduce;
+    m_ownGather = s.ownGather;
+    m_ownLink = s.ownLink;
+    m_selectedCount = s.selectedCount;
+    m_sent = s.sent;
+    m_rootsDone = s.rootsDone;
+    m_round = s.round;
+    m_candidates.clear();
+    m_mask.clear();
+    m_pickable = 0;
+    m_picked = 0;
+    m_open = false;
+}
+
 void
 DrlEnvironment::TakeOwnLinkCounts(uint32_t t)
 {
@@ -948,6 +1012,14 @@ DrlEnvironment::CloseRound()
     m_picked = 0;
     ComputeLoads();
     return reward;
+}
+
+const std::vector<uint32_t>&
+DrlEnvironment::GetLastRound() const
+{
+    static const std::vector<uint32_t> none;
+    const auto& rounds = m_engine->GetRounds();
+    return rounds.empty() ? none : rounds.back();
 }
 
 Plan

@@ -106,6 +106,44 @@ class DrlEnvironment
     void Reset();
 
     /**
+     * What an episode has done up to the end of a round, to come back to (Save, Restore):
+     * copies of the state only, not of the topology, trees or workloads. Opaque.
+     */
+    struct Snapshot
+    {
+        std::unique_ptr<RoundEngine> engine;             //!< the engine's state
+        std::vector<uint32_t> committed;                 //!< m_committed
+        std::vector<uint32_t> treeLeft;                  //!< m_treeLeft
+        std::vector<std::vector<uint32_t>> remaining;    //!< m_remaining
+        std::vector<uint32_t> treeSentLast;              //!< m_treeSentLast
+        std::vector<uint8_t> selectedLast;               //!< m_selectedLast
+        std::vector<std::vector<uint32_t>> roundOf;      //!< m_roundOf
+        std::vector<double> load;                        //!< m_load
+        std::vector<uint32_t> committedLoad;             //!< m_committedLoad
+        double maxLoad{1};                               //!< m_maxLoad
+        std::vector<uint32_t> ownReduce;                 //!< m_ownReduce
+        std::vector<uint32_t> ownGather;                 //!< m_ownGather
+        std::vector<uint32_t> ownLink;                   //!< m_ownLink
+        uint32_t selectedCount{0};                       //!< m_selectedCount
+        uint32_t sent{0};                                //!< m_sent
+        uint32_t rootsDone{0};                           //!< m_rootsDone
+        uint32_t round{0};                               //!< m_round
+    };
+
+    /**
+     * \return the episode's state between two rounds, for Restore (search at decode time)
+     * \throws std::logic_error while a round is open or when acting on an observed state
+     */
+    Snapshot Save() const;
+
+    /**
+     * Back to a state Save gave (of this environment), as if the episode had just closed
+     * that round: the same observations, masks and decisions follow.
+     * \param snapshot the state
+     */
+    void Restore(const Snapshot& snapshot);
+
+    /**
      * Acts on a state from elsewhere from now on (a RoundEngine some other scheduler drove, the
      * packet-level controller): the observations and masks are computed from it, and Pick
      * starts workloads in it. The state closes its own rounds: call Observe again at the next
@@ -211,6 +249,9 @@ class DrlEnvironment
 
     /// \return the workloads on the chosen trees and their rounds (the episode must be done)
     Plan GetPlan() const;
+    /// \return the workloads the last closed round sent, as ids of the environment's own
+    ///         engine (every candidate set's workloads side by side); empty before the first
+    const std::vector<uint32_t>& GetLastRound() const;
 
     /**
      * The paper's upper reward (its eqs. 3-4):

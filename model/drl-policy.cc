@@ -825,33 +825,49 @@ Plan
 DrlPolicy::Decode(DrlEnvironment& env,
                   uint32_t samples,
                   uint64_t seed,
-                  std::pair<uint32_t, uint32_t>* stats) const
+                  DrlDecodeStats* stats,
+                  uint64_t budget,
+                  const std::function<void(uint32_t, uint32_t)>& progress) const
 {
     Plan best;
     uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
-    uint32_t finished = 0;
-    uint32_t cut = 0;
+    DrlDecodeStats s;
     for (uint32_t i = 0; i <= samples; ++i)
     {
+        if (i > 0 && (s.scheduled > budget || budget - s.scheduled < env.GetNTotal()))
+        {
+            s.skipped = samples - i + 1;
+            break;
+        }
         env.Reset();
         std::mt19937_64 rng(SampleSeed(seed, i));
         const Mode mode = i == 0 ? Mode::GREEDY : Mode::SAMPLE;
         const DrlEpisode e = Run(env, mode, mode, rng, false, nullptr, bestRounds);
+        if (i > 0)
+        {
+            s.scheduled += env.GetNSent();
+        }
         if (e.cut)
         {
-            ++cut;
-            continue;
+            ++s.cut;
         }
-        ++finished;
-        if (e.rounds < bestRounds)
+        else
         {
-            bestRounds = e.rounds;
-            best = env.GetPlan();
+            ++s.finished;
+            if (e.rounds < bestRounds)
+            {
+                bestRounds = e.rounds;
+                best = env.GetPlan();
+            }
+        }
+        if (progress)
+        {
+            progress(i + 1, bestRounds);
         }
     }
     if (stats)
     {
-        *stats = {finished, cut};
+        *stats = s;
     }
     return best;
 }

@@ -9,6 +9,7 @@
 #include "drl-scheduler.h"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -96,6 +97,15 @@ struct DrlEpisode
     bool cut{false};               //!< stopped before the end: it could not beat the cut-off
     std::vector<DrlStep> upper;    //!< upper steps (when recorded)
     std::vector<DrlStep> lower;    //!< lower steps (when recorded)
+};
+
+/// How a best-of-N search went (DrlPolicy::Decode).
+struct DrlDecodeStats
+{
+    uint32_t finished{0};  //!< episodes run to the end (the greedy one included)
+    uint32_t cut{0};       //!< sampled episodes stopped once they could not beat the best
+    uint32_t skipped{0};   //!< sampled episodes not run: the budget would not cover one
+    uint64_t scheduled{0}; //!< workloads the sampled episodes scheduled
 };
 
 /// A demonstrator for the warm start: the balanced scheduler's choices in the environment.
@@ -287,13 +297,19 @@ class DrlPolicy
      * \param env the environment
      * \param samples sampled episodes besides the greedy one
      * \param seed seed of the samples
-     * \param[out] stats when given: the episodes run to the end and those cut
+     * \param[out] stats when given: how the search went
+     * \param budget workloads the samples may schedule: a sample starts only while what they
+     *        scheduled so far plus one whole episode fits (the greedy episode always runs)
+     * \param progress when given, called after every episode: (episodes done, rounds of the
+     *        best so far)
      * \return the best plan
      */
     Plan Decode(DrlEnvironment& env,
                 uint32_t samples,
                 uint64_t seed,
-                std::pair<uint32_t, uint32_t>* stats = nullptr) const;
+                DrlDecodeStats* stats = nullptr,
+                uint64_t budget = std::numeric_limits<uint64_t>::max(),
+                const std::function<void(uint32_t, uint32_t)>& progress = {}) const;
 
     /**
      * \param seed the search's seed

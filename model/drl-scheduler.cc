@@ -6,6 +6,7 @@
 
 #include "drl-environment.h"
 #include "drl-policy.h"
+#include "drl-rollout.h"
 #include "scheduler-registry.h"
 
 #include "ns3/double.h"
@@ -119,13 +120,40 @@ DrlDecoding::DescribeModel() const
 std::string
 DrlDecoding::DescribeSearch() const
 {
-    if (finished + cut == 0)
+    if (!searched)
     {
         return "";
     }
     std::ostringstream os;
     os << "greedy + " << samples << " sampled episodes: " << finished << " ran to the end, "
-       << cut << " stopped once they could not beat the best; rescore share " << rescoreShare;
+       << cut << " stopped once they could not beat the best";
+    if (skipped > 0)
+    {
+        os << ", " << skipped << " not run (over the search budget of " << budget
+           << " workloads)";
+    }
+    os << " (" << sampledRounds << " rounds); ";
+    if (rollout.branches == 0)
+    {
+        os << "no rollout";
+    }
+    else if (rollout.skipped)
+    {
+        os << "no rollout: " << rollout.branches << " decisions a round would schedule about "
+           << rollout.estimate << " workloads, over the budget of " << rollout.budget;
+    }
+    else
+    {
+        os << "rollout of " << rollout.branches << " decisions a round: " << rollout.rounds
+           << " rounds decided, " << rollout.tried << " decisions tried, "
+           << rollout.scheduled << " workloads scheduled"
+           << (rollout.budgetOut ? " (budget used up)" : "") << ", "
+           << (rollout.found < rollout.incumbent
+                   ? std::to_string(rollout.incumbent) + " -> " + std::to_string(rollout.found) +
+                         " rounds"
+                   : "no fewer rounds");
+    }
+    os << "; rescore share " << rescoreShare;
     return os.str();
 }
 
@@ -148,8 +176,22 @@ DrlScheduler::GetTypeId()
                           UintegerValue(32),
                           MakeUintegerAccessor(&DrlScheduler::m_samples),
                           MakeUintegerChecker<uint32_t>(0, 100000))
+            .AddAttribute("RolloutBranches",
+                          "After the sampled episodes, a rollout search tries this many "
+                          "decisions a round (the greedy one and sampled ones), finishes each "
+                          "greedily and goes on from the best (0: no rollout)",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&DrlScheduler::m_rolloutBranches),
+                          MakeUintegerChecker<uint32_t>(0, 4096))
+            .AddAttribute("SearchBudget",
+                          "Workloads the search may schedule besides the greedy episode: "
+                          "sampled episodes while one more fits, then the rollout if its "
+                          "expected cost fits what is left (deterministic, unlike a time limit)",
+                          UintegerValue(2000000),
+                          MakeUintegerAccessor(&DrlScheduler::m_searchBudget),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("Seed",
-                          "Seed of the sampled episodes",
+                          "Seed of the sampled episodes and the rollout's sampled decisions",
                           UintegerValue(1),
                           MakeUintegerAccessor(&DrlScheduler::m_seed),
                           MakeUintegerChecker<uint32_t>())
@@ -159,7 +201,12 @@ DrlScheduler::GetTypeId()
                           "blocked, then scores again (0: after every pick, as in training)",
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&DrlScheduler::m_rescoreShare),
-                          MakeDoubleChecker<double>(0.0, 1.0));
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddTraceSource("SearchProgress",
+                            "MakePlan's search went one step further: an episode decoded, or "
+                            "a round decided by the rollout",
+                            MakeTraceSourceAccessor(&DrlScheduler::m_searchProgress),
+                            "ns3::DrlScheduler::SearchProgressCallback");
     return tid;
 }
 
@@ -234,7 +281,7 @@ void
 DrlScheduler::Prepare(const WorkloadSet& workloads)
 {
     GetPolicy(workloads.GetTopology());
-    m_decoding.samples = m_decoding.finished = m_decoding.cut = 0; // online: no search
+    m_decoding.searched = false; // online: no search
     m_env = std::make_unique<DrlEnvironment>(workloads);
     m_rng.seed(m_seed);
 }
@@ -258,11 +305,35 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
     const DrlPolicy& policy = GetPolicy(topology);
     auto env = MakeDrlEnvironment(topology, policy.GetTreesPerRoot(), policy.GetTreeSeed(), pieces);
-    std::pair<uint32_t, uint32_t> stats;
-    Plan plan = policy.Decode(*env, m_samples, m_seed, &stats);
+    m_searchProgress("episode", 0, m_samples + 1, 0);
+    DrlDecodeStats stats;
+    Plan plan = policy.Decode(*env,
+                              m_samples,
+                              m_seed,
+                              &stats,
+                              m_searchBudget,
+                              [this](uint32_t done, uint32_t best) {
+                                  m_searchProgress("episode", done, m_samples + 1, best);
+                              });
+    m_decoding.searched = true;
     m_decoding.samples = m_samples;
-    m_decoding.finished = stats.first;
-    m_decoding.cut = stats.second;
+    m_decoding.finished = stats.finished;
+    m_decoding.cut = stats.cut;
+    m_decoding.skipped = stats.skipped;
+    m_decoding.budget = m_searchBudget;
+    m_decoding.sampledRounds = plan.schedule.GetNRounds();
+    const uint64_t left = m_searchBudget - std::min(m_searchBudget, stats.scheduled);
+    const uint32_t incumbent = m_decoding.sampledRounds;
+    plan = DrlRollout(policy,
+                      *env,
+                      std::move(plan),
+                      m_rolloutBranches,
+                      m_seed,
+                      left,
+                      &m_decoding.rollout,
+                      [this, incumbent](uint32_t rounds, uint32_t best) {
+                          m_searchProgress("rollout", rounds, incumbent, best);
+                      });
     plan.schedule.scheduler = GetName();
     const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
     if (!check.valid)

@@ -7,6 +7,8 @@
 
 #include "allreduce-scheduler.h"
 
+#include "ns3/traced-callback.h"
+
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -56,6 +58,24 @@ std::string GetDrlGeneralModelPath();
 
 /**
  * \ingroup allreduce
+ * How a rollout search went (DrlRollout, doc/allreduce.rst, "Search at decode time").
+ */
+struct DrlRolloutStats
+{
+    uint32_t branches{0};  //!< round decisions tried from each state
+    uint64_t budget{0};    //!< workloads it was allowed to schedule
+    uint64_t estimate{0};  //!< workloads a full search was expected to schedule
+    bool skipped{false};   //!< not run: no branches, or the estimate was over the budget
+    bool budgetOut{false}; //!< stopped when the budget ran out
+    uint32_t rounds{0};    //!< rounds decided (states it moved through)
+    uint64_t tried{0};     //!< round decisions tried
+    uint64_t scheduled{0}; //!< workloads scheduled (decisions and greedy completions)
+    uint32_t incumbent{0}; //!< rounds of the plan it started from
+    uint32_t found{0};     //!< rounds of the plan it returned
+};
+
+/**
+ * \ingroup allreduce
  * Which checkpoint the `drl` scheduler used and how its search went, for reports.
  */
 struct DrlDecoding
@@ -73,9 +93,14 @@ struct DrlDecoding
     std::string model;           //!< its path
     std::string topology;        //!< the topology it was loaded for
     std::string info;            //!< what it was trained on (its free text)
-    uint32_t samples{0};         //!< sampled episodes of the last MakePlan (0: none yet)
+    bool searched{false};        //!< the last call was a MakePlan (false: online, or none)
+    uint32_t samples{0};         //!< the Samples attribute of the last MakePlan
     uint32_t finished{0};        //!< episodes of the last MakePlan run to the end
-    uint32_t cut{0};             //!< episodes of the last MakePlan cut (could not win)
+    uint32_t cut{0};             //!< sampled episodes of the last MakePlan cut (could not win)
+    uint32_t skipped{0};         //!< sampled episodes not run: over the search budget
+    uint32_t sampledRounds{0};   //!< rounds of the best of the greedy and sampled episodes
+    uint64_t budget{0};          //!< the SearchBudget attribute of the last MakePlan
+    DrlRolloutStats rollout;     //!< the rollout search of the last MakePlan
     double rescoreShare{0};      //!< the RescoreShare attribute
 
     /// \return "topology", "general", "given" or "none"
@@ -104,16 +129,19 @@ std::string GetDrlCheckpointInfo(const std::string& path);
  * Attributes: Model (the checkpoint; empty: the one shipped for the topology, see
  * GetDrlModelName, or where none ships the general one, GetDrlGeneralModelPath), Samples
  * (MakePlan's offline search: sampled episodes decoded besides the greedy one; the fewest rounds
- * win), Seed (of those samples), RescoreShare (how stale the lower policy's scores may get
- * within a round, DrlPolicy::SetRescoreShare). GetDecoding says which checkpoint was used.
+ * win), RolloutBranches (then a rollout search, DrlRollout, trying that many decisions per
+ * round), SearchBudget (the workloads both may schedule, so that large topologies stay within
+ * time), Seed (of the samples), RescoreShare (how stale the lower policy's scores may get
+ * within a round, DrlPolicy::SetRescoreShare). GetDecoding says which checkpoint was used and
+ * how the search went; the trace source SearchProgress reports it as it goes.
  *
  * Online, SelectRound runs both policies greedily on whatever state it is given (a RoundEngine
  * another scheduler started, the packet-level controller): the upper policy selects which
  * chunks' trees may send, the lower one picks their ready workloads, masked by the links the
  * state has busy or down. Given fixed workloads (Prepare, any semantics) every chunk has its
  * one tree. Offline, MakePlan searches: it runs the greedy episode and Samples sampled ones on
- * the checkpoint's candidate trees per root (so the upper level also chooses routing) and keeps
- * the one with the fewest rounds.
+ * the checkpoint's candidate trees per root (so the upper level also chooses routing), keeps
+ * the one with the fewest rounds, and tries to improve on it by the rollout search.
  */
 class DrlScheduler : public AllReduceScheduler
 {
@@ -142,6 +170,18 @@ class DrlScheduler : public AllReduceScheduler
     /// \return which checkpoint was loaded last and how the last MakePlan searched
     const DrlDecoding& GetDecoding() const;
 
+    /**
+     * TracedCallback signature of the search's progress.
+     * \param step "episode" (the greedy one and the samples) or "rollout" (rounds decided)
+     * \param done steps of that kind done
+     * \param total steps of that kind at most
+     * \param best rounds of the best schedule so far (0: none yet)
+     */
+    typedef void (*SearchProgressCallback)(const std::string& step,
+                                           uint32_t done,
+                                           uint32_t total,
+                                           uint32_t best);
+
   private:
     /**
      * \param topology the topology to schedule
@@ -153,6 +193,8 @@ class DrlScheduler : public AllReduceScheduler
 
     std::string m_model;                 //!< Model attribute
     uint32_t m_samples{32};              //!< Samples attribute
+    uint32_t m_rolloutBranches{16};      //!< RolloutBranches attribute
+    uint64_t m_searchBudget{2000000};    //!< SearchBudget attribute
     uint32_t m_seed{1};                  //!< Seed attribute
     double m_rescoreShare{0.5};          //!< RescoreShare attribute
     std::string m_loadedPath;            //!< path of m_policy
@@ -160,6 +202,8 @@ class DrlScheduler : public AllReduceScheduler
     std::shared_ptr<DrlPolicy> m_policy; //!< the loaded policies
     std::unique_ptr<DrlEnvironment> m_env; //!< observes the states SelectRound is given
     std::mt19937_64 m_rng;                 //!< for the policy (greedy acting draws nothing)
+    /// the SearchProgress trace source
+    TracedCallback<const std::string&, uint32_t, uint32_t, uint32_t> m_searchProgress;
 };
 
 } // namespace ns3

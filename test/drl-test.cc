@@ -6,6 +6,7 @@
 // policies (checkpoints, decoding), its training, and the `drl` scheduler in the hook.
 
 #include "ns3/allreduce-module.h"
+#include "ns3/drl-rollout.h"
 #include "ns3/drl-trainer.h"
 #include "ns3/core-module.h"
 
@@ -22,6 +23,8 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
+#include <tuple>
 
 using namespace ns3;
 
@@ -334,6 +337,50 @@ TEST(DrlEnvironment, ChoosesAmongTreesThatMergeDifferently)
     EXPECT_GE(plan.workloads.GetN(), env->GetNTotal());
 }
 
+TEST(DrlEnvironment, RestoreGoesBackToTheSavedRound)
+{
+    // Search at decode time goes back to a round it saved: after Restore the environment
+    // observes and decides exactly as it did when the round was saved.
+    auto env = Env("dcell:n=4,k=1", 3);
+    const auto playRound = [&env]() {
+        env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 0)); // every selectable tree
+        while (env->CanPick())
+        {
+            const auto& mask = env->GetCandidateMask();
+            env->Pick(static_cast<uint32_t>(std::find(mask.begin(), mask.end(), 1) -
+                                            mask.begin()));
+        }
+        env->CloseRound();
+    };
+    const auto playToEnd = [&]() {
+        while (!env->IsDone())
+        {
+            playRound();
+        }
+        return env->GetPlan().schedule.rounds;
+    };
+    env->Reset();
+    playRound();
+    playRound();
+    const DrlEnvironment::Snapshot saved = env->Save();
+    const std::vector<float> trees = env->GetTreeFeatures();
+    const std::vector<float> global = env->GetGlobalFeatures();
+    const uint32_t sent = env->GetNSent();
+    const auto first = playToEnd();
+    env->Restore(saved);
+    EXPECT_EQ(env->GetRound(), 2u);
+    EXPECT_EQ(env->GetNSent(), sent);
+    EXPECT_EQ(env->GetTreeFeatures(), trees);
+    EXPECT_EQ(env->GetGlobalFeatures(), global);
+    EXPECT_EQ(playToEnd(), first);
+    // A round open cannot be saved; a snapshot of another environment is refused.
+    env->Reset();
+    env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 0));
+    EXPECT_THROW(env->Save(), std::logic_error);
+    auto other = Env("bcube:n=3,k=1", 1);
+    EXPECT_THROW(other->Restore(saved), std::invalid_argument);
+}
+
 TEST(DrlEnvironment, BadUseIsRefused)
 {
     auto env = Env("bcube:n=3,k=1", 1);
@@ -556,11 +603,12 @@ TEST(DrlPolicy, SearchCutsOnlyEpisodesThatCannotWin)
                 }
             }
         }
-        std::pair<uint32_t, uint32_t> stats;
+        DrlDecodeStats stats;
         const Plan best = policy.Decode(*env, samples, 5, &stats);
         EXPECT_EQ(best.schedule.GetNRounds(), fewest) << spec;
-        EXPECT_EQ(stats.first + stats.second, samples + 1);
-        EXPECT_GT(stats.second, 0u) << spec << ": no sample was cut";
+        EXPECT_EQ(stats.finished + stats.cut, samples + 1);
+        EXPECT_EQ(stats.skipped, 0u);
+        EXPECT_GT(stats.cut, 0u) << spec << ": no sample was cut";
         uint32_t previous = std::numeric_limits<uint32_t>::max();
         for (const uint32_t n : {0u, 4u, 16u, 48u})
         {
@@ -569,6 +617,113 @@ TEST(DrlPolicy, SearchCutsOnlyEpisodesThatCannotWin)
             previous = rounds;
         }
     }
+}
+
+TEST(DrlPolicy, SamplesStopAtTheBudget)
+{
+    // A sample starts only while one more whole episode fits the budget: large topologies
+    // get fewer samples, not a longer wait. The greedy episode always runs.
+    torch::set_num_threads(1);
+    const Topology topo = BuildTopology("bcube:n=3,k=1");
+    DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
+    auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+    const uint32_t total = env->GetNTotal();
+    DrlDecodeStats stats;
+    const Plan greedy = policy.Decode(*env, 8, 3, &stats, total - 1);
+    EXPECT_EQ(stats.finished, 1u);
+    EXPECT_EQ(stats.cut, 0u);
+    EXPECT_EQ(stats.skipped, 8u);
+    EXPECT_EQ(stats.scheduled, 0u);
+    EXPECT_EQ(greedy.schedule.rounds, policy.Decode(*env, 0, 3).schedule.rounds);
+    policy.Decode(*env, 8, 3, &stats, 2 * total + total / 2);
+    EXPECT_GE(stats.finished + stats.cut, 3u); // two samples fit at least
+    EXPECT_GT(stats.skipped, 0u);
+    EXPECT_LE(stats.scheduled, 2 * total + total / 2);
+    EXPECT_EQ(stats.finished + stats.cut + stats.skipped, 9u);
+}
+
+TEST(DrlRollout, NeverWorseThanWhatItStartsFromAndAlwaysValid)
+{
+    // The rollout search tries the greedy decision of every state among others, so its
+    // schedule is never longer than the greedy episode's, nor than the incumbent it is given;
+    // and every plan it returns passes the validator.
+    torch::set_num_threads(1);
+    for (const std::string spec :
+         {"bcube:n=3,k=1", "dcell:n=4,k=1", "jellyfish:switches=10,degree=4,servers=1,seed=2"})
+    {
+        const Topology topo = BuildTopology(spec);
+        DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
+        policy.SetRescoreShare(0.5);
+        auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+        const Plan greedy = policy.Decode(*env, 0, 1);
+        DrlRolloutStats stats;
+        const Plan fromNothing = DrlRollout(policy, *env, Plan(), 4, 1, 100000000, &stats);
+        EXPECT_FALSE(stats.skipped);
+        EXPECT_GT(stats.rounds, 0u);
+        EXPECT_LE(fromNothing.schedule.GetNRounds(), greedy.schedule.GetNRounds()) << spec;
+        const ScheduleCheck a = ValidateSchedule(fromNothing.workloads, fromNothing.schedule);
+        EXPECT_TRUE(a.valid) << spec << ": " << a.error;
+        const Plan sampled = policy.Decode(*env, 16, 1);
+        const Plan improved = DrlRollout(policy, *env, sampled, 4, 1, 100000000, &stats);
+        EXPECT_LE(improved.schedule.GetNRounds(), sampled.schedule.GetNRounds()) << spec;
+        EXPECT_EQ(stats.incumbent, sampled.schedule.GetNRounds());
+        EXPECT_EQ(stats.found, improved.schedule.GetNRounds());
+        const ScheduleCheck b = ValidateSchedule(improved.workloads, improved.schedule);
+        EXPECT_TRUE(b.valid) << spec << ": " << b.error;
+    }
+}
+
+TEST(DrlRollout, BuysFewerRoundsThanSamplesAlone)
+{
+    // What the search is for: on DCell(4,1) the shipped checkpoint's greedy episode and 32
+    // samples need 25 rounds; the rollout search of 16 decisions a round finds 24.
+    torch::set_num_threads(1);
+    const Topology topo = BuildTopology("dcell:n=4,k=1");
+    Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(CreateScheduler("drl"));
+    drl->SetAttribute("Model", StringValue(""));
+    drl->SetAttribute("RolloutBranches", UintegerValue(0));
+    const uint32_t sampled = drl->MakePlan(topo, 1).schedule.GetNRounds();
+    drl->SetAttribute("RolloutBranches", UintegerValue(16));
+    const Plan plan = drl->MakePlan(topo, 1);
+    EXPECT_LT(plan.schedule.GetNRounds(), sampled);
+    EXPECT_EQ(drl->GetDecoding().sampledRounds, sampled);
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
+
+TEST(DrlRollout, SameSeedSamePlanAndTheBudgetHolds)
+{
+    torch::set_num_threads(1);
+    const Topology topo = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1");
+    DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
+    auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+    const Plan incumbent = policy.Decode(*env, 4, 1);
+    const Plan a = DrlRollout(policy, *env, incumbent, 6, 7, 100000000);
+    const Plan b = DrlRollout(policy, *env, incumbent, 6, 7, 100000000);
+    EXPECT_EQ(a.schedule.rounds, b.schedule.rounds);
+    // No budget: not run, the incumbent comes back as it was.
+    DrlRolloutStats stats;
+    const Plan none = DrlRollout(policy, *env, incumbent, 6, 7, 0, &stats);
+    EXPECT_TRUE(stats.skipped);
+    EXPECT_EQ(stats.scheduled, 0u);
+    EXPECT_EQ(none.schedule.rounds, incumbent.schedule.rounds);
+    // A budget below the expected cost: not run either, and it says what it would have cost.
+    DrlRollout(policy, *env, incumbent, 6, 7, 1000, &stats);
+    EXPECT_TRUE(stats.skipped);
+    EXPECT_GT(stats.estimate, 1000u);
+    // A budget that runs out on the way (without an incumbent the estimate counts the
+    // bandwidth bound's rounds, fewer than the search decides): it stops within one
+    // completion of it, with the best plan it completed.
+    DrlRollout(policy, *env, Plan(), 6, 7, 100000000, &stats);
+    const uint64_t whole = stats.scheduled;
+    const uint64_t budget = stats.estimate;
+    ASSERT_LT(budget, whole);
+    const Plan cut = DrlRollout(policy, *env, Plan(), 6, 7, budget, &stats);
+    EXPECT_FALSE(stats.skipped);
+    EXPECT_TRUE(stats.budgetOut);
+    EXPECT_GE(stats.scheduled, budget);
+    EXPECT_LT(stats.scheduled, budget + env->GetNTotal());
+    ASSERT_GT(cut.schedule.GetNRounds(), 0u);
+    EXPECT_TRUE(ValidateSchedule(cut.workloads, cut.schedule).valid);
 }
 
 TEST(DrlPolicy, BadCheckpointsGetClearErrors)
@@ -840,9 +995,10 @@ namespace
 {
 
 /**
- * Decodes the checkpoint shipped for a topology as during training (greedy + 8 samples; the
- * headline uses 32) and checks that it loads, is valid, never goes below the bandwidth bound
- * and takes no more rounds than each scheduler given.
+ * Decodes the checkpoint shipped for a topology as during training (greedy + 8 samples, no
+ * rollout; the headline uses 32 and the rollout, which never adds rounds:
+ * DrlRollout.NeverWorseThanWhatItStartsFromAndAlwaysValid) and checks that it loads, is valid,
+ * never goes below the bandwidth bound and takes no more rounds than each scheduler given.
  */
 void
 ExpectShippedDrlNoWorseThan(const std::string& spec, const std::vector<std::string>& others)
@@ -851,6 +1007,7 @@ ExpectShippedDrlNoWorseThan(const std::string& spec, const std::vector<std::stri
     Ptr<AllReduceScheduler> s = CreateScheduler("drl");
     s->SetAttribute("Model", StringValue("")); // the shipped one, whatever the default
     s->SetAttribute("Samples", UintegerValue(8));
+    s->SetAttribute("RolloutBranches", UintegerValue(0));
     const SchedulerResult drl = EvaluateScheduler(t, s, 1);
     ASSERT_TRUE(drl.check.valid) << spec << ": " << drl.check.error;
     for (const auto& other : others)
@@ -863,6 +1020,58 @@ ExpectShippedDrlNoWorseThan(const std::string& spec, const std::vector<std::stri
 }
 
 } // namespace
+
+TEST(DrlScheduler, SearchSaysHowItGoes)
+{
+    // The trace source SearchProgress reports every episode and every round the rollout
+    // decides; GetDecoding says what the search did.
+    torch::set_num_threads(1);
+    Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(CreateScheduler("drl"));
+    drl->SetAttribute("Model", StringValue(""));
+    drl->SetAttribute("Samples", UintegerValue(4));
+    drl->SetAttribute("RolloutBranches", UintegerValue(2));
+    std::vector<std::tuple<std::string, uint32_t, uint32_t, uint32_t>> steps;
+    drl->TraceConnectWithoutContext(
+        "SearchProgress",
+        Callback<void, const std::string&, uint32_t, uint32_t, uint32_t>(
+            [&steps](const std::string& step, uint32_t done, uint32_t total, uint32_t best) {
+                steps.emplace_back(step, done, total, best);
+            }));
+    const Plan plan = drl->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    // "episode" 0 of 5 as the greedy one starts, then one as each of the five ends.
+    ASSERT_GE(steps.size(), 7u);
+    for (uint32_t i = 0; i <= 5; ++i)
+    {
+        EXPECT_EQ(std::get<0>(steps[i]), "episode");
+        EXPECT_EQ(std::get<1>(steps[i]), i);
+        EXPECT_EQ(std::get<2>(steps[i]), 5u);
+    }
+    const DrlDecoding& d = drl->GetDecoding();
+    EXPECT_EQ(std::get<0>(steps.back()), "rollout");
+    EXPECT_EQ(std::get<1>(steps.back()), d.rollout.rounds);
+    EXPECT_EQ(std::get<3>(steps.back()), plan.schedule.GetNRounds());
+    EXPECT_EQ(d.finished + d.cut, 5u);
+    EXPECT_EQ(d.rollout.branches, 2u);
+    EXPECT_NE(d.DescribeSearch().find("rollout of 2 decisions a round"), std::string::npos)
+        << d.DescribeSearch();
+    // Progress lines (here with no wait between them; programs wait 5 s, so that short
+    // searches stay quiet).
+    std::ostringstream lines;
+    DrlSearchReporter reporter(lines, "test", 0);
+    reporter.Connect(drl, "bcube(n=3,k=1)");
+    drl->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    EXPECT_NE(lines.str().find("test: drl on bcube(n=3,k=1): episode 1 of 5 done (best "),
+              std::string::npos)
+        << lines.str();
+    EXPECT_NE(lines.str().find("rollout round 1 of at most "), std::string::npos) << lines.str();
+    // Where the budget does not cover the rollout, it says so instead of running it.
+    drl->SetAttribute("SearchBudget", UintegerValue(0));
+    drl->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    EXPECT_TRUE(drl->GetDecoding().rollout.skipped);
+    EXPECT_EQ(drl->GetDecoding().skipped, 4u);
+    EXPECT_NE(drl->GetDecoding().DescribeSearch().find("no rollout"), std::string::npos)
+        << drl->GetDecoding().DescribeSearch();
+}
 
 TEST(DrlScheduler, ShippedCheckpointsBeatPsAndRing)
 {
@@ -975,6 +1184,7 @@ TEST(DrlScheduler, GeneralCheckpointRunsOnUnseenTopologies)
     Ptr<AllReduceScheduler> s = CreateScheduler("drl");
     s->SetAttribute("Model", StringValue(GeneralModel()));
     s->SetAttribute("Samples", UintegerValue(0));
+    s->SetAttribute("RolloutBranches", UintegerValue(0));
     // Server-centric, and switch-centric graphs outside its training family (the paper's
     // Jellyfish with one server per switch, where a general checkpoint trained on BCube and
     // DCell needed 59 rounds against PS's 35, and a random graph).

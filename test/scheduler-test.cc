@@ -91,10 +91,11 @@ QuickSchedulerDefaults()
 {
     Config::SetDefault("ns3::OptimalScheduler::TimeLimit", DoubleValue(1.0));
     // drl: one shipped checkpoint for every topology (the networks do not depend on its
-    // size), greedy decoding only
+    // size), greedy decoding only (no samples, no rollout)
     Config::SetDefault("ns3::DrlScheduler::Model",
                        StringValue(GetDrlGeneralModelPath()));
     Config::SetDefault("ns3::DrlScheduler::Samples", UintegerValue(0));
+    Config::SetDefault("ns3::DrlScheduler::RolloutBranches", UintegerValue(0));
 }
 
 /// \return the schedulers that can run in this build
