@@ -12,7 +12,7 @@ def configure(conf):
 
 def build(bld):
     module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications',
-                                                'flow-monitor'])
+                                                'flow-monitor', 'stats'])
     module.use.append('TINYXML2')
     module.source = [
         'model/size-limits.cc',
@@ -79,6 +79,7 @@ def build(bld):
         'helper/cluster-table.cc',
         'helper/packet-cluster.cc',
         'helper/drl-search-reporter.cc',
+        'helper/learning-curve-chart.cc',
         'helper/progress-reporter.cc',
         'helper/table-experiment.cc',
         'helper/aggregation-table.cc',
@@ -161,6 +162,7 @@ def build(bld):
         'helper/cluster-table.h',
         'helper/packet-cluster.h',
         'helper/drl-search-reporter.h',
+        'helper/learning-curve-chart.h',
         'helper/progress-reporter.h',
         'helper/table-experiment.h',
         'helper/aggregation-table.h',

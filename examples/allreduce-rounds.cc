@@ -47,7 +47,7 @@ main(int argc, char* argv[])
     std::string model;
     uint32_t samples = 32;
     uint32_t rollout = 16;
-    uint64_t searchBudget = 2000000;
+    uint64_t searchBudget = 250000000;
 
     CheckedCommandLine cmd(__FILE__,
                            "Schedules an AllReduce in rounds on a data-center topology and "
@@ -100,8 +100,9 @@ main(int argc, char* argv[])
                    0,
                    4096);
     cmd.AddInteger("search-budget",
-                   "drl: workloads the samples and the rollout may schedule besides the greedy "
-                   "episode (large topologies get fewer samples and no rollout)",
+                   "drl: what the samples and the rollout may spend besides the greedy "
+                   "episode, in workloads scheduled times servers (large topologies get fewer "
+                   "samples and no rollout)",
                    searchBudget,
                    0,
                    std::numeric_limits<uint64_t>::max());

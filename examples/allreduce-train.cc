@@ -12,7 +12,9 @@
 //   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=drl --model=/tmp/bcube/policy.pt
 //
 // DIR receives policy.pt (the best policies so far by their decoded rounds), last.pt and
-// trainer.pt (the latest state, for --resume), curve.csv and the learning curve curve.png.
+// trainer.pt (the latest state, for --resume), curve.csv and the learning curve curve.png,
+// curve-topologies.csv (each topology's decoded rounds per iteration) and curve-families.png
+// (one line per topology family: BCube, DCell, fat-tree, Jellyfish, random graphs).
 // One progress line per iteration: the level trained, the mean and best rounds of its sampled
 // episodes, the decoded rounds and their ratio to the bandwidth bound, the entropy and the time.
 // The same seed gives the same curve, with any number of --threads (episodes run in parallel,
@@ -35,6 +37,30 @@ using namespace ns3;
 #ifdef ALLREDUCE_HAVE_TORCH
 namespace
 {
+
+/// Draws DIR/curve-families.png: the decoded rounds over the bound per topology family and
+/// iteration (LearningCurveChart); returns what it made.
+std::string
+WriteFamilyCurveFigure(const std::string& dir, const DrlTrainer& trainer)
+{
+    std::vector<std::string> names;
+    for (const Topology& t : trainer.GetTopologies())
+    {
+        names.push_back(t.GetName());
+    }
+    LearningCurveChart chart(names, trainer.GetBounds());
+    for (const DrlCurveRow& row : trainer.GetCurve())
+    {
+        chart.Add(row.iteration, row.decoded);
+    }
+    std::string families;
+    for (const std::string& f : chart.GetFamilies())
+    {
+        families += (families.empty() ? "" : ", ") + f;
+    }
+    return chart.Write(dir + "/curve-families",
+                       "allreduce-train: decoded rounds per topology family (" + families + ")");
+}
 
 /// Draws DIR/curve.png from DIR/curve.csv (the trainer's learning curve); returns what it made.
 std::string
@@ -173,8 +199,8 @@ main(int argc, char* argv[])
                          return best;
                      }()
                   << " bound)\n"
-                  << "curve: " << WriteCurveFigure(out, topologies)
-                  << std::endl;
+                  << "curve: " << WriteCurveFigure(out, topologies) << "\n"
+                  << "per family: " << WriteFamilyCurveFigure(out, trainer) << std::endl;
 #endif
     }
     catch (const std::exception& e)

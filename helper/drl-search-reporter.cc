@@ -4,8 +4,6 @@
 
 #include "drl-search-reporter.h"
 
-#include "progress-reporter.h"
-
 #include "ns3/callback.h"
 
 #include <limits>
@@ -13,15 +11,14 @@
 namespace ns3
 {
 
-DrlSearchReporter::DrlSearchReporter(std::ostream& os, const std::string& program, double interval)
+DrlSearchReporter::DrlSearchReporter(std::ostream& os, const std::string& program, double quiet)
     : m_os(os),
       m_program(program),
-      m_interval(interval),
-      m_start(std::chrono::steady_clock::now()),
-      m_stepStart(m_start),
-      m_last(m_start)
+      m_quiet(quiet)
 {
 }
+
+DrlSearchReporter::~DrlSearchReporter() = default;
 
 void
 DrlSearchReporter::Connect(Ptr<DrlScheduler> drl, const std::string& topology)
@@ -34,40 +31,37 @@ DrlSearchReporter::Connect(Ptr<DrlScheduler> drl, const std::string& topology)
 void
 DrlSearchReporter::Report(const std::string& step, uint32_t done, uint32_t total, uint32_t best)
 {
-    using Seconds = std::chrono::duration<double>;
-    const auto now = std::chrono::steady_clock::now();
     if (step != m_step)
     {
         m_step = step;
-        m_stepStart = now;
+        m_phase.reset();
+        if (step == "done")
+        {
+            return;
+        }
+        m_phase = std::make_unique<ProgressReporter>(m_os, m_program, total);
+        m_phase->SetQuiet(m_quiet);
     }
-    if (Seconds(now - m_last).count() < m_interval || done == 0)
+    if (!m_phase || done >= total)
     {
         return;
     }
-    m_last = now;
-    m_os << m_program << ": drl on " << m_topology << ": ";
+    // The next step begins: "done" steps are behind it.
+    std::string what = "drl on " + m_topology + ": ";
     if (step == "rollout")
     {
-        m_os << "rollout round " << done << " of at most " << total;
+        what += "rollout round " + std::to_string(done + 1);
     }
     else
     {
-        m_os << step << " " << done << " of " << total << " done";
+        what += done == 0 ? std::string("the greedy episode")
+                          : "sampled episode " + std::to_string(done);
     }
     if (best > 0 && best != std::numeric_limits<uint32_t>::max())
     {
-        m_os << " (best " << best << " rounds)";
+        what += " (best " + std::to_string(best) + " rounds)";
     }
-    m_os << "; " << ProgressReporter::FormatDuration(Seconds(now - m_start).count())
-         << " elapsed";
-    if (done < total)
-    {
-        const double perStep = Seconds(now - m_stepStart).count() / done;
-        m_os << ", at most about "
-             << ProgressReporter::FormatDuration(perStep * (total - done)) << " left";
-    }
-    m_os << std::endl;
+    m_phase->Begin(what);
 }
 
 } // namespace ns3

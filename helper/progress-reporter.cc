@@ -16,6 +16,7 @@ ProgressReporter::ProgressReporter(std::ostream& os, const std::string& program,
       m_total(total),
       m_start(std::chrono::steady_clock::now()),
       m_stepStart(m_start),
+      m_lastLine(m_start),
       m_thread(&ProgressReporter::Beat, this)
 {
 }
@@ -38,6 +39,13 @@ ProgressReporter::SetHeartbeat(double seconds)
         m_heartbeat = std::max(0.0, seconds);
     }
     m_wake.notify_all();
+}
+
+void
+ProgressReporter::SetQuiet(double seconds)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_quiet = std::max(0.0, seconds);
 }
 
 void
@@ -66,6 +74,7 @@ ProgressReporter::Beat()
             m_os << m_program << ": [" << m_begun << "/" << m_total << "] " << m_step
                  << " still running, " << FormatDuration(onStep) << " on this step; "
                  << FormatDuration(GetElapsed()) << " elapsed" << std::endl;
+            m_lastLine = std::chrono::steady_clock::now();
         }
     }
 }
@@ -78,6 +87,12 @@ ProgressReporter::Begin(const std::string& what)
     m_stepStart = std::chrono::steady_clock::now();
     m_wake.notify_all();
     ++m_begun;
+    if (m_quiet > 0 &&
+        std::chrono::duration<double>(m_stepStart - m_lastLine).count() < m_quiet)
+    {
+        return;
+    }
+    m_lastLine = m_stepStart;
     const double elapsed = GetElapsed();
     m_os << m_program << ": [" << m_begun << "/" << m_total << "] " << what << "; "
          << FormatDuration(elapsed) << " elapsed";

@@ -45,6 +45,14 @@ class ProgressReporter
     void SetHeartbeat(double seconds);
 
     /**
+     * Prints a step's line only when this long has passed since the last line printed (or
+     * since construction), so that a run of many quick steps says little and a short run
+     * nothing; the "still running" lines are unchanged.
+     * \param seconds the quiet time (0, the default: a line for every step)
+     */
+    void SetQuiet(double seconds);
+
+    /**
      * Says that the next step begins.
      * \param what what it does
      */
@@ -71,6 +79,8 @@ class ProgressReporter
     std::chrono::steady_clock::time_point m_stepStart;   //!< when the current step began
     std::string m_step;                                  //!< what the current step does
     double m_heartbeat{30};                              //!< seconds between "still running"
+    double m_quiet{0};                                   //!< seconds between step lines
+    std::chrono::steady_clock::time_point m_lastLine;    //!< the last line (or construction)
     bool m_stop{false};                                  //!< the thread is to end
     std::mutex m_mutex;                                  //!< guards the above and m_os
     std::condition_variable m_wake;                      //!< wakes the thread

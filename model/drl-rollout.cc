@@ -56,6 +56,10 @@ DrlRollout(const DrlPolicy& policy,
     s.estimate = uint64_t{branches} * rounds * env.GetNTotal() / 2;
     s.skipped = branches == 0 || s.estimate > budget;
     DrlEnvironment::Snapshot here = env.Save();
+    if (!s.skipped && progress)
+    {
+        progress(0, bestValue.first);
+    }
     while (!s.skipped && !s.budgetOut)
     {
         const uint32_t round = env.GetRound();

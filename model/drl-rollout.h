@@ -42,8 +42,8 @@ namespace ns3
  * \param seed seed of the sampled decisions
  * \param budget workloads the search may schedule
  * \param[out] stats when given, how it went
- * \param progress when given, called after every round decided: (rounds decided, rounds of the
- *        best plan so far)
+ * \param progress when given, called as the search starts and after every round decided:
+ *        (rounds decided, rounds of the best plan so far)
  * \return the best plan: the incumbent unless the search found one of fewer rounds, or as many
  *         rounds and fewer workloads in the last
  */

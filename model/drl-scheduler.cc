@@ -140,7 +140,8 @@ DrlDecoding::DescribeSearch() const
     else if (rollout.skipped)
     {
         os << "no rollout: " << rollout.branches << " decisions a round would schedule about "
-           << rollout.estimate << " workloads, over the budget of " << rollout.budget;
+           << rollout.estimate << " workloads, over the " << rollout.budget
+           << " the budget has left";
     }
     else
     {
@@ -184,10 +185,12 @@ DrlScheduler::GetTypeId()
                           MakeUintegerAccessor(&DrlScheduler::m_rolloutBranches),
                           MakeUintegerChecker<uint32_t>(0, 4096))
             .AddAttribute("SearchBudget",
-                          "Workloads the search may schedule besides the greedy episode: "
-                          "sampled episodes while one more fits, then the rollout if its "
-                          "expected cost fits what is left (deterministic, unlike a time limit)",
-                          UintegerValue(2000000),
+                          "What the search may spend besides the greedy episode, in workloads "
+                          "scheduled times the topology's servers (a decision costs about in "
+                          "proportion to both): sampled episodes while one more fits, then the "
+                          "rollout if its expected cost fits what is left (deterministic, "
+                          "unlike a time limit)",
+                          UintegerValue(250000000),
                           MakeUintegerAccessor(&DrlScheduler::m_searchBudget),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("Seed",
@@ -305,24 +308,28 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
     const DrlPolicy& policy = GetPolicy(topology);
     auto env = MakeDrlEnvironment(topology, policy.GetTreesPerRoot(), policy.GetTreeSeed(), pieces);
-    m_searchProgress("episode", 0, m_samples + 1, 0);
+    // The budget in this topology's workloads.
+    const uint64_t budget = m_searchBudget / std::max<uint32_t>(1, topology.GetNServers());
+    // The episodes that may run: none of the samples when one does not fit the budget.
+    const uint32_t episodes = 1 + (budget >= env->GetNTotal() ? m_samples : 0);
+    m_searchProgress("episode", 0, episodes, 0);
     DrlDecodeStats stats;
     Plan plan = policy.Decode(*env,
                               m_samples,
                               m_seed,
                               &stats,
-                              m_searchBudget,
-                              [this](uint32_t done, uint32_t best) {
-                                  m_searchProgress("episode", done, m_samples + 1, best);
+                              budget,
+                              [this, episodes](uint32_t done, uint32_t best) {
+                                  m_searchProgress("episode", done, episodes, best);
                               });
     m_decoding.searched = true;
     m_decoding.samples = m_samples;
     m_decoding.finished = stats.finished;
     m_decoding.cut = stats.cut;
     m_decoding.skipped = stats.skipped;
-    m_decoding.budget = m_searchBudget;
+    m_decoding.budget = budget;
     m_decoding.sampledRounds = plan.schedule.GetNRounds();
-    const uint64_t left = m_searchBudget - std::min(m_searchBudget, stats.scheduled);
+    const uint64_t left = budget - std::min(budget, stats.scheduled);
     const uint32_t incumbent = m_decoding.sampledRounds;
     plan = DrlRollout(policy,
                       *env,
@@ -334,6 +341,7 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
                       [this, incumbent](uint32_t rounds, uint32_t best) {
                           m_searchProgress("rollout", rounds, incumbent, best);
                       });
+    m_searchProgress("done", 0, 0, plan.schedule.GetNRounds());
     plan.schedule.scheduler = GetName();
     const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
     if (!check.valid)

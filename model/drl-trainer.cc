@@ -745,6 +745,7 @@ DrlTrainer::Evaluate(DrlCurveRow& row)
     }
     row.evalRounds = rounds / m_envs.size();
     row.evalRatio = ratio / m_envs.size();
+    row.decoded = std::move(decoded);
 }
 
 std::vector<DrlEpisode>
@@ -889,6 +890,45 @@ DrlTrainer::WriteCurve(const std::string& path) const
 }
 
 void
+DrlTrainer::WriteTopologyCurve(const std::string& path) const
+{
+    std::ofstream out(path);
+    if (!out)
+    {
+        throw std::runtime_error("drl: cannot write " + path);
+    }
+    const std::vector<uint32_t> bounds = GetBounds();
+    out << "iteration,topology,family,decoded_rounds,bound,ratio\n";
+    for (const auto& r : m_curve)
+    {
+        for (size_t i = 0; i < r.decoded.size() && i < m_topologies.size(); ++i)
+        {
+            const std::string& name = m_topologies[i].GetName();
+            out << r.iteration << ",\"" << name << "\"," << TopologyFamily(name) << ','
+                << r.decoded[i] << ',' << bounds[i] << ','
+                << static_cast<double>(r.decoded[i]) / bounds[i] << '\n';
+        }
+    }
+}
+
+const std::vector<Topology>&
+DrlTrainer::GetTopologies() const
+{
+    return m_topologies;
+}
+
+std::vector<uint32_t>
+DrlTrainer::GetBounds() const
+{
+    std::vector<uint32_t> bounds;
+    for (const auto& env : m_envs)
+    {
+        bounds.push_back(env->GetBound());
+    }
+    return bounds;
+}
+
+void
 DrlTrainer::SaveState(const std::string& outDir) const
 {
     m_policy.Save(outDir + "/last.pt");
@@ -912,12 +952,28 @@ DrlTrainer::SaveState(const std::string& outDir) const
                                    {static_cast<int64_t>(m_curve.size()), 8},
                                    torch::kFloat64)
                       .clone());
+    // Per row, the decoded rounds of every training topology (0 where a row lacks them).
+    const auto nTopologies = static_cast<int64_t>(m_topologies.size());
+    std::vector<double> decoded(m_curve.size() * m_topologies.size(), 0);
+    for (size_t i = 0; i < m_curve.size(); ++i)
+    {
+        for (size_t t = 0; t < m_curve[i].decoded.size() && t < m_topologies.size(); ++t)
+        {
+            decoded[i * m_topologies.size() + t] = m_curve[i].decoded[t];
+        }
+    }
+    archive.write("curve_topologies",
+                  torch::from_blob(decoded.data(),
+                                   {static_cast<int64_t>(m_curve.size()), nTopologies},
+                                   torch::kFloat64)
+                      .clone());
     archive.write("state",
                   torch::tensor({double(m_seed), m_bestScore, double(m_params.hidden),
                                  double(m_params.treesPerRoot)},
                                 torch::kFloat64));
     SaveArchive(archive, outDir + "/trainer.pt", "trainer state");
     WriteCurve(outDir + "/curve.csv");
+    WriteTopologyCurve(outDir + "/curve-topologies.csv");
 }
 
 void
@@ -989,6 +1045,24 @@ DrlTrainer::LoadState(const std::string& outDir)
     if (m_curve.empty())
     {
         throw std::runtime_error("drl: cannot resume from " + path + ": its curve is empty");
+    }
+    // The per-topology rounds, kept since the per-family learning curves; a trainer.pt from
+    // before has none, and its rows stay without them.
+    torch::Tensor decoded;
+    if (archive.try_read("curve_topologies", decoded) && decoded.dim() == 2 &&
+        decoded.size(0) == static_cast<int64_t>(m_curve.size()) &&
+        decoded.size(1) == static_cast<int64_t>(m_topologies.size()))
+    {
+        const auto dc = decoded.contiguous();
+        const double* dd = dc.data_ptr<double>();
+        for (size_t i = 0; i < m_curve.size(); ++i)
+        {
+            for (size_t t = 0; t < m_topologies.size(); ++t)
+            {
+                m_curve[i].decoded.push_back(
+                    static_cast<uint32_t>(dd[i * m_topologies.size() + t]));
+            }
+        }
     }
     m_secondsBefore = m_curve.back().seconds;
 }

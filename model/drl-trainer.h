@@ -29,6 +29,9 @@ struct DrlCurveRow
     double evalRatio{0};    //!< mean over topologies of decoded rounds / bandwidth bound
     double entropy{0};      //!< mean entropy of the trained level's decisions
     double seconds{0};      //!< wall time since training started (accumulated over resumes)
+    /// per training topology (in the trainer's order), its decoded rounds; empty in a curve
+    /// resumed from a trainer.pt written before they were kept
+    std::vector<uint32_t> decoded;
 };
 
 #ifdef ALLREDUCE_HAVE_TORCH
@@ -101,6 +104,19 @@ class DrlTrainer
      * \param path the file
      */
     void WriteCurve(const std::string& path) const;
+
+    /**
+     * Writes the curve per training topology as CSV, a line per iteration and topology:
+     * iteration, topology, family (TopologyFamily), decoded rounds, bandwidth bound, their
+     * ratio.
+     * \param path the file
+     */
+    void WriteTopologyCurve(const std::string& path) const;
+
+    /// \return the training topologies
+    const std::vector<Topology>& GetTopologies() const;
+    /// \return per training topology, its bandwidth bound (the rounds' scale)
+    std::vector<uint32_t> GetBounds() const;
 
   private:
     /**

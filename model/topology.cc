@@ -489,6 +489,12 @@ Topology::CountUnevenLinks() const
         }));
 }
 
+std::string
+TopologyFamily(const std::string& name)
+{
+    return name.substr(0, name.find('('));
+}
+
 void
 CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switches, uint64_t links)
 {

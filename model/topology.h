@@ -252,6 +252,14 @@ void CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switc
 
 /**
  * \ingroup allreduce
+ * \param name a topology's name (Topology::GetName), e.g. "bcube(n=3,k=1)"
+ * \return its family: the generator's name before the parameters ("bcube", "dcell",
+ *         "fattree", "jellyfish", "random"), or the whole name when it has none (a file's)
+ */
+std::string TopologyFamily(const std::string& name);
+
+/**
+ * \ingroup allreduce
  * Writes a topology in the plain-text topology file format (see doc/allreduce.rst).
  * \param topology the topology
  * \param os the stream to write to

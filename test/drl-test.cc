@@ -1047,8 +1047,12 @@ TEST(DrlScheduler, SearchSaysHowItGoes)
         EXPECT_EQ(std::get<2>(steps[i]), 5u);
     }
     const DrlDecoding& d = drl->GetDecoding();
-    EXPECT_EQ(std::get<0>(steps.back()), "rollout");
-    EXPECT_EQ(std::get<1>(steps.back()), d.rollout.rounds);
+    EXPECT_EQ(std::get<0>(steps[6]), "rollout");
+    EXPECT_EQ(std::get<1>(steps[6]), 0u);
+    EXPECT_EQ(std::get<0>(steps.back()), "done");
+    const auto& last = steps[steps.size() - 2];
+    EXPECT_EQ(std::get<0>(last), "rollout");
+    EXPECT_EQ(std::get<1>(last), d.rollout.rounds);
     EXPECT_EQ(std::get<3>(steps.back()), plan.schedule.GetNRounds());
     EXPECT_EQ(d.finished + d.cut, 5u);
     EXPECT_EQ(d.rollout.branches, 2u);
@@ -1060,15 +1064,23 @@ TEST(DrlScheduler, SearchSaysHowItGoes)
     DrlSearchReporter reporter(lines, "test", 0);
     reporter.Connect(drl, "bcube(n=3,k=1)");
     drl->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
-    EXPECT_NE(lines.str().find("test: drl on bcube(n=3,k=1): episode 1 of 5 done (best "),
+    EXPECT_NE(lines.str().find("test: [1/5] drl on bcube(n=3,k=1): the greedy episode; "),
               std::string::npos)
         << lines.str();
-    EXPECT_NE(lines.str().find("rollout round 1 of at most "), std::string::npos) << lines.str();
+    EXPECT_NE(lines.str().find("test: [2/5] drl on bcube(n=3,k=1): sampled episode 1 (best "),
+              std::string::npos)
+        << lines.str();
+    EXPECT_NE(lines.str().find("] drl on bcube(n=3,k=1): rollout round 1 (best "),
+              std::string::npos)
+        << lines.str();
     // Where the budget does not cover the rollout, it says so instead of running it.
     drl->SetAttribute("SearchBudget", UintegerValue(0));
+    steps.clear();
     drl->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
     EXPECT_TRUE(drl->GetDecoding().rollout.skipped);
     EXPECT_EQ(drl->GetDecoding().skipped, 4u);
+    ASSERT_FALSE(steps.empty());
+    EXPECT_EQ(std::get<2>(steps.front()), 1u); // the greedy episode only: none other fits
     EXPECT_NE(drl->GetDecoding().DescribeSearch().find("no rollout"), std::string::npos)
         << drl->GetDecoding().DescribeSearch();
 }
@@ -1154,6 +1166,10 @@ TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
         EXPECT_DOUBLE_EQ(c1[i].meanRounds, c3[i].meanRounds) << "iteration " << i;
         EXPECT_DOUBLE_EQ(c1[i].evalRounds, c3[i].evalRounds) << "iteration " << i;
         EXPECT_DOUBLE_EQ(c1[i].entropy, c3[i].entropy) << "iteration " << i;
+        // Each topology's decoded rounds, kept across the resume; their mean is the row's.
+        ASSERT_EQ(c1[i].decoded.size(), 2u) << "iteration " << i;
+        EXPECT_EQ(c1[i].decoded, c3[i].decoded) << "iteration " << i;
+        EXPECT_DOUBLE_EQ((c1[i].decoded[0] + c1[i].decoded[1]) / 2.0, c1[i].evalRounds);
     }
     EXPECT_EQ(c1[1].level, "upper");
     EXPECT_EQ(c1[2].level, "lower");
@@ -1165,7 +1181,8 @@ TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
     {
         EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "lower parameter " << i;
     }
-    for (const char* f : {"policy.pt", "last.pt", "trainer.pt", "curve.csv"})
+    for (const char* f :
+         {"policy.pt", "last.pt", "trainer.pt", "curve.csv", "curve-topologies.csv"})
     {
         EXPECT_TRUE(std::filesystem::exists(a + "/" + f)) << f;
     }

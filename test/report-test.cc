@@ -315,3 +315,57 @@ TEST(PacketTable, RunsTheTopologiesAgainWithAggregationAndComparesTheFastest)
     config.shares = {"none"};
     EXPECT_THROW(PacketTable{config}, std::invalid_argument);
 }
+
+TEST(LearningCurveChart, OneLinePerTopologyFamily)
+{
+    // Two BCubes and a DCell: two families; a family's point is the mean of its topologies'
+    // decoded rounds over their bounds; rows without per-topology rounds are left out.
+    LearningCurveChart chart({"bcube(n=3,k=1)", "dcell(n=4,k=1)", "bcube(n=4,k=1)"},
+                             {8, 19, 15});
+    EXPECT_EQ(chart.GetFamilies(), (std::vector<std::string>{"bcube", "dcell"}));
+    chart.Add(0, {10, 25, 18});
+    chart.Add(1, {});
+    chart.Add(2, {9, 24, 16});
+    const auto bcube = chart.GetCurve("bcube");
+    ASSERT_EQ(bcube.size(), 2u);
+    EXPECT_DOUBLE_EQ(bcube[0].first, 0);
+    EXPECT_DOUBLE_EQ(bcube[0].second, (10.0 / 8 + 18.0 / 15) / 2);
+    EXPECT_DOUBLE_EQ(bcube[1].first, 2);
+    EXPECT_DOUBLE_EQ(chart.GetCurve("dcell")[1].second, 24.0 / 19);
+    EXPECT_THROW(chart.Add(3, {1, 2}), std::invalid_argument);
+    EXPECT_THROW(LearningCurveChart({"a"}, {0}), std::invalid_argument);
+    EXPECT_EQ(TopologyFamily("jellyfish(switches=10,degree=4,servers=1,seed=1)"), "jellyfish");
+    EXPECT_EQ(TopologyFamily("my-file"), "my-file");
+    // The data file has one block per family, and the script names them.
+    const std::string prefix = ::testing::TempDir() + "/learning-curve-test";
+    chart.Write(prefix, "test");
+    std::ifstream plt(prefix + ".plt");
+    const std::string script((std::istreambuf_iterator<char>(plt)), {});
+    EXPECT_NE(script.find("title \"bcube\""), std::string::npos) << script;
+    EXPECT_NE(script.find("title \"dcell\""), std::string::npos) << script;
+    EXPECT_TRUE(std::ifstream(prefix + ".dat").good());
+}
+
+TEST(ProgressReporter, QuietStepsPrintAtMostOneLinePerInterval)
+{
+    // Many quick steps with a quiet time: no line until the quiet time has passed, then
+    // one, and the step count goes on counting every step.
+    std::ostringstream os;
+    {
+        ProgressReporter progress(os, "allreduce-rounds", 100);
+        progress.SetHeartbeat(0);
+        progress.SetQuiet(0.1);
+        for (int i = 0; i < 50; ++i)
+        {
+            progress.Begin("step " + std::to_string(i + 1));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        for (int i = 50; i < 60; ++i)
+        {
+            progress.Begin("step " + std::to_string(i + 1));
+        }
+    }
+    const std::string text = os.str();
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_NE(text.find("allreduce-rounds: [51/100] step 51; "), std::string::npos) << text;
+}
