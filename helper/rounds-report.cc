@@ -154,7 +154,8 @@ WriteRoundsReportJson(std::ostream& os,
                         {"workloads_scheduled", drl->rollout.scheduled},
                         {"budget_used_up", drl->rollout.budgetOut},
                         {"rounds", drl->rollout.found}}},
-                      {"rescore_share", drl->rescoreShare}};
+                      {"rescore_share", drl->rescoreShare},
+                      {"symmetry", drl->symmetry}};
     }
     os << out.dump(2) << std::endl;
 }

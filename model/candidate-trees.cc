@@ -4,6 +4,7 @@
 
 #include "candidate-trees.h"
 
+#include "server-translations.h"
 #include "workload.h"
 
 #include "ns3/log.h"
@@ -24,19 +25,41 @@ namespace
 class TreeBalancer
 {
   public:
-    TreeBalancer(const Topology& topology, bool longer)
+    /**
+     * \param topology the topology
+     * \param longer allow parents that lengthen the path
+     * \param roots the roots whose trees are balanced (empty: every server)
+     * \param classOf per directed link, the class its load counts in (empty: its own; the
+     *        orbits, for trees that translations copy from root 0's)
+     */
+    TreeBalancer(const Topology& topology,
+                 bool longer,
+                 std::vector<uint32_t> roots = {},
+                 std::vector<uint32_t> classOf = {})
         : m_topo(topology),
           m_longer(longer),
           m_servers(topology.GetNServers()),
           m_nodes(topology.GetNNodes()),
-          m_load(2 * topology.GetNLinks(), 0)
+          m_roots(std::move(roots)),
+          m_classOf(std::move(classOf))
     {
-        for (uint32_t r = 0; r < m_servers; ++r)
+        if (m_roots.empty())
+        {
+            m_roots.resize(m_servers);
+            std::iota(m_roots.begin(), m_roots.end(), 0);
+        }
+        uint32_t classes = 2 * topology.GetNLinks();
+        if (!m_classOf.empty())
+        {
+            classes = *std::max_element(m_classOf.begin(), m_classOf.end()) + 1;
+        }
+        m_load.assign(classes, 0);
+        for (uint32_t r : m_roots)
         {
             m_dist.push_back(topology.GetHopDistances(r));
             m_parent.push_back(FlowTree::ShortestPath(topology, r).GetParents());
             m_flow.emplace_back(m_nodes, 0);
-            ComputeFlow(r);
+            ComputeFlow(static_cast<uint32_t>(m_flow.size() - 1));
         }
     }
 
@@ -45,11 +68,11 @@ class TreeBalancer
     uint32_t Pass(std::mt19937_64& rng)
     {
         std::vector<uint64_t> order;
-        for (uint32_t r = 0; r < m_servers; ++r)
+        for (uint32_t r = 0; r < m_roots.size(); ++r)
         {
             for (uint32_t x = 0; x < m_nodes; ++x)
             {
-                if (x != r && m_parent[r][x] != NO_INDEX)
+                if (x != m_roots[r] && m_parent[r][x] != NO_INDEX)
                 {
                     order.push_back(uint64_t{r} * m_nodes + x);
                 }
@@ -69,18 +92,26 @@ class TreeBalancer
         return moves;
     }
 
+    /// \return the trees of the roots, in their order
     std::vector<FlowTree> GetTrees() const
     {
         std::vector<FlowTree> trees;
-        for (uint32_t r = 0; r < m_servers; ++r)
+        for (uint32_t r = 0; r < m_roots.size(); ++r)
         {
-            trees.emplace_back(m_topo, r, m_parent[r]);
+            trees.emplace_back(m_topo, m_roots[r], m_parent[r]);
         }
         return trees;
     }
 
   private:
-    /// Flow of x in tree r: the merge workloads that cross the hop x -> parent(x).
+    /// \return the load index of the directed link from a to b
+    uint32_t ClassOf(uint32_t a, uint32_t b) const
+    {
+        const uint32_t l = GetDirectedLink(m_topo, a, b);
+        return m_classOf.empty() ? l : m_classOf[l];
+    }
+
+    /// Flow of x in tree r (the r-th root): the merge workloads that cross the hop x -> parent(x).
     void ComputeFlow(uint32_t r)
     {
         std::vector<uint32_t> order(m_nodes);
@@ -111,8 +142,8 @@ class TreeBalancer
 
     void AddHop(uint32_t a, uint32_t b, int64_t amount)
     {
-        m_load[GetDirectedLink(m_topo, a, b)] += amount;
-        m_load[GetDirectedLink(m_topo, b, a)] += amount;
+        m_load[ClassOf(a, b)] += amount;
+        m_load[ClassOf(b, a)] += amount;
     }
 
     /// The hops from x via p up to the first server, as directed links in both directions.
@@ -122,8 +153,8 @@ class TreeBalancer
         uint32_t b = p;
         while (true)
         {
-            links.push_back(GetDirectedLink(m_topo, a, b));
-            links.push_back(GetDirectedLink(m_topo, b, a));
+            links.push_back(ClassOf(a, b));
+            links.push_back(ClassOf(b, a));
             if (b < m_servers)
             {
                 return;
@@ -232,10 +263,12 @@ class TreeBalancer
     bool m_longer;                                 //!< allow parents that lengthen the path
     uint32_t m_servers;
     uint32_t m_nodes;
-    std::vector<int64_t> m_load;                   //!< per directed link
-    std::vector<std::vector<uint32_t>> m_dist;     //!< per root, hops from the root
-    std::vector<std::vector<uint32_t>> m_parent;   //!< per root, parent per node
-    std::vector<std::vector<int64_t>> m_flow;      //!< per root, flow per node
+    std::vector<uint32_t> m_roots;                 //!< the roots balanced
+    std::vector<uint32_t> m_classOf;               //!< per directed link, its load's class
+    std::vector<int64_t> m_load;                   //!< per class (directed link or orbit)
+    std::vector<std::vector<uint32_t>> m_dist;     //!< per root (of m_roots), hops from it
+    std::vector<std::vector<uint32_t>> m_parent;   //!< per root (of m_roots), parent per node
+    std::vector<std::vector<int64_t>> m_flow;      //!< per root (of m_roots), flow per node
     std::vector<uint32_t> m_old;                   //!< scratch
     std::vector<uint32_t> m_new;                   //!< scratch
 };
@@ -357,6 +390,87 @@ BuildCandidateTrees(const Topology& topology,
         {
             out.push_back(std::move(trees));
         }
+    }
+    return out;
+}
+
+std::vector<FlowTree>
+TranslateTree(const Topology& topology,
+              const ServerTranslations& translations,
+              const FlowTree& tree)
+{
+    const std::vector<uint32_t>& parent = tree.GetParents();
+    std::vector<FlowTree> trees;
+    for (uint32_t r = 0; r < topology.GetNServers(); ++r)
+    {
+        std::vector<uint32_t> moved(parent.size(), NO_INDEX);
+        for (uint32_t v = 0; v < parent.size(); ++v)
+        {
+            if (parent[v] != NO_INDEX)
+            {
+                moved[translations.Map(r, v)] = translations.Map(r, parent[v]);
+            }
+        }
+        trees.emplace_back(topology, translations.Map(r, tree.GetRoot()), std::move(moved));
+    }
+    return trees;
+}
+
+std::vector<uint32_t>
+GetDirectedLinkOrbits(const Topology& topology, const ServerTranslations& translations)
+{
+    std::vector<uint32_t> orbit(2 * topology.GetNLinks(), NO_INDEX);
+    uint32_t next = 0;
+    for (uint32_t l = 0; l < orbit.size(); ++l)
+    {
+        if (orbit[l] != NO_INDEX)
+        {
+            continue;
+        }
+        const TopologyLink& link = topology.GetLink(l / 2);
+        const uint32_t a = l % 2 == 0 ? link.a : link.b;
+        const uint32_t b = l % 2 == 0 ? link.b : link.a;
+        for (uint32_t r = 0; r < translations.GetNServers(); ++r)
+        {
+            orbit[GetDirectedLink(topology, translations.Map(r, a), translations.Map(r, b))] =
+                next;
+        }
+        ++next;
+    }
+    return orbit;
+}
+
+std::vector<std::vector<FlowTree>>
+BuildSymmetricCandidateTrees(const Topology& topology,
+                             const ServerTranslations& translations,
+                             uint32_t k,
+                             uint32_t seed,
+                             uint32_t passes,
+                             uint32_t tries)
+{
+    std::vector<FlowTree> roots0{FlowTree::ShortestPath(topology, 0)};
+    const std::vector<uint32_t> orbits = GetDirectedLinkOrbits(topology, translations);
+    const uint32_t attempts = tries == 0 ? 4 * k : tries;
+    for (uint32_t i = 0; roots0.size() < k && i < attempts; ++i)
+    {
+        TreeBalancer balancer(topology, i % 2 == 0, {0}, orbits);
+        std::mt19937_64 rng(seed + i / 2);
+        for (uint32_t pass = 0; pass < passes && balancer.Pass(rng) > 0; ++pass)
+        {
+        }
+        FlowTree tree = balancer.GetTrees().front();
+        const bool known = std::any_of(roots0.begin(), roots0.end(), [&tree](const FlowTree& t) {
+            return t.GetParents() == tree.GetParents();
+        });
+        if (!known)
+        {
+            roots0.push_back(std::move(tree));
+        }
+    }
+    std::vector<std::vector<FlowTree>> out;
+    for (const FlowTree& tree : roots0)
+    {
+        out.push_back(TranslateTree(topology, translations, tree));
     }
     return out;
 }

@@ -6,6 +6,7 @@
 #define NS3_ALLREDUCE_CANDIDATE_TREES_H
 
 #include "flow-tree.h"
+#include "server-translations.h"
 #include "topology.h"
 
 #include <cstdint>
@@ -80,6 +81,52 @@ std::vector<std::vector<FlowTree>> BuildCandidateTrees(const Topology& topology,
                                                        uint32_t seed,
                                                        uint32_t passes = 50,
                                                        uint32_t tries = 0);
+
+/**
+ * \ingroup allreduce
+ * \param topology the topology
+ * \param translations its translations (not empty)
+ * \param tree a flow tree of root 0
+ * \return per root r, T_r of the tree (a flow tree of root r)
+ */
+std::vector<FlowTree> TranslateTree(const Topology& topology,
+                                    const ServerTranslations& translations,
+                                    const FlowTree& tree);
+
+/**
+ * \ingroup allreduce
+ * \param topology the topology
+ * \param translations its translations (not empty)
+ * \return per directed link (GetDirectedLink's numbering), its orbit under the translations,
+ *         numbered 0, 1, ... in the order of their first link
+ */
+std::vector<uint32_t> GetDirectedLinkOrbits(const Topology& topology,
+                                            const ServerTranslations& translations);
+
+/**
+ * \ingroup allreduce
+ * Candidate flow-tree sets that the translations copy (doc/allreduce.rst, "Symmetric
+ * decoding"): in every set, the tree of root r is T_r of the set's tree of root 0, so that a
+ * schedule may be root 0's decisions repeated by every T_r. Root 0's trees: the shortest-path
+ * tree, then trees balanced as BuildBalancedTrees balances, on root 0's tree alone with its
+ * loads counted per orbit of directed links (with the copies, every link of an orbit carries
+ * what root 0's tree puts on the orbit), longer paths allowed and shortest only alternately,
+ * seeds seed, seed + 1, ...; a set equal to one already found is dropped.
+ * \param topology the topology
+ * \param translations its translations (not empty)
+ * \param k tree sets wanted
+ * \param seed seed of the balanced trees
+ * \param passes passes of the balancing local search
+ * \param tries balanced trees built at most (0: 4 k)
+ * \return per candidate, one flow tree per root; at most k candidates
+ */
+std::vector<std::vector<FlowTree>> BuildSymmetricCandidateTrees(
+    const Topology& topology,
+    const ServerTranslations& translations,
+    uint32_t k,
+    uint32_t seed,
+    uint32_t passes = 50,
+    uint32_t tries = 0);
 
 } // namespace ns3
 

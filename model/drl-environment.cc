@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -317,6 +318,101 @@ DrlEnvironment::Restore(const Snapshot& s)
 }
 
 void
+DrlEnvironment::UseTranslations(const ServerTranslations& translations)
+{
+    const Topology& topology = m_sets.front().GetTopology();
+    if (translations.IsEmpty() || translations.GetNServers() != topology.GetNServers() ||
+        topology.CountAggregators() > 0)
+    {
+        throw std::invalid_argument("DrlEnvironment::UseTranslations: " +
+                                    std::string(translations.IsEmpty()
+                                                    ? "no translations"
+                                                    : "not this topology's translations, or "
+                                                      "it has aggregating switches"));
+    }
+    const uint32_t n = translations.GetNServers();
+    std::vector<uint32_t> index(m_engine->GetWorkloads().GetN(), NO_INDEX);
+    std::vector<uint32_t> members;
+    std::vector<uint32_t> stamp(m_sets.front().GetNDirectedLinks(), NO_INDEX);
+    for (uint32_t j = 0; j < m_sets.size(); ++j)
+    {
+        const WorkloadSet& ws = m_sets[j];
+        // A workload is known by its chunk, phase, piece and ends.
+        std::map<std::tuple<uint32_t, int, uint32_t, uint32_t, uint32_t>, uint32_t> byKey;
+        for (const Workload& w : ws.GetAll())
+        {
+            byKey[{w.chunk, static_cast<int>(w.phase), w.piece, w.src, w.dst}] = w.id;
+        }
+        std::vector<uint8_t> covered(ws.GetN(), 0);
+        for (const Workload& w : ws.GetAll())
+        {
+            if (w.chunk != 0)
+            {
+                continue;
+            }
+            const auto orbit = static_cast<uint32_t>(members.size() / n);
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                const auto it = byKey.find({r,
+                                            static_cast<int>(w.phase),
+                                            w.piece,
+                                            translations.Map(r, w.src),
+                                            translations.Map(r, w.dst)});
+                bool same = it != byKey.end();
+                const Workload* image = same ? &ws.Get(it->second) : nullptr;
+                same = same && image->path.size() == w.path.size() && !covered[image->id];
+                for (size_t i = 0; same && i < w.path.size(); ++i)
+                {
+                    same = image->path[i] == translations.Map(r, w.path[i]);
+                }
+                for (size_t i = 0; same && i < image->links.size(); ++i)
+                {
+                    same = stamp[image->links[i]] != orbit; // no link twice in an orbit
+                    stamp[image->links[i]] = orbit;
+                }
+                if (!same)
+                {
+                    throw std::invalid_argument(
+                        "DrlEnvironment::UseTranslations: candidate set " + std::to_string(j) +
+                        "'s workloads are not copies of root 0's by the translations (workload " +
+                        std::to_string(w.id) + " and root " + std::to_string(r) +
+                        "), or an orbit uses a link twice; build the trees with "
+                        "BuildSymmetricCandidateTrees");
+                }
+                covered[image->id] = 1;
+                members.push_back(m_offset[j] + image->id);
+            }
+            index[m_offset[j] + w.id] = orbit;
+        }
+        if (std::count(covered.begin(), covered.end(), 1) != static_cast<long>(ws.GetN()))
+        {
+            throw std::invalid_argument("DrlEnvironment::UseTranslations: candidate set " +
+                                        std::to_string(j) +
+                                        " has workloads in no orbit of root 0's");
+        }
+    }
+    m_orbitSize = n;
+    m_orbitIndex = std::move(index);
+    m_orbitMembers = std::move(members);
+    m_rescanOnPick = true; // an orbit's links are not all indexed by its representative
+    Reset();
+}
+
+bool
+DrlEnvironment::IsSymmetric() const
+{
+    return m_orbitSize > 0;
+}
+
+std::pair<const uint32_t*, const uint32_t*>
+DrlEnvironment::OrbitOf(uint32_t set, uint32_t id) const
+{
+    const uint32_t orbit = m_orbitIndex[m_offset[set] + id];
+    const uint32_t* first = m_orbitMembers.data() + uint64_t{orbit} * m_orbitSize;
+    return {first, first + m_orbitSize};
+}
+
+void
 DrlEnvironment::TakeOwnLinkCounts(uint32_t t)
 {
     const uint32_t set = m_tree[t].set;
@@ -456,6 +552,11 @@ DrlEnvironment::RecountLeft()
 void
 DrlEnvironment::Observe(SchedulerState& state)
 {
+    if (IsSymmetric())
+    {
+        throw std::invalid_argument("DrlEnvironment::Observe: symmetric decoding plans "
+                                    "offline; observe with an environment of one set");
+    }
     if (m_sets.size() != 1 || state.GetWorkloads().GetN() != m_sets.front().GetN())
     {
         throw std::invalid_argument(
@@ -744,13 +845,28 @@ DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected,
             ++m_selectedCount;
         }
     }
+    if (IsSymmetric())
+    {
+        // Every root as root 0; the candidates are root 0's (their orbits go with them).
+        m_selectedCount = 0;
+        for (uint32_t j = 0; j < m_sets.size(); ++j)
+        {
+            const uint32_t t0 = m_setTree[j][0];
+            for (uint32_t r = 0; r < m_roots && t0 != NO_INDEX; ++r)
+            {
+                const uint32_t t = m_setTree[j][r];
+                m_selected[t] = m_selected[t0] && mask[t];
+                m_selectedCount += m_selected[t];
+            }
+        }
+    }
     // The candidates: the ready workloads of the selected trees, tree by tree, each tree's in
     // id order (a pass over what is ready, not over every workload).
     m_treeReady.assign(m_tree.size(), 0);
     for (uint32_t id : m_state->GetReady())
     {
         const uint32_t t = m_engineTree[id];
-        m_treeReady[t] += m_selected[t];
+        m_treeReady[t] += m_selected[t] && (!IsSymmetric() || m_tree[t].root == 0);
     }
     m_treeCandidates.assign(m_tree.size(), {0, 0});
     uint32_t first = 0;
@@ -763,7 +879,7 @@ DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected,
     for (uint32_t id : m_state->GetReady())
     {
         const uint32_t t = m_engineTree[id];
-        if (m_selected[t])
+        if (m_selected[t] && (!IsSymmetric() || m_tree[t].root == 0))
         {
             m_candidates[m_treeCandidates[t].second++] = {m_tree[t].set, id - m_offset[m_tree[t].set]};
         }
@@ -810,7 +926,19 @@ DrlEnvironment::GetCandidateMask() const
 bool
 DrlEnvironment::Conflicts(uint32_t set, uint32_t id) const
 {
-    if (!m_state->CanStart(m_offset[set] + id))
+    if (IsSymmetric())
+    {
+        // Its whole orbit starts with it (the orbit's links are disjoint: UseTranslations).
+        const auto [first, last] = OrbitOf(set, id);
+        for (const uint32_t* e = first; e != last; ++e)
+        {
+            if (!m_state->CanStart(*e))
+            {
+                return true;
+            }
+        }
+    }
+    else if (!m_state->CanStart(m_offset[set] + id))
     {
         return true;
     }
@@ -929,14 +1057,27 @@ DrlEnvironment::Pick(uint32_t index)
     const auto [set, id] = m_candidates[index];
     const uint32_t t = m_treeOf[set][id];
     const uint32_t root = m_tree[t].root;
-    m_state->Start(m_offset[set] + id);
-    if (m_committed[root] == NO_INDEX)
+    const auto start = [this, set = set](uint32_t e) {
+        const uint32_t local = e - m_offset[set];
+        const uint32_t tree = m_treeOf[set][local];
+        m_state->Start(e);
+        if (m_committed[m_tree[tree].root] == NO_INDEX)
+        {
+            m_committed[m_tree[tree].root] = tree;
+        }
+        m_roundOf[set][local] = m_round;
+        ++m_treeSentLast[tree];
+        ++m_picked;
+    };
+    if (IsSymmetric())
     {
-        m_committed[root] = t;
+        const auto [first, last] = OrbitOf(set, id);
+        std::for_each(first, last, start);
     }
-    m_roundOf[set][id] = m_round;
-    ++m_treeSentLast[t];
-    ++m_picked;
+    else
+    {
+        start(m_offset[set] + id);
+    }
     m_mask[index] = 0;
     --m_pickable;
     const auto recheck = [this](uint32_t c) {
@@ -973,7 +1114,7 @@ DrlEnvironment::Pick(uint32_t index)
             }
         }
     }
-    return LowerReward(m_total);
+    return LowerReward(m_total) * std::max<uint32_t>(1, m_orbitSize);
 }
 
 double
@@ -1138,6 +1279,29 @@ MakeDrlEnvironment(const Topology& topology,
         }
     }
     return std::make_unique<DrlEnvironment>(std::move(setTrees), std::move(sets));
+}
+
+std::unique_ptr<DrlEnvironment>
+MakeSymmetricDrlEnvironment(const Topology& topology,
+                            const ServerTranslations& translations,
+                            uint32_t treesPerRoot,
+                            uint32_t treeSeed,
+                            uint32_t pieces)
+{
+    if (translations.IsEmpty())
+    {
+        throw std::invalid_argument("MakeSymmetricDrlEnvironment: " + topology.GetName() +
+                                    " has no translations");
+    }
+    auto trees = BuildSymmetricCandidateTrees(topology, translations, treesPerRoot, treeSeed);
+    std::vector<WorkloadSet> sets;
+    for (const auto& t : trees)
+    {
+        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces));
+    }
+    auto env = std::make_unique<DrlEnvironment>(std::move(trees), std::move(sets));
+    env->UseTranslations(translations);
+    return env;
 }
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 #include "balanced-scheduler.h"
 #include "round-engine.h"
 #include "scheduler-state.h"
+#include "server-translations.h"
 #include "workload.h"
 
 #include <cstdint>
@@ -154,6 +155,21 @@ class DrlEnvironment
      *         state runs other workloads
      */
     void Observe(SchedulerState& state);
+
+    /**
+     * Symmetric decoding (doc/allreduce.rst, "Symmetric decoding"): from now on the decisions
+     * are root 0's, repeated by every translation. The candidates are root 0's ready
+     * workloads only; picking one starts its whole orbit (its images under every T_r, one per
+     * root), and it can be picked only when none of them conflicts; the trees of a candidate
+     * set are selected for every root as for root 0. The schedule stays a translated copy of
+     * root 0's, which halves nothing but the decisions: N times fewer of them.
+     * \param translations the topology's translations
+     * \throws std::invalid_argument when they are empty, the candidate sets are not copies by
+     *         them (BuildSymmetricCandidateTrees), or an orbit's workloads share a directed link
+     */
+    void UseTranslations(const ServerTranslations& translations);
+    /// \return true after UseTranslations
+    bool IsSymmetric() const;
 
     /// \param t a tree \return its root (the chunk it carries)
     uint32_t GetTreeRoot(uint32_t t) const;
@@ -328,6 +344,8 @@ class DrlEnvironment
     const Workload& StateWorkload(uint32_t set, uint32_t id) const;
     /// \return the directed links of workload id of a set in the state acted on
     const std::vector<uint32_t>& LinksOf(uint32_t set, uint32_t id) const;
+    /// \return the engine ids of the orbit of root 0's workload id of a set (symmetric)
+    std::pair<const uint32_t*, const uint32_t*> OrbitOf(uint32_t set, uint32_t id) const;
 
     std::vector<std::vector<FlowTree>> m_trees;        //!< per set, per root (empty: no trees)
     std::vector<WorkloadSet> m_sets;                   //!< per candidate set
@@ -350,6 +368,11 @@ class DrlEnvironment
     uint32_t m_maxDependents{1};                       //!< most dependents of a workload
     uint32_t m_bound{0};                               //!< bandwidth bound
     float m_aggregatorShare{0};                        //!< switches that aggregate, as a share
+    uint32_t m_orbitSize{0};                           //!< symmetric: servers (0: not)
+    std::vector<uint32_t> m_orbitIndex;                //!< symmetric: per engine workload of
+                                                       //!< root 0, its orbit (else NO_INDEX)
+    std::vector<uint32_t> m_orbitMembers;              //!< symmetric: per orbit, its engine ids
+                                                       //!< (m_orbitSize each, root 0's first)
     bool m_rescanOnPick{false};                        //!< a pick may block candidates that
                                                        //!< share no link with it (aggregation
                                                        //!< slots): recheck every candidate
@@ -410,6 +433,25 @@ std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(const Topology& topology,
                                                    uint32_t treesPerRoot,
                                                    uint32_t treeSeed,
                                                    uint32_t pieces);
+
+/**
+ * \ingroup allreduce
+ * The environment of symmetric decoding (doc/allreduce.rst, "Symmetric decoding"): merge
+ * workloads on `treesPerRoot` candidate tree sets that the topology's translations copy
+ * (BuildSymmetricCandidateTrees), the decisions root 0's (DrlEnvironment::UseTranslations).
+ * \param topology the topology (without aggregating switches)
+ * \param translations its translations (ServerTranslations::Find; not empty)
+ * \param treesPerRoot candidate trees per root
+ * \param treeSeed their seed
+ * \param pieces pieces per chunk
+ * \return the environment
+ * \throws std::invalid_argument when the translations are empty
+ */
+std::unique_ptr<DrlEnvironment> MakeSymmetricDrlEnvironment(const Topology& topology,
+                                                            const ServerTranslations& translations,
+                                                            uint32_t treesPerRoot,
+                                                            uint32_t treeSeed,
+                                                            uint32_t pieces);
 
 } // namespace ns3
 

@@ -9,6 +9,7 @@
 #include "drl-rollout.h"
 #include "scheduler-registry.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
@@ -155,6 +156,10 @@ DrlDecoding::DescribeSearch() const
                    : "no fewer rounds");
     }
     os << "; rescore share " << rescoreShare;
+    if (!symmetry.empty())
+    {
+        os << "; symmetric: root 0's decisions repeated on every root by " << symmetry;
+    }
     return os.str();
 }
 
@@ -193,6 +198,13 @@ DrlScheduler::GetTypeId()
                           UintegerValue(250000000),
                           MakeUintegerAccessor(&DrlScheduler::m_searchBudget),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Symmetric",
+                          "Where the topology has translations (BCube, DCell(n,1) with n+1 "
+                          "prime), decide for root 0 on trees they copy and repeat every "
+                          "decision on every root (doc/allreduce.rst, \"Symmetric decoding\")",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&DrlScheduler::m_symmetric),
+                          MakeBooleanChecker())
             .AddAttribute("Seed",
                           "Seed of the sampled episodes and the rollout's sampled decisions",
                           UintegerValue(1),
@@ -285,6 +297,7 @@ DrlScheduler::Prepare(const WorkloadSet& workloads)
 {
     GetPolicy(workloads.GetTopology());
     m_decoding.searched = false; // online: no search
+    m_decoding.symmetry.clear();
     m_env = std::make_unique<DrlEnvironment>(workloads);
     m_rng.seed(m_seed);
 }
@@ -307,7 +320,19 @@ Plan
 DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
     const DrlPolicy& policy = GetPolicy(topology);
-    auto env = MakeDrlEnvironment(topology, policy.GetTreesPerRoot(), policy.GetTreeSeed(), pieces);
+    const ServerTranslations translations =
+        m_symmetric ? ServerTranslations::Find(topology) : ServerTranslations();
+    auto env = translations.IsEmpty()
+                   ? MakeDrlEnvironment(topology,
+                                        policy.GetTreesPerRoot(),
+                                        policy.GetTreeSeed(),
+                                        pieces)
+                   : MakeSymmetricDrlEnvironment(topology,
+                                                 translations,
+                                                 policy.GetTreesPerRoot(),
+                                                 policy.GetTreeSeed(),
+                                                 pieces);
+    m_decoding.symmetry = translations.GetDescription();
     // The budget in this topology's workloads.
     const uint64_t budget = m_searchBudget / std::max<uint32_t>(1, topology.GetNServers());
     // The episodes that may run: none of the samples when one does not fit the budget.

@@ -103,6 +103,7 @@ struct DrlDecoding
                                  //!< topology (the attribute over its servers)
     DrlRolloutStats rollout;     //!< the rollout search of the last MakePlan
     double rescoreShare{0};      //!< the RescoreShare attribute
+    std::string symmetry;        //!< symmetric decoding: the translations' group (empty: none)
 
     /// \return "topology", "general", "given" or "none"
     std::string GetSourceName() const;
@@ -197,6 +198,7 @@ class DrlScheduler : public AllReduceScheduler
     std::string m_model;                 //!< Model attribute
     uint32_t m_samples{32};              //!< Samples attribute
     uint32_t m_rolloutBranches{16};      //!< RolloutBranches attribute
+    bool m_symmetric{true};              //!< Symmetric attribute
     uint64_t m_searchBudget{250000000};  //!< SearchBudget attribute
     uint32_t m_seed{1};                  //!< Seed attribute
     double m_rescoreShare{0.5};          //!< RescoreShare attribute
