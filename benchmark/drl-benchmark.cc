@@ -52,24 +52,41 @@ DrlEpisodeBench(benchmark::State& state)
     state.counters["workloads"] = env->GetNTotal();
 }
 
-/// (topology, rescore share) of DrlDecodeBench.
-const std::pair<const char*, double> DECODE_CASES[] = {{"dcell:n=6,k=1", 0.0},
-                                                      {"dcell:n=6,k=1", 0.5},
-                                                      {"dcell:n=3,k=2", 0.5},
-                                                      {"bcube:n=6,k=2", 0.5}};
+/// A case of DrlDecodeBench.
+struct DecodeCase
+{
+    const char* spec; //!< the topology
+    double share;     //!< the rescore share
+    bool symmetric;   //!< symmetric decoding (root 0's decisions repeated)
+};
+
+/// The cases of DrlDecodeBench.
+const DecodeCase DECODE_CASES[] = {{"dcell:n=6,k=1", 0.0, false},
+                                   {"dcell:n=6,k=1", 0.5, false},
+                                   {"dcell:n=3,k=2", 0.5, false},
+                                   {"bcube:n=6,k=2", 0.5, false},
+                                   {"dcell:n=6,k=1", 0.5, true},
+                                   {"bcube:n=6,k=2", 0.5, true}};
 
 void
 DrlDecodeBench(benchmark::State& state)
 {
     torch::set_num_threads(1);
-    const auto [spec, share] = DECODE_CASES[state.range(0)];
-    state.SetLabel(std::string(spec) + " rescore " + std::to_string(share).substr(0, 3));
+    const auto [spec, share, symmetric] = DECODE_CASES[state.range(0)];
+    state.SetLabel(std::string(spec) + " rescore " + std::to_string(share).substr(0, 3) +
+                   (symmetric ? " symmetric" : ""));
     DrlPolicy policy = DrlPolicy::Load(GetDrlGeneralModelPath());
     policy.SetRescoreShare(share);
-    auto env = MakeDrlEnvironment(BuildTopology(spec),
-                                  policy.GetTreesPerRoot(),
-                                  policy.GetTreeSeed(),
-                                  1);
+    const Topology topology = BuildTopology(spec);
+    auto env = symmetric ? MakeSymmetricDrlEnvironment(topology,
+                                                       ServerTranslations::Find(topology),
+                                                       policy.GetTreesPerRoot(),
+                                                       policy.GetTreeSeed(),
+                                                       1)
+                         : MakeDrlEnvironment(topology,
+                                              policy.GetTreesPerRoot(),
+                                              policy.GetTreeSeed(),
+                                              1);
     std::mt19937_64 rng(1);
     uint32_t rounds = 0;
     for (auto _ : state)
@@ -78,7 +95,9 @@ DrlDecodeBench(benchmark::State& state)
         rounds = policy.Run(*env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, rng, false)
                      .rounds;
     }
-    const double decisions = rounds + env->GetNTotal();
+    // Symmetric: a pick is an orbit, one workload per server.
+    const double decisions =
+        rounds + env->GetNTotal() / (symmetric ? topology.GetNServers() : 1.0);
     state.counters["rounds"] = rounds;
     state.counters["workloads"] = env->GetNTotal();
     // Seconds per decision (a tree selection or a pick).
@@ -108,6 +127,6 @@ DrlIterationBench(benchmark::State& state)
 } // namespace
 
 BENCHMARK(DrlEpisodeBench)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK(DrlDecodeBench)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(DrlDecodeBench)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(DrlIterationBench)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->Iterations(3);
 #endif

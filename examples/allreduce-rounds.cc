@@ -47,7 +47,7 @@ main(int argc, char* argv[])
     std::string model;
     uint32_t samples = 32;
     uint32_t rollout = 16;
-    uint64_t searchBudget = 250000000;
+    uint64_t searchBudget = 100000000;
 
     CheckedCommandLine cmd(__FILE__,
                            "Schedules an AllReduce in rounds on a data-center topology and "
@@ -101,8 +101,8 @@ main(int argc, char* argv[])
                    4096);
     cmd.AddInteger("search-budget",
                    "drl: what the samples and the rollout may spend besides the greedy "
-                   "episode, in workloads scheduled times servers (large topologies get fewer "
-                   "samples and no rollout)",
+                   "episode, in workloads scheduled times the greedy episode's rounds (large "
+                   "topologies get fewer samples and no rollout)",
                    searchBudget,
                    0,
                    std::numeric_limits<uint64_t>::max());

@@ -827,14 +827,16 @@ DrlPolicy::Decode(DrlEnvironment& env,
                   uint64_t seed,
                   DrlDecodeStats* stats,
                   uint64_t budget,
-                  const std::function<void(uint32_t, uint32_t)>& progress) const
+                  const std::function<void(uint32_t, uint32_t, uint32_t)>& progress) const
 {
     Plan best;
     uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
     DrlDecodeStats s;
+    s.budget = budget;
+    uint32_t episodes = samples + 1; // that may run
     for (uint32_t i = 0; i <= samples; ++i)
     {
-        if (i > 0 && (s.scheduled > budget || budget - s.scheduled < env.GetNTotal()))
+        if (i > 0 && (s.scheduled > s.budget || s.budget - s.scheduled < env.GetNTotal()))
         {
             s.skipped = samples - i + 1;
             break;
@@ -846,6 +848,14 @@ DrlPolicy::Decode(DrlEnvironment& env,
         if (i > 0)
         {
             s.scheduled += env.GetNSent();
+        }
+        else
+        {
+            // The budget in workloads, now that an episode's rounds are known.
+            s.budget = budget == std::numeric_limits<uint64_t>::max()
+                           ? budget
+                           : budget / std::max<uint32_t>(1, e.rounds);
+            episodes = 1 + (s.budget >= env.GetNTotal() ? samples : 0);
         }
         if (e.cut)
         {
@@ -862,7 +872,7 @@ DrlPolicy::Decode(DrlEnvironment& env,
         }
         if (progress)
         {
-            progress(i + 1, bestRounds);
+            progress(i + 1, episodes, bestRounds);
         }
     }
     if (stats)

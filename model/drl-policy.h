@@ -106,6 +106,8 @@ struct DrlDecodeStats
     uint32_t cut{0};       //!< sampled episodes stopped once they could not beat the best
     uint32_t skipped{0};   //!< sampled episodes not run: the budget would not cover one
     uint64_t scheduled{0}; //!< workloads the sampled episodes scheduled
+    uint64_t budget{0};    //!< the budget in workloads: the one given over the greedy
+                           //!< episode's rounds
 };
 
 /// A demonstrator for the warm start: the balanced scheduler's choices in the environment.
@@ -298,10 +300,13 @@ class DrlPolicy
      * \param samples sampled episodes besides the greedy one
      * \param seed seed of the samples
      * \param[out] stats when given: how the search went
-     * \param budget workloads the samples may schedule: a sample starts only while what they
-     *        scheduled so far plus one whole episode fits (the greedy episode always runs)
-     * \param progress when given, called after every episode: (episodes done, rounds of the
-     *        best so far)
+     * \param budget what the samples may spend, in workloads scheduled times the rounds of the
+     *        greedy episode (a round's bookkeeping passes over the workloads left, so an
+     *        episode costs about its workloads times its rounds): a sample starts only while
+     *        what they scheduled so far plus one whole episode fits (the greedy episode always
+     *        runs)
+     * \param progress when given, called after every episode: (episodes done, episodes that
+     *        may run in all, rounds of the best so far)
      * \return the best plan
      */
     Plan Decode(DrlEnvironment& env,
@@ -309,7 +314,7 @@ class DrlPolicy
                 uint64_t seed,
                 DrlDecodeStats* stats = nullptr,
                 uint64_t budget = std::numeric_limits<uint64_t>::max(),
-                const std::function<void(uint32_t, uint32_t)>& progress = {}) const;
+                const std::function<void(uint32_t, uint32_t, uint32_t)>& progress = {}) const;
 
     /**
      * \param seed the search's seed

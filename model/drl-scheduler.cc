@@ -191,11 +191,11 @@ DrlScheduler::GetTypeId()
                           MakeUintegerChecker<uint32_t>(0, 4096))
             .AddAttribute("SearchBudget",
                           "What the search may spend besides the greedy episode, in workloads "
-                          "scheduled times the topology's servers (a decision costs about in "
-                          "proportion to both): sampled episodes while one more fits, then the "
-                          "rollout if its expected cost fits what is left (deterministic, "
-                          "unlike a time limit)",
-                          UintegerValue(250000000),
+                          "scheduled times the greedy episode's rounds (each round passes over "
+                          "what is left, so an episode costs about both): sampled episodes "
+                          "while one more fits, then the rollout if its expected cost fits "
+                          "what is left (deterministic, unlike a time limit; about a minute)",
+                          UintegerValue(100000000),
                           MakeUintegerAccessor(&DrlScheduler::m_searchBudget),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("Symmetric",
@@ -333,18 +333,14 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
                                                  policy.GetTreeSeed(),
                                                  pieces);
     m_decoding.symmetry = translations.GetDescription();
-    // The budget in this topology's workloads.
-    const uint64_t budget = m_searchBudget / std::max<uint32_t>(1, topology.GetNServers());
-    // The episodes that may run: none of the samples when one does not fit the budget.
-    const uint32_t episodes = 1 + (budget >= env->GetNTotal() ? m_samples : 0);
-    m_searchProgress("episode", 0, episodes, 0);
+    m_searchProgress("episode", 0, m_samples + 1, 0);
     DrlDecodeStats stats;
     Plan plan = policy.Decode(*env,
                               m_samples,
                               m_seed,
                               &stats,
-                              budget,
-                              [this, episodes](uint32_t done, uint32_t best) {
+                              m_searchBudget,
+                              [this](uint32_t done, uint32_t episodes, uint32_t best) {
                                   m_searchProgress("episode", done, episodes, best);
                               });
     m_decoding.searched = true;
@@ -352,9 +348,9 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     m_decoding.finished = stats.finished;
     m_decoding.cut = stats.cut;
     m_decoding.skipped = stats.skipped;
-    m_decoding.budget = budget;
+    m_decoding.budget = stats.budget;
     m_decoding.sampledRounds = plan.schedule.GetNRounds();
-    const uint64_t left = budget - std::min(budget, stats.scheduled);
+    const uint64_t left = stats.budget - std::min(stats.budget, stats.scheduled);
     const uint32_t incumbent = m_decoding.sampledRounds;
     plan = DrlRollout(policy,
                       *env,

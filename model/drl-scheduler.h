@@ -99,8 +99,8 @@ struct DrlDecoding
     uint32_t cut{0};             //!< sampled episodes of the last MakePlan cut (could not win)
     uint32_t skipped{0};         //!< sampled episodes not run: over the search budget
     uint32_t sampledRounds{0};   //!< rounds of the best of the greedy and sampled episodes
-    uint64_t budget{0};          //!< the SearchBudget of the last MakePlan, in workloads of its
-                                 //!< topology (the attribute over its servers)
+    uint64_t budget{0};          //!< the SearchBudget of the last MakePlan in workloads (the
+                                 //!< attribute over the greedy episode's rounds)
     DrlRolloutStats rollout;     //!< the rollout search of the last MakePlan
     double rescoreShare{0};      //!< the RescoreShare attribute
     std::string symmetry;        //!< symmetric decoding: the translations' group (empty: none)
@@ -132,8 +132,8 @@ std::string GetDrlCheckpointInfo(const std::string& path);
  * GetDrlModelName, or where none ships the general one, GetDrlGeneralModelPath), Samples
  * (MakePlan's offline search: sampled episodes decoded besides the greedy one; the fewest rounds
  * win), RolloutBranches (then a rollout search, DrlRollout, trying that many decisions per
- * round), SearchBudget (what both may spend, in workloads scheduled times servers, so that
- * large topologies stay within time), Seed (of the samples), RescoreShare (how stale the lower policy's scores may get
+ * round), SearchBudget (what both may spend, in workloads scheduled times the greedy episode's
+ * rounds, so that large topologies stay within time), Seed (of the samples), RescoreShare (how stale the lower policy's scores may get
  * within a round, DrlPolicy::SetRescoreShare). GetDecoding says which checkpoint was used and
  * how the search went; the trace source SearchProgress reports it as it goes.
  *
@@ -177,8 +177,9 @@ class DrlScheduler : public AllReduceScheduler
      * \param step "episode" (the greedy one and the samples), "rollout" (rounds decided) or
      *        "done" (the search is over); each kind starts with done 0
      * \param done steps of that kind done
-     * \param total steps of that kind at most (episodes: the greedy one and the samples
-     *        when one fits the search budget; rollout: the rounds to beat)
+     * \param total steps of that kind at most (episodes: the greedy one and the samples, and
+     *        once the greedy one is done only the samples that may fit the search budget;
+     *        rollout: the rounds to beat)
      * \param best rounds of the best schedule so far (0: none yet)
      */
     typedef void (*SearchProgressCallback)(const std::string& step,
@@ -199,7 +200,7 @@ class DrlScheduler : public AllReduceScheduler
     uint32_t m_samples{32};              //!< Samples attribute
     uint32_t m_rolloutBranches{16};      //!< RolloutBranches attribute
     bool m_symmetric{true};              //!< Symmetric attribute
-    uint64_t m_searchBudget{250000000};  //!< SearchBudget attribute
+    uint64_t m_searchBudget{100000000};  //!< SearchBudget attribute
     uint32_t m_seed{1};                  //!< Seed attribute
     double m_rescoreShare{0.5};          //!< RescoreShare attribute
     std::string m_loadedPath;            //!< path of m_policy
