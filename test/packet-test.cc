@@ -35,6 +35,17 @@ MakeTestPlan(const std::string& spec, const std::string& scheduler, uint32_t pie
 
 using ns3::test::SmallPacketRun;
 
+/**
+ * The links a failure sweep takes down: every one, and under AddressSanitizer (which runs a
+ * packet-level run about twenty times slower) every third, so that CI's sanitizer pass still
+ * re-routes around links of every part of the topology in minutes rather than a quarter hour.
+ */
+#ifdef __SANITIZE_ADDRESS__
+constexpr uint32_t FAILURE_SWEEP_STRIDE = 3;
+#else
+constexpr uint32_t FAILURE_SWEEP_STRIDE = 1;
+#endif
+
 } // namespace
 
 TEST(GradientLayout, PiecesCoverTheGradientInOrderWithoutGaps)
@@ -514,7 +525,9 @@ TEST(PacketOnline, EveryLinkOfBCubeFailingMidRunIsRoutedAround)
     config.stallTimeout = 0.05;
     const double unperturbed = RunPacketAllReduce(plan, config).result.completionTime;
     uint32_t replayStalls = 0;
-    for (uint32_t link = 0; link < plan.workloads.GetTopology().GetNLinks(); ++link)
+    uint32_t swept = 0;
+    for (uint32_t link = 0; link < plan.workloads.GetTopology().GetNLinks();
+         link += FAILURE_SWEEP_STRIDE, ++swept)
     {
         config.linkDowns = {{link, 0.3 * unperturbed}};
         const PacketRunReport online = RunOnline(plan, "greedy", config);
@@ -535,7 +548,7 @@ TEST(PacketOnline, EveryLinkOfBCubeFailingMidRunIsRoutedAround)
         }
         replayStalls += RunPacketAllReduce(plan, config).result.stalled;
     }
-    EXPECT_EQ(replayStalls, plan.workloads.GetTopology().GetNLinks());
+    EXPECT_EQ(replayStalls, swept);
 }
 
 TEST(PacketOnline, StragglersHoldOnlyWhatCarriesTheirContribution)
@@ -868,7 +881,7 @@ TEST(PacketOnline, EveryLinkOfDCellAndJellyfishFailingMidRunIsRoutedAroundWhereA
         config.stallTimeout = 0.02;
         const PacketRunReport unperturbed = RunPacketAllReduce(plan, config);
         const double at = 0.3 * unperturbed.result.completionTime;
-        for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+        for (uint32_t link = 0; link < topo.GetNLinks(); link += FAILURE_SWEEP_STRIDE)
         {
             config.linkDowns = {{link, at}};
             Topology without(topo.GetName(), topo.GetNServers(), topo.GetNSwitches());
