@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <fstream>
 #include <random>
 #include <set>
@@ -47,6 +48,26 @@ std::unique_ptr<DrlEnvironment>
 Env(const std::string& spec, uint32_t k)
 {
     return MakeDrlEnvironment(BuildTopology(spec), k, 1, 1);
+}
+
+/// A topology's shipped checkpoint and an environment on its candidate trees.
+struct Shipped
+{
+    DrlPolicy policy;                     //!< the checkpoint
+    std::unique_ptr<DrlEnvironment> env;  //!< the environment it decodes in
+};
+
+/// \return the checkpoint shipped for \p topo, scoring in passes of \p share when given
+Shipped
+LoadShipped(const Topology& topo, std::optional<double> share = std::nullopt)
+{
+    DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
+    if (share)
+    {
+        policy.SetRescoreShare(*share);
+    }
+    auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+    return {std::move(policy), std::move(env)};
 }
 
 } // namespace
@@ -575,9 +596,7 @@ TEST(DrlPolicy, SearchCutsOnlyEpisodesThatCannotWin)
          {"bcube:n=3,k=1", "dcell:n=4,k=1", "jellyfish:switches=10,degree=4,servers=1,seed=2"})
     {
         const Topology topo = BuildTopology(spec);
-        DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
-        policy.SetRescoreShare(0.5);
-        auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+        auto [policy, env] = LoadShipped(topo, 0.5);
         const uint32_t samples = 16;
         uint32_t fewest = std::numeric_limits<uint32_t>::max();
         for (uint32_t i = 0; i <= samples; ++i)
@@ -626,8 +645,7 @@ TEST(DrlPolicy, SamplesStopAtTheBudget)
     // wait. The greedy episode always runs.
     torch::set_num_threads(1);
     const Topology topo = BuildTopology("bcube:n=3,k=1");
-    DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
-    auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+    auto [policy, env] = LoadShipped(topo);
     const uint32_t total = env->GetNTotal();
     const uint32_t rounds = policy.Decode(*env, 0, 3).schedule.GetNRounds();
     DrlDecodeStats stats;
@@ -657,9 +675,7 @@ TEST(DrlRollout, NeverWorseThanWhatItStartsFromAndAlwaysValid)
          {"bcube:n=3,k=1", "dcell:n=4,k=1", "jellyfish:switches=10,degree=4,servers=1,seed=2"})
     {
         const Topology topo = BuildTopology(spec);
-        DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
-        policy.SetRescoreShare(0.5);
-        auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+        auto [policy, env] = LoadShipped(topo, 0.5);
         const Plan greedy = policy.Decode(*env, 0, 1);
         DrlRolloutStats stats;
         const Plan fromNothing = DrlRollout(policy, *env, Plan(), 4, 1, 100000000, &stats);
@@ -701,8 +717,7 @@ TEST(DrlRollout, SameSeedSamePlanAndTheBudgetHolds)
 {
     torch::set_num_threads(1);
     const Topology topo = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1");
-    DrlPolicy policy = DrlPolicy::Load(DrlScheduler().GetModelPath(topo.GetName()));
-    auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
+    auto [policy, env] = LoadShipped(topo);
     const Plan incumbent = policy.Decode(*env, 4, 1);
     const Plan a = DrlRollout(policy, *env, incumbent, 6, 7, 100000000);
     const Plan b = DrlRollout(policy, *env, incumbent, 6, 7, 100000000);
