@@ -50,6 +50,7 @@ Env(const std::string& spec, uint32_t k)
     return MakeDrlEnvironment(BuildTopology(spec), k, 1, 1);
 }
 
+#ifdef ALLREDUCE_HAVE_TORCH
 /// A topology's shipped checkpoint and an environment on its candidate trees.
 struct Shipped
 {
@@ -69,6 +70,7 @@ LoadShipped(const Topology& topo, std::optional<double> share = std::nullopt)
     auto env = MakeDrlEnvironment(topo, policy.GetTreesPerRoot(), policy.GetTreeSeed(), 1);
     return {std::move(policy), std::move(env)};
 }
+#endif // ALLREDUCE_HAVE_TORCH
 
 } // namespace
 
