@@ -117,6 +117,7 @@ def build(bld):
         'model/workload.h',
         'model/scheduler-state.h',
         'model/id-list.h',
+        'model/id-span.h',
         'model/link-load-monitor.h',
         'model/aggregator-slots.h',
         'model/round-engine.h',

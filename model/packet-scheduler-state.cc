@@ -50,8 +50,8 @@ PacketSchedulerState::PacketSchedulerState(WorkloadSet workloads)
     m_held.assign(topo.GetNServers(), 0);
     for (const Workload& w : m_workloads.GetAll())
     {
-        m_pending[w.id] = static_cast<uint32_t>(w.deps.size());
-        if (w.deps.empty())
+        m_pending[w.id] = static_cast<uint32_t>(m_workloads.GetDeps(w.id).size());
+        if (m_pending[w.id] == 0)
         {
             PushReady(w.id);
         }

@@ -76,6 +76,7 @@ SelectChunks(const std::vector<WorkloadSet>& candidates,
             }
             newId[j][w.id] = static_cast<uint32_t>(mine.size());
             mine.push_back(w);
+            mine.back().deps = candidates[j].GetDeps(w.id).ToVector();
             mine.back().id = newId[j][w.id];
             mineRound.push_back(roundOf[j][w.id]);
         }

@@ -27,7 +27,11 @@ RoundEngine::Reset()
 {
     const uint32_t n = m_workloads->GetN();
     m_status.assign(n, WorkloadStatus::WAITING);
-    m_pending.assign(n, 0);
+    m_pending.resize(m_workloads->GetNDepGroups());
+    for (uint32_t g = 0; g < m_pending.size(); ++g)
+    {
+        m_pending[g] = static_cast<uint32_t>(m_workloads->GetGroupDeps(g).size());
+    }
     m_roundOf.assign(n, NO_INDEX);
     m_ready.Reset(n);
     m_started.clear();
@@ -36,13 +40,9 @@ RoundEngine::Reset()
     m_slots.Reset();
     m_linkStamp.assign(m_workloads->GetNDirectedLinks(), 0);
     m_serverPortsBlocked = m_serverPortsUnavailable;
-    for (const Workload& w : m_workloads->GetAll())
+    for (uint32_t id : m_workloads->GetGroupUsers(0))
     {
-        m_pending[w.id] = static_cast<uint32_t>(w.deps.size());
-        if (w.deps.empty())
-        {
-            PushReady(w.id);
-        }
+        PushReady(id);
     }
 }
 
@@ -189,7 +189,7 @@ RoundEngine::WhyNot(uint32_t id) const
     switch (m_status[id])
     {
     case WorkloadStatus::WAITING:
-        for (uint32_t d : m_workloads->GetAll()[id].deps)
+        for (uint32_t d : m_workloads->GetDeps(id))
         {
             if (m_status[d] != WorkloadStatus::DONE)
             {
@@ -290,11 +290,14 @@ RoundEngine::CloseRound()
     }
     for (uint32_t id : m_started)
     {
-        for (uint32_t d : m_workloads->GetDependents(id))
+        for (uint32_t g : m_workloads->GetGroupsOf(id))
         {
-            if (--m_pending[d] == 0)
+            if (--m_pending[g] == 0)
             {
-                PushReady(d);
+                for (uint32_t d : m_workloads->GetGroupUsers(g))
+                {
+                    PushReady(d);
+                }
             }
         }
     }

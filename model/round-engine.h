@@ -124,7 +124,7 @@ class RoundEngine : public SchedulerState
 
     const WorkloadSet* m_workloads;           //!< the workloads
     std::vector<WorkloadStatus> m_status;     //!< per workload
-    std::vector<uint32_t> m_pending;          //!< per workload, unfinished dependencies
+    std::vector<uint32_t> m_pending;          //!< per dependency group, unfinished members
     std::vector<uint32_t> m_roundOf;          //!< per workload, the round it finished in
     IdList m_ready;                           //!< ready, not started
     std::vector<uint32_t> m_started;          //!< started this round

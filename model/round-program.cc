@@ -301,7 +301,7 @@ RoundProgram::EstimateNonzeros() const
             {
                 const uint64_t window = Window(j, w);
                 const Workload& wl = m_sets[j].Get(w);
-                estimate += window * (1 + wl.links.size() + wl.deps.size() * window);
+                estimate += window * (1 + wl.links.size() + m_sets[j].GetDeps(w).size() * window);
             }
         }
     }
@@ -429,7 +429,7 @@ RoundProgram::AddPrecedenceRows()
             {
                 continue;
             }
-            for (uint32_t d : m_sets[j].Get(w).deps)
+            for (uint32_t d : m_sets[j].GetDeps(w))
             {
                 for (uint32_t t = First(j, w); t < Last(j, w); ++t)
                 {

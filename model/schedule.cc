@@ -440,7 +440,7 @@ FindUnordered(const WorkloadSet& workloads,
         for (uint32_t node : region)
         {
             uint64_t* mine = &ancestors[index.at(node) * words];
-            for (uint32_t d : workloads.Get(node).deps)
+            for (uint32_t d : workloads.GetDeps(node))
             {
                 const auto it = index.find(d);
                 if (it == index.end())
@@ -541,7 +541,7 @@ CheckOrder(const WorkloadSet& workloads,
                 const uint32_t later = events[i].workload;
                 uint32_t direct = 0;
                 ++tick;
-                for (uint32_t d : all[later].deps)
+                for (uint32_t d : workloads.GetDeps(later))
                 {
                     if (runStamp[d] == previous && counted[d] != tick)
                     {
@@ -732,7 +732,7 @@ WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule
            << "\", \"src\": " << w.src << ", \"dst\": " << w.dst << ", \"path\": ";
         WriteList(os, w.path);
         os << ", \"deps\": ";
-        WriteList(os, w.deps);
+        WriteList(os, workloads.GetDeps(w.id).ToVector());
         os << ", \"carries\": ";
         WriteList(os, w.phase == Phase::GATHER ? everyone : w.carries);
         os << '}';

@@ -6,6 +6,8 @@
 
 #include "size-limits.h"
 
+#include "ns3/assert.h"
+
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -133,7 +135,11 @@ FillCarries(std::vector<Workload>& out, const std::vector<uint32_t>& reduces, ui
 
 /// Appends the workloads of one chunk piece under merge semantics (doc/allreduce.rst, "Workloads").
 void
-AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServers, uint32_t piece)
+AddMergeChunk(std::vector<Workload>& out,
+              std::vector<uint32_t>& sameDepsAs,
+              const FlowTree& tree,
+              uint32_t nServers,
+              uint32_t piece)
 {
     const uint32_t root = tree.GetRoot();
     const auto base = static_cast<uint32_t>(out.size());
@@ -152,6 +158,7 @@ AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServer
     }
     const uint32_t others = nServers - 1;
     out.resize(base + 2 * others);
+    sameDepsAs.resize(out.size(), NO_INDEX);
     std::vector<uint32_t> intoRoot;
     for (uint32_t u = 0; u < nServers; ++u)
     {
@@ -188,11 +195,22 @@ AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServer
             g.deps.push_back(base + others + index[next[u]]);
         }
     }
+    // The gathers leaving the root all wait for the reduces into it: one list, shared.
+    uint32_t first = NO_INDEX;
     for (uint32_t u = 0; u < nServers; ++u)
     {
         if (u != root && next[u] == root)
         {
-            out[base + others + index[u]].deps = intoRoot;
+            const uint32_t g = base + others + index[u];
+            if (first == NO_INDEX)
+            {
+                out[g].deps = intoRoot;
+                first = g;
+            }
+            else
+            {
+                sameDepsAs[g] = first;
+            }
         }
     }
     // Deeper servers first, so that every child is complete before its parent takes it.
@@ -217,6 +235,7 @@ AddMergeChunk(std::vector<Workload>& out, const FlowTree& tree, uint32_t nServer
 /// Appends the workloads of one chunk piece of the Parameter Server baseline.
 void
 AddParameterServerChunk(std::vector<Workload>& out,
+                        std::vector<uint32_t>& sameDepsAs,
                         const FlowTree& tree,
                         uint32_t nServers,
                         uint32_t piece)
@@ -253,8 +272,17 @@ AddParameterServerChunk(std::vector<Workload>& out,
         g.src = root;
         g.dst = out[base + i].src;
         g.path.assign(out[base + i].path.rbegin(), out[base + i].path.rend());
-        g.deps = reduces;
+        // Every gather waits for every reduce: one list, shared.
+        if (i == 0)
+        {
+            g.deps = reduces;
+        }
         out.push_back(std::move(g));
+    }
+    sameDepsAs.resize(out.size(), NO_INDEX);
+    for (uint32_t i = 1; i < others; ++i)
+    {
+        sameDepsAs[base + others + i] = base + others;
     }
 }
 
@@ -269,6 +297,7 @@ AddParameterServerChunk(std::vector<Workload>& out,
  */
 void
 AddAggregatingChunk(std::vector<Workload>& out,
+                    std::vector<uint32_t>& sameDepsAs,
                     const Topology& topology,
                     const std::vector<uint8_t>& merging,
                     const FlowTree& tree,
@@ -340,6 +369,7 @@ AddAggregatingChunk(std::vector<Workload>& out,
         reduceOf[senders[i]] = base + i;
     }
     out.resize(base + 2 * count);
+    sameDepsAs.resize(out.size(), NO_INDEX);
     std::vector<std::vector<uint32_t>> into(nodes); // reduce workloads ending at each node
     for (uint32_t i = 0; i < count; ++i)
     {
@@ -359,6 +389,7 @@ AddAggregatingChunk(std::vector<Workload>& out,
         }
         into[r.dst].push_back(r.id);
     }
+    uint32_t firstFromRoot = NO_INDEX; // the gathers leaving the root share one list
     for (uint32_t i = 0; i < count; ++i)
     {
         const uint32_t v = senders[i];
@@ -376,9 +407,14 @@ AddAggregatingChunk(std::vector<Workload>& out,
         g.src = r.dst;
         g.dst = v;
         g.path.assign(r.path.rbegin(), r.path.rend());
-        if (r.dst == root)
+        if (r.dst == root && firstFromRoot != NO_INDEX)
+        {
+            sameDepsAs[g.id] = firstFromRoot;
+        }
+        else if (r.dst == root)
         {
             g.deps = into[root];
+            firstFromRoot = g.id;
         }
         else
         {
@@ -508,18 +544,18 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
 
 /**
  * \return the memory of `total` workloads: the struct, a path and its links of a few hops, the
- *         dependents index; PS gathers also hold every reduce of their chunk as dependencies
+ *         dependency groups (a chunk's gathers share one list); Ring's reduces also carry
+ *         N/2 contributions on average
  */
 uint64_t
 EstimateWorkloadBytes(uint64_t total, uint64_t servers, WorkloadSemantics semantics)
 {
-    const uint64_t each = sizeof(Workload) + 96 + sizeof(std::vector<uint32_t>) + 2 * 4;
+    const uint64_t each = sizeof(Workload) + 96 + 6 * 4;
     uint64_t bytes = SaturatingMultiply(total, each);
-    if (semantics == WorkloadSemantics::PARAMETER_SERVER && servers > 1)
+    if (semantics == WorkloadSemantics::RING)
     {
-        // half the workloads are gathers with N-1 dependencies, counted again as dependents
-        const uint64_t deps = SaturatingMultiply(total / 2, SaturatingMultiply(servers - 1, 8));
-        bytes = bytes > UINT64_MAX - deps ? UINT64_MAX : bytes + deps;
+        const uint64_t carries = SaturatingMultiply(total / 2, SaturatingMultiply(servers / 2, 4));
+        bytes = bytes > UINT64_MAX - carries ? UINT64_MAX : bytes + carries;
     }
     return bytes;
 }
@@ -641,6 +677,7 @@ WorkloadSet::Build(const Topology& topology,
     set.m_semantics = semantics;
     set.m_pieces = pieces;
     set.m_workloads.reserve(total);
+    std::vector<uint32_t> sameDepsAs;
     for (uint32_t p = 0; p < pieces; ++p)
     {
         if (semantics == WorkloadSemantics::RING)
@@ -655,19 +692,26 @@ WorkloadSet::Build(const Topology& topology,
         {
             if (aggregators > 0)
             {
-                AddAggregatingChunk(set.m_workloads, topology, merging, trees[r], semantics, p);
+                AddAggregatingChunk(set.m_workloads,
+                                    sameDepsAs,
+                                    topology,
+                                    merging,
+                                    trees[r],
+                                    semantics,
+                                    p);
             }
             else if (semantics == WorkloadSemantics::MERGE)
             {
-                AddMergeChunk(set.m_workloads, trees[r], n, p);
+                AddMergeChunk(set.m_workloads, sameDepsAs, trees[r], n, p);
             }
             else
             {
-                AddParameterServerChunk(set.m_workloads, trees[r], n, p);
+                AddParameterServerChunk(set.m_workloads, sameDepsAs, trees[r], n, p);
             }
         }
     }
-    set.Index();
+    sameDepsAs.resize(set.m_workloads.size(), NO_INDEX);
+    set.Index(sameDepsAs);
     return set;
 }
 
@@ -702,6 +746,9 @@ WorkloadSet::Concatenate(const std::vector<WorkloadSet>& sets, std::vector<uint3
     {
         offsets->clear();
     }
+    // Each set's groups stay shared: a group's first user lists it, the others refer to it.
+    std::vector<uint32_t> sameDepsAs;
+    sameDepsAs.reserve(total);
     for (const WorkloadSet& set : sets)
     {
         const auto offset = static_cast<uint32_t>(out.m_workloads.size());
@@ -711,15 +758,25 @@ WorkloadSet::Concatenate(const std::vector<WorkloadSet>& sets, std::vector<uint3
         }
         for (Workload w : set.m_workloads)
         {
-            w.id += offset;
-            for (uint32_t& d : w.deps)
+            const uint32_t group = set.GetDepGroup(w.id);
+            const uint32_t first = set.GetGroupUsers(group)[0];
+            sameDepsAs.push_back(NO_INDEX);
+            if (group != 0 && first != w.id)
             {
-                d += offset;
+                sameDepsAs.back() = first + offset;
             }
+            else
+            {
+                for (uint32_t d : set.GetDeps(w.id))
+                {
+                    w.deps.push_back(d + offset);
+                }
+            }
+            w.id += offset;
             out.m_workloads.push_back(std::move(w));
         }
     }
-    out.Index();
+    out.Index(sameDepsAs);
     return out;
 }
 
@@ -834,11 +891,14 @@ WorkloadSet::WorkloadSet(const Topology& topology,
 }
 
 void
-WorkloadSet::Index()
+WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
 {
     const auto count = static_cast<uint32_t>(m_workloads.size());
-    m_dependents.assign(count, {});
-    std::vector<uint32_t> pending(count, 0);
+    // Groups: 0 is the empty one; a workload with deps of its own opens the next.
+    m_groupOf.assign(count, 0);
+    m_groupDepsStart.assign(1, 0);
+    m_groupDepsStart.push_back(0);
+    m_groupDeps.clear();
     for (Workload& w : m_workloads)
     {
         w.links.clear();
@@ -847,29 +907,76 @@ WorkloadSet::Index()
         {
             w.links.push_back(GetDirectedLink(m_topology, w.path[h], w.path[h + 1]));
         }
-        for (uint32_t d : w.deps)
+        const uint32_t like = sameDepsAs.empty() ? NO_INDEX : sameDepsAs[w.id];
+        if (like != NO_INDEX)
         {
-            m_dependents[d].push_back(w.id);
+            NS_ASSERT_MSG(like < w.id && w.deps.empty(), "sameDepsAs must name an earlier workload");
+            m_groupOf[w.id] = m_groupOf[like];
         }
-        pending[w.id] = static_cast<uint32_t>(w.deps.size());
+        else if (!w.deps.empty())
+        {
+            m_groupOf[w.id] = static_cast<uint32_t>(m_groupDepsStart.size() - 1);
+            m_groupDeps.insert(m_groupDeps.end(), w.deps.begin(), w.deps.end());
+            m_groupDepsStart.push_back(m_groupDeps.size());
+        }
+        std::vector<uint32_t>().swap(w.deps);
     }
-    // Kahn's order; depths along it, heights in reverse of it.
+    const auto groups = static_cast<uint32_t>(m_groupDepsStart.size() - 1);
+    // Users per group and groups per member, by counting (both come out ascending).
+    m_usersStart.assign(groups + 1, 0);
+    for (uint32_t g : m_groupOf)
+    {
+        ++m_usersStart[g + 1];
+    }
+    std::partial_sum(m_usersStart.begin(), m_usersStart.end(), m_usersStart.begin());
+    m_users.resize(count);
+    {
+        std::vector<uint32_t> next(m_usersStart.begin(), m_usersStart.end() - 1);
+        for (uint32_t id = 0; id < count; ++id)
+        {
+            m_users[next[m_groupOf[id]]++] = id;
+        }
+    }
+    m_groupsOfStart.assign(uint64_t{count} + 1, 0);
+    for (uint32_t d : m_groupDeps)
+    {
+        ++m_groupsOfStart[d + 1];
+    }
+    std::partial_sum(m_groupsOfStart.begin(), m_groupsOfStart.end(), m_groupsOfStart.begin());
+    m_groupsOf.resize(m_groupDeps.size());
+    {
+        std::vector<uint64_t> next(m_groupsOfStart.begin(), m_groupsOfStart.end() - 1);
+        for (uint32_t g = 1; g < groups; ++g)
+        {
+            for (uint32_t d : GetGroupDeps(g))
+            {
+                m_groupsOf[next[d]++] = g;
+            }
+        }
+    }
+    // Kahn's order over groups: a group is done once all its members are; depths along the
+    // order, heights in reverse of it.
+    std::vector<uint32_t> pending(groups);
+    for (uint32_t g = 0; g < groups; ++g)
+    {
+        pending[g] = static_cast<uint32_t>(GetGroupDeps(g).size());
+    }
     std::vector<uint32_t> order;
     order.reserve(count);
-    for (uint32_t i = 0; i < count; ++i)
+    for (uint32_t id : GetGroupUsers(0))
     {
-        if (pending[i] == 0)
-        {
-            order.push_back(i);
-        }
+        order.push_back(id);
     }
     for (size_t head = 0; head < order.size(); ++head)
     {
-        for (uint32_t d : m_dependents[order[head]])
+        for (uint32_t g : GetGroupsOf(order[head]))
         {
-            if (--pending[d] == 0)
+            if (--pending[g] == 0)
             {
-                order.push_back(d);
+                for (uint32_t u : GetGroupUsers(g))
+                {
+                    order.push_back(u);
+                }
             }
         }
     }
@@ -877,7 +984,7 @@ WorkloadSet::Index()
     {
         for (uint32_t i = 0; i < count; ++i)
         {
-            if (pending[i] > 0)
+            if (pending[m_groupOf[i]] > 0)
             {
                 throw std::invalid_argument("workload " + std::to_string(i) +
                                             ": its dependencies form a cycle, so it can never "
@@ -885,20 +992,25 @@ WorkloadSet::Index()
             }
         }
     }
+    // A group's users all come after its members in the order.
+    std::vector<uint32_t> groupHeight(groups, 0);
     m_height.assign(count, 1);
     for (auto it = order.rbegin(); it != order.rend(); ++it)
     {
-        for (uint32_t d : m_dependents[*it])
+        for (uint32_t g : GetGroupsOf(*it))
         {
-            m_height[*it] = std::max(m_height[*it], m_height[d] + 1);
+            m_height[*it] = std::max(m_height[*it], groupHeight[g] + 1);
         }
+        groupHeight[m_groupOf[*it]] = std::max(groupHeight[m_groupOf[*it]], m_height[*it]);
     }
+    std::vector<uint32_t> groupDepth(groups, 0);
     m_depth.assign(count, 0);
     for (uint32_t w : order)
     {
-        for (uint32_t d : m_dependents[w])
+        m_depth[w] = groupDepth[m_groupOf[w]];
+        for (uint32_t g : GetGroupsOf(w))
         {
-            m_depth[d] = std::max(m_depth[d], m_depth[w] + 1);
+            groupDepth[g] = std::max(groupDepth[g], m_depth[w] + 1);
         }
     }
 }
@@ -947,10 +1059,147 @@ WorkloadSet::GetAll() const
     return m_workloads;
 }
 
-const std::vector<uint32_t>&
+std::vector<Workload>
+WorkloadSet::GetList() const
+{
+    std::vector<Workload> list = m_workloads;
+    for (Workload& w : list)
+    {
+        w.deps = GetDeps(w.id).ToVector();
+    }
+    return list;
+}
+
+IdSpan
+WorkloadSet::GetDeps(uint32_t id) const
+{
+    return GetGroupDeps(m_groupOf.at(id));
+}
+
+WorkloadSet::Dependents
 WorkloadSet::GetDependents(uint32_t id) const
 {
-    return m_dependents.at(id);
+    return Dependents(this, GetGroupsOf(id));
+}
+
+uint32_t
+WorkloadSet::GetNDepGroups() const
+{
+    return static_cast<uint32_t>(m_usersStart.empty() ? 0 : m_usersStart.size() - 1);
+}
+
+uint32_t
+WorkloadSet::GetDepGroup(uint32_t id) const
+{
+    return m_groupOf.at(id);
+}
+
+IdSpan
+WorkloadSet::GetGroupDeps(uint32_t group) const
+{
+    const uint64_t begin = m_groupDepsStart.at(group);
+    return IdSpan(m_groupDeps.data() + begin, m_groupDepsStart.at(group + 1) - begin);
+}
+
+IdSpan
+WorkloadSet::GetGroupUsers(uint32_t group) const
+{
+    const uint32_t begin = m_usersStart.at(group);
+    return IdSpan(m_users.data() + begin, m_usersStart.at(group + 1) - begin);
+}
+
+IdSpan
+WorkloadSet::GetGroupsOf(uint32_t id) const
+{
+    const uint64_t begin = m_groupsOfStart.at(id);
+    return IdSpan(m_groupsOf.data() + begin, m_groupsOfStart.at(id + 1) - begin);
+}
+
+WorkloadSet::Dependents::Dependents(const WorkloadSet* set, IdSpan groups)
+    : m_set(set),
+      m_groups(groups)
+{
+}
+
+WorkloadSet::Dependents::Iterator
+WorkloadSet::Dependents::begin() const
+{
+    return Iterator(m_set, m_groups.begin(), m_groups.end());
+}
+
+WorkloadSet::Dependents::Iterator
+WorkloadSet::Dependents::end() const
+{
+    return Iterator(m_set, m_groups.end(), m_groups.end());
+}
+
+size_t
+WorkloadSet::Dependents::size() const
+{
+    size_t n = 0;
+    for (uint32_t g : m_groups)
+    {
+        n += m_set->GetGroupUsers(g).size();
+    }
+    return n;
+}
+
+bool
+WorkloadSet::Dependents::empty() const
+{
+    return size() == 0;
+}
+
+WorkloadSet::Dependents::Iterator::Iterator(const WorkloadSet* set,
+                                            const uint32_t* group,
+                                            const uint32_t* groupEnd)
+    : m_set(set),
+      m_group(group),
+      m_groupEnd(groupEnd)
+{
+    if (m_group != m_groupEnd)
+    {
+        const IdSpan users = m_set->GetGroupUsers(*m_group);
+        m_user = users.begin();
+        m_userEnd = users.end();
+        Settle();
+    }
+}
+
+void
+WorkloadSet::Dependents::Iterator::Settle()
+{
+    while (m_user == m_userEnd && m_group != m_groupEnd)
+    {
+        if (++m_group == m_groupEnd)
+        {
+            m_user = m_userEnd = nullptr;
+            return;
+        }
+        const IdSpan users = m_set->GetGroupUsers(*m_group);
+        m_user = users.begin();
+        m_userEnd = users.end();
+    }
+}
+
+uint32_t
+WorkloadSet::Dependents::Iterator::operator*() const
+{
+    return *m_user;
+}
+
+WorkloadSet::Dependents::Iterator&
+WorkloadSet::Dependents::Iterator::operator++()
+{
+    ++m_user;
+    Settle();
+    return *this;
+}
+
+bool
+WorkloadSet::Dependents::Iterator::operator!=(const Iterator& other) const
+{
+    return m_group != other.m_group || m_user != other.m_user;
 }
 
 uint32_t

@@ -6,6 +6,7 @@
 #define NS3_ALLREDUCE_WORKLOAD_H
 
 #include "flow-tree.h"
+#include "id-span.h"
 #include "topology.h"
 
 #include <cstdint>
@@ -62,7 +63,12 @@ struct Workload
     uint32_t src{0};               //!< sending node: a server or an aggregating switch
     uint32_t dst{0};               //!< receiving node: a server or an aggregating switch
     std::vector<uint32_t> path;    //!< nodes from src to dst, both included
-    std::vector<uint32_t> deps;    //!< workloads that must finish in an earlier round
+    /**
+     * Workloads that must finish in an earlier round, as given to a WorkloadSet built from a
+     * list. A set keeps them in dependency groups, shared by the workloads that wait for the
+     * same ones, and leaves this empty: read them with WorkloadSet::GetDeps.
+     */
+    std::vector<uint32_t> deps;
     /**
      * Servers whose contributions it carries, ascending. For a Gather workload this is every
      * server and is kept empty here to save memory (see WorkloadSet::GetCarries).
@@ -86,6 +92,11 @@ struct Workload
  * The workloads of one AllReduce on one topology: 2·N·(N−1)·k of them when built by Build,
  * any checked set when read from a schedule file. Also keeps, per workload, the workloads
  * that depend on it, and per workload the longest chain of workloads that depends on it.
+ *
+ * Dependencies are kept in groups: the workloads that wait for exactly the same workloads
+ * share one group, stored once (every gather of a parameter-server chunk waits for all N−1 of
+ * its reduces: N² ids per chunk held one by one, N per chunk as a group). A workload waits for
+ * one group (group 0, empty, when it waits for nothing) and may be a member of several.
  */
 class WorkloadSet
 {
@@ -154,10 +165,76 @@ class WorkloadSet
     uint32_t GetN() const;
     /// \param id a workload id \return the workload
     const Workload& Get(uint32_t id) const;
-    /// \return all workloads, indexed by id
+    /// \return all workloads, indexed by id (their deps empty: see GetDeps)
     const std::vector<Workload>& GetAll() const;
+    /**
+     * \return a copy of all workloads with their deps filled in, as the list constructor
+     *         takes them (to edit a set, or to write it out)
+     */
+    std::vector<Workload> GetList() const;
+    /// \param id a workload id \return the workloads that must finish before it
+    IdSpan GetDeps(uint32_t id) const;
+
+    /**
+     * The workloads that depend on one workload: the users of every dependency group it is a
+     * member of, group by group (a workload listed once per group that names it).
+     */
+    class Dependents
+    {
+      public:
+        /// Walks the users of each group in turn.
+        class Iterator
+        {
+          public:
+            /// \param set the set \param group first group of the member's list
+            /// \param groupEnd end of that list
+            Iterator(const WorkloadSet* set, const uint32_t* group, const uint32_t* groupEnd);
+            /// \return the current dependent
+            uint32_t operator*() const;
+            /// \return this, moved to the next dependent
+            Iterator& operator++();
+            /// \param other another iterator \return true when they differ
+            bool operator!=(const Iterator& other) const;
+
+          private:
+            /// Moves on to the next group with users, if the current one has none left.
+            void Settle();
+            const WorkloadSet* m_set;     //!< the set
+            const uint32_t* m_group;      //!< current group in the member's list
+            const uint32_t* m_groupEnd;   //!< end of that list
+            const uint32_t* m_user{nullptr}; //!< current user in the group
+            const uint32_t* m_userEnd{nullptr}; //!< end of the group's users
+        };
+
+        /// \param set the set \param groups the groups the workload is a member of
+        Dependents(const WorkloadSet* set, IdSpan groups);
+        /// \return the first dependent
+        Iterator begin() const;
+        /// \return past the last
+        Iterator end() const;
+        /// \return how many (a sum over the groups)
+        size_t size() const;
+        /// \return true when nothing depends on the workload
+        bool empty() const;
+
+      private:
+        const WorkloadSet* m_set; //!< the set
+        IdSpan m_groups;          //!< groups the workload is a member of
+    };
+
     /// \param id a workload id \return the workloads that depend on it
-    const std::vector<uint32_t>& GetDependents(uint32_t id) const;
+    Dependents GetDependents(uint32_t id) const;
+
+    /// \return the number of dependency groups (group 0, empty, always among them)
+    uint32_t GetNDepGroups() const;
+    /// \param id a workload id \return the dependency group it waits for (0: none)
+    uint32_t GetDepGroup(uint32_t id) const;
+    /// \param group a group \return the workloads it waits for, ascending as given
+    IdSpan GetGroupDeps(uint32_t group) const;
+    /// \param group a group \return the workloads that wait for it, ascending
+    IdSpan GetGroupUsers(uint32_t group) const;
+    /// \param id a workload id \return the groups that list it, ascending
+    IdSpan GetGroupsOf(uint32_t id) const;
     /**
      * \param id a workload id
      * \return the number of workloads in the longest dependency chain that starts with it
@@ -197,14 +274,26 @@ class WorkloadSet
     void SetPath(uint32_t id, std::vector<uint32_t> path);
 
   private:
-    /// Fills links, dependents, heights and depths; checks the dependency graph has no cycle.
-    void Index();
+    /**
+     * Fills links, dependency groups, dependents, heights and depths; checks the dependency
+     * graph has no cycle. Moves every workload's deps into the groups.
+     * \param sameDepsAs empty, or per workload NO_INDEX or an earlier workload whose
+     *        dependencies it shares (its own deps are then empty): how builders share a list
+     *        without copying it
+     */
+    void Index(const std::vector<uint32_t>& sameDepsAs = {});
 
     Topology m_topology;                         //!< the topology
     WorkloadSemantics m_semantics{WorkloadSemantics::MERGE}; //!< how they were cut
     uint32_t m_pieces{1};                        //!< pieces per chunk
     std::vector<Workload> m_workloads;           //!< by id
-    std::vector<std::vector<uint32_t>> m_dependents; //!< reverse of deps
+    std::vector<uint32_t> m_groupOf;        //!< per workload, the group it waits for
+    std::vector<uint64_t> m_groupDepsStart; //!< per group and one more, start in m_groupDeps
+    std::vector<uint32_t> m_groupDeps;      //!< every group's dependencies, group by group
+    std::vector<uint32_t> m_usersStart;     //!< per group and one more, start in m_users
+    std::vector<uint32_t> m_users;          //!< every group's users, group by group
+    std::vector<uint64_t> m_groupsOfStart;  //!< per workload and one more, start in m_groupsOf
+    std::vector<uint32_t> m_groupsOf;       //!< per workload, the groups that list it
     std::vector<uint32_t> m_height;              //!< longest chain starting at each workload
     std::vector<uint32_t> m_depth;               //!< longest chain before each workload
 };

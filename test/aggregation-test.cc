@@ -215,17 +215,18 @@ TEST(AggregationWorkloads, StarReducesInOneRoundPerDirection)
         const Workload& w = Find(ws, 0, Phase::REDUCE, src, 4);
         EXPECT_EQ(w.path, (std::vector<uint32_t>{src, 4}));
         EXPECT_EQ(w.carries, std::vector<uint32_t>{src});
-        EXPECT_TRUE(w.deps.empty());
+        EXPECT_TRUE(ws.GetDeps(w.id).empty());
         up.push_back(w.id);
     }
     const Workload& sum = Find(ws, 0, Phase::REDUCE, 4, 0);
     EXPECT_EQ(sum.carries, (std::vector<uint32_t>{1, 2, 3}));
-    EXPECT_EQ(sum.deps, up);
+    EXPECT_EQ(ws.GetDeps(sum.id).ToVector(), up);
     const Workload& back = Find(ws, 0, Phase::GATHER, 0, 4);
-    EXPECT_EQ(back.deps, std::vector<uint32_t>{sum.id});
+    EXPECT_EQ(ws.GetDeps(back.id).ToVector(), std::vector<uint32_t>{sum.id});
     for (uint32_t dst = 1; dst < 4; ++dst)
     {
-        EXPECT_EQ(Find(ws, 0, Phase::GATHER, 4, dst).deps, std::vector<uint32_t>{back.id});
+        EXPECT_EQ(ws.GetDeps(Find(ws, 0, Phase::GATHER, 4, dst).id).ToVector(),
+                  std::vector<uint32_t>{back.id});
     }
     // Four per port each way: three parts and the own chunk's sum out, the own chunk's sum and
     // three complete chunks in. Server-only merge needs six.
@@ -338,7 +339,7 @@ TEST(AggregationData, TheValidatorFollowsTheDataThroughSwitches)
 {
     // A switch that sends on before one of its inputs arrived: the data check names the switch.
     const Topology t = AggregatingStar();
-    std::vector<Workload> list = Build(t).GetAll();
+    std::vector<Workload> list = Build(t).GetList();
     for (Workload& w : list)
     {
         if (w.phase == Phase::REDUCE && w.src == 4 && w.chunk == 0)

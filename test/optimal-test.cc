@@ -50,7 +50,7 @@ ExistsSchedule(const WorkloadSet& ws, uint32_t T)
     std::vector<uint32_t> indeg(n);
     for (uint32_t i = 0; i < n; ++i)
     {
-        indeg[i] = static_cast<uint32_t>(ws.Get(i).deps.size());
+        indeg[i] = static_cast<uint32_t>(ws.GetDeps(i).size());
         if (indeg[i] == 0)
         {
             order.push_back(i);
@@ -75,7 +75,7 @@ ExistsSchedule(const WorkloadSet& ws, uint32_t T)
         }
         const Workload& w = ws.Get(order[k]);
         uint32_t first = 0;
-        for (uint32_t d : w.deps)
+        for (uint32_t d : ws.GetDeps(w.id))
         {
             first = std::max(first, round[d] + 1);
         }

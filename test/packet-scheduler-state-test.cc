@@ -67,13 +67,14 @@ TEST(PacketSchedulerState, LinksStayBusyUntilTheirWorkloadFinishesAndDependentsF
             }
         }
     }
-    const uint32_t next = ws.GetDependents(first)[0];
+    const uint32_t next = *ws.GetDependents(first).begin();
     EXPECT_EQ(state.GetStatus(next), WorkloadStatus::WAITING);
     state.Finish(first);
     EXPECT_EQ(state.GetStatus(first), WorkloadStatus::DONE);
     // The dependent is ready exactly when all its dependencies are done.
     const auto allDepsDone = [&] {
-        return std::all_of(ws.Get(next).deps.begin(), ws.Get(next).deps.end(), [&](uint32_t d) {
+        const IdSpan deps = ws.GetDeps(next);
+        return std::all_of(deps.begin(), deps.end(), [&](uint32_t d) {
             return state.GetStatus(d) == WorkloadStatus::DONE;
         });
     };
@@ -109,7 +110,7 @@ TEST(PacketSchedulerState, AHeldServerHoldsEveryWorkloadThatCarriesItsContributi
     }
     for (const Workload& w : ws.GetAll())
     {
-        if (w.src == 4 && w.deps.empty())
+        if (w.src == 4 && ws.GetDeps(w.id).empty())
         {
             EXPECT_EQ(state.GetStatus(w.id), WorkloadStatus::WAITING);
         }
@@ -216,7 +217,7 @@ TEST(PacketSchedulerState, AwaitingGradientIsWhatOnlyALateGradientHolds)
         const auto carries = ws.GetCarries(w.id);
         const bool late = std::binary_search(carries.begin(), carries.end(), 4u);
         // Dependencies done (none yet) and server 4's contribution aboard: awaiting.
-        EXPECT_EQ(Contains(awaiting, w.id), late && w.deps.empty()) << w.id;
+        EXPECT_EQ(Contains(awaiting, w.id), late && ws.GetDeps(w.id).empty()) << w.id;
     }
     state.ReleaseServer(4);
     EXPECT_TRUE(state.GetAwaitingGradient().empty());

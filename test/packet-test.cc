@@ -157,7 +157,7 @@ TEST(PacketLevel, AsyncStartsAfterDependenciesAndNeverSharesALink)
     std::vector<std::vector<uint32_t>> onLink(ws.GetNDirectedLinks());
     for (uint32_t w = 0; w < ws.GetN(); ++w)
     {
-        for (uint32_t d : ws.Get(w).deps)
+        for (uint32_t d : ws.GetDeps(w))
         {
             EXPECT_GE(r.transferStart[w], r.transferEnd[d]) << "workload " << w << " dep " << d;
         }

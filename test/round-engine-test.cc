@@ -53,8 +53,8 @@ TEST(RoundEngine, StartsWithExactlyTheWorkloadsWithoutDependenciesReady)
     EXPECT_FALSE(engine.IsDone());
     for (const Workload& w : ws.GetAll())
     {
-        EXPECT_EQ(engine.GetStatus(w.id) == WorkloadStatus::READY, w.deps.empty());
-        EXPECT_EQ(Contains(engine.GetReady(), w.id), w.deps.empty());
+        EXPECT_EQ(engine.GetStatus(w.id) == WorkloadStatus::READY, ws.GetDeps(w.id).empty());
+        EXPECT_EQ(Contains(engine.GetReady(), w.id), ws.GetDeps(w.id).empty());
     }
 }
 

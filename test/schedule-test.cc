@@ -96,7 +96,7 @@ TEST(Validator, FindsALinkConflict)
     std::vector<uint32_t> first;
     for (const Workload& w : p.workloads.GetAll())
     {
-        if (w.deps.empty() && w.links.front() == p.workloads.Get(1).links.front())
+        if (p.workloads.GetDeps(w.id).empty() && w.links.front() == p.workloads.Get(1).links.front())
         {
             first.push_back(w.id);
         }
@@ -178,7 +178,7 @@ TEST(Validator, FindsAnIncompleteAllReduce)
 WorkloadSet
 EditWorkloads(const Plan& p, const std::function<void(Workload&)>& edit)
 {
-    std::vector<Workload> list = p.workloads.GetAll();
+    std::vector<Workload> list = p.workloads.GetList();
     for (Workload& w : list)
     {
         edit(w);
@@ -306,7 +306,7 @@ TEST(ScheduleFile, RoundTripsThroughJson)
         for (uint32_t i = 0; i < f.workloads.GetN(); ++i)
         {
             EXPECT_EQ(f.workloads.Get(i).path, p.workloads.Get(i).path);
-            EXPECT_EQ(f.workloads.Get(i).deps, p.workloads.Get(i).deps);
+            EXPECT_EQ(f.workloads.GetDeps(i).ToVector(), p.workloads.GetDeps(i).ToVector());
             EXPECT_EQ(f.workloads.GetCarries(i), p.workloads.GetCarries(i));
         }
         EXPECT_TRUE(f.workloads.GetTopology() == p.workloads.GetTopology());

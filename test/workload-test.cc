@@ -122,19 +122,19 @@ TEST(Workloads, BCubeTwoOneRootZeroByHand)
     EXPECT_EQ(w[0].src, 1u);
     EXPECT_EQ(w[0].dst, 0u);
     EXPECT_EQ(w[0].path, (std::vector<uint32_t>{1, 4, 0}));
-    EXPECT_EQ(w[0].deps, (std::vector<uint32_t>{2}));
+    EXPECT_EQ(ws.GetDeps(0).ToVector(), (std::vector<uint32_t>{2}));
     EXPECT_EQ(w[0].carries, (std::vector<uint32_t>{1, 3}));
     EXPECT_EQ(w[1].path, (std::vector<uint32_t>{2, 6, 0}));
-    EXPECT_TRUE(w[1].deps.empty());
+    EXPECT_TRUE(ws.GetDeps(1).empty());
     EXPECT_EQ(w[2].path, (std::vector<uint32_t>{3, 7, 1}));
     EXPECT_EQ(w[2].carries, (std::vector<uint32_t>{3}));
     // Gather: 0->1 and 0->2 once both reduces into 0 arrived; 1->3 after 0->1.
     EXPECT_EQ(w[3].phase, Phase::GATHER);
     EXPECT_EQ(w[3].path, (std::vector<uint32_t>{0, 4, 1}));
-    EXPECT_EQ(w[3].deps, (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(ws.GetDeps(3).ToVector(), (std::vector<uint32_t>{0, 1}));
     EXPECT_EQ(w[4].path, (std::vector<uint32_t>{0, 6, 2}));
     EXPECT_EQ(w[5].path, (std::vector<uint32_t>{1, 7, 3}));
-    EXPECT_EQ(w[5].deps, (std::vector<uint32_t>{3}));
+    EXPECT_EQ(ws.GetDeps(5).ToVector(), (std::vector<uint32_t>{3}));
     EXPECT_EQ(ws.GetCarries(5), (std::vector<uint32_t>{0, 1, 2, 3}));
     // Longest chain 3->1, 1->0, 0->1, 1->3: four workloads, so four rounds at least.
     EXPECT_EQ(ws.GetHeight(2), 4u);
@@ -169,23 +169,82 @@ TEST(Workloads, RingOfFourByHand)
     EXPECT_EQ(r21.dst, 0u);
     EXPECT_EQ(r21.path, (std::vector<uint32_t>{3, 4, 0}));
     EXPECT_EQ(r21.carries, (std::vector<uint32_t>{1, 2, 3}));
-    EXPECT_EQ(r21.deps, (std::vector<uint32_t>{4 * 1 + 1}));
+    EXPECT_EQ(ws.GetDeps(r21.id).ToVector(), (std::vector<uint32_t>{4 * 1 + 1}));
     // Chunk 1's sum lands on server 0, which starts its gather: 0 -> 1 after reduce step 2.
     const Workload& g01 = ws.Get(12 + 1);
     EXPECT_EQ(g01.phase, Phase::GATHER);
     EXPECT_EQ(g01.src, 0u);
     EXPECT_EQ(g01.dst, 1u);
-    EXPECT_EQ(g01.deps, (std::vector<uint32_t>{4 * 2 + 1}));
+    EXPECT_EQ(ws.GetDeps(g01.id).ToVector(), (std::vector<uint32_t>{4 * 2 + 1}));
     const Workload& g21 = ws.Get(12 + 4 * 2 + 1);
     EXPECT_EQ(g21.src, 2u);
     EXPECT_EQ(g21.dst, 3u);
-    EXPECT_EQ(g21.deps, (std::vector<uint32_t>{12 + 4 + 1}));
+    EXPECT_EQ(ws.GetDeps(g21.id).ToVector(), (std::vector<uint32_t>{12 + 4 + 1}));
     // The ring needs 2(N-1) = 6 steps, and on a star every step fits one round.
     EXPECT_EQ(ComputeBounds(ws).path, 6u);
     Ptr<AllReduceScheduler> ring = CreateScheduler("ring");
     const Plan plan = ring->MakePlan(star, 1);
     EXPECT_EQ(plan.schedule.GetNRounds(), 6u);
     EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
+
+// A parameter-server chunk's N-1 gathers all wait for its N-1 reduces: one dependency group
+// per chunk, so the set holds N ids per chunk rather than N^2, and the reverse index agrees.
+TEST(Workloads, GathersThatWaitForTheSameReducesShareOneList)
+{
+    const WorkloadSet ps = Make("bcube:n=3,k=1", WorkloadSemantics::PARAMETER_SERVER);
+    const uint32_t n = ps.GetTopology().GetNServers();
+    EXPECT_EQ(ps.GetNDepGroups(), 1 + n); // the empty group and one per chunk
+    for (const Workload& w : ps.GetAll())
+    {
+        const IdSpan deps = ps.GetDeps(w.id);
+        if (w.phase == Phase::REDUCE)
+        {
+            EXPECT_TRUE(deps.empty());
+            // Every gather of its chunk depends on it, once.
+            std::vector<uint32_t> dependents;
+            for (uint32_t d : ps.GetDependents(w.id))
+            {
+                dependents.push_back(d);
+                EXPECT_EQ(ps.Get(d).phase, Phase::GATHER);
+                EXPECT_EQ(ps.Get(d).chunk, w.chunk);
+            }
+            EXPECT_EQ(dependents.size(), n - 1);
+            EXPECT_EQ(ps.GetDependents(w.id).size(), n - 1);
+            continue;
+        }
+        ASSERT_EQ(deps.size(), n - 1);
+        for (uint32_t d : deps)
+        {
+            EXPECT_EQ(ps.Get(d).phase, Phase::REDUCE);
+            EXPECT_EQ(ps.Get(d).chunk, w.chunk);
+        }
+        EXPECT_TRUE(ps.GetDependents(w.id).empty());
+        EXPECT_EQ(ps.GetHeight(w.id), 1u);
+        EXPECT_EQ(ps.GetDepth(w.id), 1u);
+    }
+    // Side by side, each set keeps its groups shared and its dependencies renumbered.
+    std::vector<uint32_t> offsets;
+    const WorkloadSet both = WorkloadSet::Concatenate({ps, ps}, &offsets);
+    EXPECT_EQ(both.GetNDepGroups(), 1 + 2 * n);
+    for (uint32_t i = 0; i < ps.GetN(); ++i)
+    {
+        std::vector<uint32_t> moved = ps.GetDeps(i).ToVector();
+        for (uint32_t& d : moved)
+        {
+            d += offsets[1];
+        }
+        EXPECT_EQ(both.GetDeps(offsets[1] + i).ToVector(), moved);
+        EXPECT_EQ(both.GetHeight(offsets[1] + i), ps.GetHeight(i));
+    }
+    // Given as a list, the same dependencies make the same heights and depths.
+    const WorkloadSet listed(ps.GetTopology(), ps.GetList(), ps.GetSemantics(), 1);
+    for (uint32_t i = 0; i < ps.GetN(); ++i)
+    {
+        EXPECT_EQ(listed.GetDeps(i).ToVector(), ps.GetDeps(i).ToVector());
+        EXPECT_EQ(listed.GetDepth(i), ps.GetDepth(i));
+        EXPECT_EQ(listed.GetHeight(i), ps.GetHeight(i));
+    }
 }
 
 TEST(Workloads, PiecesAreIndependentCopies)
@@ -198,7 +257,7 @@ TEST(Workloads, PiecesAreIndependentCopies)
         const Workload& b = two.Get(one.GetN() + i);
         EXPECT_EQ(b.piece, 1u);
         EXPECT_EQ(b.path, one.Get(i).path);
-        EXPECT_EQ(b.deps.size(), one.Get(i).deps.size());
+        EXPECT_EQ(two.GetDeps(b.id).size(), one.GetDeps(i).size());
     }
 }
 
