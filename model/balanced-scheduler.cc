@@ -189,6 +189,17 @@ BalancedScheduler::ComputePriorities(const WorkloadSet& workloads)
 {
     m_workloads = &workloads;
     m_remaining = workloads.GetLinkLoads();
+    // Links and heights side by side, read for every ready workload every round.
+    const auto& all = workloads.GetAll();
+    m_linkStart.assign(all.size() + 1, 0);
+    m_links.clear();
+    m_height.resize(all.size());
+    for (const Workload& w : all)
+    {
+        m_links.insert(m_links.end(), w.links.begin(), w.links.end());
+        m_linkStart[w.id + 1] = m_links.size();
+        m_height[w.id] = workloads.GetHeight(w.id);
+    }
     m_seenFinished = 0;
     m_tie.assign(workloads.GetN(), 0);
     if (m_tieSeed != 0)
@@ -221,12 +232,12 @@ BalancedScheduler::UpdatePriorities(const SchedulerState& state, std::vector<uin
     {
         uint64_t maxLoad = 0;
         uint64_t sumLoad = 0;
-        for (uint32_t l : all[id].links)
+        for (uint64_t k = m_linkStart[id]; k < m_linkStart[id + 1]; ++k)
         {
-            maxLoad = std::max<uint64_t>(maxLoad, m_remaining[l]);
-            sumLoad += m_remaining[l];
+            maxLoad = std::max<uint64_t>(maxLoad, m_remaining[m_links[k]]);
+            sumLoad += m_remaining[m_links[k]];
         }
-        const uint64_t height = clamp(m_workloads->GetHeight(id), 20);
+        const uint64_t height = clamp(m_height[id], 20);
         const uint64_t tie = m_tie[id];
         switch (m_rule)
         {

@@ -87,6 +87,9 @@ class BalancedScheduler : public PriorityListScheduler
     const WorkloadSet* m_workloads{nullptr}; //!< the workloads being scheduled
     std::vector<uint32_t> m_remaining;       //!< per directed link, load not yet done
     std::vector<uint32_t> m_tie;             //!< per workload, random tie-break rank
+    std::vector<uint64_t> m_linkStart;       //!< per workload and one more, start in m_links
+    std::vector<uint32_t> m_links;           //!< every workload's directed links, in id order
+    std::vector<uint32_t> m_height;          //!< per workload, its height
     uint32_t m_seenFinished{0};              //!< finished workloads already subtracted
 };
 

@@ -79,6 +79,31 @@ class PriorityListScheduler : public AllReduceScheduler
     std::vector<uint32_t> m_plannedRound;        //!< per workload, its round in m_rounds
     std::vector<double> m_roundLength;           //!< per planned round, its longest transfer
     uint32_t m_frontier{0};                      //!< first planned round not wholly started
+
+    /// A ready workload and its place in the order: greater goes first (plan round, then
+    /// priority, then the lower id).
+    struct Entry
+    {
+        uint64_t first;  //!< ~planned round when following the plan, else the priority
+        uint64_t second; //!< the priority when following the plan, else 0
+        uint32_t id;     //!< the workload
+
+        /// \param o another entry \return true when this one goes after o
+        bool operator<(const Entry& o) const
+        {
+            if (first != o.first)
+            {
+                return first < o.first;
+            }
+            return second != o.second ? second < o.second : id > o.id;
+        }
+    };
+
+    std::vector<uint32_t> m_firstLink;   //!< SelectRound: per ready workload, its first link
+    std::vector<uint32_t> m_bucketStart; //!< SelectRound: per first link, start in m_entries
+    std::vector<uint32_t> m_bucketEnd;   //!< SelectRound: per first link, end of its heap
+    std::vector<Entry> m_entries;        //!< SelectRound: ready workloads, heap per first link
+    std::vector<uint32_t> m_heads;       //!< SelectRound: heap of first links by their best
 };
 
 } // namespace ns3

@@ -56,9 +56,11 @@ class SchedulerState
     /// \return simulated seconds since the AllReduce started (flow level: 0, rounds have no
     ///         duration; GetRound is its clock)
     virtual double GetTime() const = 0;
-    /// \param directedLink a directed link \return true when a started workload uses it
+    /// \param directedLink a directed link \return true when a started workload (or other
+    ///         traffic) uses it: no workload on it can start (CanStart is false)
     virtual bool IsLinkBusy(uint32_t directedLink) const = 0;
-    /// \param directedLink a directed link \return true when it cannot carry anything now
+    /// \param directedLink a directed link \return true when it cannot carry anything now: no
+    ///         workload on it can start
     virtual bool IsLinkDown(uint32_t directedLink) const = 0;
     /// \return true when every directed link leaving a server is busy or down, so that no
     ///         workload can start (every workload leaves a server)
