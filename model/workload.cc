@@ -6,8 +6,6 @@
 
 #include "size-limits.h"
 
-#include "ns3/assert.h"
-
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -910,7 +908,11 @@ WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
         const uint32_t like = sameDepsAs.empty() ? NO_INDEX : sameDepsAs[w.id];
         if (like != NO_INDEX)
         {
-            NS_ASSERT_MSG(like < w.id && w.deps.empty(), "sameDepsAs must name an earlier workload");
+            if (like >= w.id || !w.deps.empty())
+            {
+                throw std::logic_error("workload " + std::to_string(w.id) +
+                                       ": sameDepsAs must name an earlier workload");
+            }
             m_groupOf[w.id] = m_groupOf[like];
         }
         else if (!w.deps.empty())
