@@ -11,7 +11,7 @@ def configure(conf):
 
 
 def build(bld):
-    module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications',
+    module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications', 'traffic-control',
                                                 'flow-monitor', 'stats'])
     module.use.append('TINYXML2')
     module.source = [

@@ -60,6 +60,7 @@ main(int argc, char* argv[])
                  4, MAX_MEMORY_BYTES);
     cmd.AddDataRate("data-rate", "rate of every link", config.run.dataRate);
     cmd.AddString("delay", "propagation delay of every link, e.g. 1us", config.run.delay);
+    AddTransportOptions(cmd, config.run);
     cmd.AddString("out", "output prefix: PREFIX.csv, PREFIX.json, PREFIX.dat/.plt/.png", out);
     try
     {

@@ -68,6 +68,7 @@ main(int argc, char* argv[])
     cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);
     cmd.AddChoice("mode", "barrier (round by round) or async (as links free up)", config.mode,
                   {"barrier", "async"});
+    AddTransportOptions(cmd, config);
     cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB or 16MB",
                  config.gradientBytes, 4, MAX_MEMORY_BYTES);
     cmd.AddDataRate("data-rate", "rate of every link", config.dataRate);

@@ -9,7 +9,11 @@
 #include "checked-command-line.h"
 #include "dcn-topology-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/queue-size.h"
+#include "ns3/traffic-control-helper.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/ipv4-flow-classifier.h"
 #include "ns3/log.h"
@@ -20,6 +24,7 @@
 
 #include <tinyxml2.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -236,7 +241,79 @@ struct RunSettings
     DataRate rate;           //!< every link's rate
     Time delay;              //!< every link's delay
     StragglerSpec stragglers; //!< late gradients
+    std::string tcpType;     //!< the TCP congestion control's TypeId name
+    std::string queueDisc;   //!< "fq-codel", "red" or "none" ("auto" resolved)
 };
+
+/**
+ * \param size a queue size as given, e.g. "1000p", "4MB", "64KiB"
+ * \return whether ns-3's QueueSize reads it (which aborts on what it cannot read)
+ */
+bool
+IsQueueSize(const std::string& size)
+{
+    size_t digits = 0;
+    while (digits < size.size() && std::isdigit(static_cast<unsigned char>(size[digits])))
+    {
+        ++digits;
+    }
+    const std::string unit = size.substr(digits);
+    return digits > 0 && digits <= 9 && std::stoul(size.substr(0, digits)) > 0 &&
+           (unit == "p" || unit == "B" || unit == "KB" || unit == "KiB" || unit == "MB" ||
+            unit == "MiB");
+}
+
+/**
+ * Sets up the queues and the TCP of the network as the run asks.
+ * \param config the run's configuration \param settings its checked settings
+ * \param dcn the network, before Install
+ */
+void
+ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, DcnTopologyHelper& dcn)
+{
+    dcn.SetTcpCongestionControl(settings.tcpType);
+    if (settings.queueDisc == "none")
+    {
+        dcn.DisableTrafficControl();
+        if (!config.queueSize.empty())
+        {
+            dcn.SetQueue("ns3::DropTailQueue<Packet>",
+                         "MaxSize",
+                         QueueSizeValue(QueueSize(config.queueSize)));
+        }
+        return;
+    }
+    TrafficControlHelper tc;
+    if (settings.queueDisc == "red")
+    {
+        // As ns-3's DCTCP example (examples/tcp/dctcp-example.cc): marking on the instantaneous
+        // queue (QW 1) between thresholds set by the link rate, 4 MB of buffer in packets.
+        const bool fast = settings.rate.GetBitRate() >= 10000000000ULL;
+        tc.SetRootQueueDisc("ns3::RedQueueDisc",
+                            "UseEcn", BooleanValue(true),
+                            "UseHardDrop", BooleanValue(false),
+                            "MeanPktSize", UintegerValue(1500),
+                            "QW", DoubleValue(1),
+                            "MinTh", DoubleValue(fast ? 50 : 20),
+                            "MaxTh", DoubleValue(fast ? 150 : 60),
+                            "MaxSize", QueueSizeValue(QueueSize(config.queueSize.empty()
+                                                                    ? "2666p"
+                                                                    : config.queueSize)),
+                            "LinkBandwidth", DataRateValue(settings.rate),
+                            "LinkDelay", TimeValue(settings.delay));
+    }
+    else if (config.queueSize.empty())
+    {
+        tc.SetRootQueueDisc("ns3::FqCoDelQueueDisc");
+    }
+    else
+    {
+        tc.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
+                            "MaxSize", QueueSizeValue(QueueSize(config.queueSize)));
+    }
+    tc.SetQueueLimits("ns3::DynamicQueueLimits");
+    dcn.SetTrafficControl(tc);
+}
 
 /**
  * Checks every option of a run before anything is built.
@@ -252,12 +329,44 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     {
         throw std::invalid_argument("mode must be barrier or async, got '" + config.mode + "'");
     }
+    if (config.connections != "persistent" && config.connections != "per-transfer")
+    {
+        throw std::invalid_argument("connections must be persistent or per-transfer, got '" +
+                                    config.connections + "'");
+    }
     if (config.values != "integer" && config.values != "float")
     {
         throw std::invalid_argument("values must be integer or float, got '" + config.values +
                                     "'");
     }
     RunSettings settings;
+    const std::map<std::string, std::string> tcpTypes{{"newreno", "ns3::TcpNewReno"},
+                                                      {"cubic", "ns3::TcpCubic"},
+                                                      {"dctcp", "ns3::TcpDctcp"}};
+    const auto tcp = tcpTypes.find(config.tcp);
+    if (tcp == tcpTypes.end())
+    {
+        throw std::invalid_argument("tcp must be cubic, newreno or dctcp, got '" + config.tcp +
+                                    "'");
+    }
+    settings.tcpType = tcp->second;
+    settings.queueDisc = GetQueueDisc(config);
+    if (settings.queueDisc != "fq-codel" && settings.queueDisc != "red" &&
+        settings.queueDisc != "none")
+    {
+        throw std::invalid_argument("queue disc must be auto, fq-codel, red or none, got '" +
+                                    config.queueDisc + "'");
+    }
+    if (config.tcp == "dctcp" && settings.queueDisc != "red")
+    {
+        throw std::invalid_argument("dctcp needs queues that mark ECN: use the queue disc red "
+                                    "(or auto), not " + settings.queueDisc);
+    }
+    if (!config.queueSize.empty() && !IsQueueSize(config.queueSize))
+    {
+        throw std::invalid_argument("queue size must be a count of packets or bytes such as "
+                                    "1000p, 4MB or 64KiB, got '" + config.queueSize + "'");
+    }
     settings.rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
     // ns-3's own Time parser aborts on a bad unit: ours throws.
     settings.delay = ParseTimeValue("delay", config.delay);
@@ -342,8 +451,8 @@ ReadFlowSources(Ptr<Ipv4FlowClassifier> classifier)
 }
 
 /**
- * Reads FlowMonitor's statistics per workload (flows it cannot match to a workload are TCP's
- * acknowledgements, only counted).
+ * Reads FlowMonitor's statistics per data flow, naming the workloads each carried (flows it
+ * cannot match to a connection's source port are TCP's acknowledgements, only counted).
  * \param monitor the monitor, after the run
  * \param classifier its classifier
  * \param plan the plan that ran
@@ -358,11 +467,16 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
                    PacketRunReport& report)
 {
     monitor->CheckForLostPackets();
-    std::map<std::pair<uint32_t, uint16_t>, uint32_t> byPort; // (src address, port) -> w
+    // (src address, port) -> the workloads sent from it; a workload that never started has
+    // no port under persistent connections, and no flow either.
+    std::map<std::pair<uint32_t, uint16_t>, std::vector<uint32_t>> byPort;
     for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
     {
-        byPort[{controller->GetAddress(plan.workloads.Get(w).src).Get(),
-                controller->GetSourcePort(w)}] = w;
+        const uint16_t port = controller->GetSourcePort(w);
+        if (port != 0)
+        {
+            byPort[{controller->GetAddress(plan.workloads.Get(w).src).Get(), port}].push_back(w);
+        }
     }
     const auto sources = ReadFlowSources(classifier);
     for (const auto& [id, stats] : monitor->GetFlowStats())
@@ -375,9 +489,9 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
             continue;
         }
         FlowReport f;
-        f.workload = it->second;
-        f.src = plan.workloads.Get(f.workload).src;
-        f.dst = plan.workloads.Get(f.workload).dst;
+        f.workloads = it->second;
+        f.src = plan.workloads.Get(f.workloads.front()).src;
+        f.dst = plan.workloads.Get(f.workloads.front()).dst;
         f.txBytes = stats.txBytes;
         f.rxBytes = stats.rxBytes;
         f.txPackets = stats.txPackets;
@@ -390,11 +504,43 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
         report.flows.push_back(f);
     }
     std::sort(report.flows.begin(), report.flows.end(), [](const auto& a, const auto& b) {
-        return a.workload < b.workload;
+        return a.workloads.front() < b.workloads.front();
     });
 }
 
 } // namespace
+
+void
+AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
+{
+    cmd.AddChoice("connections",
+                  "per-transfer (a new TCP connection each time: handshake and slow start per "
+                  "transfer) or persistent (one connection per sender, receiver and path, "
+                  "reused by every transfer between them)",
+                  config.connections, {"per-transfer", "persistent"});
+    cmd.AddChoice("tcp", "TCP congestion control: cubic (ns-3's default), newreno or dctcp "
+                  "(with ECN marking RED queues)",
+                  config.tcp, {"cubic", "newreno", "dctcp"});
+    cmd.AddChoice("queue-disc",
+                  "queues on every device: fq-codel (flow queueing over byte queue limits, as "
+                  "a Linux host), red (ECN marking, as ns-3's DCTCP example), none (the "
+                  "devices' FIFO queues) or auto (red for dctcp, else fq-codel)",
+                  config.queueDisc, {"auto", "fq-codel", "red", "none"});
+    cmd.AddString("queue-size",
+                  "limit of every queue, e.g. 1000p or 4MB (default: ns-3's for the queue: "
+                  "10240p fq-codel, 2666p red, 100p device FIFO)",
+                  config.queueSize);
+}
+
+std::string
+GetQueueDisc(const PacketRunConfig& config)
+{
+    if (config.queueDisc == "auto")
+    {
+        return config.tcp == "dctcp" ? "red" : "fq-codel";
+    }
+    return config.queueDisc;
+}
 
 PacketRunReport
 RunPacketAllReduce(const Plan& plan,
@@ -425,6 +571,7 @@ RunPacketAllReduce(const Plan& plan,
     allreduce.SetAttribute("Seed", UintegerValue(config.seed));
     allreduce.SetAttribute("Values", StringValue(config.values));
     allreduce.SetControllerAttribute("Mode", StringValue(config.mode));
+    allreduce.SetControllerAttribute("Connections", StringValue(config.connections));
     allreduce.SetControllerAttribute("GradientBytes", UintegerValue(config.gradientBytes));
     allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
     allreduce.SetControllerAttribute("Stragglers",
@@ -434,6 +581,7 @@ RunPacketAllReduce(const Plan& plan,
     {
         allreduce.SetControllerAttribute("StragglerDelay", StringValue(settings.stragglers.delay));
     }
+    ConfigureTransport(config, settings, dcn);
     try
     {
         dcn.Install();

@@ -17,6 +17,8 @@
 namespace ns3
 {
 
+class CheckedCommandLine;
+
 /**
  * \ingroup allreduce
  * A link that goes down during a run.
@@ -87,6 +89,19 @@ std::string ChooseDecisions(const std::string& given, const std::string& schedul
 struct PacketRunConfig
 {
     std::string mode{"barrier"};        //!< "barrier" or "async"
+    std::string connections{"per-transfer"}; //!< "persistent" TCP connections, reused by every
+                                        //!< transfer between two nodes on one path, or a new
+                                        //!< one "per-transfer"
+    std::string tcp{"cubic"};           //!< TCP congestion control: "cubic" (ns-3's default),
+                                        //!< "newreno" or "dctcp" (needs queueDisc "red")
+    std::string queueDisc{"auto"};      //!< queue discs on every device: "fq-codel" (with
+                                        //!< byte queue limits), "red" (ECN marking at a
+                                        //!< threshold, as ns-3's DCTCP example), "none" (the
+                                        //!< devices' FIFO queues), "auto" (red for dctcp,
+                                        //!< else fq-codel)
+    std::string queueSize;              //!< the queue's limit, e.g. "1000p" or "4MB" (the
+                                        //!< queue disc's, or with "none" the device queue's);
+                                        //!< empty: ns-3's default for it
     std::string decisions{"replay"};    //!< "replay" the plan, or decide "online"
     std::string stragglers;             //!< late gradients (ParseStragglerSpec)
     uint32_t stragglerSeed{1};          //!< which servers are late, and how late
@@ -109,11 +124,29 @@ struct PacketRunConfig
 
 /**
  * \ingroup allreduce
- * FlowMonitor's view of one workload's data flow.
+ * Adds the transport's options to a command line: --connections, --tcp, --queue-disc and
+ * --queue-size, read into config.
+ * \param cmd the command line \param config where the values go (its values are the defaults)
+ */
+void AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config);
+
+/**
+ * \ingroup allreduce
+ * \param config a run's configuration
+ * \return the queue disc it runs with: its queueDisc, with "auto" resolved (red for dctcp,
+ *         else fq-codel)
+ */
+std::string GetQueueDisc(const PacketRunConfig& config);
+
+/**
+ * \ingroup allreduce
+ * FlowMonitor's view of one data flow: a connection's data direction.
  */
 struct FlowReport
 {
-    uint32_t workload{0};    //!< the workload it carried
+    std::vector<uint32_t> workloads; //!< the workloads it carried, in order of their ids (one
+                                     //!< per transfer; with persistent connections every one
+                                     //!< sent on the connection)
     uint32_t src{0};         //!< sending node (a server, or an aggregating switch)
     uint32_t dst{0};         //!< receiving node
     uint64_t txBytes{0};     //!< IP bytes sent (headers included)
@@ -135,7 +168,8 @@ struct PacketRunReport
                                            //!< rounds as replayed or decided online
     AllReduceRunResult result;             //!< completion, per-round and per-transfer times
     AllReduceVerification verification;   //!< every server's vector against the exact sum
-    std::vector<FlowReport> flows;         //!< data flows, by workload (with flowMonitor)
+    std::vector<FlowReport> flows;         //!< data flows, by their first workload (with
+                                           //!< flowMonitor)
     uint32_t ackFlows{0};                  //!< reverse (ACK) flows seen by FlowMonitor
     std::vector<uint64_t> linkBytes;       //!< per directed link, the AllReduce's bytes put
                                            //!< on the wire (headers and ACKs included)

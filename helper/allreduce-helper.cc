@@ -171,13 +171,6 @@ AllReduceHelper::DoInstall(
             m_network.GetNode(node)->AddApplication(list[node]);
         }
     }
-    for (uint32_t w = 0; w < workloads.GetN(); ++w)
-    {
-        const Workload& wl = workloads.Get(w);
-        m_network.InstallFlowRoute(clusterPath(wl.path),
-                                   controller->GetSourcePort(w),
-                                   list[wl.dst]->GetPort());
-    }
     m_controller = controller;
     m_monitor = monitor;
     return apps;

@@ -27,8 +27,8 @@ namespace ns3
  * Installs a packet-level AllReduce on a network built by DcnTopologyHelper, in the shape of
  * ns-3's application helpers: one AllReduceApplication per server and per aggregating switch
  * (Topology::IsAggregator: it adds what its children send and sends the sum on), one
- * AllReduceController, and a flow route per workload so that each transfer takes its workload's
- * path. Installed
+ * AllReduceController, and the flow routes that make each transfer take its workload's path
+ * (installed by the controller as connections open and paths change). Installed
  * with a scheduler, the scheduler decides online inside the simulation and routes around
  * links that go down (DcnTopologyHelper::SetLinkUp); installed with a plan, the plan is
  * replayed.

@@ -11,7 +11,10 @@
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/pointer.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-congestion-ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +29,38 @@ DcnTopologyHelper::DcnTopologyHelper(const Topology& topology)
     : m_topology(topology)
 {
     m_topology.Validate();
+    m_trafficControl.SetRootQueueDisc("ns3::FqCoDelQueueDisc");
+    m_trafficControl.SetQueueLimits("ns3::DynamicQueueLimits");
+}
+
+void
+DcnTopologyHelper::SetTrafficControl(const TrafficControlHelper& tc)
+{
+    m_trafficControl = tc;
+    m_withTrafficControl = true;
+}
+
+void
+DcnTopologyHelper::DisableTrafficControl()
+{
+    m_withTrafficControl = false;
+}
+
+void
+DcnTopologyHelper::SetTcpCongestionControl(const std::string& type)
+{
+    TypeId tid;
+    // Made once to check: some congestion controls (TcpCubic in ns-3.37) name another
+    // parent in their TypeId than the class they derive from.
+    if (!TypeId::LookupByNameFailSafe(type, &tid) || !tid.HasConstructor() ||
+        !DynamicCast<TcpCongestionOps>(ObjectFactory(type).Create()))
+    {
+        throw std::invalid_argument("'" + type + "' is not a TCP congestion control of ns-3 "
+                                    "(a TcpCongestionOps, e.g. ns3::TcpNewReno, ns3::TcpCubic, "
+                                    "ns3::TcpDctcp)");
+    }
+    m_tcpType = tid;
+    m_tcpTypeSet = true;
 }
 
 void
@@ -115,6 +150,20 @@ DcnTopologyHelper::InstallStack(InternetStackHelper& stack)
 {
     Require(m_nodes.GetN() != 0, "InstallStack", "CreateNodesAndLinks");
     stack.Install(m_nodes);
+    for (uint32_t i = 0; m_tcpTypeSet && i < m_nodes.GetN(); ++i)
+    {
+        if (Ptr<TcpL4Protocol> tcp = m_nodes.Get(i)->GetObject<TcpL4Protocol>())
+        {
+            tcp->SetAttribute("SocketType", TypeIdValue(m_tcpType));
+        }
+    }
+    if (m_withTrafficControl)
+    {
+        for (const NetDeviceContainer& devices : m_links)
+        {
+            m_trafficControl.Install(devices);
+        }
+    }
     m_stackInstalled = true;
 }
 

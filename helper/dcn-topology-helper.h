@@ -15,6 +15,7 @@
 #include "ns3/node-container.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/topology.h"
+#include "ns3/traffic-control-helper.h"
 
 #include <map>
 #include <string>
@@ -75,6 +76,25 @@ class DcnTopologyHelper
      */
     template <typename... Ts>
     void SetQueue(std::string type, Ts&&... args);
+    /**
+     * Sets the queue discs (ns-3 traffic control) that InstallStack puts on every device,
+     * instead of the default: FqCoDelQueueDisc over byte queue limits (DynamicQueueLimits), as
+     * a Linux host runs fq_codel with BQL. Packets then wait in the queue disc, per flow, and
+     * a flow's burst does not hold up the acknowledgements of the flows coming the other way
+     * in a device's FIFO queue.
+     * \param tc the configuration, e.g. a RedQueueDisc with UseEcn for DCTCP
+     */
+    void SetTrafficControl(const TrafficControlHelper& tc);
+    /// No queue discs: packets wait only in the devices' own FIFO queues (SetQueue).
+    void DisableTrafficControl();
+    /**
+     * Sets the TCP congestion control of every node (TcpL4Protocol's SocketType), applied by
+     * InstallStack; without it, ns-3's default (ns3::TcpCubic in ns-3.37).
+     * \param type a TcpCongestionOps TypeId name: "ns3::TcpCubic", "ns3::TcpNewReno",
+     *        "ns3::TcpDctcp" (with ECN marking queues, SetTrafficControl), ...
+     * \throws std::invalid_argument when no such congestion control exists
+     */
+    void SetTcpCongestionControl(const std::string& type);
 
     /**
      * Builds everything: CreateNodesAndLinks(), InstallStack() with a default
@@ -86,7 +106,8 @@ class DcnTopologyHelper
     /** Creates the nodes (model id order: servers, then switches) and the links. */
     void CreateNodesAndLinks();
     /**
-     * Installs an internet stack on every node.
+     * Installs an internet stack on every node, the TCP congestion control
+     * (SetTcpCongestionControl) and the queue discs on every device (SetTrafficControl).
      * \param stack the helper to install with
      */
     void InstallStack(InternetStackHelper& stack);
@@ -211,6 +232,10 @@ class DcnTopologyHelper
     std::vector<Ptr<FlowPathRouting>> m_routing; //!< per node, its flow-tree routes
     std::map<uint32_t, uint32_t> m_modelId;   //!< ns-3 node id -> model id
     bool m_stackInstalled{false};             //!< InstallStack done
+    TrafficControlHelper m_trafficControl;    //!< queue discs for every device
+    bool m_withTrafficControl{true};          //!< install m_trafficControl
+    TypeId m_tcpType;                         //!< every node's TCP congestion control
+    bool m_tcpTypeSet{false};                 //!< m_tcpType given (else ns-3's default)
     std::vector<Callback<void, uint32_t, bool>> m_linkStateCallbacks; //!< told of SetLinkUp
 };
 

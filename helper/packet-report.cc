@@ -70,6 +70,9 @@ PrintPacketReport(std::ostream& os,
        << (config.loss > 0 ? ", loss " + FormatNumber(config.loss) : "") << "\n"
        << "schedule    " << plan.schedule.scheduler << ", " << rounds << " rounds, "
        << plan.workloads.GetN() << " workloads, mode " << config.mode << "\n"
+       << "transport   TCP " << config.tcp << ", " << config.connections << " connections, "
+       << GetQueueDisc(config) << " queues"
+       << (config.queueSize.empty() ? std::string() : " of " + config.queueSize) << "\n"
        << "decisions   " << config.decisions << ": " << r.decisions << " decision points, "
        << report.run.schedule.GetNRounds() << " rounds run, " << r.rerouted
        << " workloads re-routed\n"
@@ -120,7 +123,7 @@ WritePacketReportJson(std::ostream& os,
     nlohmann::json flows = nlohmann::json::array();
     for (const auto& f : report.flows)
     {
-        flows.push_back({{"workload", f.workload},
+        flows.push_back({{"workloads", f.workloads},
                          {"src", f.src},
                          {"dst", f.dst},
                          {"tx_bytes", f.txBytes},
@@ -140,6 +143,10 @@ WritePacketReportJson(std::ostream& os,
         {"topology", topo.GetName()},
         {"scheduler", plan.schedule.scheduler},
         {"mode", config.mode},
+        {"connections", config.connections},
+        {"tcp", config.tcp},
+        {"queue_disc", GetQueueDisc(config)},
+        {"queue_size", config.queueSize},
         {"servers", topo.GetNServers()},
         {"workloads", plan.workloads.GetN()},
         {"pieces", plan.workloads.GetPieces()},

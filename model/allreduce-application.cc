@@ -169,6 +169,13 @@ AllReduceApplication::GetTypeId()
                           TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(&AllReduceApplication::m_timeWait),
                           MakeTimeChecker(MicroSeconds(2)))
+            .AddAttribute("DataRetries",
+                          "TCP retransmissions of a segment before the connection gives up "
+                          "(ns-3's default is 6; Linux's tcp_retries2 is 15). A persistent "
+                          "connection lives the whole run, through every loss on its path.",
+                          UintegerValue(15),
+                          MakeUintegerAccessor(&AllReduceApplication::m_dataRetries),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("SendSize",
                           "Most bytes handed to the socket in one Send call.",
                           UintegerValue(65536),
@@ -210,6 +217,7 @@ AllReduceApplication::DoDispose()
     m_controller = nullptr;
     m_listener = nullptr;
     m_outgoing.clear();
+    m_bySourcePort.clear();
     m_incoming.clear();
     Application::DoDispose();
 }
@@ -289,6 +297,7 @@ AllReduceApplication::StartApplication()
         tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
         tcp->SetAttribute("MinRto", TimeValue(m_minRto));
         tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
+        tcp->SetAttribute("DataRetries", UintegerValue(m_dataRetries));
     }
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
@@ -299,21 +308,40 @@ void
 AllReduceApplication::StopApplication()
 {
     NS_LOG_FUNCTION(this);
+    CloseAll();
+}
+
+void
+AllReduceApplication::CloseAll(bool connections)
+{
+    // Sockets are closed and silenced but stay in the maps: this may run inside Receive (the
+    // last transfer ends the collective), which still holds its entry.
+    m_closed = true;
     if (m_listener)
     {
         m_listener->Close();
         m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
                                       MakeNullCallback<void, Ptr<Socket>, const Address&>());
+        m_listener = nullptr;
     }
     for (auto& [socket, out] : m_outgoing)
     {
         socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
-        socket->Close();
+        socket->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
+                                   MakeNullCallback<void, Ptr<Socket>>());
+        if (connections)
+        {
+            socket->Close();
+        }
     }
+    m_bySourcePort.clear();
     for (auto& [socket, in] : m_incoming)
     {
         socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
-        socket->Close();
+        if (connections)
+        {
+            socket->Close();
+        }
     }
 }
 
@@ -339,7 +367,20 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
     const uint32_t header[2] = {workload, static_cast<uint32_t>(payload)};
     std::memcpy(out.bytes.data(), header, HEADER_BYTES);
     std::memcpy(out.bytes.data() + HEADER_BYTES, m_vector.data() + offset, payload);
+    m_transferStarted(workload);
 
+    const auto open = m_bySourcePort.find(sourcePort);
+    if (open != m_bySourcePort.end())
+    {
+        // The connection to this receiver on this path is open: queue behind what it carries.
+        Sender& sender = m_outgoing.at(open->second);
+        sender.queue.push_back(std::move(out));
+        if (sender.connected)
+        {
+            SendMore(open->second, 0);
+        }
+        return;
+    }
     Ptr<Socket> socket = Socket::CreateSocket(GetNode(), m_protocol);
     if (Ptr<TcpSocket> tcp = DynamicCast<TcpSocket>(socket))
     {
@@ -347,7 +388,8 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
         tcp->SetAttribute("ConnTimeout", TimeValue(m_connTimeout));
         tcp->SetAttribute("MinRto", TimeValue(m_minRto));
         tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
-        WatchTcp(tcp, workload);
+        tcp->SetAttribute("DataRetries", UintegerValue(m_dataRetries));
+        WatchTcp(tcp, sourcePort);
     }
     const Ipv4Address from = m_controller->GetAddress(m_node);
     if (socket->Bind(InetSocketAddress(from, sourcePort)) == -1)
@@ -355,11 +397,13 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
         NS_FATAL_ERROR(Name() << " cannot send workload " << workload
                                  << " from port " << sourcePort << ": it is in use");
     }
-    m_outgoing.emplace(socket, std::move(out));
+    Sender& sender = m_outgoing[socket];
+    sender.port = sourcePort;
+    sender.queue.push_back(std::move(out));
+    m_bySourcePort[sourcePort] = socket;
     socket->SetConnectCallback(MakeCallback(&AllReduceApplication::ConnectionSucceeded, this),
                                MakeCallback(&AllReduceApplication::ConnectionFailed, this));
     socket->SetSendCallback(MakeCallback(&AllReduceApplication::SendMore, this));
-    m_transferStarted(workload);
     if (socket->Connect(InetSocketAddress(to, m_controller->GetApplication(w.dst)->GetPort())) ==
         -1)
     {
@@ -369,11 +413,11 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
 }
 
 void
-AllReduceApplication::WatchTcp(Ptr<TcpSocket> tcp, uint32_t workload)
+AllReduceApplication::WatchTcp(Ptr<TcpSocket> tcp, uint16_t port)
 {
     // Entries of a std::map stay where they are, so the traces (one per segment sent) write to
     // this one without a lookup.
-    TcpActivity* activity = &m_tcpActivity[workload];
+    TcpActivity* activity = &m_tcpActivity[port];
     *activity = TcpActivity{Seconds(0), m_connTimeout};
     tcp->TraceConnectWithoutContext(
         "Tx",
@@ -389,7 +433,7 @@ AllReduceApplication::WatchTcp(Ptr<TcpSocket> tcp, uint32_t workload)
 Time
 AllReduceApplication::GetRetransmissionDeadline(uint32_t workload) const
 {
-    const auto it = m_tcpActivity.find(workload);
+    const auto it = m_tcpActivity.find(m_controller->GetSourcePort(workload));
     if (it == m_tcpActivity.end() || it->second.lastTx.IsZero())
     {
         return Seconds(0);
@@ -401,7 +445,12 @@ void
 AllReduceApplication::ConnectionSucceeded(Ptr<Socket> socket)
 {
     NS_LOG_FUNCTION(this << socket);
-    SendMore(socket, socket->GetTxAvailable());
+    const auto it = m_outgoing.find(socket);
+    if (it != m_outgoing.end())
+    {
+        it->second.connected = true;
+        SendMore(socket, socket->GetTxAvailable());
+    }
 }
 
 void
@@ -409,9 +458,10 @@ AllReduceApplication::ConnectionFailed(Ptr<Socket> socket)
 {
     NS_LOG_FUNCTION(this << socket);
     const auto it = m_outgoing.find(socket);
-    if (it != m_outgoing.end())
+    if (it != m_outgoing.end() && !it->second.queue.empty())
     {
-        const uint32_t workload = it->second.workload;
+        const uint32_t workload = it->second.queue.front().workload;
+        m_bySourcePort.erase(it->second.port);
         m_outgoing.erase(it);
         m_controller->NotifyTransferFailed(workload);
     }
@@ -421,31 +471,39 @@ void
 AllReduceApplication::SendMore(Ptr<Socket> socket, uint32_t /* available */)
 {
     const auto it = m_outgoing.find(socket);
-    if (it == m_outgoing.end())
+    if (it == m_outgoing.end() || m_closed)
     {
         return;
     }
-    Outgoing& out = it->second;
-    while (out.sent < out.bytes.size())
+    Sender& sender = it->second;
+    while (!sender.queue.empty())
     {
-        const uint32_t room = socket->GetTxAvailable();
-        if (room == 0)
+        Outgoing& out = sender.queue.front();
+        while (out.sent < out.bytes.size())
         {
-            return; // SendMore runs again when the buffer drains
+            const uint32_t room = socket->GetTxAvailable();
+            if (room == 0)
+            {
+                return; // SendMore runs again when the buffer drains
+            }
+            const auto n = static_cast<uint32_t>(
+                std::min<uint64_t>({out.bytes.size() - out.sent, room, m_sendSize}));
+            const int accepted = socket->Send(out.bytes.data() + out.sent, n, 0);
+            if (accepted <= 0)
+            {
+                return;
+            }
+            out.sent += static_cast<uint32_t>(accepted);
         }
-        const auto n = static_cast<uint32_t>(
-            std::min<uint64_t>({out.bytes.size() - out.sent, room, m_sendSize}));
-        const int accepted = socket->Send(out.bytes.data() + out.sent, n, 0);
-        if (accepted <= 0)
-        {
-            return;
-        }
-        out.sent += static_cast<uint32_t>(accepted);
+        sender.queue.pop_front(); // all handed over: TCP delivers the rest
     }
-    // All handed over: TCP delivers the rest and closes after it.
-    socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
-    socket->Close();
-    m_outgoing.erase(it);
+    if (m_controller->GetConnections() == AllReduceController::PER_TRANSFER)
+    {
+        socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+        socket->Close(); // after the data, as TCP closes
+        m_bySourcePort.erase(sender.port);
+        m_outgoing.erase(it);
+    }
 }
 
 void
@@ -454,6 +512,25 @@ AllReduceApplication::Accept(Ptr<Socket> socket, const Address& from)
     NS_LOG_FUNCTION(this << socket << from);
     m_incoming.emplace(socket, Incoming{});
     socket->SetRecvCallback(MakeCallback(&AllReduceApplication::Receive, this));
+}
+
+void
+AllReduceApplication::ReadHeader(Incoming& in)
+{
+    uint32_t header[2];
+    std::memcpy(header, in.header, HEADER_BYTES);
+    in.workload = header[0];
+    const WorkloadSet& ws = m_controller->GetWorkloads();
+    NS_ABORT_MSG_UNLESS(in.workload < ws.GetN() && ws.Get(in.workload).dst == m_node,
+                        Name() << " got a transfer header for workload " << in.workload
+                               << ", which is not addressed to it");
+    const Workload& w = ws.Get(in.workload);
+    const uint64_t expected = m_controller->GetLayout().GetSize(w.chunk, w.piece) * sizeof(float);
+    NS_ABORT_MSG_UNLESS(header[1] == expected,
+                        "workload " << in.workload << " announces " << header[1]
+                                    << " bytes, its piece has " << expected);
+    in.payload.resize(expected / sizeof(float));
+    in.got = 0;
 }
 
 void
@@ -466,61 +543,75 @@ AllReduceApplication::Receive(Ptr<Socket> socket)
     }
     Incoming& in = it->second;
     Ptr<Packet> packet;
-    while ((packet = socket->Recv()))
+    while (!m_closed && (packet = socket->Recv()))
     {
-        uint32_t size = packet->GetSize();
+        const uint32_t size = packet->GetSize();
         if (size == 0)
         {
             break;
         }
         m_controller->NotifyProgress(size);
-        uint32_t at = 0;
-        if (in.headerGot < HEADER_BYTES)
+        if (in.headerGot == HEADER_BYTES && in.got + size <= in.payload.size() * sizeof(float))
         {
-            const uint32_t n = std::min(HEADER_BYTES - in.headerGot, size);
-            packet->CopyData(in.header + in.headerGot, n);
-            in.headerGot += n;
-            at = n;
-            if (in.headerGot == HEADER_BYTES)
+            // The usual case: the packet lies inside one transfer's payload; copy it once.
+            packet->CopyData(reinterpret_cast<uint8_t*>(in.payload.data()) + in.got, size);
+            in.got += size;
+            if (in.got == in.payload.size() * sizeof(float) && !Finish(socket, in))
             {
-                uint32_t header[2];
-                std::memcpy(header, in.header, HEADER_BYTES);
-                in.workload = header[0];
-                const WorkloadSet& ws = m_controller->GetWorkloads();
-                NS_ABORT_MSG_UNLESS(in.workload < ws.GetN() &&
-                                        ws.Get(in.workload).dst == m_node,
-                                    Name() << " got a transfer header for "
-                                              << "workload " << in.workload
-                                              << ", which is not addressed to it");
-                const Workload& w = ws.Get(in.workload);
-                const uint64_t expected =
-                    m_controller->GetLayout().GetSize(w.chunk, w.piece) * sizeof(float);
-                NS_ABORT_MSG_UNLESS(header[1] == expected,
-                                    "workload " << in.workload << " announces " << header[1]
-                                                << " bytes, its piece has " << expected);
-                in.payload.resize(expected / sizeof(float));
+                return;
+            }
+            continue;
+        }
+        // A header, or the end of one transfer and the start of the next.
+        m_scratch.resize(size);
+        packet->CopyData(m_scratch.data(), size);
+        uint32_t at = 0;
+        while (at < size)
+        {
+            if (in.headerGot < HEADER_BYTES)
+            {
+                const uint32_t n = std::min(HEADER_BYTES - in.headerGot, size - at);
+                std::memcpy(in.header + in.headerGot, m_scratch.data() + at, n);
+                in.headerGot += n;
+                at += n;
+                if (in.headerGot < HEADER_BYTES)
+                {
+                    break;
+                }
+                ReadHeader(in);
+            }
+            const uint64_t payloadBytes = in.payload.size() * sizeof(float);
+            const auto n = static_cast<uint32_t>(std::min<uint64_t>(payloadBytes - in.got, size - at));
+            std::memcpy(reinterpret_cast<uint8_t*>(in.payload.data()) + in.got,
+                        m_scratch.data() + at,
+                        n);
+            in.got += n;
+            at += n;
+            if (in.got == payloadBytes && !Finish(socket, in))
+            {
+                return;
             }
         }
-        if (at < size)
-        {
-            NS_ABORT_MSG_UNLESS(in.got + (size - at) <= in.payload.size() * sizeof(float),
-                                "workload " << in.workload << " sent more bytes than its piece");
-            Ptr<Packet> rest = at == 0 ? packet : packet->CreateFragment(at, size - at);
-            rest->CopyData(reinterpret_cast<uint8_t*>(in.payload.data()) + in.got, size - at);
-            in.got += size - at;
-        }
-        if (in.headerGot == HEADER_BYTES && in.got == in.payload.size() * sizeof(float))
-        {
-            const uint32_t workload = in.workload;
-            Apply(in);
-            socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
-            socket->Close();
-            m_incoming.erase(it);
-            m_transferFinished(workload);
-            m_controller->NotifyTransferFinished(workload);
-            return;
-        }
     }
+}
+
+bool
+AllReduceApplication::Finish(Ptr<Socket> socket, Incoming& in)
+{
+    const uint32_t workload = in.workload;
+    Apply(in);
+    in.headerGot = 0; // the next transfer on the stream starts with its header
+    in.got = 0;
+    const bool perTransfer = m_controller->GetConnections() == AllReduceController::PER_TRANSFER;
+    if (perTransfer)
+    {
+        socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        socket->Close();
+        m_incoming.erase(socket); // in is gone
+    }
+    m_transferFinished(workload);
+    m_controller->NotifyTransferFinished(workload); // may end the collective: CloseAll
+    return !perTransfer && !m_closed;
 }
 
 void
@@ -560,17 +651,12 @@ AllReduceApplication::NotifyRoundFinished(uint32_t round)
 }
 
 void
-AllReduceApplication::NotifyCollectiveFinished()
+AllReduceApplication::NotifyCollectiveFinished(bool closeConnections)
 {
-    // Nothing more arrives: free the port and the endpoint that every packet reaching this
-    // node would otherwise be looked up against (AllReduces that follow on a cluster).
-    if (m_listener)
-    {
-        m_listener->Close();
-        m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                                      MakeNullCallback<void, Ptr<Socket>, const Address&>());
-        m_listener = nullptr;
-    }
+    // Nothing more is sent or arrives: free the ports and the endpoints that every packet
+    // reaching this node would otherwise be looked up against (AllReduces that follow on a
+    // cluster).
+    CloseAll(closeConnections);
     m_collectiveFinished(Simulator::Now());
 }
 

@@ -15,6 +15,7 @@
 #include "ns3/type-id.h"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -80,13 +81,17 @@ std::vector<float> MakeGradient(uint64_t values, uint32_t server, uint32_t seed,
  * that aggregates (Topology::IsAggregator; "Aggregation in the network"). It holds the server's
  * gradient as float32 values (a switch: zeros, it contributes nothing) and, when its
  * AllReduceController starts a workload, sends that workload's piece of its current vector as real
- * bytes to the workload's receiver over a new connection of its socket factory (TCP by default),
- * from its own port so that the packets take the workload's path. A transfer opens with an 8-byte
- * header (workload id, payload bytes). On the receiving node a reduce-scatter piece is added to
- * the vector (the merge) and an all-gather piece replaces it; the transfer has finished when its
- * last byte is applied. So a switch adds the pieces its children send and sends the sum on, and in
- * all-gather sends the complete piece it received to each of its children: it receives a
- * transfer whole before it sends (store and forward), as the flow level's rounds count it.
+ * bytes to the workload's receiver over a connection of its socket factory (TCP by default),
+ * from the source port the controller names so that the packets take the workload's path: with
+ * persistent connections (AllReduceController's Connections) one connection per receiver and
+ * path, opened by the first transfer and reused by the next ones, which queue behind each other
+ * on its stream; per transfer, a new connection each time. Each transfer on a stream opens with
+ * an 8-byte header (workload id, payload bytes). On the receiving node a reduce-scatter piece is
+ * added to the vector (the merge) and an all-gather piece replaces it; the transfer has finished
+ * when its last byte is applied. So a switch adds the pieces its children send and sends the sum
+ * on, and in all-gather sends the complete piece it received to each of its children: it
+ * receives a transfer whole before it sends (store and forward), as the flow level's rounds
+ * count it.
  *
  * The application is driven: install it with AllReduceHelper, which also builds the
  * controller, the routes and the ports.
@@ -124,14 +129,15 @@ class AllReduceApplication : public Application
     GradientValues GetValues() const;
 
     /**
-     * Starts sending one workload (called by the controller).
+     * Starts sending one workload (called by the controller): on the connection open from
+     * sourcePort, behind the transfers still queued there, or on a new connection from it.
      * \param workload a workload whose sender is this node
      * \param to the receiver's address \param sourcePort the port to send from
      */
     void StartTransfer(uint32_t workload, Ipv4Address to, uint16_t sourcePort);
     /**
-     * When TCP will next act on a transfer this server sent, if nothing arrives before: its last
-     * transmission plus its current retransmission timeout. The controller waits for it before
+     * When TCP will next act on a transfer this server sent, if nothing arrives before: its
+     * connection's last transmission plus its current retransmission timeout. The controller waits for it before
      * it calls a transfer stalled, so that a backing-off TCP is not mistaken for a stuck one.
      * \param workload a workload this server sent
      * \return that time, or zero when TCP has sent nothing for it (or it is not TCP)
@@ -140,9 +146,14 @@ class AllReduceApplication : public Application
 
     /// Fires RoundFinished (called by the controller). \param round the round
     void NotifyRoundFinished(uint32_t round);
-    /// Closes the listener (nothing more arrives) and fires CollectiveFinished (called by the
-    /// controller).
-    void NotifyCollectiveFinished();
+    /**
+     * Closes the listener (nothing more arrives) and fires CollectiveFinished (called by the
+     * controller).
+     * \param closeConnections also close the connections, when the simulation goes on (their
+     *        endpoints would cost later packets a lookup); when it stops here their closing
+     *        packets would never arrive, and FlowMonitor would count them lost
+     */
+    void NotifyCollectiveFinished(bool closeConnections);
 
     /// TracedCallback signature of a workload event. \param workload the workload id
     typedef void (*WorkloadTracedCallback)(uint32_t workload);
@@ -169,7 +180,15 @@ class AllReduceApplication : public Application
         uint64_t sent{0};            //!< bytes handed to the socket so far
     };
 
-    /// A transfer this server is receiving.
+    /// A connection this server sends on: its transfers in order.
+    struct Sender
+    {
+        uint16_t port{0};            //!< its source port
+        bool connected{false};       //!< the handshake is done
+        std::deque<Outgoing> queue;  //!< transfers not yet handed to the socket whole
+    };
+
+    /// A connection this server receives on: the transfer arriving now.
     struct Incoming
     {
         uint8_t header[HEADER_BYTES];  //!< the header as it arrives
@@ -180,10 +199,10 @@ class AllReduceApplication : public Application
     };
 
     /**
-     * Follows TCP's transmissions and retransmission timeout for one transfer.
-     * \param tcp its socket \param workload its workload
+     * Follows TCP's transmissions and retransmission timeout for one connection.
+     * \param tcp its socket \param port its source port
      */
-    void WatchTcp(Ptr<TcpSocket> tcp, uint32_t workload);
+    void WatchTcp(Ptr<TcpSocket> tcp, uint16_t port);
     /// \param socket a sending socket whose connection is up
     void ConnectionSucceeded(Ptr<Socket> socket);
     /// \param socket a sending socket whose connection failed
@@ -195,10 +214,27 @@ class AllReduceApplication : public Application
     /// \param socket a receiving socket with data
     void Receive(Ptr<Socket> socket);
     /**
+     * Takes a transfer's header off the stream and checks it.
+     * \param in the transfer whose header is complete
+     */
+    void ReadHeader(Incoming& in);
+    /**
      * Applies a complete incoming transfer: adds (reduce) or copies (gather) its values.
      * \param in the transfer
      */
     void Apply(const Incoming& in);
+    /**
+     * A transfer has arrived whole: applies it, makes the connection ready for the next one
+     * (persistent) or closes it (per transfer), and tells the controller.
+     * \param socket its connection \param in its state (gone when per transfer)
+     * \return whether to go on reading the connection
+     */
+    bool Finish(Ptr<Socket> socket, Incoming& in);
+    /**
+     * Closes the listener, and the connections, silenced; nothing more is sent or received.
+     * \param connections close the connections too (else they are only silenced)
+     */
+    void CloseAll(bool connections = true);
     /// \return "server 3" or "switch 12", for messages
     std::string Name() const;
 
@@ -212,13 +248,17 @@ class AllReduceApplication : public Application
     Time m_minRto;            //!< TCP minimum RTO
     Time m_connTimeout;       //!< TCP SYN retransmission timeout
     Time m_timeWait;          //!< TCP TIME_WAIT of the senders' sockets
+    uint32_t m_dataRetries{15}; //!< TCP retransmissions before a connection gives up
 
     Ptr<AllReduceController> m_controller;  //!< the controller
     uint32_t m_node{0};                     //!< this server or aggregating switch
     std::vector<float> m_vector;            //!< the current vector
     Ptr<Socket> m_listener;                 //!< the listening socket
-    std::map<Ptr<Socket>, Outgoing> m_outgoing; //!< transfers being sent
-    std::map<Ptr<Socket>, Incoming> m_incoming; //!< transfers being received
+    std::map<Ptr<Socket>, Sender> m_outgoing;   //!< connections sent on
+    std::map<uint16_t, Ptr<Socket>> m_bySourcePort; //!< the same, by source port
+    std::map<Ptr<Socket>, Incoming> m_incoming; //!< connections received on
+    std::vector<uint8_t> m_scratch;             //!< a packet that holds more than one transfer
+    bool m_closed{false};                       //!< CloseAll ran
 
     /// What TCP last did for a transfer this server sent.
     struct TcpActivity
@@ -227,7 +267,7 @@ class AllReduceApplication : public Application
         Time rto;    //!< its current retransmission timeout
     };
 
-    std::map<uint32_t, TcpActivity> m_tcpActivity; //!< by workload, for the stall detector
+    std::map<uint16_t, TcpActivity> m_tcpActivity; //!< by source port, for the stall detector
 
     TracedCallback<uint32_t> m_transferStarted;  //!< a transfer from this server started
     TracedCallback<uint32_t> m_transferFinished; //!< a transfer to this server was applied

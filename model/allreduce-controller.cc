@@ -47,6 +47,18 @@ AllReduceController::GetTypeId()
                                           "barrier",
                                           AllReduceController::ASYNC,
                                           "async"))
+            .AddAttribute("Connections",
+                          "persistent: one TCP connection per sender, receiver and path, opened "
+                          "by the first transfer between them and reused by every later one "
+                          "(workloads framed on the stream), as collective libraries keep "
+                          "theirs; per-transfer: a connection of its own for every transfer, "
+                          "which pays the handshake and slow start each time.",
+                          EnumValue(AllReduceController::PER_TRANSFER),
+                          MakeEnumAccessor(&AllReduceController::m_connections),
+                          MakeEnumChecker(AllReduceController::PERSISTENT,
+                                          "persistent",
+                                          AllReduceController::PER_TRANSFER,
+                                          "per-transfer"))
             .AddAttribute("GradientBytes",
                           "Size of every server's gradient in bytes (a multiple of 4: float32).",
                           UintegerValue(1 << 20),
@@ -74,8 +86,9 @@ AllReduceController::GetTypeId()
                           MakePointerAccessor(&AllReduceController::m_sharedLinks),
                           MakePointerChecker<SharedLinks>())
             .AddAttribute("FirstSourcePort",
-                          "The port each server's first workload sends from (the next ones "
-                          "count up): AllReduces that follow one another on a node start above "
+                          "The port each server's first connection sends from (the next ones "
+                          "count up; a server never needs more ports than it sends workloads): "
+                          "AllReduces that follow one another on a node start above "
                           "the ports the earlier ones used, which TCP may still hold.",
                           UintegerValue(FIRST_SOURCE_PORT),
                           MakeUintegerAccessor(&AllReduceController::m_firstSourcePort),
@@ -274,21 +287,31 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
                 "use a smaller gradient");
     GradientLayout layout(m_gradientBytes / sizeof(float), n, workloads.GetPieces());
 
-    // Every workload sends from a port of its own, so that a flow route can pin its path.
-    std::vector<uint32_t> nextPort(nodes, m_firstSourcePort);
+    // A connection's source port names its flow, so that a flow route can pin its path. Per
+    // transfer, every workload has a port of its own; persistent connections take theirs as
+    // they open, never more than the workloads their server sends.
     std::vector<uint16_t> sourcePort(workloads.GetN(), 0);
-    for (uint32_t id = 0; id < workloads.GetN(); ++id)
+    if (m_connections == PER_TRANSFER)
     {
-        const uint32_t src = workloads.Get(id).src;
-        if (nextPort[src] > std::numeric_limits<uint16_t>::max())
+        std::vector<uint32_t> nextPort(nodes, m_firstSourcePort);
+        for (uint32_t id = 0; id < workloads.GetN(); ++id)
         {
-            throw std::invalid_argument(
-                topo.GetNodeName(src) + " sends more than " +
-                std::to_string(65536 - m_firstSourcePort) +
-                " workloads, one port each; use fewer pieces or a smaller topology");
+            const uint32_t src = workloads.Get(id).src;
+            if (nextPort[src] > std::numeric_limits<uint16_t>::max())
+            {
+                throw std::invalid_argument(
+                    topo.GetNodeName(src) + " sends more than " +
+                    std::to_string(65536 - m_firstSourcePort) +
+                    " workloads, one port each; use fewer pieces, a smaller topology or "
+                    "persistent connections");
+            }
+            sourcePort[id] = static_cast<uint16_t>(nextPort[src]++);
         }
-        sourcePort[id] = static_cast<uint16_t>(nextPort[src]++);
     }
+    m_nextPort.assign(nodes, m_firstSourcePort);
+    m_open.clear();
+    m_openBetween.clear();
+    m_connectionOf.assign(workloads.GetN(), NO_INDEX);
     m_layout = layout;
     m_workloads = workloads;
     m_sourcePort = std::move(sourcePort);
@@ -389,6 +412,12 @@ AllReduceController::Mode
 AllReduceController::GetMode() const
 {
     return m_mode;
+}
+
+AllReduceController::Connections
+AllReduceController::GetConnections() const
+{
+    return m_connections;
 }
 
 bool
@@ -640,6 +669,17 @@ void
 AllReduceController::StartTransfer(uint32_t workload)
 {
     const Workload& w = m_state->GetWorkloads().Get(workload);
+    if (m_connections == PERSISTENT)
+    {
+        if (!PickConnection(workload))
+        {
+            return;
+        }
+    }
+    else if (!m_route.IsNull())
+    {
+        m_route(workload); // a new connection: its route, along the path it takes now
+    }
     m_result.transferStart[workload] = Elapsed();
     m_result.payloadBytes += m_layout.GetSize(w.chunk, w.piece) * sizeof(float);
     m_transferStarted(workload);
@@ -649,6 +689,59 @@ AllReduceController::StartTransfer(uint32_t workload)
         m_heldLinks[workload] = w.links;
     }
     m_apps[w.src]->StartTransfer(workload, m_addresses[w.dst], m_sourcePort[workload]);
+}
+
+bool
+AllReduceController::PickConnection(uint32_t workload)
+{
+    const Workload& w = m_state->GetWorkloads().Get(workload);
+    std::vector<uint32_t>& between = m_openBetween[{w.src, w.dst}];
+    uint32_t pick = NO_INDEX;
+    for (uint32_t c : between)
+    {
+        if (m_open[c].retired)
+        {
+            continue;
+        }
+        if (m_open[c].path == w.path)
+        {
+            pick = c; // on the workload's path already: the usual case
+            break;
+        }
+        if (m_open[c].inFlight == 0 && pick == NO_INDEX)
+        {
+            pick = c; // idle: it can take another path
+        }
+    }
+    if (pick == NO_INDEX)
+    {
+        if (m_nextPort[w.src] > std::numeric_limits<uint16_t>::max())
+        {
+            End("at t=" + std::to_string(Elapsed()) + " s " +
+                m_workloads.GetTopology().GetNodeName(w.src) +
+                " has no source port left for a new connection (from FirstSourcePort " +
+                std::to_string(m_firstSourcePort) + "): " + Describe(workload));
+            return false;
+        }
+        pick = static_cast<uint32_t>(m_open.size());
+        m_open.push_back(Connection{static_cast<uint16_t>(m_nextPort[w.src]++), {}, 0});
+        between.push_back(pick);
+        NS_LOG_INFO("connection " << pick << " opens from port " << m_open[pick].port << " for "
+                                  << Describe(workload));
+    }
+    Connection& c = m_open[pick];
+    ++c.inFlight;
+    m_connectionOf[workload] = pick;
+    m_sourcePort[workload] = c.port;
+    if (c.path != w.path)
+    {
+        c.path = w.path;
+        if (!m_route.IsNull())
+        {
+            m_route(workload);
+        }
+    }
+    return true;
 }
 
 void
@@ -667,6 +760,10 @@ AllReduceController::NotifyTransferFinished(uint32_t workload)
     }
     m_state->Finish(workload);
     m_bytesLeft -= GetBytes(workload);
+    if (m_connectionOf[workload] != NO_INDEX)
+    {
+        --m_open[m_connectionOf[workload]].inFlight;
+    }
     if (m_sharedLinks)
     {
         m_sharedLinks->Release(m_heldLinks[workload]);
@@ -718,6 +815,19 @@ AllReduceController::NotifyLinkState(uint32_t link, bool up)
         return; // before the start, Begin reads every link's state
     }
     m_state->SetLinkDown(link, !up);
+    if (!up)
+    {
+        // A connection over the link may be left with segments TCP retransmits with backed-off
+        // timeouts: it finishes the transfers it carries (routed around online), then rests.
+        const Topology& topo = m_workloads.GetTopology();
+        for (Connection& c : m_open)
+        {
+            for (size_t i = 0; !c.retired && i + 1 < c.path.size(); ++i)
+            {
+                c.retired = topo.FindLink(c.path[i], c.path[i + 1]) == int64_t{link};
+            }
+        }
+    }
     if (m_online)
     {
         Reroute();
@@ -757,9 +867,18 @@ AllReduceController::Reroute()
         m_state->SetPath(id, path);
         m_rerouted[id] = path != planned.path;
         m_result.rerouted += m_rerouted[id];
-        if (!m_route.IsNull())
+        // A workload in flight takes its connection along (all in flight on one connection
+        // share its path, so they all move the same way); the others are routed as they start.
+        if (status == WorkloadStatus::STARTED)
         {
-            m_route(id);
+            if (m_connectionOf[id] != NO_INDEX)
+            {
+                m_open[m_connectionOf[id]].path = path;
+            }
+            if (!m_route.IsNull())
+            {
+                m_route(id);
+            }
         }
     }
 }
@@ -928,7 +1047,7 @@ AllReduceController::End(const std::string& error)
         {
             if (app)
             {
-                app->NotifyCollectiveFinished();
+                app->NotifyCollectiveFinished(!m_stopWhenFinished);
             }
         }
     }

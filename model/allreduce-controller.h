@@ -21,6 +21,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,6 +101,15 @@ class AllReduceController : public Object
         ASYNC,   //!< as soon as dependencies and links allow
     };
 
+    /// How transfers use TCP connections.
+    enum Connections
+    {
+        PERSISTENT,   //!< one connection per sender, receiver and path, reused by every
+                      //!< transfer between them (as collective libraries keep theirs open)
+        PER_TRANSFER, //!< a connection of its own for every transfer (handshake and slow
+                      //!< start each time)
+    };
+
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -143,8 +153,10 @@ class AllReduceController : public Object
      */
     void SetLinkStateCallback(Callback<bool, uint32_t> linkUp);
     /**
-     * \param route installs the route of a workload along its current path (GetWorkloads),
-     *        called when an online run routes it around a link that is down
+     * \param route installs the route of a workload's connection (its source port,
+     *        GetSourcePort) along the workload's current path (GetWorkloads): called when a
+     *        transfer starts on a new connection or on one that took another path before, and
+     *        when an online run routes a transfer in flight around a link that is down
      */
     void SetRouteCallback(Callback<void, uint32_t> route);
     /**
@@ -174,13 +186,20 @@ class AllReduceController : public Object
     const GradientLayout& GetLayout() const;
     /// \return the mode
     Mode GetMode() const;
+    /// \return how transfers use connections (the Connections attribute)
+    Connections GetConnections() const;
     /// \return true when a scheduler decides online, false when a schedule is replayed
     bool IsOnline() const;
     /// \param node a server or an aggregating switch \return its application
     Ptr<AllReduceApplication> GetApplication(uint32_t node) const;
     /// \param node a server or an aggregating switch \return its address
     Ipv4Address GetAddress(uint32_t node) const;
-    /// \param workload a workload \return the port its sender sends from
+    /**
+     * \param workload a workload
+     * \return the port its sender sends it from: per transfer, its own port (fixed by Setup);
+     *         with persistent connections, the port of the connection it was sent on, 0 until
+     *         it starts
+     */
     uint16_t GetSourcePort(uint32_t workload) const;
     /// \return per server, when its gradient is ready (seconds from the start; after Begin)
     const std::vector<double>& GetGradientReadyTimes() const;
@@ -244,6 +263,15 @@ class AllReduceController : public Object
     void Decide(bool joinRound = false);
     /// \param workload starts its transfer now
     void StartTransfer(uint32_t workload);
+    /**
+     * Persistent connections: picks the connection a workload starts on (one between its
+     * sender and receiver on its path, else an idle one between them, which is routed along
+     * its path, else a new one on the sender's next free port) and installs the route when the
+     * connection's path changes.
+     * \param workload a workload about to start
+     * \return false when its sender has no free port left (the run ends)
+     */
+    bool PickConnection(uint32_t workload);
     /// \param server its gradient is ready now
     void ReleaseGradient(uint32_t server);
     /// Online: routes every unfinished workload around the links that are down, or back.
@@ -279,6 +307,7 @@ class AllReduceController : public Object
     Ptr<SharedLinks> m_sharedLinks; //!< the cluster's links, when jobs decide jointly
     bool m_stopWhenFinished{true};  //!< End stops the simulator
     uint16_t m_firstSourcePort{FIRST_SOURCE_PORT}; //!< each server's first source port
+    Connections m_connections{PER_TRANSFER};          //!< how transfers use connections
     uint64_t m_waiterKey{0};        //!< this controller among m_sharedLinks' waiters
     double m_bytesLeft{0};          //!< bytes of the workloads not finished (from Begin)
     std::vector<std::vector<uint32_t>> m_heldLinks; //!< per workload, links held in m_sharedLinks
@@ -292,6 +321,23 @@ class AllReduceController : public Object
     std::vector<Ptr<AllReduceApplication>> m_apps; //!< per server
     std::vector<Ipv4Address> m_addresses;          //!< per server
     std::vector<uint16_t> m_sourcePort;            //!< per workload
+
+    /// A persistent connection (the sender's source port identifies it).
+    struct Connection
+    {
+        uint16_t port{0};            //!< its source port
+        std::vector<uint32_t> path;  //!< the path its route follows now
+        uint32_t inFlight{0};        //!< transfers on it not yet finished
+        bool retired{false};         //!< a link of its path went down: it takes no new
+                                     //!< transfers (its TCP may be backing off)
+    };
+
+    std::vector<Connection> m_open;                //!< persistent: every connection opened
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> m_openBetween; //!< by
+                                                   //!< (sender, receiver), its connections
+    std::vector<uint32_t> m_nextPort;              //!< persistent: per node, next free port
+    std::vector<uint32_t> m_connectionOf;          //!< persistent: per workload, its
+                                                   //!< connection (NO_INDEX before it starts)
     std::vector<Time> m_readyTimesGiven;           //!< SetGradientReadyTimes
     std::vector<double> m_readyAt;                 //!< per server, gradient ready (seconds)
     double m_lastRelease{0};                       //!< latest gradient-ready time

@@ -13,10 +13,14 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/ppp-header.h"
 #include "ns3/tcp-header.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/traffic-control-layer.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <numeric>
@@ -930,4 +934,130 @@ TEST(PacketLevel, ZeroDelayLinksAreAcceptedAndNegativeOnesRefused)
     EXPECT_TRUE(r.verification.verified);
     config.delay = "-1us";
     EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument);
+}
+
+TEST(PacketTransport, PersistentConnectionsCarrySeveralTransfersEachAndTheSumStaysExact)
+{
+    // Pieces of 2 KiB with k=2: several transfers, and headers, share each stream, and a
+    // segment often holds the end of one transfer and the start of the next.
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "balanced", 2);
+    for (const std::string mode : {"barrier", "async"})
+    {
+        std::map<std::string, size_t> flowsOf;
+        for (const std::string connections : {"persistent", "per-transfer"})
+        {
+            PacketRunConfig config = SmallPacketRun(mode);
+            config.gradientBytes = 9 * 2 * 2048 + 36; // pieces one value apart in size
+            config.connections = connections;
+            config.flowMonitor = true;
+            const PacketRunReport report = RunPacketAllReduce(plan, config);
+            ASSERT_TRUE(report.result.finished) << connections << ": " << report.result.error;
+            EXPECT_TRUE(report.verification.verified)
+                << connections << ": " << report.verification.message;
+            // Every workload on exactly one connection, which runs between its two nodes.
+            std::vector<uint32_t> seen(plan.workloads.GetN(), 0);
+            for (const FlowReport& f : report.flows)
+            {
+                for (uint32_t w : f.workloads)
+                {
+                    ++seen[w];
+                    EXPECT_EQ(plan.workloads.Get(w).src, f.src);
+                    EXPECT_EQ(plan.workloads.Get(w).dst, f.dst);
+                }
+                EXPECT_EQ(f.lostPackets, 0u) << "closing packets counted as lost";
+            }
+            EXPECT_EQ(seen, std::vector<uint32_t>(plan.workloads.GetN(), 1)) << connections;
+            flowsOf[connections] = report.flows.size();
+        }
+        EXPECT_EQ(flowsOf["per-transfer"], plan.workloads.GetN());
+        EXPECT_LT(flowsOf["persistent"], plan.workloads.GetN() / 2)
+            << "persistent connections were not reused";
+    }
+}
+
+TEST(PacketTransport, EveryTcpAndQueueDiscVerifies)
+{
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    for (const auto& [tcp, queue] : std::vector<std::pair<std::string, std::string>>{
+             {"cubic", "fq-codel"},
+             {"newreno", "none"},
+             {"newreno", "red"},
+             {"dctcp", "auto"}})
+    {
+        PacketRunConfig config = SmallPacketRun("barrier");
+        config.gradientBytes = 256 * 1024;
+        config.tcp = tcp;
+        config.queueDisc = queue;
+        config.queueSize = queue == "none" ? "50p" : "";
+        const PacketRunReport report = RunPacketAllReduce(plan, config);
+        ASSERT_TRUE(report.result.finished) << tcp << " " << queue << ": " << report.result.error;
+        EXPECT_TRUE(report.verification.verified) << tcp << " " << queue;
+    }
+    EXPECT_EQ(GetQueueDisc(PacketRunConfig{}), "fq-codel");
+    PacketRunConfig dctcp;
+    dctcp.tcp = "dctcp";
+    EXPECT_EQ(GetQueueDisc(dctcp), "red");
+}
+
+TEST(PacketTransport, TransportOptionsThatCannotWorkAreRefused)
+{
+    const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
+    const auto refuses = [&plan](const std::function<void(PacketRunConfig&)>& change,
+                                 const std::string& says) {
+        PacketRunConfig config = SmallPacketRun("barrier");
+        change(config);
+        try
+        {
+            RunPacketAllReduce(plan, config);
+            ADD_FAILURE() << "accepted; expected an error saying '" << says << "'";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+    };
+    refuses([](PacketRunConfig& c) { c.tcp = "vegas"; }, "tcp must be");
+    refuses([](PacketRunConfig& c) { c.connections = "pooled"; }, "connections must be");
+    refuses([](PacketRunConfig& c) { c.queueDisc = "codel"; }, "queue disc must be");
+    refuses(
+        [](PacketRunConfig& c) {
+            c.tcp = "dctcp";
+            c.queueDisc = "fq-codel";
+        },
+        "dctcp needs queues that mark ECN");
+    for (const std::string size : {"12", "0p", "p", "10 p", "5GB", "99999999999p"})
+    {
+        refuses([size](PacketRunConfig& c) { c.queueSize = size; }, "queue size must be");
+    }
+    DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
+    EXPECT_THROW(dcn.SetTcpCongestionControl("ns3::Node"), std::invalid_argument);
+    EXPECT_THROW(dcn.SetTcpCongestionControl("ns3::TcpNoSuchThing"), std::invalid_argument);
+    Simulator::Destroy();
+}
+
+TEST(PacketTransport, TheNetworkTakesTheCongestionControlAndQueueDiscsAsked)
+{
+    DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
+    dcn.SetTcpCongestionControl("ns3::TcpNewReno");
+    dcn.Install();
+    for (uint32_t node = 0; node < dcn.GetNodes().GetN(); ++node)
+    {
+        TypeIdValue type;
+        dcn.GetNodes().Get(node)->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", type);
+        EXPECT_EQ(type.Get().GetName(), "ns3::TcpNewReno");
+    }
+    Ptr<NetDevice> device = dcn.GetLinkDevices(0).Get(0);
+    Ptr<TrafficControlLayer> tc = device->GetNode()->GetObject<TrafficControlLayer>();
+    ASSERT_TRUE(tc);
+    Ptr<QueueDisc> root = tc->GetRootQueueDiscOnDevice(device);
+    ASSERT_TRUE(root) << "no queue disc on the devices";
+    EXPECT_EQ(root->GetInstanceTypeId().GetName(), "ns3::FqCoDelQueueDisc");
+    Simulator::Destroy();
+
+    DcnTopologyHelper fifo(BuildTopology("bcube:n=2,k=1"));
+    fifo.DisableTrafficControl();
+    fifo.Install();
+    Ptr<NetDevice> d = fifo.GetLinkDevices(0).Get(0);
+    EXPECT_FALSE(d->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(d));
+    Simulator::Destroy();
 }
