@@ -514,10 +514,10 @@ void
 AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
 {
     cmd.AddChoice("connections",
-                  "per-transfer (a new TCP connection each time: handshake and slow start per "
-                  "transfer) or persistent (one connection per sender, receiver and path, "
-                  "reused by every transfer between them)",
-                  config.connections, {"per-transfer", "persistent"});
+                  "persistent (one TCP connection per sender, receiver and path, reused by "
+                  "every transfer between them) or per-transfer (a new connection each time: "
+                  "handshake and slow start per transfer)",
+                  config.connections, {"persistent", "per-transfer"});
     cmd.AddChoice("tcp", "TCP congestion control: cubic (ns-3's default), newreno or dctcp "
                   "(with ECN marking RED queues)",
                   config.tcp, {"cubic", "newreno", "dctcp"});

@@ -89,7 +89,7 @@ std::string ChooseDecisions(const std::string& given, const std::string& schedul
 struct PacketRunConfig
 {
     std::string mode{"barrier"};        //!< "barrier" or "async"
-    std::string connections{"per-transfer"}; //!< "persistent" TCP connections, reused by every
+    std::string connections{"persistent"}; //!< "persistent" TCP connections, reused by every
                                         //!< transfer between two nodes on one path, or a new
                                         //!< one "per-transfer"
     std::string tcp{"cubic"};           //!< TCP congestion control: "cubic" (ns-3's default),

@@ -163,9 +163,9 @@ AllReduceApplication::GetTypeId()
             .AddAttribute("TimeWait",
                           "How long a TCP endpoint lingers after its transfer closed "
                           "(TIME_WAIT, twice TCP's maximum segment lifetime; ns-3's default is "
-                          "240 s). Every transfer has ports of its own, so nothing needs the "
-                          "endpoint; each one left costs every later packet on the node a "
-                          "lookup (ns-3 searches endpoints one by one).",
+                          "240 s). A closed connection's ports are never used again, so "
+                          "nothing needs the endpoint; each one left costs every later packet "
+                          "on the node a lookup (ns-3 searches endpoints one by one).",
                           TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(&AllReduceApplication::m_timeWait),
                           MakeTimeChecker(MicroSeconds(2)))
@@ -428,6 +428,19 @@ AllReduceApplication::WatchTcp(Ptr<TcpSocket> tcp, uint16_t port)
     tcp->TraceConnectWithoutContext(
         "RTO",
         Callback<void, Time, Time>([activity](Time, Time rto) { activity->rto = rto; }));
+    tcp->TraceConnectWithoutContext(
+        "CongState",
+        Callback<void, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t>(
+            [activity](TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state) {
+                activity->timedOut |= state == TcpSocketState::CA_LOSS;
+            }));
+}
+
+bool
+AllReduceApplication::HasTimedOut(uint16_t sourcePort) const
+{
+    const auto it = m_tcpActivity.find(sourcePort);
+    return it != m_tcpActivity.end() && it->second.timedOut;
 }
 
 Time

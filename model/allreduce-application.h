@@ -144,6 +144,15 @@ class AllReduceApplication : public Application
      */
     Time GetRetransmissionDeadline(uint32_t workload) const;
 
+    /**
+     * Whether TCP's retransmission timer has expired on a connection this server sends on
+     * (its congestion window fell to one segment, its timeout backed off): the controller
+     * gives later transfers another connection.
+     * \param sourcePort the connection's source port
+     * \return true once it has expired there
+     */
+    bool HasTimedOut(uint16_t sourcePort) const;
+
     /// Fires RoundFinished (called by the controller). \param round the round
     void NotifyRoundFinished(uint32_t round);
     /**
@@ -265,6 +274,7 @@ class AllReduceApplication : public Application
     {
         Time lastTx; //!< its last segment sent (first transmission or retransmission)
         Time rto;    //!< its current retransmission timeout
+        bool timedOut{false}; //!< the retransmission timer expired (TCP entered CA_LOSS)
     };
 
     std::map<uint16_t, TcpActivity> m_tcpActivity; //!< by source port, for the stall detector

@@ -53,7 +53,7 @@ AllReduceController::GetTypeId()
                           "(workloads framed on the stream), as collective libraries keep "
                           "theirs; per-transfer: a connection of its own for every transfer, "
                           "which pays the handshake and slow start each time.",
-                          EnumValue(AllReduceController::PER_TRANSFER),
+                          EnumValue(AllReduceController::PERSISTENT),
                           MakeEnumAccessor(&AllReduceController::m_connections),
                           MakeEnumChecker(AllReduceController::PERSISTENT,
                                           "persistent",
@@ -699,6 +699,13 @@ AllReduceController::PickConnection(uint32_t workload)
     uint32_t pick = NO_INDEX;
     for (uint32_t c : between)
     {
+        // A connection that went through a retransmission timeout carries a one-segment
+        // window and a backed-off timer: it finishes what it carries, later transfers go on
+        // another.
+        if (!m_open[c].retired && m_apps[w.src]->HasTimedOut(m_open[c].port))
+        {
+            m_open[c].retired = true;
+        }
         if (m_open[c].retired)
         {
             continue;

@@ -307,7 +307,7 @@ class AllReduceController : public Object
     Ptr<SharedLinks> m_sharedLinks; //!< the cluster's links, when jobs decide jointly
     bool m_stopWhenFinished{true};  //!< End stops the simulator
     uint16_t m_firstSourcePort{FIRST_SOURCE_PORT}; //!< each server's first source port
-    Connections m_connections{PER_TRANSFER};          //!< how transfers use connections
+    Connections m_connections{PERSISTENT};          //!< how transfers use connections
     uint64_t m_waiterKey{0};        //!< this controller among m_sharedLinks' waiters
     double m_bytesLeft{0};          //!< bytes of the workloads not finished (from Begin)
     std::vector<std::vector<uint32_t>> m_heldLinks; //!< per workload, links held in m_sharedLinks

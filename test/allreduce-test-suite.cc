@@ -427,7 +427,7 @@ class PacketAllReduceTestCase : public TestCase
                 PacketRunConfig config;
                 config.mode = mode;
                 config.gradientBytes = 16384;
-                config.connections = std::string(mode) == "async" ? "persistent" : "per-transfer";
+                config.connections = std::string(mode) == "async" ? "per-transfer" : "persistent";
                 const PacketRunReport r = RunPacketAllReduce(plan, config);
                 NS_TEST_EXPECT_MSG_EQ(r.result.finished, true, r.result.error);
                 NS_TEST_EXPECT_MSG_EQ(r.verification.verified,

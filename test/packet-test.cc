@@ -1061,3 +1061,23 @@ TEST(PacketTransport, TheNetworkTakesTheCongestionControlAndQueueDiscsAsked)
     EXPECT_FALSE(d->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(d));
     Simulator::Destroy();
 }
+
+TEST(PacketTransport, AConnectionHitByALinkFailureTakesNoNewTransfers)
+{
+    // Two links fail mid-run; the transfers in flight on them wait one retransmission timeout
+    // (10 ms) and are routed around. Reused afterwards, those connections would carry a
+    // one-segment window acknowledged only at the 200 ms delayed-ACK timeout: 3.6 s.
+    PacketRunConfig config = SmallPacketRun("barrier");
+    config.gradientBytes = 256 * 1024;
+    config.decisions = "online";
+    config.stallTimeout = 0.05;
+    config.linkDowns = ParseLinkDowns({"9", "4"}, {"100us", "300us"});
+    const PacketRunReport report = RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"),
+                                                      config,
+                                                      CreateScheduler("greedy"));
+    ASSERT_TRUE(report.result.finished) << report.result.error;
+    EXPECT_TRUE(report.verification.verified) << report.verification.message;
+    EXPECT_GT(report.result.rerouted, 0u);
+    EXPECT_LT(report.result.completionTime, 0.05)
+        << "a transfer went on a connection still backing off";
+}
