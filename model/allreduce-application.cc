@@ -404,6 +404,12 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
     socket->SetConnectCallback(MakeCallback(&AllReduceApplication::ConnectionSucceeded, this),
                                MakeCallback(&AllReduceApplication::ConnectionFailed, this));
     socket->SetSendCallback(MakeCallback(&AllReduceApplication::SendMore, this));
+    // The port rides with the callback: per transfer, the socket has left m_outgoing once all
+    // its bytes are handed over, but TCP may still give up on it.
+    socket->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(),
+                              Callback<void, Ptr<Socket>>([this, sourcePort](Ptr<Socket> s) {
+                                  ConnectionBroken(s, sourcePort);
+                              }));
     if (socket->Connect(InetSocketAddress(to, m_controller->GetApplication(w.dst)->GetPort())) ==
         -1)
     {
@@ -478,6 +484,21 @@ AllReduceApplication::ConnectionFailed(Ptr<Socket> socket)
         m_outgoing.erase(it);
         m_controller->NotifyTransferFailed(workload);
     }
+}
+
+void
+AllReduceApplication::ConnectionBroken(Ptr<Socket> socket, uint16_t port)
+{
+    NS_LOG_FUNCTION(this << socket << port);
+    if (m_closed)
+    {
+        return;
+    }
+    if (m_outgoing.erase(socket) != 0)
+    {
+        m_bySourcePort.erase(port);
+    }
+    m_controller->NotifyConnectionBroken(m_node, port);
 }
 
 void

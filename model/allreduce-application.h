@@ -216,6 +216,12 @@ class AllReduceApplication : public Application
     void ConnectionSucceeded(Ptr<Socket> socket);
     /// \param socket a sending socket whose connection failed
     void ConnectionFailed(Ptr<Socket> socket);
+    /**
+     * TCP gave up on a connection this server sends on (DataRetries retransmissions of a
+     * segment unanswered), perhaps after the application closed it (per transfer).
+     * \param socket its socket \param port its source port
+     */
+    void ConnectionBroken(Ptr<Socket> socket, uint16_t port);
     /// \param socket a sending socket \param available bytes free in its buffer
     void SendMore(Ptr<Socket> socket, uint32_t available);
     /// \param socket a new connection \param from its peer

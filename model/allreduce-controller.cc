@@ -814,6 +814,37 @@ AllReduceController::NotifyTransferFailed(uint32_t workload)
 }
 
 void
+AllReduceController::NotifyConnectionBroken(uint32_t node, uint16_t sourcePort)
+{
+    NS_LOG_FUNCTION(this << node << sourcePort);
+    if (m_ended)
+    {
+        return;
+    }
+    for (const auto& [ends, connections] : m_openBetween)
+    {
+        for (uint32_t c : connections)
+        {
+            if (ends.first == node && m_open[c].port == sourcePort)
+            {
+                m_open[c].retired = true;
+            }
+        }
+    }
+    for (uint32_t w : m_state->GetStarted())
+    {
+        if (m_workloads.Get(w).src == node && m_sourcePort[w] == sourcePort)
+        {
+            End("at t=" + std::to_string(Elapsed()) + " s TCP gave up on the connection from " +
+                m_workloads.GetTopology().GetNodeName(node) + " port " +
+                std::to_string(sourcePort) + " after its retransmissions (the application's "
+                "DataRetries) went unanswered: " + DescribeWithLinks(w));
+            return;
+        }
+    }
+}
+
+void
 AllReduceController::NotifyLinkState(uint32_t link, bool up)
 {
     NS_LOG_FUNCTION(this << link << up);

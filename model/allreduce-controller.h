@@ -215,6 +215,13 @@ class AllReduceController : public Object
     /// Called by the sender when a connection fails. \param workload the workload
     void NotifyTransferFailed(uint32_t workload);
     /**
+     * Called by a sender whose TCP gave up on a connection (its DataRetries retransmissions of
+     * a segment went unanswered): the transfers in flight on it are lost, so the run ends
+     * saying so; a connection with none in flight only takes no more transfers.
+     * \param node the sender \param sourcePort the connection's source port
+     */
+    void NotifyConnectionBroken(uint32_t node, uint16_t sourcePort);
+    /**
      * Called when a topology link goes down or comes back up (DcnTopologyHelper::SetLinkUp).
      * \param link the link \param up its new state
      */

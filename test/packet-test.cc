@@ -1081,3 +1081,25 @@ TEST(PacketTransport, AConnectionHitByALinkFailureTakesNoNewTransfers)
     EXPECT_LT(report.result.completionTime, 0.05)
         << "a transfer went on a connection still backing off";
 }
+
+TEST(PacketFaults, AConnectionTcpGaveUpOnEndsTheRunSayingSo)
+{
+    // One retransmission allowed and 20% loss: TCP gives up on a connection with a transfer in
+    // flight. The run ends naming it, not with a stall that says every link is up.
+    Config::SetDefault("ns3::AllReduceApplication::DataRetries", UintegerValue(1));
+    for (const std::string connections : {"persistent", "per-transfer"})
+    {
+        PacketRunConfig config = SmallPacketRun("barrier");
+        config.gradientBytes = 64 * 1024;
+        config.loss = 0.2;
+        config.stallTimeout = 0.05;
+        config.connections = connections;
+        const PacketRunReport report =
+            RunPacketAllReduce(MakeTestPlan("bcube:n=2,k=1", "greedy"), config);
+        EXPECT_FALSE(report.result.finished) << connections;
+        EXPECT_FALSE(report.result.stalled) << connections << ": " << report.result.error;
+        EXPECT_NE(report.result.error.find("TCP gave up on the connection"), std::string::npos)
+            << connections << ": " << report.result.error;
+    }
+    Config::SetDefault("ns3::AllReduceApplication::DataRetries", UintegerValue(15));
+}
