@@ -10,7 +10,6 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <numeric>
 #include <random>
 #include <utility>
 
@@ -184,37 +183,55 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     return best;
 }
 
+namespace
+{
+/// \param v a value \param bits a width \return v, or the largest value of that width
+uint64_t
+Clamp(uint64_t v, unsigned bits)
+{
+    return std::min<uint64_t>(v, (uint64_t{1} << bits) - 1);
+}
+} // namespace
+
 std::vector<uint64_t>
 BalancedScheduler::ComputePriorities(const WorkloadSet& workloads)
 {
     m_workloads = &workloads;
     m_remaining = workloads.GetLinkLoads();
-    // Links and heights side by side, read for every ready workload every round.
     const auto& all = workloads.GetAll();
-    m_linkStart.assign(all.size() + 1, 0);
-    m_links.clear();
-    m_height.resize(all.size());
+    m_seenFinished = 0;
+    std::mt19937_64 rng(m_tieSeed);
+    // The parts of each key that do not change as the schedule unfolds: the load of the
+    // links goes in at GetPriority, the same for every workload of one path.
+    std::vector<uint64_t> priority(all.size());
     for (const Workload& w : all)
     {
-        m_links.insert(m_links.end(), w.links.begin(), w.links.end());
-        m_linkStart[w.id + 1] = m_links.size();
-        m_height[w.id] = workloads.GetHeight(w.id);
-    }
-    m_seenFinished = 0;
-    m_tie.assign(workloads.GetN(), 0);
-    if (m_tieSeed != 0)
-    {
-        std::mt19937_64 rng(m_tieSeed);
-        for (auto& t : m_tie)
+        const uint64_t tie = m_tieSeed != 0 ? rng() & 0xfffff : 0;
+        const uint64_t height = Clamp(workloads.GetHeight(w.id), 20);
+        switch (m_rule)
         {
-            t = static_cast<uint32_t>(rng() & 0xfffff);
+        case Rule::HEIGHT_THEN_LOAD:
+        case Rule::HEIGHT_ONLY:
+            priority[w.id] = (height << 44) | tie;
+            break;
+        case Rule::LOAD_THEN_HEIGHT:
+        case Rule::SUM_THEN_HEIGHT:
+            priority[w.id] = (height << 20) | tie;
+            break;
+        case Rule::CHUNK_THEN_HEIGHT: {
+            const uint64_t order =
+                uint64_t{w.piece} * workloads.GetTopology().GetNServers() + w.chunk;
+            priority[w.id] = (((uint64_t{1} << 20) - 1 - Clamp(order, 20)) << 40) |
+                             (height << 20) | tie;
+            break;
+        }
         }
     }
-    return std::vector<uint64_t>(workloads.GetN(), 0);
+    return priority;
 }
 
 void
-BalancedScheduler::UpdatePriorities(const SchedulerState& state, std::vector<uint64_t>& priority)
+BalancedScheduler::UpdatePriorities(const SchedulerState& state)
 {
     const auto& all = m_workloads->GetAll();
     const auto& finished = state.GetFinished();
@@ -225,42 +242,38 @@ BalancedScheduler::UpdatePriorities(const SchedulerState& state, std::vector<uin
             --m_remaining[l];
         }
     }
-    const auto clamp = [](uint64_t v, unsigned bits) {
-        return std::min<uint64_t>(v, (uint64_t{1} << bits) - 1);
-    };
-    for (uint32_t id : state.GetReady())
+}
+
+bool
+BalancedScheduler::ArePrioritiesFixed() const
+{
+    return m_rule == Rule::HEIGHT_ONLY || m_rule == Rule::CHUNK_THEN_HEIGHT;
+}
+
+uint64_t
+BalancedScheduler::GetPriority(uint32_t /* id */, uint64_t pathOrder, IdSpan links) const
+{
+    if (ArePrioritiesFixed())
     {
-        uint64_t maxLoad = 0;
-        uint64_t sumLoad = 0;
-        for (uint64_t k = m_linkStart[id]; k < m_linkStart[id + 1]; ++k)
-        {
-            maxLoad = std::max<uint64_t>(maxLoad, m_remaining[m_links[k]]);
-            sumLoad += m_remaining[m_links[k]];
-        }
-        const uint64_t height = clamp(m_height[id], 20);
-        const uint64_t tie = m_tie[id];
-        switch (m_rule)
-        {
-        case Rule::HEIGHT_THEN_LOAD:
-            priority[id] = (height << 44) | (clamp(maxLoad, 24) << 20) | tie;
-            break;
-        case Rule::LOAD_THEN_HEIGHT:
-            priority[id] = (clamp(maxLoad, 24) << 40) | (height << 20) | tie;
-            break;
-        case Rule::SUM_THEN_HEIGHT:
-            priority[id] = (clamp(sumLoad, 24) << 40) | (height << 20) | tie;
-            break;
-        case Rule::HEIGHT_ONLY:
-            priority[id] = (height << 44) | tie;
-            break;
-        case Rule::CHUNK_THEN_HEIGHT: {
-            const uint64_t order =
-                uint64_t{all[id].piece} * m_workloads->GetTopology().GetNServers() + all[id].chunk;
-            priority[id] = (((uint64_t{1} << 20) - 1 - clamp(order, 20)) << 40) | (height << 20) |
-                           tie;
-            break;
-        }
-        }
+        return pathOrder;
+    }
+    uint64_t maxLoad = 0;
+    uint64_t sumLoad = 0;
+    for (uint32_t l : links)
+    {
+        maxLoad = std::max<uint64_t>(maxLoad, m_remaining[l]);
+        sumLoad += m_remaining[l];
+    }
+    switch (m_rule)
+    {
+    case Rule::HEIGHT_THEN_LOAD:
+        return pathOrder | (Clamp(maxLoad, 24) << 20);
+    case Rule::LOAD_THEN_HEIGHT:
+        return pathOrder | (Clamp(maxLoad, 24) << 40);
+    case Rule::SUM_THEN_HEIGHT:
+        return pathOrder | (Clamp(sumLoad, 24) << 40);
+    default:
+        return pathOrder;
     }
 }
 

@@ -75,7 +75,9 @@ class BalancedScheduler : public PriorityListScheduler
 
   protected:
     std::vector<uint64_t> ComputePriorities(const WorkloadSet& workloads) override;
-    void UpdatePriorities(const SchedulerState& state, std::vector<uint64_t>& priority) override;
+    void UpdatePriorities(const SchedulerState& state) override;
+    uint64_t GetPriority(uint32_t id, uint64_t pathOrder, IdSpan links) const override;
+    bool ArePrioritiesFixed() const override;
 
   private:
     uint32_t m_seed{1};                //!< Seed attribute
@@ -86,10 +88,6 @@ class BalancedScheduler : public PriorityListScheduler
 
     const WorkloadSet* m_workloads{nullptr}; //!< the workloads being scheduled
     std::vector<uint32_t> m_remaining;       //!< per directed link, load not yet done
-    std::vector<uint32_t> m_tie;             //!< per workload, random tie-break rank
-    std::vector<uint64_t> m_linkStart;       //!< per workload and one more, start in m_links
-    std::vector<uint32_t> m_links;           //!< every workload's directed links, in id order
-    std::vector<uint32_t> m_height;          //!< per workload, its height
     uint32_t m_seenFinished{0};              //!< finished workloads already subtracted
 };
 

@@ -13,6 +13,7 @@ void
 IdList::Reset(uint32_t n)
 {
     m_ids.clear();
+    m_log.clear();
     m_position.assign(n, NO_INDEX);
 }
 
@@ -21,6 +22,7 @@ IdList::Push(uint32_t id)
 {
     m_position[id] = static_cast<uint32_t>(m_ids.size());
     m_ids.push_back(id);
+    m_log.push_back(id);
 }
 
 void
@@ -38,6 +40,12 @@ const std::vector<uint32_t>&
 IdList::Get() const
 {
     return m_ids;
+}
+
+const std::vector<uint32_t>&
+IdList::GetLog() const
+{
+    return m_log;
 }
 
 } // namespace ns3

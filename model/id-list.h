@@ -15,7 +15,7 @@ namespace ns3
  * \ingroup allreduce
  * A set of ids from 0 to n−1 kept as a vector, with adding and removing in O(1): removing an
  * id moves the last one into its place, so the order is stable for a given history but not
- * the order of adding. The engines' ready lists (RoundEngine, PacketSchedulerState).
+ * the order of adding (GetLog keeps that). The engines' ready lists (RoundEngine, PacketSchedulerState).
  */
 class IdList
 {
@@ -28,10 +28,14 @@ class IdList
     void Remove(uint32_t id);
     /// \return the ids in the list
     const std::vector<uint32_t>& Get() const;
+    /// \return every id pushed since the last Reset, in the order pushed (an id pushed again
+    ///         after its removal appears again): for readers that follow the list as it grows
+    const std::vector<uint32_t>& GetLog() const;
 
   private:
     std::vector<uint32_t> m_ids;      //!< the list
     std::vector<uint32_t> m_position; //!< per id, its index in m_ids (NO_INDEX: not in it)
+    std::vector<uint32_t> m_log;      //!< every id pushed since Reset, in order
 };
 
 } // namespace ns3

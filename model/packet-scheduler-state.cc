@@ -77,6 +77,12 @@ PacketSchedulerState::GetReady() const
 }
 
 const std::vector<uint32_t>&
+PacketSchedulerState::GetReadyLog() const
+{
+    return m_ready.GetLog();
+}
+
+const std::vector<uint32_t>&
 PacketSchedulerState::GetStarted() const
 {
     return m_inFlight;

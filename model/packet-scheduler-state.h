@@ -47,6 +47,7 @@ class PacketSchedulerState : public SchedulerState
     const WorkloadSet& GetWorkloads() const override;
     WorkloadStatus GetStatus(uint32_t id) const override;
     const std::vector<uint32_t>& GetReady() const override;
+    const std::vector<uint32_t>& GetReadyLog() const override;
     /// \return the workloads in flight (started and not finished), in the order they started
     const std::vector<uint32_t>& GetStarted() const override;
     const std::vector<uint32_t>& GetFinished() const override;

@@ -77,6 +77,12 @@ RoundEngine::GetReady() const
 }
 
 const std::vector<uint32_t>&
+RoundEngine::GetReadyLog() const
+{
+    return m_ready.GetLog();
+}
+
+const std::vector<uint32_t>&
 RoundEngine::GetStarted() const
 {
     return m_started;

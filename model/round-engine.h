@@ -45,6 +45,7 @@ class RoundEngine : public SchedulerState
     const WorkloadSet& GetWorkloads() const override;
     WorkloadStatus GetStatus(uint32_t id) const override;
     const std::vector<uint32_t>& GetReady() const override;
+    const std::vector<uint32_t>& GetReadyLog() const override;
     /// \return the workloads started in the round being built, in the order started
     const std::vector<uint32_t>& GetStarted() const override;
     const std::vector<uint32_t>& GetFinished() const override;

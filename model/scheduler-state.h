@@ -47,6 +47,13 @@ class SchedulerState
     virtual WorkloadStatus GetStatus(uint32_t id) const = 0;
     /// \return the ready workloads not started (order is stable for a given history)
     virtual const std::vector<uint32_t>& GetReady() const = 0;
+    /**
+     * \return every workload in the order it became ready since the run started (one made
+     *         ready again, e.g. withdrawn from a round, appears again; some may have started
+     *         since): for schedulers that follow the ready set as it grows instead of reading
+     *         all of GetReady at every decision
+     */
+    virtual const std::vector<uint32_t>& GetReadyLog() const = 0;
     /// \return the started workloads not finished, in the order they started
     virtual const std::vector<uint32_t>& GetStarted() const = 0;
     /// \return the finished workloads, in the order they finished

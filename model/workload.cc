@@ -1053,6 +1053,13 @@ WorkloadSet::SetPath(uint32_t id, std::vector<uint32_t> path)
     }
     w.path = std::move(path);
     w.links = std::move(links);
+    ++m_pathChanges;
+}
+
+uint64_t
+WorkloadSet::GetPathChanges() const
+{
+    return m_pathChanges;
 }
 
 const std::vector<Workload>&

@@ -272,6 +272,9 @@ class WorkloadSet
      *         workload's src to its dst (the workload is left as it was)
      */
     void SetPath(uint32_t id, std::vector<uint32_t> path);
+    /// \return how many times SetPath changed a path: those who index workloads by path
+    ///         know when to index them again
+    uint64_t GetPathChanges() const;
 
   private:
     /**
@@ -287,6 +290,7 @@ class WorkloadSet
     WorkloadSemantics m_semantics{WorkloadSemantics::MERGE}; //!< how they were cut
     uint32_t m_pieces{1};                        //!< pieces per chunk
     std::vector<Workload> m_workloads;           //!< by id
+    uint64_t m_pathChanges{0};                   //!< paths SetPath changed
     std::vector<uint32_t> m_groupOf;        //!< per workload, the group it waits for
     std::vector<uint64_t> m_groupDepsStart; //!< per group and one more, start in m_groupDeps
     std::vector<uint32_t> m_groupDeps;      //!< every group's dependencies, group by group

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
 using namespace ns3;
 
@@ -267,4 +268,221 @@ TEST(Schedulers, AStallingSchedulerIsReportedNotLooped)
                   0u)
             << e.what();
     }
+}
+
+namespace
+{
+
+/// List scheduling with made-up priorities that tie often, fixed or changing as the schedule
+/// unfolds (the same for every workload of one path, as PriorityListScheduler asks).
+class MadeUpPriorities : public PriorityListScheduler
+{
+  public:
+    explicit MadeUpPriorities(bool changing)
+        : m_changing(changing)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return m_changing ? "made-up-changing" : "made-up-fixed";
+    }
+
+    /// \return the priority of a ready workload now, as the rule should see it
+    uint64_t Now(const WorkloadSet& workloads, uint32_t id) const
+    {
+        const auto& links = workloads.Get(id).links;
+        return GetPriority(id, m_order[id], IdSpan(links.data(), links.size()));
+    }
+
+  protected:
+    std::vector<uint64_t> ComputePriorities(const WorkloadSet& workloads) override
+    {
+        m_order.resize(workloads.GetN());
+        for (uint32_t id = 0; id < workloads.GetN(); ++id)
+        {
+            m_order[id] = (id * 2654435761u >> 7) % 6; // six values: many ties, broken by id
+        }
+        return m_order;
+    }
+
+    void UpdatePriorities(const SchedulerState& state) override
+    {
+        m_done = state.GetNDone();
+    }
+
+    uint64_t GetPriority(uint32_t /* id */, uint64_t pathOrder, IdSpan links) const override
+    {
+        if (!m_changing)
+        {
+            return pathOrder;
+        }
+        uint64_t h = m_done;
+        for (uint32_t l : links)
+        {
+            h = h * 31 + l;
+        }
+        return ((h % 13) << 8) | pathOrder;
+    }
+
+    bool ArePrioritiesFixed() const override
+    {
+        return !m_changing;
+    }
+
+  private:
+    bool m_changing;              //!< priorities change with the workloads done
+    uint64_t m_done{0};           //!< workloads done at the last UpdatePriorities
+    std::vector<uint64_t> m_order; //!< per workload, its fixed part
+};
+
+/// Starts what a list scheduler should: the ready workloads sorted by priority (then lower id),
+/// each one that can start. \return the workloads started
+std::vector<uint32_t>
+StartInPriorityOrder(RoundEngine& engine, const MadeUpPriorities& rule)
+{
+    std::vector<uint32_t> ready = engine.GetReady();
+    std::vector<uint64_t> now(engine.GetWorkloads().GetN());
+    for (uint32_t id : ready)
+    {
+        now[id] = rule.Now(engine.GetWorkloads(), id);
+    }
+    std::sort(ready.begin(), ready.end(), [&now](uint32_t a, uint32_t b) {
+        return now[a] != now[b] ? now[a] > now[b] : a < b;
+    });
+    for (uint32_t id : ready)
+    {
+        if (engine.CanStart(id))
+        {
+            engine.Start(id);
+        }
+    }
+    return engine.GetStarted();
+}
+
+/// \return a path from the workload's src to its dst whose first hop is not its own, or empty
+std::vector<uint32_t>
+OtherPath(const Topology& t, const Workload& w)
+{
+    std::vector<uint32_t> parent(t.GetNNodes(), NO_INDEX);
+    std::deque<uint32_t> queue;
+    for (uint32_t v : t.GetNeighbors(w.src))
+    {
+        if (v != w.path[1] && parent[v] == NO_INDEX && v != w.src)
+        {
+            parent[v] = w.src;
+            queue.push_back(v);
+        }
+    }
+    while (!queue.empty() && parent[w.dst] == NO_INDEX)
+    {
+        const uint32_t u = queue.front();
+        queue.pop_front();
+        for (uint32_t v : t.GetNeighbors(u))
+        {
+            if (parent[v] == NO_INDEX && v != w.src)
+            {
+                parent[v] = u;
+                queue.push_back(v);
+            }
+        }
+    }
+    std::vector<uint32_t> path;
+    if (parent[w.dst] == NO_INDEX)
+    {
+        return path;
+    }
+    for (uint32_t v = w.dst; v != w.src; v = parent[v])
+    {
+        path.push_back(v);
+    }
+    path.push_back(w.src);
+    std::reverse(path.begin(), path.end());
+    return path;
+}
+
+} // namespace
+
+// The list scheduler keeps the ready workloads filed between decisions instead of sorting them
+// at each: it must start exactly what sorting them would, whatever happens between decisions
+// (links down and back, links held by others, workloads withdrawn from a round, a decision
+// in the middle of a round, a workload routed along another path).
+TEST(PriorityListScheduler, StartsWhatSortingTheReadyWorkloadsStarts)
+{
+    uint32_t rerouted = 0;
+    std::vector<Topology> topologies;
+    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=3,k=1", "fattree:k=4",
+                             "jellyfish:switches=10,degree=4,servers=2,seed=3"})
+    {
+        topologies.push_back(BuildTopology(spec));
+    }
+    // Switches that aggregate with one slot each: a workload whose links are free may still
+    // not start, and another of its path may.
+    topologies.push_back(BuildTopology("fattree:k=4"));
+    for (uint32_t node = topologies.back().GetNServers(); node < topologies.back().GetNNodes();
+         ++node)
+    {
+        topologies.back().SetAggregatorSlots(node, 1);
+    }
+    for (const Topology& t : topologies)
+    {
+        const std::string spec = t.GetName() + (t.CountAggregators() > 0 ? " aggregating" : "");
+        for (const WorkloadSemantics semantics :
+             {WorkloadSemantics::MERGE, WorkloadSemantics::PARAMETER_SERVER})
+        {
+            for (const bool changing : {false, true})
+            {
+                WorkloadSet workloads =
+                    WorkloadSet::Build(t, BuildShortestPathTrees(t), semantics, 2);
+                MadeUpPriorities rule(changing);
+                rule.Prepare(workloads);
+                RoundEngine engine(workloads);
+                RoundEngine reference(workloads);
+                const uint32_t someLink = t.GetNLinks() / 2;
+                while (!engine.IsDone())
+                {
+                    const uint32_t round = engine.GetRound();
+                    const std::string where = spec + ", " + rule.GetName() +
+                                              ", round " + std::to_string(round);
+                    if (round == 2 || round == 5)
+                    {
+                        engine.SetLinkDown(someLink, round == 2);
+                        reference.SetLinkDown(someLink, round == 2);
+                    }
+                    if (round == 3 || round == 4)
+                    {
+                        engine.SetLinkHeld(1, round == 3);
+                        reference.SetLinkHeld(1, round == 3);
+                    }
+                    if (round % 5 == 4 && !engine.GetReady().empty())
+                    {
+                        const Workload& w = workloads.Get(engine.GetReady().front());
+                        const auto path = OtherPath(t, w);
+                        if (!path.empty())
+                        {
+                            workloads.SetPath(w.id, path);
+                            ++rerouted;
+                        }
+                    }
+                    rule.SelectRound(engine);
+                    ASSERT_EQ(engine.GetStarted(), StartInPriorityOrder(reference, rule))
+                        << where;
+                    if (round % 3 == 1 && engine.GetStarted().size() > 1)
+                    {
+                        // Withdrawn, then a second decision in the same round.
+                        const uint32_t id = engine.GetStarted().front();
+                        engine.Withdraw(id);
+                        reference.Withdraw(id);
+                        rule.SelectRound(engine);
+                        ASSERT_EQ(engine.GetStarted(), StartInPriorityOrder(reference, rule))
+                            << where << ", after withdrawing workload " << id;
+                    }
+                    ASSERT_FALSE(engine.GetStarted().empty()) << where;
+                    engine.CloseRound();
+                    reference.CloseRound();
+                }
+            }
+        }
+    }
+    EXPECT_GT(rerouted, 10u);
 }
