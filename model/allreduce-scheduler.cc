@@ -8,6 +8,7 @@
 
 #include "ns3/log.h"
 
+#include <limits>
 #include <stdexcept>
 
 namespace ns3
@@ -50,10 +51,20 @@ AllReduceScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 Schedule
 RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads)
 {
+    return *RunRoundsUnder(scheduler, workloads, std::numeric_limits<uint32_t>::max());
+}
+
+std::optional<Schedule>
+RunRoundsUnder(AllReduceScheduler& scheduler, const WorkloadSet& workloads, uint32_t beat)
+{
     scheduler.Prepare(workloads);
     RoundEngine engine(workloads);
     while (!engine.IsDone())
     {
+        if (engine.GetRound() + 1 >= beat)
+        {
+            return std::nullopt; // this round would be the beat-th at least
+        }
         const std::string where = "scheduler '" + scheduler.GetName() + "' in round " +
                                   std::to_string(engine.GetRound()) + ": ";
         if (engine.GetReady().empty())

@@ -12,6 +12,7 @@
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 
+#include <optional>
 #include <string>
 
 namespace ns3
@@ -87,6 +88,20 @@ class AllReduceScheduler : public Object
  * \throws std::runtime_error naming the scheduler and round when it stalls or breaks a rule
  */
 Schedule RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads);
+
+/**
+ * \ingroup allreduce
+ * Runs a scheduler as RunRounds does, but gives up once its schedule cannot have fewer rounds
+ * than a given number: for searches that keep the shortest of several schedules.
+ * \param scheduler the scheduler (Prepare is called first)
+ * \param workloads the workloads
+ * \param beat the rounds to beat
+ * \return the schedule, or nothing when it would take beat rounds or more
+ * \throws std::runtime_error as RunRounds
+ */
+std::optional<Schedule> RunRoundsUnder(AllReduceScheduler& scheduler,
+                                       const WorkloadSet& workloads,
+                                       uint32_t beat);
 
 } // namespace ns3
 

@@ -10,6 +10,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <utility>
 
@@ -93,6 +94,12 @@ BalancedScheduler::SetRule(Rule rule, uint64_t tieSeed)
 Schedule
 BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
 {
+    return *ScheduleWorkloadsUnder(workloads, std::numeric_limits<uint32_t>::max());
+}
+
+std::optional<Schedule>
+BalancedScheduler::ScheduleWorkloadsUnder(const WorkloadSet& workloads, uint32_t beat)
+{
     const uint64_t budget = 2000000;
     const uint32_t n = std::max<uint32_t>(1, workloads.GetN());
     const auto tries = static_cast<uint32_t>(std::min<uint64_t>(m_tries, std::max<uint64_t>(1, budget / n)));
@@ -116,15 +123,17 @@ BalancedScheduler::ScheduleWorkloads(const WorkloadSet& workloads)
         combos.emplace_back(Rule::CHUNK_THEN_HEIGHT,
                             i == 0 ? 0 : (uint64_t{m_seed} << 32) + tries + i);
     }
-    Schedule best;
+    // A try stops as soon as it cannot beat the best so far: same schedule kept, and the
+    // hopeless tries (shortest-path trees on a fat-tree: ten times the rounds) cost little.
+    std::optional<Schedule> best;
     Rule bestRule = Rule::HEIGHT_THEN_LOAD;
     uint64_t bestTie = 0;
-    for (size_t i = 0; i < combos.size(); ++i)
+    for (const auto& [rule, tie] : combos)
     {
-        const auto [rule, tie] = combos[i];
         SetRule(rule, tie);
-        Schedule s = RunRounds(*this, workloads);
-        if (i == 0 || s.GetNRounds() < best.GetNRounds())
+        std::optional<Schedule> s =
+            RunRoundsUnder(*this, workloads, best ? best->GetNRounds() : beat);
+        if (s)
         {
             best = std::move(s);
             bestRule = rule;
@@ -167,10 +176,12 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     uint64_t bestTie = 0;
     for (size_t set = 0; set < candidates.size(); ++set)
     {
-        Schedule s = ScheduleWorkloads(candidates[set]);
-        if (set == 0 || s.GetNRounds() < best.schedule.GetNRounds())
+        std::optional<Schedule> s = ScheduleWorkloadsUnder(
+            candidates[set],
+            set == 0 ? std::numeric_limits<uint32_t>::max() : best.schedule.GetNRounds());
+        if (s)
         {
-            best.schedule = std::move(s);
+            best.schedule = std::move(*s);
             bestSet = set;
             bestRule = m_rule;
             bestTie = m_tieSeed;

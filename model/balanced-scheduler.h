@@ -9,6 +9,7 @@
 #include "priority-list-scheduler.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ns3
@@ -72,6 +73,14 @@ class BalancedScheduler : public PriorityListScheduler
      * \return the schedule with the fewest rounds (the first found among equals)
      */
     Schedule ScheduleWorkloads(const WorkloadSet& workloads);
+    /**
+     * ScheduleWorkloads, giving up on every try as soon as it cannot beat a number of rounds.
+     * \param workloads the workloads
+     * \param beat the rounds to beat
+     * \return the schedule with the fewest rounds, or nothing when none has fewer than beat
+     *         (the rule set is then the first tried)
+     */
+    std::optional<Schedule> ScheduleWorkloadsUnder(const WorkloadSet& workloads, uint32_t beat);
 
   protected:
     std::vector<uint64_t> ComputePriorities(const WorkloadSet& workloads) override;
