@@ -8,10 +8,16 @@
 // simulated events per wall second, the simulated completion time, the decisions and the
 // process's peak memory. Every run is verified exactly.
 //
+// LargePacketBench: 64 and 128 servers (BCube(8,1), fat-tree k=8), balanced, barrier, decided
+// online, 1 MiB and 16 MB per server (default links): wall time in all and in Simulator::Run,
+// events per wall second, peak memory; every run verified exactly. The 16 MB fat-tree case
+// simulates about 70 M events (tens of minutes here).
+//
 // DrlOnlineBench: the cost of drl's decisions inside ns-3 (BCube(3,1) and DCell(4,1), 1 MiB,
 // barrier): the time spent in SelectRound per decision, beside the run's wall time.
 //
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=Packet
+//   build/benchmark/allreduce-benchmarks --benchmark_filter=LargePacket
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=DrlOnline
 
 #include "ns3/allreduce-module.h"
@@ -57,6 +63,43 @@ PacketBench(benchmark::State& state)
     state.counters["sim_ms"] = report.result.completionTime * 1e3;
     state.counters["flow_ms"] = report.predictedTime * 1e3;
     state.counters["decisions"] = report.result.decisions;
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    state.counters["peak_rss_MiB"] = usage.ru_maxrss / 1024.0;
+}
+
+const char* const LARGE_SPECS[] = {"bcube:n=8,k=1", "fattree:k=8"};
+
+void
+LargePacketBench(benchmark::State& state)
+{
+    const std::string spec = LARGE_SPECS[state.range(0)];
+    const uint64_t bytes = state.range(1) == 0 ? 1048576 : 16000000;
+    state.SetLabel(spec + " balanced barrier online " + (bytes == 1048576 ? "1MiB" : "16MB"));
+    const auto start = std::chrono::steady_clock::now();
+    const Plan plan = CreateScheduler("balanced")->MakePlan(BuildTopology(spec), 1);
+    PacketRunConfig config;
+    config.gradientBytes = bytes;
+    config.decisions = "online";
+    config.flowMonitor = false;
+    PacketRunReport report;
+    for (auto _ : state)
+    {
+        report = RunPacketAllReduce(plan, config, CreateScheduler("balanced"));
+        if (!report.result.finished || !report.verification.verified)
+        {
+            state.SkipWithError((report.result.error + report.verification.message).c_str());
+            return;
+        }
+    }
+    const double all =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    state.counters["wall_s"] = all;
+    state.counters["run_s"] = report.wallSeconds;
+    state.counters["outside_run"] = 1 - report.wallSeconds / all;
+    state.counters["events"] = static_cast<double>(report.events);
+    state.counters["events_per_s"] = report.events / report.wallSeconds;
+    state.counters["ratio"] = report.result.completionTime / report.predictedTime;
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     state.counters["peak_rss_MiB"] = usage.ru_maxrss / 1024.0;
@@ -137,6 +180,13 @@ BENCHMARK(PacketBench)
     ->Args({0, 0})
     ->Args({0, 1})
     ->Args({1, 0})
+    ->Args({1, 1})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK(LargePacketBench)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
     ->Args({1, 1})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);

@@ -283,6 +283,10 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
         }
         return;
     }
+    if (settings.queueDisc != "red" && config.queueSize.empty())
+    {
+        return; // the helper's default: fq_codel over BQL
+    }
     TrafficControlHelper tc;
     if (settings.queueDisc == "red")
     {
@@ -301,10 +305,6 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
                                                                     : config.queueSize)),
                             "LinkBandwidth", DataRateValue(settings.rate),
                             "LinkDelay", TimeValue(settings.delay));
-    }
-    else if (config.queueSize.empty())
-    {
-        tc.SetRootQueueDisc("ns3::FqCoDelQueueDisc");
     }
     else
     {
