@@ -139,9 +139,6 @@ PriorityListScheduler::IndexPaths(const WorkloadSet& workloads)
     m_pathOf.resize(all.size());
     m_pathStart.assign(1, 0);
     m_paths.clear();
-    const auto linksOf = [this](uint32_t path) {
-        return IdSpan(m_paths.data() + m_pathStart[path], m_pathStart[path + 1] - m_pathStart[path]);
-    };
     for (const Workload& w : all)
     {
         uint64_t h = 0x9e3779b97f4a7c15ULL ^ w.links.size();
@@ -156,8 +153,8 @@ PriorityListScheduler::IndexPaths(const WorkloadSet& workloads)
         if (!added)
         {
             while (path != NO_INDEX &&
-                   !std::equal(w.links.begin(), w.links.end(), linksOf(path).begin(),
-                               linksOf(path).end()))
+                   !std::equal(w.links.begin(), w.links.end(), PathLinks(path).begin(),
+                               PathLinks(path).end()))
             {
                 path = nextWithHash[path];
             }
@@ -313,8 +310,14 @@ PriorityListScheduler::SelectRound(SchedulerState& state)
     }
 }
 
+IdSpan
+PriorityListScheduler::PathLinks(uint32_t path) const
+{
+    return IdSpan(m_paths.data() + m_pathStart[path], m_pathStart[path + 1] - m_pathStart[path]);
+}
+
 bool
-PriorityListScheduler::TryStart(SchedulerState& state, uint32_t id, const std::vector<uint32_t>& links)
+PriorityListScheduler::IsOpen(IdSpan links) const
 {
     for (uint32_t l : links)
     {
@@ -322,6 +325,16 @@ PriorityListScheduler::TryStart(SchedulerState& state, uint32_t id, const std::v
         {
             return false;
         }
+    }
+    return true;
+}
+
+bool
+PriorityListScheduler::TryStart(SchedulerState& state, uint32_t id, const std::vector<uint32_t>& links)
+{
+    if (!IsOpen(IdSpan(links.data(), links.size())))
+    {
+        return false;
     }
     // Ahead of the plan, only what the frontier round's longest transfer covers.
     const bool ahead = !m_rounds.empty() && m_plannedRound[id] > m_frontier;
@@ -422,24 +435,11 @@ PriorityListScheduler::SelectByPath(SchedulerState& state)
     // (BCube(8,2): about 100,000 ready on 10,752 paths; at most 1,536 start a round).
     const bool byPlan = !m_rounds.empty();
     const auto& all = state.GetWorkloads().GetAll();
-    const auto linksOf = [this](uint32_t path) {
-        return IdSpan(m_paths.data() + m_pathStart[path], m_pathStart[path + 1] - m_pathStart[path]);
-    };
-    const auto isOpen = [this](IdSpan links) {
-        for (uint32_t l : links)
-        {
-            if (!m_open[l])
-            {
-                return false;
-            }
-        }
-        return true;
-    };
     // The first of a path, with its priority now.
-    const auto headOf = [this, byPlan, &linksOf](uint32_t path) {
+    const auto headOf = [this, byPlan](uint32_t path) {
         Entry head = m_filed[path].front();
         uint64_t& priority = byPlan ? head.second : head.first;
-        priority = GetPriority(head.id, priority, linksOf(path));
+        priority = GetPriority(head.id, priority, PathLinks(path));
         return head;
     };
     m_heads.clear();
@@ -452,7 +452,7 @@ PriorityListScheduler::SelectByPath(SchedulerState& state)
             continue;
         }
         m_occupied[kept++] = path;
-        if (isOpen(linksOf(path)))
+        if (IsOpen(PathLinks(path)))
         {
             m_heads.push_back(headOf(path));
         }
@@ -471,7 +471,7 @@ PriorityListScheduler::SelectByPath(SchedulerState& state)
         const uint32_t id = m_heads.back().id;
         m_heads.pop_back();
         const uint32_t path = m_pathOf[id];
-        if (!isOpen(linksOf(path)))
+        if (!IsOpen(PathLinks(path)))
         {
             continue; // none of this path's workloads can start this round
         }

@@ -132,6 +132,10 @@ class PriorityListScheduler : public AllReduceScheduler
     void File(uint32_t id);
     /// Takes a workload that started or left the ready set out of the count. \param id it
     void Unfile(uint32_t id);
+    /// \param path a path \return its directed links
+    IdSpan PathLinks(uint32_t path) const;
+    /// \param links directed links \return true when every one is free (m_open)
+    bool IsOpen(IdSpan links) const;
     /**
      * Starts a filed workload if its links are free (m_open) and the state and the plan let it.
      * \param state the state \param id the workload \param links its directed links
