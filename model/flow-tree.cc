@@ -13,8 +13,20 @@
 namespace ns3
 {
 
+FlowTree::Ties
+FlowTree::GetDefaultTies(const Topology& topology)
+{
+    return TopologyFamily(topology.GetName()) == "fattree" ? Ties::SPREAD : Ties::FIRST_FOUND;
+}
+
 FlowTree
 FlowTree::ShortestPath(const Topology& topology, uint32_t root)
+{
+    return ShortestPath(topology, root, GetDefaultTies(topology));
+}
+
+FlowTree
+FlowTree::ShortestPath(const Topology& topology, uint32_t root, Ties ties)
 {
     if (root >= topology.GetNServers())
     {
@@ -42,6 +54,10 @@ FlowTree::ShortestPath(const Topology& topology, uint32_t root)
                 queue.push_back(v);
             }
         }
+    }
+    if (ties == Ties::SPREAD)
+    {
+        tree.SpreadTies(topology);
     }
     for (uint32_t s = 0; s < topology.GetNServers(); ++s)
     {
@@ -190,6 +206,33 @@ FlowTree::GetNextServer(uint32_t server) const
         u = m_parent[u];
     }
     return u;
+}
+
+void
+FlowTree::SpreadTies(const Topology& topology)
+{
+    for (uint32_t node = 0; node < topology.GetNNodes(); ++node)
+    {
+        const uint32_t depth = m_depth[node];
+        if (node == m_root || depth == NO_INDEX)
+        {
+            continue;
+        }
+        uint32_t count = 0;
+        for (uint32_t v : topology.GetNeighbors(node))
+        {
+            count += m_depth[v] + 1 == depth ? 1 : 0;
+        }
+        uint32_t pick = (m_root + node) % count;
+        for (uint32_t v : topology.GetNeighbors(node))
+        {
+            if (m_depth[v] + 1 == depth && pick-- == 0)
+            {
+                m_parent[node] = v;
+                break;
+            }
+        }
+    }
 }
 
 const std::vector<uint32_t>&

@@ -23,16 +23,44 @@ namespace ns3
 class FlowTree
 {
   public:
+    /// How a shortest-path tree chooses among a node's equally short next hops.
+    enum class Ties
+    {
+        /// the neighbour through which the breadth-first search reached the node first
+        /// (nodes expanded in order of discovery, neighbours in port order)
+        FIRST_FOUND,
+        /// spread over destinations, as ECMP and the fat-tree's two-level routing tables do:
+        /// of the c equally short next hops in port order, the one at (root + node) mod c
+        SPREAD
+    };
+
     /**
-     * The default tree: a breadth-first shortest-path tree. Ties are broken deterministically:
-     * a node's parent is the first of its neighbours, in port order, reached by the search
-     * that expands nodes in order of discovery.
+     * \param topology a topology
+     * \return the ties of its default trees: SPREAD on a fat-tree (TopologyFamily "fattree",
+     *         whose routing spreads the way up over the aggregation and core switches),
+     *         FIRST_FOUND on every other topology
+     */
+    static Ties GetDefaultTies(const Topology& topology);
+
+    /**
+     * The default tree: a breadth-first shortest-path tree, ties broken deterministically as
+     * GetDefaultTies(topology) says.
      * \param topology the topology (must be connected)
      * \param root a server
      * \return the tree
      * \throws std::invalid_argument when root is not a server or a server cannot be reached
      */
     static FlowTree ShortestPath(const Topology& topology, uint32_t root);
+
+    /**
+     * A breadth-first shortest-path tree with the given ties.
+     * \param topology the topology (must be connected)
+     * \param root a server
+     * \param ties how equally short next hops are chosen
+     * \return the tree
+     * \throws std::invalid_argument when root is not a server or a server cannot be reached
+     */
+    static FlowTree ShortestPath(const Topology& topology, uint32_t root, Ties ties);
 
     /**
      * A tree given by its parent vector, checked: every parent is a neighbour, every server
@@ -71,6 +99,8 @@ class FlowTree
     FlowTree() = default;
     /// Fills m_depth and checks the tree; throws std::invalid_argument on a broken rule.
     void Check(const Topology& topology);
+    /// Re-chooses every node's parent among its equally short next hops as Ties::SPREAD says.
+    void SpreadTies(const Topology& topology);
 
     uint32_t m_root{0};                //!< root server
     uint32_t m_nServers{0};            //!< servers in the topology

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 
 using namespace ns3;
@@ -68,6 +70,48 @@ TEST(FlowTree, BCubeThreeByOneTieBreakTakesTheLowerPortFirst)
     EXPECT_EQ(tree.GetNextServer(0), 3u);
     EXPECT_EQ(tree.GetNextServer(3), 4u);
     EXPECT_EQ(tree.GetParent(4), NO_INDEX);
+}
+
+TEST(FlowTree, FatTreeSpreadsTheWayUpOthersKeepTheFirstFound)
+{
+    // On a fat-tree the default trees spread equal-cost ties as ECMP does: the cross-pod
+    // transfers toward one pod's servers share its 16 core-to-aggregation links evenly instead
+    // of all crossing the first one.
+    const Topology t = MakeFatTree(8);
+    EXPECT_EQ(FlowTree::GetDefaultTies(t), FlowTree::Ties::SPREAD);
+    EXPECT_EQ(FlowTree::GetDefaultTies(MakeBCube(3, 1)), FlowTree::Ties::FIRST_FOUND);
+    EXPECT_EQ(FlowTree::GetDefaultTies(MakeDCell(4, 1)), FlowTree::Ties::FIRST_FOUND);
+    const uint32_t podServers = 16;
+    auto mostOnOneLinkIntoPod0 = [&](FlowTree::Ties ties) -> uint32_t {
+        std::map<std::pair<uint32_t, uint32_t>, uint32_t> load;
+        for (uint32_t root = 0; root < podServers; ++root)
+        {
+            const FlowTree tree = FlowTree::ShortestPath(t, root, ties);
+            for (uint32_t u = podServers; u < t.GetNServers(); ++u)
+            {
+                const auto path = tree.GetPathToRoot(u);
+                EXPECT_EQ(path.size(), 7u); // server, edge, aggregation, core, ..., root
+                ++load[{path[3], path[4]}];
+            }
+        }
+        uint32_t most = 0;
+        for (const auto& [link, n] : load)
+        {
+            most = std::max(most, n);
+        }
+        return most;
+    };
+    const uint32_t crossPod = podServers * (t.GetNServers() - podServers);
+    EXPECT_EQ(mostOnOneLinkIntoPod0(FlowTree::Ties::FIRST_FOUND), crossPod);
+    EXPECT_EQ(mostOnOneLinkIntoPod0(FlowTree::Ties::SPREAD), crossPod / 16);
+    for (uint32_t root = 0; root < t.GetNServers(); root += 37)
+    {
+        EXPECT_EQ(FlowTree::ShortestPath(t, root).GetParents(),
+                  FlowTree::ShortestPath(t, root, FlowTree::Ties::SPREAD).GetParents());
+    }
+    const Topology bcube = MakeBCube(3, 1);
+    EXPECT_EQ(FlowTree::ShortestPath(bcube, 4).GetParents(),
+              FlowTree::ShortestPath(bcube, 4, FlowTree::Ties::FIRST_FOUND).GetParents());
 }
 
 TEST(FlowTree, NextServerSkipsSwitches)
