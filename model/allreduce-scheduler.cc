@@ -59,11 +59,25 @@ RunRoundsUnder(AllReduceScheduler& scheduler, const WorkloadSet& workloads, uint
 {
     scheduler.Prepare(workloads);
     RoundEngine engine(workloads);
+    // Every workload a server sends leaves through one of the servers' ports, one a round
+    // each: with u of them still to start, at least ceil(u / ports) rounds are left.
+    const Topology& topology = workloads.GetTopology();
+    uint64_t ports = 0;
+    for (uint32_t s = 0; s < topology.GetNServers(); ++s)
+    {
+        ports += topology.GetNPorts(s);
+    }
+    uint64_t unstarted = 0;
+    for (const Workload& w : workloads.GetAll())
+    {
+        unstarted += topology.IsServer(w.src) ? 1 : 0;
+    }
     while (!engine.IsDone())
     {
-        if (engine.GetRound() + 1 >= beat)
+        const uint64_t left = ports == 0 ? 1 : std::max<uint64_t>(1, (unstarted + ports - 1) / ports);
+        if (engine.GetRound() + left >= beat)
         {
-            return std::nullopt; // this round would be the beat-th at least
+            return std::nullopt; // the last round would be the beat-th at least
         }
         const std::string where = "scheduler '" + scheduler.GetName() + "' in round " +
                                   std::to_string(engine.GetRound()) + ": ";
@@ -82,6 +96,10 @@ RunRoundsUnder(AllReduceScheduler& scheduler, const WorkloadSet& workloads, uint
             throw std::runtime_error(where + e.what());
         }
         const size_t started = engine.GetStarted().size();
+        for (uint32_t id : engine.GetStarted())
+        {
+            unstarted -= topology.IsServer(workloads.Get(id).src) ? 1 : 0;
+        }
         if (started == 0)
         {
             throw std::runtime_error(where + "started no workload although " +

@@ -92,7 +92,9 @@ Schedule RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads);
 /**
  * \ingroup allreduce
  * Runs a scheduler as RunRounds does, but gives up once its schedule cannot have fewer rounds
- * than a given number: for searches that keep the shortest of several schedules.
+ * than a given number (the rounds so far and what the servers' ports need for the workloads
+ * servers send that have not started): for searches that keep the shortest of several
+ * schedules.
  * \param scheduler the scheduler (Prepare is called first)
  * \param workloads the workloads
  * \param beat the rounds to beat

@@ -125,11 +125,18 @@ BalancedScheduler::ScheduleWorkloadsUnder(const WorkloadSet& workloads, uint32_t
     }
     // A try stops as soon as it cannot beat the best so far: same schedule kept, and the
     // hopeless tries (shortest-path trees on a fat-tree: ten times the rounds) cost little.
+    // Nor can a try beat a schedule that meets these workloads' lower bound: the rest are
+    // skipped (fat-tree k=16: the first try meets the bandwidth bound).
+    const uint32_t floor = ComputeBounds(workloads).GetMax();
     std::optional<Schedule> best;
     Rule bestRule = Rule::HEIGHT_THEN_LOAD;
     uint64_t bestTie = 0;
     for (const auto& [rule, tie] : combos)
     {
+        if (best && best->GetNRounds() <= floor)
+        {
+            break;
+        }
         SetRule(rule, tie);
         std::optional<Schedule> s =
             RunRoundsUnder(*this, workloads, best ? best->GetNRounds() : beat);
@@ -152,46 +159,61 @@ BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     // With aggregating switches, each tree set also merges at every aggregator, at the racks'
     // only, or at none (doc/allreduce.rst, "Aggregation in the network": where aggregation
     // pays), each choice once.
+    // The cheapest try first: the shortest-path trees in heights only (one sorted list, one
+    // pass a round). A schedule that meets the bandwidth bound cannot be beaten (fat-tree k=16:
+    // it does, in seconds, where a load rule passes over a million paths a round); one that
+    // cannot meet it gives up within its first rounds, and the search runs as before.
+    const uint32_t floor = ComputeBandwidthBound(topology, pieces);
+    {
+        WorkloadSet workloads = WorkloadSet::Build(
+            topology, BuildShortestPathTrees(topology), WorkloadSemantics::MERGE, pieces);
+        SetRule(Rule::HEIGHT_ONLY, 0);
+        std::optional<Schedule> s = RunRoundsUnder(*this, workloads, floor + 1);
+        if (s)
+        {
+            NS_LOG_INFO("balanced: the shortest-path trees in heights only meet the bound, "
+                        << s->GetNRounds() << " rounds");
+            return Plan{std::move(workloads), std::move(*s)};
+        }
+    }
     auto trees = BuildCandidateTrees(topology, 3, m_seed, m_passes, 2);
     // Where only some switches aggregate, also trees that route toward them (GRID's point:
     // where the streams go decides whether they meet), tried before the default trees
     // (appended at index size-1, which the loop below visits before trees[0]).
     AddAggregatorTrees(topology, trees);
     const auto choices = ChooseMergeChoices(topology);
-    std::vector<WorkloadSet> candidates;
-    for (size_t j = 1; j <= trees.size(); ++j)
-    {
-        for (const auto& merging : choices)
-        {
-            candidates.push_back(WorkloadSet::Build(topology,
-                                                    trees[j % trees.size()],
-                                                    WorkloadSemantics::MERGE,
-                                                    pieces,
-                                                    merging));
-        }
-    }
-    Plan best;
+    // Each workload set is built when its turn comes; none comes after a schedule that meets
+    // the bandwidth bound, which no tree set beats.
+    std::optional<Plan> best;
     size_t bestSet = 0;
     Rule bestRule = Rule::HEIGHT_THEN_LOAD;
     uint64_t bestTie = 0;
-    for (size_t set = 0; set < candidates.size(); ++set)
+    for (size_t set = 0; set < trees.size() * choices.size(); ++set)
     {
+        if (best && best->schedule.GetNRounds() <= floor)
+        {
+            break;
+        }
+        WorkloadSet workloads = WorkloadSet::Build(topology,
+                                                   trees[(set / choices.size() + 1) % trees.size()],
+                                                   WorkloadSemantics::MERGE,
+                                                   pieces,
+                                                   choices[set % choices.size()]);
         std::optional<Schedule> s = ScheduleWorkloadsUnder(
-            candidates[set],
-            set == 0 ? std::numeric_limits<uint32_t>::max() : best.schedule.GetNRounds());
+            workloads,
+            best ? best->schedule.GetNRounds() : std::numeric_limits<uint32_t>::max());
         if (s)
         {
-            best.schedule = std::move(*s);
+            best = Plan{std::move(workloads), std::move(*s)};
             bestSet = set;
             bestRule = m_rule;
             bestTie = m_tieSeed;
         }
     }
-    NS_LOG_INFO("balanced: best " << best.schedule.GetNRounds() << " rounds with tree set "
+    NS_LOG_INFO("balanced: best " << best->schedule.GetNRounds() << " rounds with tree set "
                                   << bestSet << ", rule " << int(bestRule) << ", tie " << bestTie);
     SetRule(bestRule, bestTie);
-    best.workloads = std::move(candidates[bestSet]);
-    return best;
+    return std::move(*best);
 }
 
 namespace

@@ -185,7 +185,24 @@ class PriorityListScheduler : public AllReduceScheduler
     std::vector<Entry> m_mergedOrder;           //!< fixed: the merge's output
     std::vector<Ends> m_mergedEnds;             //!< fixed: the merge's output
     std::vector<uint8_t> m_open;                //!< SelectRound: per directed link, 1 if free
+    /// A group of paths with one first link, with its first path's first.
+    struct Group
+    {
+        Entry top;     //!< the first of the group's paths' firsts
+        uint32_t link; //!< the first link
+
+        /// \param o another group \return true when this one goes after o
+        bool operator<(const Group& o) const
+        {
+            return top < o.top;
+        }
+    };
+
     std::vector<Entry> m_heads;                 //!< SelectRound: each open path's first
+    std::vector<Entry> m_groupHeads;            //!< SelectRound: m_heads by first link
+    std::vector<uint64_t> m_groupStart;         //!< SelectRound: per link, its group's start
+    std::vector<uint64_t> m_groupEnd;           //!< SelectRound: per link, its group's end
+    std::vector<Group> m_groups;                //!< SelectRound: heap of the open groups
     std::vector<Entry> m_deferred;              //!< SelectRound: set aside this decision
 };
 

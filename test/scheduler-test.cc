@@ -201,6 +201,31 @@ TEST(Schedulers, HeuristicsReachTheBoundOnAFatTree)
     }
 }
 
+TEST(Schedulers, RunRoundsUnderGivesUpExactlyWhenItCannotBeat)
+{
+    // A search relies on it: the schedule RunRounds makes when that beats the number, nothing
+    // when it does not (however early it gave up).
+    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=4,k=1", "fattree:k=4"})
+    {
+        const Topology t = BuildTopology(spec);
+        for (const char* name : {"ps", "greedy", "ring"})
+        {
+            Ptr<AllReduceScheduler> scheduler = CreateScheduler(name);
+            const WorkloadSet workloads = scheduler->MakeWorkloads(t, 1);
+            const Schedule full = RunRounds(*scheduler, workloads);
+            const uint32_t rounds = full.GetNRounds();
+            const auto under = RunRoundsUnder(*scheduler, workloads, rounds + 1);
+            ASSERT_TRUE(under.has_value()) << spec << " " << name;
+            EXPECT_EQ(under->rounds, full.rounds) << spec << " " << name;
+            EXPECT_FALSE(RunRoundsUnder(*scheduler, workloads, rounds).has_value())
+                << spec << " " << name;
+            EXPECT_FALSE(RunRoundsUnder(*scheduler, workloads, ComputeBandwidthBound(t, 1))
+                             .has_value())
+                << spec << " " << name;
+        }
+    }
+}
+
 TEST(Schedulers, SameSeedSameScheduleOtherSeedStillValid)
 {
     const Topology t = BuildTopology("dcell:n=4,k=1");
