@@ -13,14 +13,24 @@
 // events per wall second, peak memory; every run verified exactly. The 16 MB fat-tree case
 // simulates about 70 M events (tens of minutes here).
 //
+// BareBulkSendBench: our run beside a bare ns-3 run of the same rounds (BulkSend and PacketSink
+// only, the same bytes over the same paths, the same TCP), BCube(4,1) 16 MB (greedy) and fat-tree
+// k=8 1 MiB (balanced), barrier, replayed: wall seconds in Simulator::Run each, their ratio,
+// events and events per second, simulated time.
+//
 // DrlOnlineBench: the cost of drl's decisions inside ns-3 (BCube(3,1) and DCell(4,1), 1 MiB,
 // barrier): the time spent in SelectRound per decision, beside the run's wall time.
 //
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=Packet
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=LargePacket
+//   build/benchmark/allreduce-benchmarks --benchmark_filter=BareBulkSend
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=DrlOnline
 
 #include "ns3/allreduce-module.h"
+#include "ns3/bulk-send-helper.h"
+#include "ns3/config.h"
+#include "ns3/packet-sink-helper.h"
+#include "ns3/tcp-socket-base.h"
 
 #include <benchmark/benchmark.h>
 
@@ -103,6 +113,192 @@ LargePacketBench(benchmark::State& state)
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     state.counters["peak_rss_MiB"] = usage.ru_maxrss / 1024.0;
+}
+
+/**
+ * The bare ns-3 run beside ours: the same transfers with ns-3's BulkSend and PacketSink only.
+ * Every workload of the schedule is one BulkSend of its piece's bytes, bound to a source port
+ * of its own and routed along the workload's path (DcnTopologyHelper::InstallFlowRoute); a
+ * round's BulkSends start together once every byte of the round before has arrived, as our
+ * barrier rounds do. The network (links as PacketRunConfig's defaults, fq_codel, TCP Cubic)
+ * and the TCP attributes our application sets on its sockets are the same. What it leaves out
+ * is ours: the gradient values in the bytes, the merges, the controller, the persistent
+ * connections (a BulkSend opens its own).
+ */
+class BareRounds
+{
+  public:
+    /// \param schedule the rounds \param workloads their workloads \param bytes a gradient's
+    BareRounds(const Schedule& schedule, const WorkloadSet& workloads, uint64_t bytes)
+        : m_schedule(schedule),
+          m_workloads(workloads),
+          m_layout(bytes / sizeof(float),
+                   workloads.GetTopology().GetNServers(),
+                   workloads.GetPieces())
+    {
+    }
+
+    /// Builds the network, runs it and destroys it. \return the wall seconds in Simulator::Run
+    double Run()
+    {
+        const Topology& topo = m_workloads.GetTopology();
+        // What AllReduceApplication sets on each of its sockets, from its attributes.
+        const auto ours = [](const std::string& name) {
+            TypeId::AttributeInformation info;
+            AllReduceApplication::GetTypeId().LookupAttributeByName(name, &info);
+            return info.initialValue;
+        };
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", *ours("SegmentSize"));
+        Config::SetDefault("ns3::TcpSocket::ConnTimeout", *ours("ConnTimeout"));
+        Config::SetDefault("ns3::TcpSocketBase::MinRto", *ours("MinRto"));
+        Config::SetDefault("ns3::TcpSocket::DataRetries", *ours("DataRetries"));
+        const Time timeWait = DynamicCast<const TimeValue>(ours("TimeWait"))->Get();
+        Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime",
+                           DoubleValue(timeWait.GetSeconds() / 2));
+        const PacketRunConfig ourDefaults;
+        DcnTopologyHelper dcn(topo);
+        dcn.SetDeviceAttribute("DataRate", DataRateValue(DataRate(ourDefaults.dataRate)));
+        dcn.SetChannelAttribute("Delay", TimeValue(Time(ourDefaults.delay)));
+        dcn.SetTcpCongestionControl("ns3::TcpCubic");
+        m_dcn = &dcn;
+        dcn.Install();
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), SINK_PORT));
+        for (uint32_t s = 0; s < topo.GetNServers(); ++s)
+        {
+            Ptr<Application> sink = sinkHelper.Install(dcn.GetServer(s)).Get(0);
+            sink->TraceConnectWithoutContext("Rx", MakeCallback(&BareRounds::Received, this));
+        }
+        m_received.assign(m_workloads.GetN(), 0);
+        Simulator::ScheduleNow(&BareRounds::StartRound, this);
+        const auto start = std::chrono::steady_clock::now();
+        Simulator::Run();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        events = Simulator::GetEventCount();
+        simSeconds = m_end.GetSeconds();
+        Simulator::Destroy();
+        m_dcn = nullptr;
+        return seconds;
+    }
+
+    uint64_t events{0};     //!< simulator events executed
+    double simSeconds{0};   //!< simulated time of the last round's last byte
+    uint64_t bytes{0};      //!< payload bytes delivered
+    bool finished{false};   //!< every round delivered
+
+    /// \return where a run that did not finish stopped
+    std::string Describe() const
+    {
+        return "round " + std::to_string(m_round) + " of " +
+               std::to_string(m_schedule.GetNRounds()) + ", " + std::to_string(m_left) +
+               " transfers in flight, " + std::to_string(bytes) + " bytes delivered";
+    }
+
+  private:
+    static constexpr uint16_t SINK_PORT = 9;
+    static constexpr uint32_t FIRST_PORT = 1024;
+
+    void StartRound()
+    {
+        if (m_round == m_schedule.GetNRounds())
+        {
+            finished = true;
+            m_end = Simulator::Now();
+            Simulator::Stop();
+            return;
+        }
+        m_left = m_schedule.rounds[m_round].size();
+        for (uint32_t id : m_schedule.rounds[m_round])
+        {
+            const Workload& w = m_workloads.Get(id);
+            const uint16_t port = static_cast<uint16_t>(FIRST_PORT + id);
+            m_dcn->InstallFlowRoute(w.path, port, SINK_PORT);
+            BulkSendHelper send("ns3::TcpSocketFactory",
+                                InetSocketAddress(m_dcn->GetServerAddress(w.dst), SINK_PORT));
+            send.SetAttribute("Local",
+                              AddressValue(InetSocketAddress(m_dcn->GetServerAddress(w.src), port)));
+            send.SetAttribute("MaxBytes", UintegerValue(PieceBytes(w)));
+            send.SetAttribute("SendSize", UintegerValue(65536));
+            send.Install(m_dcn->GetServer(w.src));
+        }
+        ++m_round;
+    }
+
+    void Received(Ptr<const Packet> packet, const Address& from)
+    {
+        const uint32_t id = InetSocketAddress::ConvertFrom(from).GetPort() - FIRST_PORT;
+        const Workload& w = m_workloads.Get(id);
+        bytes += packet->GetSize();
+        m_received[id] += packet->GetSize();
+        if (m_received[id] == PieceBytes(w) && --m_left == 0)
+        {
+            Simulator::ScheduleNow(&BareRounds::StartRound, this);
+        }
+    }
+
+    uint64_t PieceBytes(const Workload& w) const
+    {
+        return m_layout.GetSize(w.chunk, w.piece) * sizeof(float);
+    }
+
+    const Schedule& m_schedule;          //!< the rounds
+    const WorkloadSet& m_workloads;      //!< their workloads
+    GradientLayout m_layout;             //!< the pieces' sizes
+    DcnTopologyHelper* m_dcn{nullptr};   //!< the network while it runs
+    std::vector<uint64_t> m_received;    //!< per workload, bytes arrived
+    uint32_t m_round{0};                 //!< the next round to start
+    size_t m_left{0};                    //!< transfers of the round in flight not complete
+    Time m_end;                          //!< when the last round completed
+};
+
+const char* const BARE_SPECS[] = {"bcube:n=4,k=1", "fattree:k=8"};
+
+/// Ours against the bare BulkSend run of the same rounds: wall seconds in Simulator::Run each.
+void
+BareBulkSendBench(benchmark::State& state)
+{
+    const std::string spec = BARE_SPECS[state.range(0)];
+    const uint64_t bytes = state.range(1) == 0 ? 1048576 : 16000000;
+    const std::string scheduler = spec == "fattree:k=8" ? "balanced" : "greedy";
+    state.SetLabel(spec + " " + scheduler + " barrier replay " +
+                   (bytes == 1048576 ? "1MiB" : "16MB"));
+    const Plan plan = CreateScheduler(scheduler)->MakePlan(BuildTopology(spec), 1);
+    PacketRunConfig config;
+    config.gradientBytes = bytes;
+    config.decisions = "replay";
+    config.flowMonitor = false;
+    PacketRunReport ours;
+    double bare = 0;
+    BareRounds bareRun(plan.schedule, plan.workloads, bytes);
+    for (auto _ : state)
+    {
+        ours = RunPacketAllReduce(plan, config, nullptr);
+        if (!ours.result.finished || !ours.verification.verified)
+        {
+            state.SkipWithError((ours.result.error + ours.verification.message).c_str());
+            return;
+        }
+        bare = bareRun.Run();
+        if (!bareRun.finished)
+        {
+            state.SkipWithError(("the bare run did not deliver every round: " +
+                                 bareRun.Describe())
+                                    .c_str());
+            return;
+        }
+    }
+    state.counters["ours_s"] = ours.wallSeconds;
+    state.counters["bare_s"] = bare;
+    state.counters["ours_over_bare"] = ours.wallSeconds / bare;
+    state.counters["ours_events"] = static_cast<double>(ours.events);
+    state.counters["bare_events"] = static_cast<double>(bareRun.events);
+    state.counters["ours_events_per_s"] = ours.events / ours.wallSeconds;
+    state.counters["bare_events_per_s"] = bareRun.events / bare;
+    state.counters["ours_sim_ms"] = ours.result.completionTime * 1e3;
+    state.counters["bare_sim_ms"] = bareRun.simSeconds * 1e3;
+    state.counters["ours_MB"] = ours.result.payloadBytes / 1e6;
+    state.counters["bare_MB"] = bareRun.bytes / 1e6;
 }
 
 /// Decides as another scheduler does, timing its SelectRound.
@@ -188,6 +384,11 @@ BENCHMARK(LargePacketBench)
     ->Args({1, 0})
     ->Args({0, 1})
     ->Args({1, 1})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK(BareBulkSendBench)
+    ->Args({0, 1})
+    ->Args({1, 0})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 BENCHMARK(DrlOnlineBench)->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->Iterations(3);
