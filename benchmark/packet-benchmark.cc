@@ -26,6 +26,8 @@
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=BareBulkSend
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=DrlOnline
 
+#include "peak-memory.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/config.h"
@@ -34,7 +36,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include <sys/resource.h>
 
 #include <chrono>
 #include <string>
@@ -73,9 +74,7 @@ PacketBench(benchmark::State& state)
     state.counters["sim_ms"] = report.result.completionTime * 1e3;
     state.counters["flow_ms"] = report.predictedTime * 1e3;
     state.counters["decisions"] = report.result.decisions;
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    state.counters["peak_rss_MiB"] = usage.ru_maxrss / 1024.0;
+    state.counters["peak_rss_MiB"] = PeakRssMiB();
 }
 
 const char* const LARGE_SPECS[] = {"bcube:n=8,k=1", "fattree:k=8"};
@@ -110,9 +109,7 @@ LargePacketBench(benchmark::State& state)
     state.counters["events"] = static_cast<double>(report.events);
     state.counters["events_per_s"] = report.events / report.wallSeconds;
     state.counters["ratio"] = report.result.completionTime / report.predictedTime;
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    state.counters["peak_rss_MiB"] = usage.ru_maxrss / 1024.0;
+    state.counters["peak_rss_MiB"] = PeakRssMiB();
 }
 
 /**

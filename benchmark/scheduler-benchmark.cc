@@ -15,11 +15,12 @@
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=Plan
 //   build/benchmark/allreduce-benchmarks --benchmark_filter='AtScaleBench/4/1$'   # one case
 
+#include "peak-memory.h"
+
 #include "ns3/allreduce-module.h"
 
 #include <benchmark/benchmark.h>
 
-#include <sys/resource.h>
 
 #include <string>
 
@@ -37,14 +38,6 @@ const char* const FLOW_SPECS[] = {
 };
 
 const char* const SCHEDULERS[] = {"ps", "ring", "greedy", "balanced"};
-
-double
-PeakRssMiB()
-{
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
-}
 
 void
 BuildWorkloadsBench(benchmark::State& state)

@@ -1,0 +1,25 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_BENCHMARK_PEAK_MEMORY_H
+#define NS3_ALLREDUCE_BENCHMARK_PEAK_MEMORY_H
+
+#include <sys/resource.h>
+
+namespace ns3
+{
+
+/// \return the process's peak resident memory so far, in MiB (cases run in one process, so a
+/// case's peak includes the larger cases run before it)
+inline double
+PeakRssMiB()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
+}
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_BENCHMARK_PEAK_MEMORY_H */
