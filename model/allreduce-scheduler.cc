@@ -62,11 +62,7 @@ RunRoundsUnder(AllReduceScheduler& scheduler, const WorkloadSet& workloads, uint
     // Every workload a server sends leaves through one of the servers' ports, one a round
     // each: with u of them still to start, at least ceil(u / ports) rounds are left.
     const Topology& topology = workloads.GetTopology();
-    uint64_t ports = 0;
-    for (uint32_t s = 0; s < topology.GetNServers(); ++s)
-    {
-        ports += topology.GetNPorts(s);
-    }
+    const uint64_t ports = topology.GetNServerPorts();
     uint64_t unstarted = 0;
     for (const Workload& w : workloads.GetAll())
     {

@@ -633,11 +633,7 @@ uint32_t
 ComputeBandwidthBound(const Topology& topology, uint32_t pieces)
 {
     const uint64_t n = topology.GetNServers();
-    uint64_t ports = 0;
-    for (uint32_t s = 0; s < n; ++s)
-    {
-        ports += topology.GetNPorts(s);
-    }
+    const uint64_t ports = topology.GetNServerPorts();
     if (n < 2 || ports == 0)
     {
         return 0;

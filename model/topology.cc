@@ -207,6 +207,17 @@ Topology::GetNPorts(uint32_t node) const
     return static_cast<uint32_t>(GetNeighbors(node).size());
 }
 
+uint64_t
+Topology::GetNServerPorts() const
+{
+    uint64_t ports = 0;
+    for (uint32_t s = 0; s < m_nServers; ++s)
+    {
+        ports += GetNPorts(s);
+    }
+    return ports;
+}
+
 int64_t
 Topology::FindLink(uint32_t a, uint32_t b) const
 {

@@ -136,6 +136,8 @@ class Topology
     const std::vector<uint32_t>& GetPortLinks(uint32_t node) const;
     /// \param node a node id \return its number of ports (links)
     uint32_t GetNPorts(uint32_t node) const;
+    /// \return the ports of all servers together (the links at servers, counted at each end)
+    uint64_t GetNServerPorts() const;
     /**
      * \param a one node \param b another node
      * \return the index of the link between them, or -1 when they are not adjacent

@@ -92,6 +92,7 @@ TEST(BCube, ServersHaveKPlusOnePortsWiredByTheirDigits)
             EXPECT_EQ(index, expected) << "server " << s << " level " << level;
         }
     }
+    EXPECT_EQ(t.GetNServerPorts(), uint64_t{servers} * (k + 1));
     // Every switch joins n servers that differ only in the digit of its level.
     for (uint32_t sw = servers; sw < t.GetNNodes(); ++sw)
     {
