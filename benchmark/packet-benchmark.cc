@@ -148,6 +148,7 @@ class BareRounds
         Config::SetDefault("ns3::TcpSocket::SegmentSize", *ours("SegmentSize"));
         Config::SetDefault("ns3::TcpSocket::ConnTimeout", *ours("ConnTimeout"));
         Config::SetDefault("ns3::TcpSocketBase::MinRto", *ours("MinRto"));
+        Config::SetDefault("ns3::TcpSocket::DelAckTimeout", *ours("DelAckTimeout"));
         Config::SetDefault("ns3::TcpSocket::DataRetries", *ours("DataRetries"));
         const Time timeWait = DynamicCast<const TimeValue>(ours("TimeWait"))->Get();
         Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime",

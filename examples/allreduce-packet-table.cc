@@ -37,11 +37,14 @@ main(int argc, char* argv[])
     std::string out = "results/allreduce-packet-table";
     PacketTableConfig config;
     config.run.gradientBytes = 1 << 20;
+    config.run.warmUps = 1; // the steady state of a training job's iterations
 
     CheckedCommandLine cmd(__FILE__,
                            "Packet-level completion time of each schedule beside the flow-level "
                            "prediction (rounds x the time of one piece over one link), on the "
-                           "seed paper's nine topologies, every result verified exactly.");
+                           "seed paper's nine topologies, every result verified exactly. Each "
+                           "measured AllReduce follows --warm-ups untimed ones on the same "
+                           "connections (default 1; 0 with --connections=per-transfer).");
     cmd.AddString("schedulers", "comma-separated scheduler names", schedulers);
     cmd.AddString("modes", "comma-separated controller modes (barrier, async)", modes);
     cmd.AddString("topologies",
@@ -66,6 +69,10 @@ main(int argc, char* argv[])
     {
         cmd.Parse(argc, argv);
         ParseTimeValue("delay", config.run.delay);
+        if (config.run.connections == "per-transfer" && !cmd.IsGiven("warm-ups"))
+        {
+            config.run.warmUps = 0; // nothing carries over from one transfer to the next
+        }
         config.schedulers = ParseListValue("schedulers", schedulers, ',');
         config.modes = ParseListValue("modes", modes, ',');
         config.topologies = cmd.IsGiven("topologies") ? ParseListValue("topologies", topologies, ';')

@@ -387,6 +387,18 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     {
         throw std::invalid_argument("stall timeout must be above 0 s");
     }
+    if (config.warmUps > 0 && config.connections == "per-transfer")
+    {
+        throw std::invalid_argument("warm-ups need persistent connections: per transfer, every "
+                                    "transfer opens its own, so a warm-up leaves the measured "
+                                    "AllReduce nothing; drop --warm-ups or use persistent");
+    }
+    if (config.warmUps > 0 && !config.linkDowns.empty())
+    {
+        throw std::invalid_argument("warm-ups and --link-down do not combine: a link goes down "
+                                    "at a time from the simulation's start, and how long the "
+                                    "warm-ups take is not known before; drop --warm-ups");
+    }
     for (const LinkDownEvent& down : config.linkDowns)
     {
         if (down.link >= topo.GetNLinks())
@@ -454,6 +466,9 @@ ReadFlowSources(Ptr<Ipv4FlowClassifier> classifier)
  * Reads FlowMonitor's statistics per data flow, naming the workloads each carried (flows it
  * cannot match to a connection's source port are TCP's acknowledgements, only counted).
  * \param monitor the monitor, after the run
+ * \param before its statistics when the measured AllReduce started (after warm-ups; empty
+ *        without), taken off
+ * \param start when the measured AllReduce started
  * \param classifier its classifier
  * \param plan the plan that ran
  * \param controller the controller (its address per node, its source port per workload)
@@ -461,6 +476,8 @@ ReadFlowSources(Ptr<Ipv4FlowClassifier> classifier)
  */
 void
 CollectFlowReports(Ptr<FlowMonitor> monitor,
+                   const FlowMonitor::FlowStatsContainer& before,
+                   Time start,
                    Ptr<Ipv4FlowClassifier> classifier,
                    const Plan& plan,
                    Ptr<AllReduceController> controller,
@@ -479,8 +496,23 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
         }
     }
     const auto sources = ReadFlowSources(classifier);
-    for (const auto& [id, stats] : monitor->GetFlowStats())
+    for (auto [id, stats] : monitor->GetFlowStats())
     {
+        const auto earlier = before.find(id);
+        if (earlier != before.end())
+        {
+            const FlowMonitor::FlowStats& b = earlier->second;
+            if (stats.txPackets == b.txPackets)
+            {
+                continue; // it carried warm-ups only
+            }
+            stats.txBytes -= b.txBytes;
+            stats.rxBytes -= b.rxBytes;
+            stats.txPackets -= b.txPackets;
+            stats.rxPackets -= b.rxPackets;
+            stats.delaySum -= b.delaySum;
+            stats.timeFirstTxPacket = start; // its first packet since is not recorded
+        }
         const auto source = sources.find(id);
         const auto it = source == sources.end() ? byPort.end() : byPort.find(source->second);
         if (it == byPort.end())
@@ -518,6 +550,13 @@ AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
                   "every transfer between them) or per-transfer (a new connection each time: "
                   "handshake and slow start per transfer)",
                   config.connections, {"persistent", "per-transfer"});
+    cmd.AddInteger("warm-ups",
+                    "AllReduces run first, untimed, on the same persistent connections (as "
+                    "nccl-tests' warm-up iterations): the measured one starts with them open and "
+                    "their congestion windows grown, as a training job's next iteration does",
+                    config.warmUps,
+                    0,
+                    1000);
     cmd.AddChoice("tcp", "TCP congestion control: cubic (ns-3's default), newreno or dctcp "
                   "(with ECN marking RED queues)",
                   config.tcp, {"cubic", "newreno", "dctcp"});
@@ -572,6 +611,7 @@ RunPacketAllReduce(const Plan& plan,
     allreduce.SetAttribute("Values", StringValue(config.values));
     allreduce.SetControllerAttribute("Mode", StringValue(config.mode));
     allreduce.SetControllerAttribute("Connections", StringValue(config.connections));
+    allreduce.SetControllerAttribute("WarmUps", UintegerValue(config.warmUps));
     allreduce.SetControllerAttribute("GradientBytes", UintegerValue(config.gradientBytes));
     allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
     allreduce.SetControllerAttribute("Stragglers",
@@ -627,19 +667,45 @@ RunPacketAllReduce(const Plan& plan,
         monitor = flowHelper.Install(dcn.GetNodes());
     }
 
+    // What the warm-ups put on the links and flows is taken off at the measured start.
+    Ptr<LinkLoadMonitor> links = allreduce.GetLinkLoadMonitor();
+    std::vector<uint64_t> ownBefore(links->GetNDirectedLinks(), 0);
+    uint64_t foreignBefore = 0;
+    FlowMonitor::FlowStatsContainer flowsBefore;
+    Time measuredStart;
+    controller->TraceConnectWithoutContext(
+        "Started",
+        Callback<void, uint32_t>([&](uint32_t index) {
+            if (index != config.warmUps || index == 0)
+            {
+                return;
+            }
+            for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
+            {
+                ownBefore[l] = links->GetOwnBytes(l);
+                foreignBefore += links->GetForeignBytes(l);
+            }
+            measuredStart = Simulator::Now();
+            if (monitor)
+            {
+                monitor->CheckForLostPackets();
+                flowsBefore = monitor->GetFlowStats();
+            }
+        }));
+
     const auto wallStart = std::chrono::steady_clock::now();
     Simulator::Run();
     report.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     report.events = Simulator::GetEventCount();
 
-    Ptr<LinkLoadMonitor> links = allreduce.GetLinkLoadMonitor();
     for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
     {
-        report.linkBytes.push_back(links->GetOwnBytes(l));
+        report.linkBytes.push_back(links->GetOwnBytes(l) - ownBefore[l]);
         report.linkRateBps.push_back(links->GetRateBps(l));
         report.foreignBytes += links->GetForeignBytes(l);
     }
+    report.foreignBytes -= foreignBefore;
     report.result = controller->GetResult();
     report.run = Plan{controller->GetWorkloads(), controller->GetSchedule()};
     report.verification = controller->Verify();
@@ -661,6 +727,8 @@ RunPacketAllReduce(const Plan& plan,
     if (monitor)
     {
         CollectFlowReports(monitor,
+                           flowsBefore,
+                           measuredStart,
                            DynamicCast<Ipv4FlowClassifier>(flowHelper.GetClassifier()),
                            plan,
                            controller,

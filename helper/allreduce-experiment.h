@@ -92,6 +92,9 @@ struct PacketRunConfig
     std::string connections{"persistent"}; //!< "persistent" TCP connections, reused by every
                                         //!< transfer between two nodes on one path, or a new
                                         //!< one "per-transfer"
+    uint32_t warmUps{0};                //!< AllReduces before the measured one, on the same
+                                        //!< persistent connections (AllReduceController's
+                                        //!< WarmUps)
     std::string tcp{"cubic"};           //!< TCP congestion control: "cubic" (ns-3's default),
                                         //!< "newreno" or "dctcp" (needs queueDisc "red")
     std::string queueDisc{"auto"};      //!< queue discs on every device: "fq-codel" (with
@@ -124,8 +127,8 @@ struct PacketRunConfig
 
 /**
  * \ingroup allreduce
- * Adds the transport's options to a command line: --connections, --tcp, --queue-disc and
- * --queue-size, read into config.
+ * Adds the transport's options to a command line: --connections, --warm-ups, --tcp,
+ * --queue-disc and --queue-size, read into config.
  * \param cmd the command line \param config where the values go (its values are the defaults)
  */
 void AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config);

@@ -72,7 +72,14 @@ PrintPacketReport(std::ostream& os,
        << plan.workloads.GetN() << " workloads, mode " << config.mode << "\n"
        << "transport   TCP " << config.tcp << ", " << config.connections << " connections, "
        << GetQueueDisc(config) << " queues"
-       << (config.queueSize.empty() ? std::string() : " of " + config.queueSize) << "\n"
+       << (config.queueSize.empty() ? std::string() : " of " + config.queueSize) << "\n";
+    if (!r.warmUpTimes.empty())
+    {
+        os << "warm-up     " << r.warmUpTimes.size() << " AllReduce"
+           << (r.warmUpTimes.size() == 1 ? "" : "s") << " first, untimed, on the same "
+           << "connections (the first took " << r.warmUpTimes.front() * 1e3 << " ms)\n";
+    }
+    os
        << "decisions   " << config.decisions << ": " << r.decisions << " decision points, "
        << report.run.schedule.GetNRounds() << " rounds run, " << r.rerouted
        << " workloads re-routed\n"
@@ -144,6 +151,7 @@ WritePacketReportJson(std::ostream& os,
         {"scheduler", plan.schedule.scheduler},
         {"mode", config.mode},
         {"connections", config.connections},
+        {"warm_up_times_s", r.warmUpTimes},
         {"tcp", config.tcp},
         {"queue_disc", GetQueueDisc(config)},
         {"queue_size", config.queueSize},
@@ -166,6 +174,8 @@ WritePacketReportJson(std::ostream& os,
         {"background_application", config.backgroundApplication},
         {"background_bytes", report.foreignBytes},
         {"round_durations_s", roundDurations},
+        {"transfer_start_s", r.transferStart},
+        {"transfer_end_s", r.transferEnd},
         {"piece_time_s", report.pieceTime},
         {"predicted_time_s", report.predictedTime},
         {"verified", report.verification.verified},

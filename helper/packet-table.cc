@@ -214,6 +214,12 @@ PacketTable::Print(std::ostream& os) const
     os << "\ngradient " << run.gradientBytes << " bytes per server, " << run.dataRate
        << " links, " << run.delay
        << " delay; ratio = packet-level completion time / (rounds x T_S)\n"
+       << "TCP " << run.tcp << ", " << run.connections << " connections"
+       << (run.warmUps == 0 ? std::string()
+                            : ", " + std::to_string(run.warmUps) + " warm-up AllReduce" +
+                                  (run.warmUps == 1 ? "" : "s") +
+                                  " on them before each measured one")
+       << ", " << GetQueueDisc(run) << " queues\n"
        << "every run verified exactly: " << (m_failed.empty() ? "yes" : "NO") << " ("
        << FormatFixed(m_seconds, 1) << " s)\n";
     PrintAggregation(os);
@@ -345,6 +351,10 @@ PacketTable::WriteJson(std::ostream& os) const
     os << nlohmann::json{{"gradient_bytes", run.gradientBytes},
                          {"data_rate", run.dataRate},
                          {"delay", run.delay},
+                         {"tcp", run.tcp},
+                         {"connections", run.connections},
+                         {"warm_ups", run.warmUps},
+                         {"queue_disc", GetQueueDisc(run)},
                          {"verified", m_failed.empty()},
                          {"seconds", m_seconds},
                          {"rows", rows}}

@@ -155,6 +155,17 @@ AllReduceApplication::GetTypeId()
                           TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&AllReduceApplication::m_minRto),
                           MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("DelAckTimeout",
+                          "How long a receiver holds back the acknowledgement of a lone segment "
+                          "(TCP's delayed ACK; ns-3's default, 200 ms, is longer than MinRto): "
+                          "well below MinRto (half of its default), so that the last segment of "
+                          "a transfer is acknowledged before its sender's retransmission timer "
+                          "fires. Otherwise a persistent connection left idle for MinRto with "
+                          "its last segment unacknowledged times out spuriously and restarts "
+                          "from one segment.",
+                          TimeValue(MilliSeconds(5)),
+                          MakeTimeAccessor(&AllReduceApplication::m_delAckTimeout),
+                          MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("ConnTimeout",
                           "TCP timeout before a lost connection request (SYN) is sent again.",
                           TimeValue(MilliSeconds(10)),
@@ -276,6 +287,13 @@ AllReduceApplication::GetVector() const
 }
 
 void
+AllReduceApplication::Restart()
+{
+    NS_LOG_FUNCTION(this);
+    m_vector = MakeInitialGradient();
+}
+
+void
 AllReduceApplication::StartApplication()
 {
     NS_LOG_FUNCTION(this);
@@ -296,6 +314,7 @@ AllReduceApplication::StartApplication()
         // Accepted sockets are forked from the listener and inherit these.
         tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
         tcp->SetAttribute("MinRto", TimeValue(m_minRto));
+        tcp->SetAttribute("DelAckTimeout", TimeValue(m_delAckTimeout));
         tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
         tcp->SetAttribute("DataRetries", UintegerValue(m_dataRetries));
     }
@@ -387,6 +406,7 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
         tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
         tcp->SetAttribute("ConnTimeout", TimeValue(m_connTimeout));
         tcp->SetAttribute("MinRto", TimeValue(m_minRto));
+        tcp->SetAttribute("DelAckTimeout", TimeValue(m_delAckTimeout));
         tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
         tcp->SetAttribute("DataRetries", UintegerValue(m_dataRetries));
         WatchTcp(tcp, sourcePort);

@@ -125,6 +125,11 @@ class AllReduceApplication : public Application
     std::vector<float> MakeInitialGradient() const;
     /// \return the current vector: the initial gradient until the run, the sum after it
     const std::vector<float>& GetVector() const;
+    /**
+     * Puts the initial gradient back for the next AllReduce on the same connections (called
+     * by the controller after a warm-up, when nothing is in flight).
+     */
+    void Restart();
     /// \return GradientValues of this node
     GradientValues GetValues() const;
 
@@ -261,6 +266,7 @@ class AllReduceApplication : public Application
     uint32_t m_segmentSize{0}; //!< TCP segment size
     uint32_t m_sendSize{0};   //!< most bytes per Send call
     Time m_minRto;            //!< TCP minimum RTO
+    Time m_delAckTimeout;     //!< TCP delayed-ACK timeout
     Time m_connTimeout;       //!< TCP SYN retransmission timeout
     Time m_timeWait;          //!< TCP TIME_WAIT of the senders' sockets
     uint32_t m_dataRetries{15}; //!< TCP retransmissions before a connection gives up

@@ -59,6 +59,17 @@ AllReduceController::GetTypeId()
                                           "persistent",
                                           AllReduceController::PER_TRANSFER,
                                           "per-transfer"))
+            .AddAttribute("WarmUps",
+                          "AllReduces run before the measured one, untimed, on the same "
+                          "persistent connections (as nccl-tests' warm-up iterations): the "
+                          "measured one then starts where a training job's next iteration does, "
+                          "its connections up and their congestion windows grown. Each starts "
+                          "from the initial gradients, with every gradient ready (stragglers "
+                          "are the measured one's); GetResult, GetSchedule and Verify are the "
+                          "measured one's. 0: the AllReduce runs on connections it opens.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&AllReduceController::m_warmUps),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("GradientBytes",
                           "Size of every server's gradient in bytes (a multiple of 4: float32).",
                           UintegerValue(1 << 20),
@@ -129,6 +140,11 @@ AllReduceController::GetTypeId()
                             "Every transfer of the AllReduce finished.",
                             MakeTraceSourceAccessor(&AllReduceController::m_collectiveFinished),
                             "ns3::AllReduceApplication::TimeTracedCallback")
+            .AddTraceSource("Started",
+                            "An AllReduce started: its index, from 0; with WarmUps, the "
+                            "measured one is the last (index WarmUps).",
+                            MakeTraceSourceAccessor(&AllReduceController::m_started),
+                            "ns3::AllReduceController::StartedTracedCallback")
             .AddTraceSource("RunEnded",
                             "The run ended: finished (an empty reason) or not (why: a stall, a "
                             "failed connection or scheduler).",
@@ -233,6 +249,14 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
                            const std::vector<Ptr<AllReduceApplication>>& apps,
                            const std::vector<Ipv4Address>& addresses)
 {
+    if (m_warmUps > 0 && m_connections == PER_TRANSFER)
+    {
+        throw std::invalid_argument(
+            "WarmUps is " + std::to_string(m_warmUps) +
+            ", but connections are per transfer: every transfer opens its own, so a warm-up "
+            "leaves nothing for the measured AllReduce; set WarmUps to 0 or use persistent "
+            "connections");
+    }
     const Topology& topo = workloads.GetTopology();
     const uint32_t n = topo.GetNServers();
     const uint32_t aggregators = topo.CountAggregators();
@@ -330,6 +354,8 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
 void
 AllReduceController::ScheduleBegin()
 {
+    m_warmUpsLeft = m_warmUps;
+    m_warmUpTimes.clear();
     m_begin = Simulator::Schedule(m_startTime, &AllReduceController::Begin, this);
     m_origin = Simulator::Now() + m_startTime;
 }
@@ -467,8 +493,10 @@ AllReduceController::Begin()
 {
     NS_LOG_FUNCTION(this);
     const uint32_t nw = m_workloads.GetN();
+    m_origin = Simulator::Now();
     m_state = std::make_unique<PacketSchedulerState>(m_workloads);
     m_result = AllReduceRunResult{};
+    m_result.warmUpTimes = m_warmUpTimes;
     m_result.transferStart.assign(nw, -1);
     m_result.transferEnd.assign(nw, -1);
     m_roundOf.assign(nw, NO_INDEX);
@@ -520,6 +548,7 @@ AllReduceController::Begin()
         return;
     }
     HoldStragglers();
+    m_started(m_warmUps - m_warmUpsLeft);
     // Links already down at the start (a user's script may take them down before).
     if (!m_linkUp.IsNull())
     {
@@ -540,6 +569,14 @@ AllReduceController::HoldStragglers()
 {
     const uint32_t n = m_workloads.GetTopology().GetNServers();
     m_readyAt.assign(n, 0.0);
+    m_lastRelease = 0;
+    m_releases.clear();
+    if (m_warmUpsLeft > 0)
+    {
+        // A warm-up runs with every gradient ready; the random streams keep their draws for
+        // the measured AllReduce.
+        return;
+    }
     if (!m_readyTimesGiven.empty())
     {
         for (uint32_t s = 0; s < n; ++s)
@@ -559,8 +596,6 @@ AllReduceController::HoldStragglers()
             m_readyAt[servers[i]] = std::max(0.0, m_stragglerDelay->GetValue());
         }
     }
-    m_lastRelease = 0;
-    m_releases.clear();
     for (uint32_t s = 0; s < n; ++s)
     {
         if (m_readyAt[s] > 0)
@@ -796,10 +831,47 @@ AllReduceController::NotifyTransferFinished(uint32_t workload)
     if (m_state->IsDone())
     {
         m_result.completionTime = now;
+        if (m_warmUpsLeft > 0)
+        {
+            // Not from inside the receiver's callback: the next AllReduce resets its vector.
+            m_warmUpTimes.push_back(now);
+            m_stallCheck.Cancel();
+            if (m_sharedLinks)
+            {
+                m_sharedLinks->RemoveWaiter(m_waiterKey);
+            }
+            m_begin = Simulator::ScheduleNow(&AllReduceController::BeginAfterWarmUp, this);
+            return;
+        }
         End("");
         return;
     }
     Decide();
+}
+
+void
+AllReduceController::BeginAfterWarmUp()
+{
+    NS_LOG_FUNCTION(this);
+    --m_warmUpsLeft;
+    for (const auto& app : m_apps)
+    {
+        if (app)
+        {
+            app->Restart();
+        }
+    }
+    try
+    {
+        m_scheduler->Prepare(m_workloads); // it took them before: a fresh start of the same
+    }
+    catch (const std::exception& e)
+    {
+        End(std::string("the scheduler '") + m_scheduler->GetName() +
+            "' failed to prepare again after a warm-up: " + e.what());
+        return;
+    }
+    Begin();
 }
 
 void
@@ -1068,7 +1140,10 @@ AllReduceController::End(const std::string& error)
         e.Cancel();
     }
     m_result.finished = error.empty();
-    m_result.error = error;
+    m_result.error = error.empty() || m_warmUpsLeft == 0
+                         ? error
+                         : "in warm-up AllReduce " + std::to_string(m_warmUps - m_warmUpsLeft + 1) +
+                               " of " + std::to_string(m_warmUps) + ": " + error;
     if (m_sharedLinks)
     {
         m_sharedLinks->RemoveWaiter(m_waiterKey);

@@ -39,6 +39,7 @@ struct AllReduceRunResult
     bool stalled{false};           //!< the run was ended for lack of progress
     std::string error;             //!< why it did not finish (stall or failed connection)
     double completionTime{0};      //!< when the last transfer finished
+    std::vector<double> warmUpTimes; //!< how long each warm-up AllReduce took (WarmUps)
     std::vector<double> roundStart;   //!< per round, when its first transfer started
     std::vector<double> roundEnd;     //!< per round, when its last transfer finished
     std::vector<double> transferStart; //!< per workload, when it started (-1: never)
@@ -87,6 +88,11 @@ struct AllReduceVerification
  * A workload that carries the contribution of a server whose gradient is not ready yet
  * (stragglers: Stragglers, StragglerDelay, SetGradientReadyTimes) is not ready either.
  *
+ * With WarmUps, that many AllReduces run first on the same persistent connections, untimed
+ * and with every gradient ready (as nccl-tests warm up before it measures); the measured one
+ * starts once the last has finished, from the initial gradients, on connections that are open
+ * with their congestion windows grown, as in a training job's later iterations.
+ *
  * When no data arrives anywhere for StallTimeout, it ends the run (Simulator::Stop) and
  * reports the stall, naming a stuck workload and a link of its path that is down, if any.
  * AllReduceHelper builds and wires it.
@@ -129,8 +135,9 @@ class AllReduceController : public Object
      * \param addresses each such node's address, at the same index
      * \throws std::invalid_argument when the schedule is not valid for the workloads, the
      *         gradient (GradientBytes) is not a whole number of float32 values or too small for
-     *         the pieces, the applications or addresses do not match the servers, or a server
-     *         would need more source ports than there are
+     *         the pieces, the applications or addresses do not match the servers, a server
+     *         would need more source ports than there are, or WarmUps is set with
+     *         per-transfer connections
      */
     void Setup(const WorkloadSet& workloads,
                const Schedule& schedule,
@@ -231,6 +238,10 @@ class AllReduceController : public Object
     /// from its first start to its last finish
     typedef void (*RoundTracedCallback)(uint32_t round, Time duration);
 
+    /// TracedCallback signature of an AllReduce's start. \param index 0 for the first; the
+    /// measured one is WarmUps
+    typedef void (*StartedTracedCallback)(uint32_t index);
+
     /// TracedCallback signature of a stall, and of the run's end. \param report what stalled,
     /// and where (the end: empty when the run finished)
     typedef void (*StallTracedCallback)(std::string report);
@@ -258,9 +269,12 @@ class AllReduceController : public Object
                const std::vector<Ipv4Address>& addresses);
     /// Schedules Begin at StartTime from now (once Setup has everything).
     void ScheduleBegin();
-    /// Starts the run (scheduled at StartTime).
+    /// Starts the run (scheduled at StartTime, and after each warm-up).
     void Begin();
-    /// Draws the gradient-ready times and holds the late servers until then.
+    /// A warm-up finished: puts the initial gradients back and starts the next AllReduce.
+    void BeginAfterWarmUp();
+    /// Draws the gradient-ready times and holds the late servers until then (in a warm-up:
+    /// every gradient is ready).
     void HoldStragglers();
     /**
      * A decision point: asks the scheduler, injects what it started.
@@ -315,6 +329,9 @@ class AllReduceController : public Object
     bool m_stopWhenFinished{true};  //!< End stops the simulator
     uint16_t m_firstSourcePort{FIRST_SOURCE_PORT}; //!< each server's first source port
     Connections m_connections{PERSISTENT};          //!< how transfers use connections
+    uint32_t m_warmUps{0};          //!< AllReduces before the measured one
+    uint32_t m_warmUpsLeft{0};      //!< warm-ups still to run, this one included
+    std::vector<double> m_warmUpTimes; //!< how long each warm-up took
     uint64_t m_waiterKey{0};        //!< this controller among m_sharedLinks' waiters
     double m_bytesLeft{0};          //!< bytes of the workloads not finished (from Begin)
     std::vector<std::vector<uint32_t>> m_heldLinks; //!< per workload, links held in m_sharedLinks
@@ -368,6 +385,7 @@ class AllReduceController : public Object
     TracedCallback<Time> m_collectiveFinished;    //!< every transfer finished
     TracedCallback<std::string> m_stall;          //!< the run stalled (the report)
     TracedCallback<std::string> m_runEnded;       //!< the run ended (empty, or why not)
+    TracedCallback<uint32_t> m_started;           //!< an AllReduce started (its index)
     TracedCallback<uint32_t, uint32_t, const std::vector<uint32_t>&> m_decision; //!< a decision
 };
 

@@ -478,6 +478,52 @@ TEST(AllReduceHelper, InstallsAppsWhoseTracesReportEveryTransferRoundAndTheEnd)
     Simulator::Destroy();
 }
 
+TEST(AllReduceHelper, WarmUpsRunFirstOnTheSameConnectionsAndTracesTellThemApart)
+{
+    DcnTopologyHelper dcn(BuildTopology("dcell:n=2,k=1"));
+    dcn.Install();
+    const Plan plan = MakeTestPlan("dcell:n=2,k=1", "greedy");
+    AllReduceHelper allreduce(dcn);
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(4096));
+    allreduce.SetControllerAttribute("WarmUps", UintegerValue(2));
+    ApplicationContainer apps = allreduce.Install(plan);
+    g_started = g_finished = g_collective = 0;
+    g_rounds.clear();
+    for (uint32_t s = 0; s < apps.GetN(); ++s)
+    {
+        apps.Get(s)->TraceConnectWithoutContext("TransferStarted", MakeCallback(&CountStarted));
+        apps.Get(s)->TraceConnectWithoutContext("CollectiveFinished",
+                                                MakeCallback(&CountCollective));
+    }
+    std::vector<uint32_t> started;
+    Ptr<AllReduceController> controller = allreduce.GetController();
+    controller->TraceConnectWithoutContext(
+        "Started",
+        Callback<void, uint32_t>([&started](uint32_t index) { started.push_back(index); }));
+    controller->TraceConnectWithoutContext("RoundFinished", MakeCallback(&RecordRound));
+    Simulator::Run();
+    EXPECT_EQ(started, (std::vector<uint32_t>{0, 1, 2}));
+    EXPECT_EQ(g_started, 3 * plan.workloads.GetN()); // the transfer traces fire in each
+    EXPECT_EQ(g_rounds.size(), 3 * plan.schedule.GetNRounds());
+    EXPECT_EQ(g_collective, 6u); // the end, once
+    const AllReduceRunResult& r = controller->GetResult();
+    ASSERT_TRUE(r.finished) << r.error;
+    EXPECT_EQ(r.warmUpTimes.size(), 2u);
+    EXPECT_EQ(r.transfersFinished, plan.workloads.GetN()); // the measured one's
+    EXPECT_TRUE(controller->Verify().verified);
+    Simulator::Destroy();
+
+    // Per transfer, nothing carries over: the controller refuses it.
+    DcnTopologyHelper other(BuildTopology("dcell:n=2,k=1"));
+    other.Install();
+    AllReduceHelper perTransfer(other);
+    perTransfer.SetControllerAttribute("GradientBytes", UintegerValue(4096));
+    perTransfer.SetControllerAttribute("WarmUps", UintegerValue(1));
+    perTransfer.SetControllerAttribute("Connections", StringValue("per-transfer"));
+    EXPECT_THROW(perTransfer.Install(plan), std::invalid_argument);
+    Simulator::Destroy();
+}
+
 namespace
 {
 
@@ -975,6 +1021,66 @@ TEST(PacketTransport, PersistentConnectionsCarrySeveralTransfersEachAndTheSumSta
     }
 }
 
+TEST(PacketTransport, AWarmUpLeavesTheMeasuredAllReduceWarmConnectionsAndTheExactSum)
+{
+    // 9 servers, pieces of 116 KB over connections that a warm-up opened, or not.
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "balanced");
+    const auto total = [](const std::vector<uint64_t>& bytes) {
+        return std::accumulate(bytes.begin(), bytes.end(), uint64_t{0});
+    };
+    for (const std::string mode : {"barrier", "async"})
+    {
+        PacketRunConfig config = SmallPacketRun(mode);
+        config.gradientBytes = 1 << 20;
+        config.flowMonitor = true;
+        const PacketRunReport cold = RunPacketAllReduce(plan, config);
+        config.warmUps = 1;
+        const PacketRunReport warm = RunPacketAllReduce(plan, config);
+        ASSERT_TRUE(cold.result.finished) << mode << ": " << cold.result.error;
+        ASSERT_TRUE(warm.result.finished) << mode << ": " << warm.result.error;
+        EXPECT_TRUE(cold.result.warmUpTimes.empty());
+        // The warm-up is the cold run, event for event; the measured one starts again from
+        // the initial gradients (else every server would hold twice the sum).
+        ASSERT_EQ(warm.result.warmUpTimes.size(), 1u) << mode;
+        EXPECT_DOUBLE_EQ(warm.result.warmUpTimes[0], cold.result.completionTime) << mode;
+        EXPECT_TRUE(warm.verification.verified) << mode << ": " << warm.verification.message;
+        if (mode == "barrier")
+        {
+            // Round by round on disjoint links, nothing but the windows differs (async may
+            // start in another order once the timings move).
+            EXPECT_LT(warm.result.completionTime, cold.result.completionTime)
+                << "the connections were not warm";
+        }
+        EXPECT_EQ(warm.run.schedule.GetNRounds(), cold.run.schedule.GetNRounds()) << mode;
+        // What the report counts is the measured AllReduce's: its bytes (no handshakes now),
+        // every workload on one flow.
+        EXPECT_LT(total(warm.linkBytes), total(cold.linkBytes)) << mode;
+        EXPECT_GT(total(warm.linkBytes), total(cold.linkBytes) * 0.97) << mode;
+        std::vector<uint32_t> seen(plan.workloads.GetN(), 0);
+        for (const FlowReport& f : warm.flows)
+        {
+            EXPECT_GT(f.txPackets, 0u);
+            EXPECT_LE(f.duration, warm.result.completionTime + 1e-9);
+            for (uint32_t w : f.workloads)
+            {
+                ++seen[w];
+            }
+        }
+        EXPECT_EQ(seen, std::vector<uint32_t>(plan.workloads.GetN(), 1)) << mode;
+    }
+    // Late gradients hold the measured AllReduce only: its warm-up is the cold run.
+    PacketRunConfig config = SmallPacketRun("barrier");
+    config.gradientBytes = 1 << 20;
+    config.stragglers = "list:0,0,0,0.002,0,0,0,0,0";
+    config.warmUps = 1;
+    const PacketRunReport late = RunPacketAllReduce(plan, config);
+    ASSERT_TRUE(late.result.finished) << late.result.error;
+    EXPECT_TRUE(late.verification.verified);
+    EXPECT_GT(late.result.completionTime, 0.002);
+    ASSERT_EQ(late.result.warmUpTimes.size(), 1u);
+    EXPECT_LT(late.result.warmUpTimes[0], 0.002);
+}
+
 TEST(PacketTransport, EveryTcpAndQueueDiscVerifies)
 {
     const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
@@ -1018,6 +1124,18 @@ TEST(PacketTransport, TransportOptionsThatCannotWorkAreRefused)
     };
     refuses([](PacketRunConfig& c) { c.tcp = "vegas"; }, "tcp must be");
     refuses([](PacketRunConfig& c) { c.connections = "pooled"; }, "connections must be");
+    refuses(
+        [](PacketRunConfig& c) {
+            c.connections = "per-transfer";
+            c.warmUps = 1;
+        },
+        "warm-ups need persistent connections");
+    refuses(
+        [](PacketRunConfig& c) {
+            c.warmUps = 2;
+            c.linkDowns.push_back(LinkDownEvent{0, 0.001});
+        },
+        "warm-ups and --link-down do not combine");
     refuses([](PacketRunConfig& c) { c.queueDisc = "codel"; }, "queue disc must be");
     refuses(
         [](PacketRunConfig& c) {
