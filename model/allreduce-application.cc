@@ -158,12 +158,14 @@ AllReduceApplication::GetTypeId()
             .AddAttribute("DelAckTimeout",
                           "How long a receiver holds back the acknowledgement of a lone segment "
                           "(TCP's delayed ACK; ns-3's default, 200 ms, is longer than MinRto): "
-                          "well below MinRto (half of its default), so that the last segment of "
-                          "a transfer is acknowledged before its sender's retransmission timer "
-                          "fires. Otherwise a persistent connection left idle for MinRto with "
-                          "its last segment unacknowledged times out spuriously and restarts "
-                          "from one segment.",
-                          TimeValue(MilliSeconds(5)),
+                          "far below MinRto, so that the last segment of a transfer is "
+                          "acknowledged before its sender's retransmission timer fires (else a "
+                          "persistent connection left idle for MinRto with its last segment "
+                          "unacknowledged times out spuriously and restarts from one segment), "
+                          "and short, so that a connection restarting from one segment after a "
+                          "timeout does not wait long for each acknowledgement (a Linux receiver "
+                          "acknowledges at once then: quick ACKs, which ns-3 does not model).",
+                          TimeValue(MicroSeconds(200)),
                           MakeTimeAccessor(&AllReduceApplication::m_delAckTimeout),
                           MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("ConnTimeout",
