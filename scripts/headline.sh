@@ -3,8 +3,9 @@
 #  - allreduce-table: the seed paper's nine topologies x every scheduler, in rounds, against the
 #    lower bounds and the paper's numbers (results/allreduce-table.{csv,json,png});
 #  - allreduce-packet-table: the same topologies x ps, ring, greedy, balanced run packet by
-#    packet in ns-3 (barrier and async), beside the flow-level prediction, every result
-#    verified exactly (results/allreduce-packet-table.{csv,json,png});
+#    packet in ns-3 (barrier and async, each measured after a warm-up AllReduce on the same
+#    connections), beside the flow-level prediction, every result verified exactly
+#    (results/allreduce-packet-table.{csv,json,png});
 #  - allreduce-dynamic: the same topologies x schedulers, each plan replayed and decided online
 #    inside ns-3 with nothing perturbed, a link failing, late servers, background traffic and
 #    slower links (results/allreduce-dynamic.{csv,json,png});
