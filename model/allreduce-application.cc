@@ -313,12 +313,7 @@ AllReduceApplication::StartApplication()
     }
     if (Ptr<TcpSocket> tcp = DynamicCast<TcpSocket>(m_listener))
     {
-        // Accepted sockets are forked from the listener and inherit these.
-        tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
-        tcp->SetAttribute("MinRto", TimeValue(m_minRto));
-        tcp->SetAttribute("DelAckTimeout", TimeValue(m_delAckTimeout));
-        tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
-        tcp->SetAttribute("DataRetries", UintegerValue(m_dataRetries));
+        ConfigureTcp(tcp); // accepted sockets are forked from the listener and inherit it
     }
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
@@ -405,12 +400,8 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
     Ptr<Socket> socket = Socket::CreateSocket(GetNode(), m_protocol);
     if (Ptr<TcpSocket> tcp = DynamicCast<TcpSocket>(socket))
     {
-        tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
+        ConfigureTcp(tcp);
         tcp->SetAttribute("ConnTimeout", TimeValue(m_connTimeout));
-        tcp->SetAttribute("MinRto", TimeValue(m_minRto));
-        tcp->SetAttribute("DelAckTimeout", TimeValue(m_delAckTimeout));
-        tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
-        tcp->SetAttribute("DataRetries", UintegerValue(m_dataRetries));
         WatchTcp(tcp, sourcePort);
     }
     const Ipv4Address from = m_controller->GetAddress(m_node);
@@ -438,6 +429,16 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
         // No route at all (e.g. the first link is down): report it, outside this call chain.
         Simulator::ScheduleNow(&AllReduceApplication::ConnectionFailed, this, socket);
     }
+}
+
+void
+AllReduceApplication::ConfigureTcp(Ptr<TcpSocket> tcp) const
+{
+    tcp->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
+    tcp->SetAttribute("MinRto", TimeValue(m_minRto));
+    tcp->SetAttribute("DelAckTimeout", TimeValue(m_delAckTimeout));
+    tcp->SetAttribute("MaxSegLifetime", DoubleValue(m_timeWait.GetSeconds() / 2));
+    tcp->SetAttribute("DataRetries", UintegerValue(m_dataRetries));
 }
 
 void

@@ -213,6 +213,12 @@ class AllReduceApplication : public Application
     };
 
     /**
+     * Sets the TCP attributes every socket of this application takes, sending or listening:
+     * SegmentSize, MinRto, DelAckTimeout, TimeWait (as MaxSegLifetime) and DataRetries.
+     * \param tcp the socket
+     */
+    void ConfigureTcp(Ptr<TcpSocket> tcp) const;
+    /**
      * Follows TCP's transmissions and retransmission timeout for one connection.
      * \param tcp its socket \param port its source port
      */

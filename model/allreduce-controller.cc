@@ -354,7 +354,6 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
 void
 AllReduceController::ScheduleBegin()
 {
-    m_warmUpsLeft = m_warmUps;
     m_warmUpTimes.clear();
     m_begin = Simulator::Schedule(m_startTime, &AllReduceController::Begin, this);
     m_origin = Simulator::Now() + m_startTime;
@@ -548,7 +547,7 @@ AllReduceController::Begin()
         return;
     }
     HoldStragglers();
-    m_started(m_warmUps - m_warmUpsLeft);
+    m_started(static_cast<uint32_t>(m_warmUpTimes.size()));
     // Links already down at the start (a user's script may take them down before).
     if (!m_linkUp.IsNull())
     {
@@ -571,7 +570,7 @@ AllReduceController::HoldStragglers()
     m_readyAt.assign(n, 0.0);
     m_lastRelease = 0;
     m_releases.clear();
-    if (m_warmUpsLeft > 0)
+    if (IsWarmUp())
     {
         // A warm-up runs with every gradient ready; the random streams keep their draws for
         // the measured AllReduce.
@@ -831,7 +830,7 @@ AllReduceController::NotifyTransferFinished(uint32_t workload)
     if (m_state->IsDone())
     {
         m_result.completionTime = now;
-        if (m_warmUpsLeft > 0)
+        if (IsWarmUp())
         {
             // Not from inside the receiver's callback: the next AllReduce resets its vector.
             m_warmUpTimes.push_back(now);
@@ -849,11 +848,16 @@ AllReduceController::NotifyTransferFinished(uint32_t workload)
     Decide();
 }
 
+bool
+AllReduceController::IsWarmUp() const
+{
+    return m_warmUpTimes.size() < m_warmUps;
+}
+
 void
 AllReduceController::BeginAfterWarmUp()
 {
     NS_LOG_FUNCTION(this);
-    --m_warmUpsLeft;
     for (const auto& app : m_apps)
     {
         if (app)
@@ -1140,9 +1144,9 @@ AllReduceController::End(const std::string& error)
         e.Cancel();
     }
     m_result.finished = error.empty();
-    m_result.error = error.empty() || m_warmUpsLeft == 0
+    m_result.error = error.empty() || !IsWarmUp()
                          ? error
-                         : "in warm-up AllReduce " + std::to_string(m_warmUps - m_warmUpsLeft + 1) +
+                         : "in warm-up AllReduce " + std::to_string(m_warmUpTimes.size() + 1) +
                                " of " + std::to_string(m_warmUps) + ": " + error;
     if (m_sharedLinks)
     {

@@ -271,6 +271,8 @@ class AllReduceController : public Object
     void ScheduleBegin();
     /// Starts the run (scheduled at StartTime, and after each warm-up).
     void Begin();
+    /// \return whether the AllReduce running now is a warm-up (fewer than WarmUps finished)
+    bool IsWarmUp() const;
     /// A warm-up finished: puts the initial gradients back and starts the next AllReduce.
     void BeginAfterWarmUp();
     /// Draws the gradient-ready times and holds the late servers until then (in a warm-up:
@@ -330,8 +332,8 @@ class AllReduceController : public Object
     uint16_t m_firstSourcePort{FIRST_SOURCE_PORT}; //!< each server's first source port
     Connections m_connections{PERSISTENT};          //!< how transfers use connections
     uint32_t m_warmUps{0};          //!< AllReduces before the measured one
-    uint32_t m_warmUpsLeft{0};      //!< warm-ups still to run, this one included
-    std::vector<double> m_warmUpTimes; //!< how long each warm-up took
+    std::vector<double> m_warmUpTimes; //!< how long each warm-up took (those finished: the
+                                       //!< running AllReduce's index)
     uint64_t m_waiterKey{0};        //!< this controller among m_sharedLinks' waiters
     double m_bytesLeft{0};          //!< bytes of the workloads not finished (from Begin)
     std::vector<std::vector<uint32_t>> m_heldLinks; //!< per workload, links held in m_sharedLinks
