@@ -26,6 +26,7 @@
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=BareBulkSend
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=DrlOnline
 
+#include "allreduce-experiment.h"
 #include "peak-memory.h"
 
 #include "ns3/allreduce-module.h"
@@ -35,8 +36,6 @@
 #include "ns3/tcp-socket-base.h"
 
 #include <benchmark/benchmark.h>
-
-
 #include <chrono>
 #include <string>
 

@@ -18,11 +18,18 @@
 //
 // The experiment says on stderr what runs, n of m, with the time elapsed and an estimate of the
 // time left; it writes OUT.csv, OUT.json and OUT.png (the JCT distribution per policy). The
-// experiment itself is ClusterTable (helper/cluster-table.h), one run ClusterEngine
-// (model/cluster-engine.h).
+// experiment itself is ClusterTable (experiment/tables/cluster-table.h), one run ClusterEngine
+// (model/cluster/cluster-engine.h).
 //
 // Exit status: 0 when every job of every run passed the validator (and at packet level ended
 // with the exact sums), 1 for bad input, 2 otherwise.
+
+#include "checked-command-line.h"
+#include "cluster-report.h"
+#include "cluster-table.h"
+#include "packet-cluster.h"
+#include "progress-reporter.h"
+#include "report-format.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"

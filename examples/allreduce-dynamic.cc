@@ -13,10 +13,14 @@
 //   allreduce-dynamic --topologies="bcube:n=3,k=1" --mode=async --gradient-bytes=256KiB
 //
 // Says on stderr what runs, n of m, with the time elapsed and an estimate of the time left.
-// The experiment itself is DynamicTable (helper/dynamic-table.h).
+// The experiment itself is DynamicTable (experiment/tables/dynamic-table.h).
 //
 // Exit status: 0 when every online run (and every replay but those that stall on the failed
 // link) ended with the exact sum, 1 for bad input, 2 otherwise.
+
+#include "checked-command-line.h"
+#include "dynamic-table.h"
+#include "paper-table.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"

@@ -13,9 +13,14 @@
 //   allreduce-packet-table --aggregation=none          (without the aggregation comparison)
 //
 // Says on stderr what runs, n of m, with the time elapsed and an estimate of the time left.
-// The experiment itself is PacketTable (helper/packet-table.h).
+// The experiment itself is PacketTable (experiment/tables/packet-table.h).
 //
 // Exit status: 0 when every run finished and verified, 1 for bad input, 2 otherwise.
+
+#include "allreduce-experiment.h"
+#include "checked-command-line.h"
+#include "packet-table.h"
+#include "paper-table.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"

@@ -27,6 +27,10 @@
 // Exit status: 0 when every server holds the exact sum, 1 for bad input, 2 when the run did
 // not finish (stall, failed connection) or a server's vector is wrong.
 
+#include "allreduce-experiment.h"
+#include "checked-command-line.h"
+#include "packet-report.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 

@@ -24,6 +24,10 @@
 //
 // Exit status: 0 when the schedule is valid, 1 for bad input, 2 when the schedule is invalid.
 
+#include "checked-command-line.h"
+#include "drl-search-reporter.h"
+#include "rounds-report.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 

@@ -7,7 +7,7 @@
 // rounds (mean ± std over seeds for Jellyfish) and its ratio to the bound, and the paper's
 // numbers beside them. Writes PREFIX.csv, PREFIX.json and a Gnuplot figure PREFIX.png; says
 // on stderr what runs, n of m, with the time elapsed and an estimate of the time left.
-// The experiment itself is RoundsTable (helper/rounds-table.h).
+// The experiment itself is RoundsTable (experiment/tables/rounds-table.h).
 // With the `optimal` scheduler (COIN-OR CBC) the table also has the optimum: a number where it
 // was proven, an interval [lower, upper] where the time limit stopped the search, and a second
 // table of every scheduler's gap to it.
@@ -21,6 +21,10 @@
 //   allreduce-table --aggregation=none                     (the first table only)
 //
 // Exit status: 0 when every schedule is valid, 1 for bad input, 2 when one is invalid.
+
+#include "aggregation-table.h"
+#include "checked-command-line.h"
+#include "rounds-table.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"

@@ -22,9 +22,14 @@
 //
 // Exit status: 0 when done, 1 for bad input (or a build without LibTorch).
 
+#include "bar-chart.h"
+#include "checked-command-line.h"
+#include "learning-curve-chart.h"
+#include "report-format.h"
+
 #include "ns3/allreduce-module.h"
-#include "ns3/drl-trainer.h"
 #include "ns3/core-module.h"
+#include "ns3/drl-trainer.h"
 
 #include <cstdio>
 #include <fstream>

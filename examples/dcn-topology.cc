@@ -12,6 +12,11 @@
 //   dcn-topology --paper --plot=results/topologies     (the seed paper's nine sizes)
 //   dcn-topology --topology=jellyfish:switches=10,degree=4 --dot=jf.dot --write=jf.topo
 
+#include "checked-command-line.h"
+#include "paper-table.h"
+#include "report-format.h"
+#include "topology-summary.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 

@@ -5,11 +5,12 @@
 #ifndef NS3_ALLREDUCE_ALLREDUCE_HELPER_H
 #define NS3_ALLREDUCE_ALLREDUCE_HELPER_H
 
+#include "dcn-topology-helper.h"
+
 #include "ns3/allreduce-application.h"
-#include "ns3/allreduce-scheduler.h"
 #include "ns3/allreduce-controller.h"
+#include "ns3/allreduce-scheduler.h"
 #include "ns3/application-container.h"
-#include "ns3/dcn-topology-helper.h"
 #include "ns3/job-view.h"
 #include "ns3/link-load-monitor.h"
 #include "ns3/object-factory.h"

@@ -5,8 +5,9 @@
 #ifndef NS3_ALLREDUCE_BACKGROUND_TRAFFIC_HELPER_H
 #define NS3_ALLREDUCE_BACKGROUND_TRAFFIC_HELPER_H
 
+#include "dcn-topology-helper.h"
+
 #include "ns3/application-container.h"
-#include "ns3/dcn-topology-helper.h"
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
 

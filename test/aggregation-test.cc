@@ -5,15 +5,15 @@
 // Aggregation in the network (doc/allreduce.rst, "Aggregation in the network"): which switches
 // aggregate, the workloads they merge and replicate, their slots, the bounds and the files.
 
+#include "allreduce-experiment.h"
 #include "test-helpers.h"
 #include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <set>
 #include <sstream>
 

@@ -4,6 +4,8 @@
 
 // The ns-3 TestSuite "allreduce": checks on a real ns-3 network built by DcnTopologyHelper.
 
+#include "allreduce-experiment.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"

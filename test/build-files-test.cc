@@ -70,6 +70,9 @@ TEST(BuildFiles, WscriptAndCMakeListTheSameModuleSources)
     EXPECT_EQ(WafList(waf, "module.source"), CMakeList(cmake, "ALLREDUCE_SOURCES"));
     EXPECT_EQ(WafList(waf, "headers.source"), CMakeList(cmake, "ALLREDUCE_HEADERS"));
     EXPECT_EQ(WafList(waf, "module_test.source"), CMakeList(cmake, "ALLREDUCE_TEST_SOURCES"));
+    EXPECT_EQ(WafList(waf, "experiment.source"),
+              CMakeList(cmake, "ALLREDUCE_EXPERIMENT_SOURCES"));
+    EXPECT_EQ(WafList(waf, "EXPERIMENT_DIRS"), CMakeList(cmake, "ALLREDUCE_EXPERIMENT_DIRS"));
     // The ns-3 modules: ${lib<module>} in CMake's allreduce_ns3_libraries, a list in waf.
     std::set<std::string> cmakeModules;
     const std::regex lib("\\$\\{lib([a-z0-9-]+)\\}");
@@ -102,7 +105,11 @@ TEST(BuildFiles, WscriptAndCMakeListTheSameExamples)
 TEST(BuildFiles, EveryListedFileExists)
 {
     const std::string cmake = Slurp("CMakeLists.txt");
-    for (const char* list : {"ALLREDUCE_SOURCES", "ALLREDUCE_HEADERS", "ALLREDUCE_TEST_SOURCES"})
+    for (const char* list : {"ALLREDUCE_SOURCES",
+                             "ALLREDUCE_HEADERS",
+                             "ALLREDUCE_EXPERIMENT_SOURCES",
+                             "ALLREDUCE_EXPERIMENT_HEADERS",
+                             "ALLREDUCE_TEST_SOURCES"})
     {
         for (const auto& file : CMakeList(cmake, list))
         {

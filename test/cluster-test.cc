@@ -7,14 +7,14 @@
 // level, links shared by the controllers of joint jobs, jobs installed on their views, and
 // whole traces run in one ns-3 simulation, every AllReduce exact.
 
+#include "packet-cluster.h"
 #include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 #include <sstream>
 

@@ -4,10 +4,11 @@
 
 // Every command-line value is parsed and range-checked by the module, never by ns-3's abort.
 
+#include "checked-command-line.h"
+
 #include "ns3/allreduce-module.h"
 
 #include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
 

@@ -5,23 +5,25 @@
 // The hierarchical DRL scheduler: its environment (masks, observations, rewards), its
 // policies (checkpoints, decoding), its training, and the `drl` scheduler in the hook.
 
-#include "ns3/allreduce-module.h"
-#include "ns3/drl-rollout.h"
-#include "ns3/drl-trainer.h"
-#include "ns3/core-module.h"
-
+#include "allreduce-experiment.h"
+#include "drl-search-reporter.h"
+#include "paper-table.h"
 #include "test-helpers.h"
 #include "test-topologies.h"
 
-#include <gtest/gtest.h>
+#include "ns3/allreduce-module.h"
+#include "ns3/core-module.h"
+#include "ns3/drl-rollout.h"
+#include "ns3/drl-trainer.h"
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
 #include <limits>
 #include <map>
 #include <optional>
-#include <fstream>
 #include <random>
 #include <set>
 #include <sstream>

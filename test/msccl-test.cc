@@ -7,13 +7,13 @@
 // on one threadblock per channel), all-pairs (scratch buffers, cnt > 1, local re steps and nop
 // dependencies) and a two-level hierarchical one (cnt 2, two channels to one peer).
 
+#include "allreduce-experiment.h"
 #include "test-helpers.h"
 #include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 #include <sstream>
 #include <tuple>

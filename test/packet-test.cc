@@ -4,6 +4,8 @@
 
 // Packet-level AllReduce: real gradients over ns-3 TCP, checked exactly, and its faults.
 
+#include "allreduce-experiment.h"
+#include "dynamic-table.h"
 #include "test-helpers.h"
 
 #include "ns3/allreduce-module.h"
@@ -16,14 +18,13 @@
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/traffic-control-layer.h"
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <gtest/gtest.h>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 #include <sstream>
-#include <numeric>
 #include <tuple>
 
 using namespace ns3;

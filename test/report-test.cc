@@ -5,14 +5,24 @@
 // The report library the examples print and write with: tables as text and CSV, figures,
 // statistics, progress lines, and the headline experiment's table.
 
-#include "ns3/allreduce-module.h"
+#include "aggregation-table.h"
+#include "bar-chart.h"
+#include "checked-command-line.h"
+#include "learning-curve-chart.h"
+#include "packet-table.h"
+#include "paper-table.h"
+#include "progress-reporter.h"
+#include "report-format.h"
+#include "report-table.h"
+#include "rounds-table.h"
 
-#include <gtest/gtest.h>
+#include "ns3/allreduce-module.h"
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <thread>
 

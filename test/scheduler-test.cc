@@ -5,15 +5,15 @@
 // The scheduler hook: every scheduler's schedule is valid everywhere, the best heuristic meets
 // its floors, results are deterministic, and a user's own scheduler plugs in by name.
 
+#include "paper-table.h"
+
 #include "ns3/allreduce-module.h"
-
-#include <gtest/gtest.h>
-
 #include "ns3/core-module.h"
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <gtest/gtest.h>
 
 using namespace ns3;
 

@@ -7,6 +7,8 @@
 
 // Small helpers several tests share.
 
+#include "allreduce-experiment.h"
+
 #include "ns3/allreduce-module.h"
 
 #include <stdexcept>

@@ -4,15 +4,14 @@
 
 // Counts and structure of the topology generators, the spec strings and the topology file.
 
-#include "ns3/paper-table.h"
+#include "paper-table.h"
+#include "test-helpers.h"
+
 #include "ns3/topology-generators.h"
 #include "ns3/topology.h"
 
-#include "test-helpers.h"
-
-#include <gtest/gtest.h>
-
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <set>
 #include <sstream>
 

@@ -4,37 +4,36 @@
 
 #include "allreduce-experiment.h"
 
-#include "allreduce-helper.h"
-#include "background-traffic-helper.h"
 #include "checked-command-line.h"
-#include "dcn-topology-helper.h"
 
+#include "ns3/allreduce-helper.h"
+#include "ns3/background-traffic-helper.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/dcn-topology-helper.h"
 #include "ns3/double.h"
-#include "ns3/queue-size.h"
-#include "ns3/traffic-control-helper.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/ipv4-flow-classifier.h"
 #include "ns3/log.h"
+#include "ns3/queue-size.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/text-file.h"
+#include "ns3/traffic-control-helper.h"
 #include "ns3/uinteger.h"
 
-#include <tinyxml2.h>
-
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <stdexcept>
-#include <unordered_map>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
+#include <tinyxml2.h>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace ns3
 {

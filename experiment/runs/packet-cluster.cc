@@ -4,11 +4,10 @@
 
 #include "packet-cluster.h"
 
-#include "allreduce-helper.h"
-#include "dcn-topology-helper.h"
-
+#include "ns3/allreduce-helper.h"
 #include "ns3/boolean.h"
 #include "ns3/cluster-queue.h"
+#include "ns3/dcn-topology-helper.h"
 #include "ns3/job-view.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"

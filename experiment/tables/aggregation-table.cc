@@ -5,21 +5,20 @@
 #include "aggregation-table.h"
 
 #include "bar-chart.h"
+#include "paper-table.h"
 #include "progress-reporter.h"
 #include "report-format.h"
 #include "report-table.h"
 
-#include "ns3/paper-table.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/scheduler-result.h"
 #include "ns3/text-file.h"
 #include "ns3/topology-generators.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace ns3

@@ -5,6 +5,7 @@
 #include "rounds-table.h"
 
 #include "bar-chart.h"
+#include "paper-table.h"
 #include "progress-reporter.h"
 #include "report-format.h"
 #include "report-table.h"
@@ -12,19 +13,17 @@
 #include "ns3/double.h"
 #include "ns3/drl-scheduler.h"
 #include "ns3/optimal-scheduler.h"
-#include "ns3/paper-table.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/scheduler-result.h"
 #include "ns3/string.h"
 #include "ns3/topology-generators.h"
 #include "ns3/uinteger.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace ns3
 {

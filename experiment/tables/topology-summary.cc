@@ -5,15 +5,14 @@
 #include "topology-summary.h"
 
 #include "bar-chart.h"
+#include "paper-table.h"
 #include "report-format.h"
 #include "report-table.h"
 
-#include "ns3/paper-table.h"
 #include "ns3/topology-generators.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace ns3
 {

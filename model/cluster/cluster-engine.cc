@@ -4,13 +4,13 @@
 
 #include "cluster-engine.h"
 
-#include "allreduce-application.h"
 #include "cluster-queue.h"
-#include "job-view.h"
-#include "round-engine.h"
-#include "scheduler-registry.h"
 
+#include "ns3/gradient-layout.h"
+#include "ns3/job-view.h"
 #include "ns3/log.h"
+#include "ns3/round-engine.h"
+#include "ns3/scheduler-registry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,11 +7,11 @@
 
 #include "job-trace.h"
 #include "placement-policy.h"
-#include "schedule.h"
-#include "topology.h"
-#include "workload.h"
 
 #include "ns3/ptr.h"
+#include "ns3/schedule.h"
+#include "ns3/topology.h"
+#include "ns3/workload.h"
 
 #include <cstdint>
 #include <functional>

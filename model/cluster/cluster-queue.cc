@@ -4,7 +4,7 @@
 
 #include "cluster-queue.h"
 
-#include "scheduler-registry.h"
+#include "ns3/scheduler-registry.h"
 
 namespace ns3
 {

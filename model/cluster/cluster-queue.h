@@ -6,8 +6,9 @@
 #define NS3_ALLREDUCE_CLUSTER_QUEUE_H
 
 #include "placement-policy.h"
-#include "topology.h"
-#include "workload.h"
+
+#include "ns3/topology.h"
+#include "ns3/workload.h"
 
 #include <cstdint>
 #include <deque>

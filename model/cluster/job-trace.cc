@@ -4,8 +4,8 @@
 
 #include "job-trace.h"
 
-#include "portable-random.h"
-#include "text-file.h"
+#include "ns3/portable-random.h"
+#include "ns3/text-file.h"
 
 #include <array>
 #include <charconv>

@@ -4,9 +4,8 @@
 
 #include "list-placement.h"
 
-#include "text-file.h"
-
 #include "ns3/string.h"
+#include "ns3/text-file.h"
 
 #include <sstream>
 #include <stdexcept>

@@ -4,10 +4,9 @@
 
 #include "placement-policy.h"
 
-#include "short-name-registry.h"
-#include "text-file.h"
-
 #include "ns3/abort.h"
+#include "ns3/short-name-registry.h"
+#include "ns3/text-file.h"
 
 #include <algorithm>
 #include <stdexcept>

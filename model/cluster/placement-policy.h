@@ -5,12 +5,11 @@
 #ifndef NS3_ALLREDUCE_PLACEMENT_POLICY_H
 #define NS3_ALLREDUCE_PLACEMENT_POLICY_H
 
-#include "topology.h"
-#include "workload.h"
-
 #include "ns3/object.h"
 #include "ns3/ptr.h"
+#include "ns3/topology.h"
 #include "ns3/type-id.h"
+#include "ns3/workload.h"
 
 #include <cstdint>
 #include <functional>

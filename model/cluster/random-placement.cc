@@ -4,8 +4,7 @@
 
 #include "random-placement.h"
 
-#include "portable-random.h"
-
+#include "ns3/portable-random.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>

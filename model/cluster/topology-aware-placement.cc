@@ -4,14 +4,13 @@
 
 #include "topology-aware-placement.h"
 
-#include "flow-tree.h"
-#include "job-view.h"
-#include "schedule.h"
-#include "workload.h"
-
 #include "ns3/double.h"
+#include "ns3/flow-tree.h"
+#include "ns3/job-view.h"
 #include "ns3/log.h"
+#include "ns3/schedule.h"
 #include "ns3/uinteger.h"
+#include "ns3/workload.h"
 
 #include <algorithm>
 #include <functional>

@@ -4,7 +4,7 @@
 
 #include "id-list.h"
 
-#include "topology.h"
+#include "ns3/topology.h"
 
 namespace ns3
 {

@@ -8,7 +8,8 @@
 #include "aggregator-slots.h"
 #include "id-list.h"
 #include "scheduler-state.h"
-#include "workload.h"
+
+#include "ns3/workload.h"
 
 #include <cstdint>
 #include <string>

@@ -5,7 +5,7 @@
 #ifndef NS3_ALLREDUCE_SCHEDULER_STATE_H
 #define NS3_ALLREDUCE_SCHEDULER_STATE_H
 
-#include "workload.h"
+#include "ns3/workload.h"
 
 #include <cstdint>
 #include <vector>

@@ -4,8 +4,8 @@
 
 #include "drl-environment.h"
 
-#include "candidate-trees.h"
-#include "schedule.h"
+#include "ns3/candidate-trees.h"
+#include "ns3/schedule.h"
 
 #include <algorithm>
 #include <limits>

@@ -5,12 +5,12 @@
 #ifndef NS3_ALLREDUCE_DRL_ENVIRONMENT_H
 #define NS3_ALLREDUCE_DRL_ENVIRONMENT_H
 
-#include "allreduce-scheduler.h"
-#include "balanced-scheduler.h"
-#include "round-engine.h"
-#include "scheduler-state.h"
-#include "server-translations.h"
-#include "workload.h"
+#include "ns3/allreduce-scheduler.h"
+#include "ns3/balanced-scheduler.h"
+#include "ns3/round-engine.h"
+#include "ns3/scheduler-state.h"
+#include "ns3/server-translations.h"
+#include "ns3/workload.h"
 
 #include <cstdint>
 #include <memory>

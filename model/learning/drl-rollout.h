@@ -7,7 +7,8 @@
 
 #include "drl-environment.h"
 #include "drl-policy.h"
-#include "plan.h"
+
+#include "ns3/plan.h"
 
 #include <cstdint>
 #include <functional>

@@ -7,17 +7,17 @@
 #include "drl-environment.h"
 #include "drl-policy.h"
 #include "drl-rollout.h"
-#include "scheduler-registry.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/scheduler-registry.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <cctype>
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 

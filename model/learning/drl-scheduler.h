@@ -5,8 +5,7 @@
 #ifndef NS3_ALLREDUCE_DRL_SCHEDULER_H
 #define NS3_ALLREDUCE_DRL_SCHEDULER_H
 
-#include "allreduce-scheduler.h"
-
+#include "ns3/allreduce-scheduler.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>

@@ -4,15 +4,14 @@
 
 #include "msccl-algorithm.h"
 
-#include "text-file.h"
-
-#include <tinyxml2.h>
+#include "ns3/text-file.h"
 
 #include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tinyxml2.h>
 #include <utility>
 
 namespace ns3

@@ -4,14 +4,14 @@
 
 #include "msccl-schedule.h"
 
-#include "allreduce-scheduler.h"
-#include "job-view.h"
 #include "msccl-simulator.h"
-#include "replay-scheduler.h"
-#include "size-limits.h"
 
+#include "ns3/allreduce-scheduler.h"
 #include "ns3/enum.h"
+#include "ns3/job-view.h"
 #include "ns3/log.h"
+#include "ns3/replay-scheduler.h"
+#include "ns3/size-limits.h"
 
 #include <algorithm>
 #include <cctype>

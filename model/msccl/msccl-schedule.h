@@ -6,7 +6,8 @@
 #define NS3_ALLREDUCE_MSCCL_SCHEDULE_H
 
 #include "msccl-algorithm.h"
-#include "plan.h"
+
+#include "ns3/plan.h"
 
 #include <cstdint>
 #include <string>

@@ -4,7 +4,7 @@
 
 #include "msccl-simulator.h"
 
-#include "size-limits.h"
+#include "ns3/size-limits.h"
 
 #include <algorithm>
 #include <deque>

@@ -4,15 +4,14 @@
 
 #include "allreduce-controller.h"
 
-#include "replay-scheduler.h"
-#include "size-limits.h"
-
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/pointer.h"
+#include "ns3/replay-scheduler.h"
 #include "ns3/simulator.h"
+#include "ns3/size-limits.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 

@@ -6,20 +6,20 @@
 #define NS3_ALLREDUCE_ALLREDUCE_CONTROLLER_H
 
 #include "allreduce-application.h"
-#include "allreduce-scheduler.h"
 #include "link-load-monitor.h"
 #include "packet-scheduler-state.h"
-#include "schedule.h"
 #include "shared-links.h"
-#include "workload.h"
 
+#include "ns3/allreduce-scheduler.h"
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/schedule.h"
 #include "ns3/traced-callback.h"
+#include "ns3/workload.h"
 
 #include <map>
 #include <memory>

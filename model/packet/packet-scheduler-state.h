@@ -5,10 +5,10 @@
 #ifndef NS3_ALLREDUCE_PACKET_SCHEDULER_STATE_H
 #define NS3_ALLREDUCE_PACKET_SCHEDULER_STATE_H
 
-#include "aggregator-slots.h"
-#include "id-list.h"
-#include "scheduler-state.h"
-#include "workload.h"
+#include "ns3/aggregator-slots.h"
+#include "ns3/id-list.h"
+#include "ns3/scheduler-state.h"
+#include "ns3/workload.h"
 
 #include <cstdint>
 #include <string>

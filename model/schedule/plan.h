@@ -5,9 +5,10 @@
 #ifndef NS3_ALLREDUCE_PLAN_H
 #define NS3_ALLREDUCE_PLAN_H
 
-#include "flow-tree.h"
 #include "schedule.h"
-#include "workload.h"
+
+#include "ns3/flow-tree.h"
+#include "ns3/workload.h"
 
 #include <vector>
 

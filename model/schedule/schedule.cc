@@ -4,16 +4,14 @@
 
 #include "schedule.h"
 
-#include "round-engine.h"
-
-#include "size-limits.h"
-#include "text-file.h"
-
-#include <nlohmann/json.hpp>
+#include "ns3/round-engine.h"
+#include "ns3/size-limits.h"
+#include "ns3/text-file.h"
 
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>

@@ -5,7 +5,7 @@
 #ifndef NS3_ALLREDUCE_SCHEDULE_H
 #define NS3_ALLREDUCE_SCHEDULE_H
 
-#include "workload.h"
+#include "ns3/workload.h"
 
 #include <cstdint>
 #include <iosfwd>

@@ -4,9 +4,8 @@
 
 #include "allreduce-scheduler.h"
 
-#include "round-engine.h"
-
 #include "ns3/log.h"
+#include "ns3/round-engine.h"
 
 #include <limits>
 #include <stdexcept>

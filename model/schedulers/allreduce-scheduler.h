@@ -5,12 +5,11 @@
 #ifndef NS3_ALLREDUCE_ALLREDUCE_SCHEDULER_H
 #define NS3_ALLREDUCE_ALLREDUCE_SCHEDULER_H
 
-#include "plan.h"
-#include "scheduler-state.h"
-#include "workload.h"
-
 #include "ns3/object.h"
+#include "ns3/plan.h"
 #include "ns3/ptr.h"
+#include "ns3/scheduler-state.h"
+#include "ns3/workload.h"
 
 #include <optional>
 #include <string>

@@ -4,10 +4,9 @@
 
 #include "candidate-trees.h"
 
-#include "server-translations.h"
-#include "workload.h"
-
 #include "ns3/log.h"
+#include "ns3/server-translations.h"
+#include "ns3/workload.h"
 
 #include <algorithm>
 #include <numeric>

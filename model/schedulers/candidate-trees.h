@@ -5,9 +5,9 @@
 #ifndef NS3_ALLREDUCE_CANDIDATE_TREES_H
 #define NS3_ALLREDUCE_CANDIDATE_TREES_H
 
-#include "flow-tree.h"
-#include "server-translations.h"
-#include "topology.h"
+#include "ns3/flow-tree.h"
+#include "ns3/server-translations.h"
+#include "ns3/topology.h"
 
 #include <cstdint>
 #include <vector>

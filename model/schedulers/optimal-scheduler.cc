@@ -4,13 +4,12 @@
 
 #include "optimal-scheduler.h"
 
-#include "aggregator-slots.h"
-
 #include "balanced-scheduler.h"
 #include "round-program.h"
 #include "scheduler-registry.h"
 
 #include "ns3/abort.h"
+#include "ns3/aggregator-slots.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"

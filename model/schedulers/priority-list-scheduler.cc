@@ -4,9 +4,8 @@
 
 #include "priority-list-scheduler.h"
 
-#include "topology.h"
-
 #include "ns3/boolean.h"
+#include "ns3/topology.h"
 
 #include <algorithm>
 #include <limits>

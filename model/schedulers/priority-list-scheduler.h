@@ -6,7 +6,8 @@
 #define NS3_ALLREDUCE_PRIORITY_LIST_SCHEDULER_H
 
 #include "allreduce-scheduler.h"
-#include "id-span.h"
+
+#include "ns3/id-span.h"
 
 #include <cstdint>
 #include <vector>

@@ -5,7 +5,7 @@
 #ifndef NS3_ALLREDUCE_ROUND_PROGRAM_H
 #define NS3_ALLREDUCE_ROUND_PROGRAM_H
 
-#include "workload.h"
+#include "ns3/workload.h"
 
 #include <chrono>
 #include <cstdint>

@@ -4,10 +4,9 @@
 
 #include "scheduler-registry.h"
 
-#include "short-name-registry.h"
-
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/short-name-registry.h"
 
 #include <limits>
 #include <stdexcept>

@@ -6,10 +6,10 @@
 #define NS3_ALLREDUCE_SCHEDULER_RESULT_H
 
 #include "allreduce-scheduler.h"
-#include "plan.h"
-#include "schedule.h"
 
+#include "ns3/plan.h"
 #include "ns3/ptr.h"
+#include "ns3/schedule.h"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 
 #include "flow-tree.h"
 
-#include "size-limits.h"
+#include "ns3/size-limits.h"
 
 #include <deque>
 #include <stdexcept>

@@ -4,9 +4,8 @@
 
 #include "topology-generators.h"
 
-#include "portable-random.h"
-
-#include "text-file.h"
+#include "ns3/portable-random.h"
+#include "ns3/text-file.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,16 +4,16 @@
 
 #include "topology.h"
 
-#include "size-limits.h"
-#include "text-file.h"
+#include "ns3/size-limits.h"
+#include "ns3/text-file.h"
 
 #include <algorithm>
 #include <cctype>
 #include <deque>
 #include <fstream>
 #include <iomanip>
-#include <map>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>

@@ -4,7 +4,7 @@
 
 #include "workload.h"
 
-#include "size-limits.h"
+#include "ns3/size-limits.h"
 
 #include <algorithm>
 #include <numeric>

@@ -5,9 +5,9 @@
 #ifndef NS3_ALLREDUCE_WORKLOAD_H
 #define NS3_ALLREDUCE_WORKLOAD_H
 
-#include "flow-tree.h"
-#include "id-span.h"
-#include "topology.h"
+#include "ns3/flow-tree.h"
+#include "ns3/id-span.h"
+#include "ns3/topology.h"
 
 #include <cstdint>
 #include <string>
