@@ -2,10 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-// The source folders are the architecture (doc/allreduce.rst, "Source layout"): each folder
-// may include its own headers and those of the folders before it, never one after it; the
-// leaves of the model (learning, cluster, msccl, packet) share a place and do not include
-// each other. Every header is installed flat (ns3/NAME.h), so names are unique.
+// The source folders are the architecture (doc/allreduce.rst, "How the code is organized"):
+// each folder may include its own headers and those of the folders before it, never one after
+// it; the leaves of the model (learning, cluster, msccl, packet) share a place and do not
+// include each other. Every header is installed flat (ns3/NAME.h), so names are unique.
 
 #include <gtest/gtest.h>
 
@@ -40,6 +40,13 @@ const std::map<std::string, int> FOLDER_ORDER = {
     {"experiment/tables", 10},
 };
 
+/// \return whether a file name is a header's
+bool
+IsHeader(const std::string& name)
+{
+    return name.size() > 2 && name.compare(name.size() - 2, 2, ".h") == 0;
+}
+
 /// A source file: its folder (relative to the repository) and its text.
 struct SourceFile
 {
@@ -59,7 +66,7 @@ LayoutViolations(const std::vector<SourceFile>& files)
     std::map<std::string, std::string> folderOf; // header name -> folder
     for (const auto& f : files)
     {
-        if (f.name.size() > 2 && f.name.compare(f.name.size() - 2, 2, ".h") == 0)
+        if (IsHeader(f.name))
         {
             folderOf[f.name] = f.folder;
         }
@@ -182,7 +189,7 @@ TEST(SourceLayout, HeaderNamesAreUnique)
     std::map<std::string, std::string> seen;
     for (const auto& f : ReadSources())
     {
-        if (f.name.size() > 2 && f.name.compare(f.name.size() - 2, 2, ".h") == 0)
+        if (IsHeader(f.name))
         {
             const auto [it, inserted] = seen.emplace(f.name, f.folder);
             EXPECT_TRUE(inserted) << f.name << " is in both " << it->second << " and " << f.folder
