@@ -89,7 +89,7 @@ main(int argc, char* argv[])
                    16);
     cmd.AddString("model",
                   "drl: the checkpoint (allreduce-train's DIR/policy.pt; default: the shipped one "
-                  "for the topology in models/)",
+                  "for the topology in checkpoints/)",
                   model);
     cmd.AddInteger("samples",
                    "drl: sampled episodes besides the greedy one, the fewest rounds win "

@@ -63,7 +63,7 @@ main(int argc, char* argv[])
                    16);
     cmd.AddString("drl-model",
                   "drl: one checkpoint for every topology (default: the shipped one per topology "
-                  "in models/)",
+                  "in checkpoints/)",
                   config.drlModel);
     cmd.AddInteger("drl-samples", "drl: sampled episodes besides the greedy one",
                    config.drlSamples, 0, 100000);

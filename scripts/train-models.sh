@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trains the checkpoints shipped in models/ (what `--scheduler=drl` loads by default):
+# Trains the checkpoints shipped in checkpoints/ (what `--scheduler=drl` loads by default):
 #  - one per topology of the seed paper's Table 2, and for Jellyfish one per seed 1..5 (the
 #    table averages those seeds; one policy imitating five different teachers did worse), named
 #    by GetDrlModelName (21 in all);
@@ -13,7 +13,7 @@
 #    with half of them (ina=0.5), named by their topologies (32 in all).
 # Two trainings run at a time (each with a thread per core; any number of threads gives the
 # same weights). Logs, curves and full runs go to
-# results/train/NAME/; the chosen policy.pt of each is copied to models/NAME.pt.
+# results/train/NAME/; the chosen policy.pt of each is copied to checkpoints/NAME.pt.
 #
 #   bash scripts/train-models.sh [all|server-only|aggregation|general]   (all by default;
 #                                                   ITERATIONS=6 SEED=1 by default)
@@ -24,7 +24,7 @@ iterations=${ITERATIONS:-6}
 seed=${SEED:-1}
 out=$repo/results/train
 bash "$repo/scripts/build.sh" --target allreduce-train
-mkdir -p "$out" "$repo/models"
+mkdir -p "$out" "$repo/checkpoints"
 
 which=${1:-all}
 case $which in
@@ -79,7 +79,7 @@ train_one() {
   local name=${1%%|*} specs=${1#*|}
   "$build/examples/allreduce-train" --topology="$specs" --iterations="$iterations" \
     --seed="$seed" --out="$out/$name" > "$out/$name.log" 2>&1
-  cp "$out/$name/policy.pt" "$repo/models/$name.pt"
+  cp "$out/$name/policy.pt" "$repo/checkpoints/$name.pt"
   echo "$name: $(grep -c '^iter' "$out/$name.log") iterations, $(tail -n 3 "$out/$name.log" | grep '^policy' | sed 's/.*(//; s/)//')"
 }
 export -f train_one

@@ -309,7 +309,7 @@ RoundsTable::PrintDrlNotes(std::ostream& os) const
            << (worse.empty() ? "" : " (" + worse + ")") << ".\n";
     }
     os << "drl: "
-       << (m_config.drlModel.empty() ? "the shipped checkpoint of each topology (models/)"
+       << (m_config.drlModel.empty() ? "the shipped checkpoint of each topology (checkpoints/)"
                                      : "checkpoint " + m_config.drlModel)
        << ", greedy + " << m_config.drlSamples << " sampled episodes, the fewest rounds.\n";
     if (!m_withGeneral)

@@ -411,7 +411,7 @@ DrlPolicy
 DrlPolicy::Load(const std::string& path)
 {
     const std::string how = "; make one with `allreduce-train --topology=SPEC --out=DIR` (it "
-                            "writes DIR/policy.pt), or use one shipped in models/";
+                            "writes DIR/policy.pt), or use one shipped in checkpoints/";
     if (!std::ifstream(path).good())
     {
         throw std::runtime_error("drl: no checkpoint at '" + path + "' (missing or unreadable)" +

@@ -22,7 +22,7 @@
 #include <stdexcept>
 
 #ifndef ALLREDUCE_SOURCE_MODEL_DIR
-#define ALLREDUCE_SOURCE_MODEL_DIR "models"
+#define ALLREDUCE_SOURCE_MODEL_DIR "checkpoints"
 #endif
 
 namespace ns3

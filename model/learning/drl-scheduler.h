@@ -44,7 +44,7 @@ std::string GetDrlModelName(const std::string& topologyName);
 /**
  * \ingroup allreduce
  * \return the directory of the shipped checkpoints: $ALLREDUCE_MODEL_DIR when set, else the
- *         source tree's models/ directory
+ *         source tree's checkpoints/ directory
  */
 std::string GetDrlModelDirectory();
 
