@@ -6,9 +6,13 @@
 #define NS3_ALLREDUCE_ALLREDUCE_CONTROLLER_H
 
 #include "allreduce-application.h"
+#include "allreduce-verification.h"
+#include "connection-pool.h"
+#include "gradient-release.h"
 #include "link-load-monitor.h"
 #include "packet-scheduler-state.h"
 #include "shared-links.h"
+#include "stall-watch.h"
 
 #include "ns3/allreduce-scheduler.h"
 #include "ns3/callback.h"
@@ -52,22 +56,6 @@ struct AllReduceRunResult
 
 /**
  * \ingroup allreduce
- * The verdict of comparing every server's vector with the exact sum.
- */
-struct AllReduceVerification
-{
-    bool verified{false};   //!< every value of every server matches
-    bool exact{false};      //!< compared for equality (integer inputs) rather than a tolerance
-    uint32_t server{0};     //!< the first server that differs (when not verified)
-    uint64_t index{0};      //!< the first index that differs there
-    double expected{0};     //!< the reference sum at that index
-    double got{0};          //!< the server's value there
-    double maxError{0};     //!< the largest |value − sum| over all servers and indexes
-    std::string message;    //!< "verified: true" or names the server and index
-};
-
-/**
- * \ingroup allreduce
  * Drives a packet-level AllReduce (doc/allreduce.rst, "Decisions inside ns-3"): at each
  * decision point it shows a scheduler the live PacketSchedulerState (workloads done and in
  * flight, directed links busy and down, servers whose gradients are ready, simulated time,
@@ -96,6 +84,12 @@ struct AllReduceVerification
  * When no data arrives anywhere for StallTimeout, it ends the run (Simulator::Stop) and
  * reports the stall, naming a stuck workload and a link of its path that is down, if any.
  * AllReduceHelper builds and wires it.
+ *
+ * The controller runs the decision loop (begin, decide, notify, reroute, end) and hands the
+ * rest to parts of its own: the ConnectionPool (which connection a transfer takes), the
+ * GradientRelease (warm-ups, and when each server's gradient is ready), the StallWatch (lack
+ * of progress, and what is stuck) and VerifyAllReduce (every server's vector against the
+ * exact sum).
  */
 class AllReduceController : public Object
 {
@@ -263,52 +257,64 @@ class AllReduceController : public Object
     void DoDispose() override;
 
   private:
+    /// Adds the attributes of the run. \param tid the TypeId \return it
+    static TypeId AddRunAttributes(TypeId tid);
+    /// Adds the attributes of sharing and of late gradients. \param tid \return it
+    static TypeId AddSharingAttributes(TypeId tid);
+    /// Adds the trace sources. \param tid the TypeId \return it
+    static TypeId AddTraceSources(TypeId tid);
     /// Checks and keeps what both Setups share. \param workloads \param apps \param addresses
     void Adopt(const WorkloadSet& workloads,
                const std::vector<Ptr<AllReduceApplication>>& apps,
                const std::vector<Ipv4Address>& addresses);
+    /// \param topo the topology \param apps \param addresses checked against its endpoints
+    /// \return the nodes that take an application (servers, then up to the last aggregator)
+    static uint32_t CheckEndpoints(const Topology& topo,
+                                   const std::vector<Ptr<AllReduceApplication>>& apps,
+                                   const std::vector<Ipv4Address>& addresses);
     /// Schedules Begin at StartTime from now (once Setup has everything).
     void ScheduleBegin();
     /// Starts the run (scheduled at StartTime, and after each warm-up).
     void Begin();
+    /// Begin: sets up the rounds and results of the AllReduce starting now.
+    void ResetRun();
     /// \return whether the AllReduce running now is a warm-up (fewer than WarmUps finished)
     bool IsWarmUp() const;
     /// A warm-up finished: puts the initial gradients back and starts the next AllReduce.
     void BeginAfterWarmUp();
-    /// Draws the gradient-ready times and holds the late servers until then (in a warm-up:
-    /// every gradient is ready).
-    void HoldStragglers();
     /**
      * A decision point: asks the scheduler, injects what it started.
      * \param joinRound in barrier mode with a round in flight, let what starts join it
      *        (online, when a late gradient becomes ready) instead of waiting for its end
      */
     void Decide(bool joinRound = false);
+    /// Online: records the round the workloads just started belong to. \param started them
+    /// \param join they join the round in flight
+    void RecordRound(const std::vector<uint32_t>& started, bool join);
     /// \param workload starts its transfer now
     void StartTransfer(uint32_t workload);
     /**
-     * Persistent connections: picks the connection a workload starts on (one between its
-     * sender and receiver on its path, else an idle one between them, which is routed along
-     * its path, else a new one on the sender's next free port) and installs the route when the
-     * connection's path changes.
+     * Persistent connections: takes the connection a workload starts on from the pool and
+     * installs the route when the connection's path changes.
      * \param workload a workload about to start
      * \return false when its sender has no free port left (the run ends)
      */
     bool PickConnection(uint32_t workload);
+    /// \param round its last transfer finished now \param now seconds since the start
+    void FinishRound(uint32_t round, double now);
+    /// Every transfer finished: the next AllReduce after a warm-up, else the end.
+    void FinishAllReduce();
     /// \param server its gradient is ready now
     void ReleaseGradient(uint32_t server);
     /// Online: routes every unfinished workload around the links that are down, or back.
     void Reroute();
-    /// Checks for a stall; reschedules itself while the run goes on.
-    void CheckStall();
+    /// \return how long the stall watch waits more (a gradient or a TCP retransmission to
+    ///         come), zero when the quiet network is stalled
+    Time WaitBeforeStall() const;
+    /// The stall watch found a stall: reports it and ends the run.
+    void Stall();
     /// Ends the run: stops the simulator (StopWhenFinished). \param error empty when it finished
     void End(const std::string& error);
-    /// \param workload a workload \return a link of its path that is down, or -1
-    int64_t FindDownLink(uint32_t workload) const;
-    /// \param workload a workload \return Describe() and the state of its path's links
-    std::string DescribeWithLinks(uint32_t workload) const;
-    /// \param workload a workload \return "workload 3 (reduce, chunk 1, piece 0, 0 -> 4)"
-    std::string Describe(uint32_t workload) const;
     /// \return seconds since the start
     double Elapsed() const;
     /// \return the bytes of the workloads not finished (SharedLinks orders waiters by it)
@@ -326,14 +332,11 @@ class AllReduceController : public Object
     Time m_origin;             //!< when the run starts (simulation time): Elapsed counts from it
     uint32_t m_stragglers{0};  //!< servers whose gradients are late
     Ptr<RandomVariableStream> m_stragglerDelay; //!< how late, in seconds
-    Ptr<UniformRandomVariable> m_stragglerChoice; //!< which servers
     Ptr<SharedLinks> m_sharedLinks; //!< the cluster's links, when jobs decide jointly
     bool m_stopWhenFinished{true};  //!< End stops the simulator
     uint16_t m_firstSourcePort{FIRST_SOURCE_PORT}; //!< each server's first source port
     Connections m_connections{PERSISTENT};          //!< how transfers use connections
     uint32_t m_warmUps{0};          //!< AllReduces before the measured one
-    std::vector<double> m_warmUpTimes; //!< how long each warm-up took (those finished: the
-                                       //!< running AllReduce's index)
     uint64_t m_waiterKey{0};        //!< this controller among m_sharedLinks' waiters
     double m_bytesLeft{0};          //!< bytes of the workloads not finished (from Begin)
     std::vector<std::vector<uint32_t>> m_heldLinks; //!< per workload, links held in m_sharedLinks
@@ -346,27 +349,9 @@ class AllReduceController : public Object
     GradientLayout m_layout;   //!< where each piece lies
     std::vector<Ptr<AllReduceApplication>> m_apps; //!< per server
     std::vector<Ipv4Address> m_addresses;          //!< per server
-    std::vector<uint16_t> m_sourcePort;            //!< per workload
-
-    /// A persistent connection (the sender's source port identifies it).
-    struct Connection
-    {
-        uint16_t port{0};            //!< its source port
-        std::vector<uint32_t> path;  //!< the path its route follows now
-        uint32_t inFlight{0};        //!< transfers on it not yet finished
-        bool retired{false};         //!< a link of its path went down: it takes no new
-                                     //!< transfers (its TCP may be backing off)
-    };
-
-    std::vector<Connection> m_open;                //!< persistent: every connection opened
-    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> m_openBetween; //!< by
-                                                   //!< (sender, receiver), its connections
-    std::vector<uint32_t> m_nextPort;              //!< persistent: per node, next free port
-    std::vector<uint32_t> m_connectionOf;          //!< persistent: per workload, its
-                                                   //!< connection (NO_INDEX before it starts)
-    std::vector<Time> m_readyTimesGiven;           //!< SetGradientReadyTimes
-    std::vector<double> m_readyAt;                 //!< per server, gradient ready (seconds)
-    double m_lastRelease{0};                       //!< latest gradient-ready time
+    ConnectionPool m_pool;                         //!< the connections transfers use
+    GradientRelease m_release;                     //!< warm-ups and gradient-ready times
+    StallWatch m_watch;                            //!< lack of progress, and what is stuck
     Callback<bool, uint32_t> m_linkUp;             //!< link state, for stall reports
     Callback<void, uint32_t> m_route;              //!< installs a workload's route
     Ptr<LinkLoadMonitor> m_monitor;                //!< other traffic per link, or none
@@ -374,10 +359,7 @@ class AllReduceController : public Object
 
     std::vector<uint32_t> m_roundOf;      //!< per workload, the round it started in
     std::vector<uint32_t> m_roundLeft;    //!< per round, transfers not yet finished
-    Time m_lastProgress;                  //!< when data last arrived
-    EventId m_stallCheck;                 //!< the pending stall check
     EventId m_begin;                      //!< the scheduled start
-    std::vector<EventId> m_releases;      //!< the scheduled gradient-ready events
     bool m_ended{false};                  //!< End ran
     AllReduceRunResult m_result;          //!< what happened
 
