@@ -37,7 +37,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
 
 using namespace ns3;
 
@@ -63,10 +65,11 @@ ParseSizes(const std::string& option, const std::string& text, uint32_t max)
     return sizes;
 }
 
-} // namespace
+/// Called as each job finishes, with how many are done.
+using JobDoneCallback = std::function<void(const ClusterJobResult&, uint32_t)>;
 
-int
-main(int argc, char* argv[])
+/// The program's options, with their defaults.
+struct Options
 {
     std::string topology;
     std::string topologies = "fattree:k=8;bcube:n=4,k=2;"
@@ -87,237 +90,301 @@ main(int argc, char* argv[])
     std::string sizes = "4,8,16,32";
     uint32_t pieces = 1;
     uint64_t seed = 1;
-    JobTraceConfig generated;
-    generated.jobs = 50;
-    generated.gradientBytes = {uint64_t{1} << 20};
-    generated.iterations = 5;
-    generated.computeS = 0.5e-3;
-    generated.meanInterarrivalS = 2e-3;
+    JobTraceConfig generated = [] {
+        JobTraceConfig c;
+        c.jobs = 50;
+        c.gradientBytes = {uint64_t{1} << 20};
+        c.iterations = 5;
+        c.computeS = 0.5e-3;
+        c.meanInterarrivalS = 2e-3;
+        return c;
+    }();
     Time meanGap = Seconds(generated.meanInterarrivalS);
     Time compute = Seconds(generated.computeS);
     std::string out = "results/allreduce-cluster";
+};
 
+/// \return the placements' names, comma-separated
+std::string
+PlacementNames()
+{
+    std::string names;
+    for (const auto& [name, description] : ListPlacements())
+    {
+        names += (names.empty() ? "" : ", ") + name;
+    }
+    return names;
+}
+
+void
+AddOptions(CheckedCommandLine& cmd, Options& o)
+{
+    cmd.AddString("topology", "one run on this topology, reported per job", o.topology);
+    cmd.AddString("topologies",
+                  "the experiment's topologies, semicolon-separated (without --topology)",
+                  o.topologies);
+    cmd.AddString("trace",
+                  "job trace CSV (arrival_s,servers,gradient_bytes,iterations,compute_s); "
+                  "default: a generated one",
+                  o.trace);
+    cmd.AddString("write-trace", "write the jobs run to this CSV file", o.writeTrace);
+    cmd.AddString("schedule-out",
+                  "one run: write each AllReduce's schedule on its job's view to "
+                  "PREFIX-job<id>-<n>.json (check one with allreduce-rounds --schedule-in)",
+                  o.scheduleOut);
+    cmd.AddString("placement", "placement of the one run (" + PlacementNames() + ")", o.placement);
+    cmd.AddString("placements", "the experiment's placements, comma-separated", o.placements);
+    cmd.AddFlag("joint", "the one run schedules jointly (jobs with least work left first, "
+                         "around the links the others hold) instead of independently",
+                o.joint);
+    cmd.AddString("scheduler", "every job's scheduler in the one run", o.scheduler);
+    cmd.AddString("schedulers", "the experiment's schedulers, comma-separated", o.schedulers);
+    cmd.AddChoice("level",
+                  "flow (rounds) or packet (one ns-3 simulation, every AllReduce verified "
+                  "exactly; one run only)",
+                  o.level,
+                  {"flow", "packet"});
+    cmd.AddChoice("mode", "packet level: each AllReduce in barrier rounds or async", o.mode,
+                  {"barrier", "async"});
+    cmd.AddString("delay", "packet level: propagation delay of every link, e.g. 1us", o.delay);
+    cmd.AddChoice("format", "output of the one run", o.format, {"text", "json"});
+    cmd.AddInteger("jobs", "jobs in the generated trace", o.generated.jobs, 1, 100000);
+    cmd.AddString("sizes", "servers per job, drawn uniformly for the generated trace", o.sizes);
+    cmd.AddBytes("gradient-bytes", "gradient size per server in the generated trace, e.g. 1MiB",
+                 o.generated.gradientBytes[0], 4, MAX_MEMORY_BYTES);
+    cmd.AddInteger("iterations", "AllReduces per job in the generated trace",
+                   o.generated.iterations, 1, 1000000);
+    cmd.AddTime("compute", "computing before each AllReduce in the generated trace", o.compute,
+                Seconds(0), Seconds(1e6));
+    cmd.AddTime("mean-gap", "mean time between arrivals in the generated trace (Poisson)",
+                o.meanGap, Seconds(0), Seconds(1e6));
+    cmd.AddInteger("seed", "draws the generated trace and the random placement", o.seed, 0,
+                   UINT64_MAX);
+    cmd.AddInteger("pieces", "pieces per chunk (k)", o.pieces, 1, 1000000);
+    cmd.AddDataRate("data-rate", "link rate that turns rounds into seconds", o.dataRate);
+    cmd.AddString("out", "the experiment's output prefix: OUT.csv, OUT.json, OUT.dat/.plt/.png",
+                  o.out);
+}
+
+/// Refuses options that the run asked for (one run or the experiment, flow or packet level)
+/// would ignore.
+void
+CheckOptionsApply(const CheckedCommandLine& cmd, const Options& o)
+{
+    const bool single = cmd.IsGiven("topology");
+    if (o.level == "packet" && !single)
+    {
+        throw std::invalid_argument("the experiment runs at flow level; give --topology=SPEC "
+                                    "for one packet-level run");
+    }
+    for (const char* option : {"mode", "delay"})
+    {
+        if (o.level == "flow" && cmd.IsGiven(option))
+        {
+            throw std::invalid_argument(std::string("--") + option +
+                                        " is an option of --level=packet");
+        }
+    }
+    for (const char* option : single ? std::vector<const char*>{"topologies", "placements",
+                                                                "schedulers", "out"}
+                                     : std::vector<const char*>{"placement", "joint",
+                                                                "scheduler", "format",
+                                                                "schedule-out"})
+    {
+        if (cmd.IsGiven(option))
+        {
+            throw std::invalid_argument(
+                std::string("--") + option +
+                (single ? " is an option of the experiment; drop --topology to run it"
+                        : " is an option of one run; give --topology=SPEC as well"));
+        }
+    }
+}
+
+/// \return the jobs: read from --trace or generated; \p traceName says which
+std::vector<JobSpec>
+LoadJobs(const CheckedCommandLine& cmd, Options& o, std::string& traceName)
+{
+    std::vector<JobSpec> jobs;
+    if (!o.trace.empty())
+    {
+        for (const char* option :
+             {"jobs", "sizes", "gradient-bytes", "iterations", "compute", "mean-gap"})
+        {
+            if (cmd.IsGiven(option))
+            {
+                throw std::invalid_argument(std::string("--") + option +
+                                            " draws a generated trace; it does not apply "
+                                            "to --trace=" + o.trace);
+            }
+        }
+        jobs = ReadJobTrace(o.trace);
+        traceName = o.trace;
+    }
+    else
+    {
+        o.generated.servers = ParseSizes("sizes", o.sizes, 1u << 24);
+        o.generated.meanInterarrivalS = o.meanGap.GetSeconds();
+        o.generated.computeS = o.compute.GetSeconds();
+        o.generated.seed = o.seed;
+        jobs = GenerateJobTrace(o.generated);
+        traceName = "generated, seed " + std::to_string(o.seed);
+    }
+    if (!o.writeTrace.empty())
+    {
+        std::ofstream file = OpenOutputFile(o.writeTrace, "write-trace");
+        file << FormatJobTrace(jobs);
+    }
+    return jobs;
+}
+
+/// The experiment: every topology x placement x independent/joint x scheduler.
+/// \return the exit status
+int
+RunExperiment(const Options& o, const std::vector<JobSpec>& jobs, double rateBps)
+{
+    ClusterTableConfig config;
+    config.topologies = ParseListValue("topologies", o.topologies, ';');
+    config.placements = ParseListValue("placements", o.placements, ',');
+    config.schedulers = ParseListValue("schedulers", o.schedulers, ',');
+    config.modes = {ClusterMode::INDEPENDENT, ClusterMode::JOINT};
+    config.jobs = jobs;
+    config.seed = o.seed;
+    config.pieces = o.pieces;
+    config.linkRateBps = rateBps;
+    ClusterTable table(config);
+    table.RunAndWrite("allreduce-cluster", o.out, std::cout, std::cerr);
+    if (!table.GetFailure().empty())
+    {
+        std::cerr << "allreduce-cluster: " << table.GetFailure() << std::endl;
+        return 2;
+    }
+    return 0;
+}
+
+/// \return a progress line on stderr every 2 s and at the end, for \p jobs jobs
+JobDoneCallback
+MakeProgress(size_t jobs)
+{
+    const auto began = std::chrono::steady_clock::now();
+    auto lastLine = std::make_shared<std::chrono::steady_clock::time_point>(began);
+    return [began, lastLine, jobs](const ClusterJobResult& job, uint32_t done) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - *lastLine > std::chrono::seconds(2) || done == jobs)
+        {
+            const double elapsed = std::chrono::duration<double>(now - began).count();
+            std::cerr << "allreduce-cluster: " << done << " of " << jobs << " jobs done (job "
+                      << job.id << " at " << FormatFixed(job.finishS * 1e3, 3)
+                      << " ms simulated), " << ProgressReporter::FormatDuration(elapsed)
+                      << " elapsed, about "
+                      << ProgressReporter::FormatDuration(elapsed * (jobs - done) / done)
+                      << " left" << std::endl;
+            *lastLine = now;
+        }
+    };
+}
+
+/// Writes every AllReduce's schedule on its job's view to PREFIX-job<id>-<n>.json.
+void
+WriteJobSchedules(const std::string& prefix, const ClusterResult& result)
+{
+    uint32_t files = 0;
+    for (const ClusterJobResult& job : result.jobs)
+    {
+        for (size_t n = 0; n < job.schedules.size() && job.workloads; ++n)
+        {
+            WriteScheduleFile(prefix + "-job" + std::to_string(job.id) + "-" +
+                                  std::to_string(n) + ".json",
+                              *job.workloads,
+                              job.schedules[n]);
+            ++files;
+        }
+    }
+    std::cerr << "allreduce-cluster: wrote " << files << " schedule files (" << prefix
+              << "-job<id>-<n>.json)" << std::endl;
+}
+
+/// One run on --topology, reported per job. \return the exit status
+int
+RunOne(const Options& o,
+       const std::vector<JobSpec>& jobs,
+       const std::string& traceName,
+       double rateBps)
+{
+    const Topology cluster = BuildTopology(o.topology);
+    Ptr<PlacementPolicy> policy = CreatePlacement(o.placement);
+    policy->SetAttributeFailSafe("Seed", UintegerValue(o.seed));
+    ClusterRunInfo info;
+    info.topology = cluster.GetName();
+    info.trace = traceName;
+    info.placement = o.placement;
+    info.level = o.level;
+    info.config.scheduler = o.scheduler;
+    info.config.mode = o.joint ? ClusterMode::JOINT : ClusterMode::INDEPENDENT;
+    info.config.pieces = o.pieces;
+    info.config.linkRateBps = rateBps;
+    const auto start = std::chrono::steady_clock::now();
+    const JobDoneCallback progress = MakeProgress(jobs.size());
+    ClusterResult result;
+    if (o.level == "packet")
+    {
+        PacketClusterConfig packet;
+        packet.cluster = info.config;
+        packet.mode = o.mode;
+        packet.dataRate = DataRate(o.dataRate);
+        packet.delay = ParseTimeValue("delay", o.delay);
+        packet.seed = static_cast<uint32_t>(o.seed);
+        result = RunPacketCluster(cluster, policy, packet, jobs, progress);
+    }
+    else
+    {
+        ClusterEngine engine(cluster, policy, info.config);
+        engine.SetJobDoneCallback(progress);
+        result = engine.Run(jobs);
+    }
+    info.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!o.scheduleOut.empty())
+    {
+        WriteJobSchedules(o.scheduleOut, result);
+    }
+    if (o.format == "json")
+    {
+        WriteClusterRunJson(std::cout, info, result);
+    }
+    else
+    {
+        PrintClusterRun(std::cout, info, result);
+    }
+    for (const ClusterJobResult& job : result.jobs)
+    {
+        if (!job.valid || (o.level == "packet" && !job.verified))
+        {
+            return 2;
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
     CheckedCommandLine cmd(__FILE__,
                            "Several AllReduce jobs sharing one cluster: placement, arrivals, "
                            "links shared by the jobs' rounds, independent or joint scheduling; "
                            "job completion times, every job's schedules validated.");
-    cmd.AddString("topology", "one run on this topology, reported per job", topology);
-    cmd.AddString("topologies",
-                  "the experiment's topologies, semicolon-separated (without --topology)",
-                  topologies);
-    cmd.AddString("trace",
-                  "job trace CSV (arrival_s,servers,gradient_bytes,iterations,compute_s); "
-                  "default: a generated one",
-                  trace);
-    cmd.AddString("write-trace", "write the jobs run to this CSV file", writeTrace);
-    cmd.AddString("schedule-out",
-                  "one run: write each AllReduce's schedule on its job's view to "
-                  "PREFIX-job<id>-<n>.json (check one with allreduce-rounds --schedule-in)",
-                  scheduleOut);
-    cmd.AddString("placement", "placement of the one run (" + [] {
-        std::string names;
-        for (const auto& [name, description] : ListPlacements())
-        {
-            names += (names.empty() ? "" : ", ") + name;
-        }
-        return names;
-    }() + ")", placement);
-    cmd.AddString("placements", "the experiment's placements, comma-separated", placements);
-    cmd.AddFlag("joint", "the one run schedules jointly (jobs with least work left first, "
-                         "around the links the others hold) instead of independently",
-                joint);
-    cmd.AddString("scheduler", "every job's scheduler in the one run", scheduler);
-    cmd.AddString("schedulers", "the experiment's schedulers, comma-separated", schedulers);
-    cmd.AddChoice("level",
-                  "flow (rounds) or packet (one ns-3 simulation, every AllReduce verified "
-                  "exactly; one run only)",
-                  level,
-                  {"flow", "packet"});
-    cmd.AddChoice("mode", "packet level: each AllReduce in barrier rounds or async", mode,
-                  {"barrier", "async"});
-    cmd.AddString("delay", "packet level: propagation delay of every link, e.g. 1us", delay);
-    cmd.AddChoice("format", "output of the one run", format, {"text", "json"});
-    cmd.AddInteger("jobs", "jobs in the generated trace", generated.jobs, 1, 100000);
-    cmd.AddString("sizes", "servers per job, drawn uniformly for the generated trace", sizes);
-    cmd.AddBytes("gradient-bytes", "gradient size per server in the generated trace, e.g. 1MiB",
-                 generated.gradientBytes[0], 4, MAX_MEMORY_BYTES);
-    cmd.AddInteger("iterations", "AllReduces per job in the generated trace", generated.iterations,
-                   1, 1000000);
-    cmd.AddTime("compute", "computing before each AllReduce in the generated trace", compute,
-                Seconds(0), Seconds(1e6));
-    cmd.AddTime("mean-gap", "mean time between arrivals in the generated trace (Poisson)",
-                meanGap, Seconds(0), Seconds(1e6));
-    cmd.AddInteger("seed", "draws the generated trace and the random placement", seed, 0,
-                   UINT64_MAX);
-    cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);
-    cmd.AddDataRate("data-rate", "link rate that turns rounds into seconds", dataRate);
-    cmd.AddString("out", "the experiment's output prefix: OUT.csv, OUT.json, OUT.dat/.plt/.png",
-                  out);
+    AddOptions(cmd, o);
     try
     {
         cmd.Parse(argc, argv);
-        const bool single = cmd.IsGiven("topology");
-        if (level == "packet" && !single)
-        {
-            throw std::invalid_argument("the experiment runs at flow level; give --topology=SPEC "
-                                        "for one packet-level run");
-        }
-        for (const char* option : {"mode", "delay"})
-        {
-            if (level == "flow" && cmd.IsGiven(option))
-            {
-                throw std::invalid_argument(std::string("--") + option +
-                                            " is an option of --level=packet");
-            }
-        }
-        for (const char* option : single ? std::vector<const char*>{"topologies", "placements",
-                                                                    "schedulers", "out"}
-                                         : std::vector<const char*>{"placement", "joint",
-                                                                    "scheduler", "format",
-                                                                    "schedule-out"})
-        {
-            if (cmd.IsGiven(option))
-            {
-                throw std::invalid_argument(
-                    std::string("--") + option +
-                    (single ? " is an option of the experiment; drop --topology to run it"
-                            : " is an option of one run; give --topology=SPEC as well"));
-            }
-        }
-        std::vector<JobSpec> jobs;
+        CheckOptionsApply(cmd, o);
         std::string traceName;
-        if (!trace.empty())
-        {
-            for (const char* option :
-                 {"jobs", "sizes", "gradient-bytes", "iterations", "compute", "mean-gap"})
-            {
-                if (cmd.IsGiven(option))
-                {
-                    throw std::invalid_argument(std::string("--") + option +
-                                                " draws a generated trace; it does not apply "
-                                                "to --trace=" + trace);
-                }
-            }
-            jobs = ReadJobTrace(trace);
-            traceName = trace;
-        }
-        else
-        {
-            generated.servers = ParseSizes("sizes", sizes, 1u << 24);
-            generated.meanInterarrivalS = meanGap.GetSeconds();
-            generated.computeS = compute.GetSeconds();
-            generated.seed = seed;
-            jobs = GenerateJobTrace(generated);
-            traceName = "generated, seed " + std::to_string(seed);
-        }
-        if (!writeTrace.empty())
-        {
-            std::ofstream file = OpenOutputFile(writeTrace, "write-trace");
-            file << FormatJobTrace(jobs);
-        }
-        const double rateBps = static_cast<double>(DataRate(dataRate).GetBitRate());
-        if (!single)
-        {
-            ClusterTableConfig config;
-            config.topologies = ParseListValue("topologies", topologies, ';');
-            config.placements = ParseListValue("placements", placements, ',');
-            config.schedulers = ParseListValue("schedulers", schedulers, ',');
-            config.modes = {ClusterMode::INDEPENDENT, ClusterMode::JOINT};
-            config.jobs = jobs;
-            config.seed = seed;
-            config.pieces = pieces;
-            config.linkRateBps = rateBps;
-            ClusterTable table(config);
-            table.RunAndWrite("allreduce-cluster", out, std::cout, std::cerr);
-            if (!table.GetFailure().empty())
-            {
-                std::cerr << "allreduce-cluster: " << table.GetFailure() << std::endl;
-                return 2;
-            }
-            return 0;
-        }
-        const Topology cluster = BuildTopology(topology);
-        Ptr<PlacementPolicy> policy = CreatePlacement(placement);
-        policy->SetAttributeFailSafe("Seed", UintegerValue(seed));
-        ClusterRunInfo info;
-        info.topology = cluster.GetName();
-        info.trace = traceName;
-        info.placement = placement;
-        info.level = level;
-        info.config.scheduler = scheduler;
-        info.config.mode = joint ? ClusterMode::JOINT : ClusterMode::INDEPENDENT;
-        info.config.pieces = pieces;
-        info.config.linkRateBps = rateBps;
-        const auto start = std::chrono::steady_clock::now();
-        const auto began = start;
-        auto lastLine = start;
-        const auto progress = [&](const ClusterJobResult& job, uint32_t done) {
-            const auto now = std::chrono::steady_clock::now();
-            if (now - lastLine > std::chrono::seconds(2) || done == jobs.size())
-            {
-                const double elapsed = std::chrono::duration<double>(now - began).count();
-                std::cerr << "allreduce-cluster: " << done << " of " << jobs.size()
-                          << " jobs done (job " << job.id << " at "
-                          << FormatFixed(job.finishS * 1e3, 3) << " ms simulated), "
-                          << ProgressReporter::FormatDuration(elapsed) << " elapsed, about "
-                          << ProgressReporter::FormatDuration(elapsed * (jobs.size() - done) /
-                                                              done)
-                          << " left" << std::endl;
-                lastLine = now;
-            }
-        };
-        ClusterResult result;
-        if (level == "packet")
-        {
-            PacketClusterConfig packet;
-            packet.cluster = info.config;
-            packet.mode = mode;
-            packet.dataRate = DataRate(dataRate);
-            packet.delay = ParseTimeValue("delay", delay);
-            packet.seed = static_cast<uint32_t>(seed);
-            result = RunPacketCluster(cluster, policy, packet, jobs, progress);
-        }
-        else
-        {
-            ClusterEngine engine(cluster, policy, info.config);
-            engine.SetJobDoneCallback(progress);
-            result = engine.Run(jobs);
-        }
-        info.wallS =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!scheduleOut.empty())
-        {
-            uint32_t files = 0;
-            for (const ClusterJobResult& job : result.jobs)
-            {
-                for (size_t n = 0; n < job.schedules.size() && job.workloads; ++n)
-                {
-                    WriteScheduleFile(scheduleOut + "-job" + std::to_string(job.id) + "-" +
-                                          std::to_string(n) + ".json",
-                                      *job.workloads,
-                                      job.schedules[n]);
-                    ++files;
-                }
-            }
-            std::cerr << "allreduce-cluster: wrote " << files << " schedule files ("
-                      << scheduleOut << "-job<id>-<n>.json)" << std::endl;
-        }
-        if (format == "json")
-        {
-            WriteClusterRunJson(std::cout, info, result);
-        }
-        else
-        {
-            PrintClusterRun(std::cout, info, result);
-        }
-        for (const ClusterJobResult& job : result.jobs)
-        {
-            if (!job.valid || (level == "packet" && !job.verified))
-            {
-                return 2;
-            }
-        }
-        return 0;
+        const std::vector<JobSpec> jobs = LoadJobs(cmd, o, traceName);
+        const double rateBps = static_cast<double>(DataRate(o.dataRate).GetBitRate());
+        return cmd.IsGiven("topology") ? RunOne(o, jobs, traceName, rateBps)
+                                       : RunExperiment(o, jobs, rateBps);
     }
     catch (const std::exception& e)
     {

@@ -39,8 +39,11 @@
 
 using namespace ns3;
 
-int
-main(int argc, char* argv[])
+namespace
+{
+
+/// The program's options, with their defaults.
+struct Options
 {
     std::string topology;
     std::string scheduler = "greedy";
@@ -50,15 +53,191 @@ main(int argc, char* argv[])
     bool pcap = false;
     std::string format = "text";
     std::string out = "results/allreduce-packet";
-    PacketRunConfig config;
-    config.gradientBytes = 1 << 20;
+    PacketRunConfig config = [] {
+        PacketRunConfig c;
+        c.gradientBytes = 1 << 20;
+        return c;
+    }();
     std::vector<std::string> linkDown;
     std::vector<std::string> linkDownAt;
     std::string decisions;
     std::string slowLinks;
     uint32_t slowSeed = 1;
     Time stallTimeout = Seconds(config.stallTimeout);
+};
 
+void
+AddOptions(CheckedCommandLine& cmd, Options& o)
+{
+    cmd.AddString("topology", "topology spec", o.topology);
+    cmd.AddString("scheduler", "scheduler name (see allreduce-rounds --list-schedulers)",
+                  o.scheduler);
+    cmd.AddInteger("pieces", "pieces per chunk (k)", o.pieces, 1, 1000000);
+    cmd.AddChoice("mode", "barrier (round by round) or async (as links free up)", o.config.mode,
+                  {"barrier", "async"});
+    AddTransportOptions(cmd, o.config);
+    cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB or 16MB",
+                 o.config.gradientBytes, 4, MAX_MEMORY_BYTES);
+    cmd.AddDataRate("data-rate", "rate of every link", o.config.dataRate);
+    cmd.AddString("delay", "propagation delay of every link, e.g. 1us", o.config.delay);
+    cmd.AddString("schedule-in",
+                  "replay this schedule file (doc/allreduce.rst, \"Schedule files\") on the "
+                  "topology it carries, along its paths; with --topology, the file must be for "
+                  "that topology. Or run an MSCCL algorithm (XML) on --topology",
+                  o.scheduleIn);
+    cmd.AddString("ranks",
+                  "with an MSCCL algorithm in --schedule-in: the server of each rank, e.g. "
+                  "0,4,8,12 or 0-7 (default: rank i on server i)",
+                  o.ranks);
+    cmd.AddFlag("pcap", "write pcap traces to OUT-<node>-<device>.pcap", o.pcap);
+    cmd.AddChoice("format", "output format", o.format, {"text", "json"});
+    cmd.AddChoice("values", "integer (sums exact) or float gradients", o.config.values,
+                  {"integer", "float"});
+    cmd.AddInteger("seed", "gradient seed", o.config.seed, 0, UINT32_MAX);
+    cmd.AddReal("loss", "per-packet loss probability on every link (RateErrorModel)", o.config.loss,
+                0, 1);
+    cmd.AddChoice("decisions",
+                  "online (the scheduler decides inside the simulation; the default with a "
+                  "scheduler) or replay (the plan made beforehand; the default for optimal and "
+                  "--schedule-in)",
+                  o.decisions, {"online", "replay"});
+    cmd.AddRepeated("link-down", "take this topology link down mid-run (may be repeated)",
+                    o.linkDown);
+    cmd.AddRepeated("link-down-at",
+                    "when to take the --link-down of the same place down (default 0; give one "
+                    "per --link-down)",
+                    o.linkDownAt);
+    cmd.AddString("stragglers",
+                  "late gradients: K:DELAY (K servers chosen at random, e.g. 2:500us), "
+                  "K:exp:MEAN, all:exp:MEAN, list:T0,T1,... or none",
+                  o.config.stragglers);
+    cmd.AddInteger("straggler-seed", "which servers are late, and how late", o.config.stragglerSeed,
+                   0, UINT32_MAX);
+    cmd.AddReal("background-load",
+                "other traffic between random server pairs: each server offers this fraction of "
+                "its link rate (onoff), or this fraction of the servers send (bulk); 0: none",
+                o.config.backgroundLoad, 0, 1);
+    cmd.AddChoice("background", "the background application: onoff (ns-3 OnOffApplication at a "
+                  "constant rate) or bulk (BulkSendApplication)",
+                  o.config.backgroundApplication, {"onoff", "bulk"});
+    cmd.AddInteger("background-seed", "who sends background traffic to whom",
+                   o.config.backgroundSeed, 0, UINT32_MAX);
+    cmd.AddString("slow-links",
+                  "FRACTION[:FACTOR]: a seeded share of the links runs at FACTOR (default 0.5) "
+                  "times the rate; the same as the spec options slow=,slowrate=",
+                  o.slowLinks);
+    cmd.AddInteger("slow-seed", "which links --slow-links slows", o.slowSeed, 0, UINT32_MAX);
+    cmd.AddTime("stall-timeout", "end the run when no data arrives for this long", o.stallTimeout,
+                NanoSeconds(1), Seconds(1e6));
+    cmd.AddString("out", "output prefix of the figure (OUT-rounds.dat/.plt/.png) and pcaps", o.out);
+}
+
+/// Checks the options together and completes the run's configuration from them.
+void
+CheckOptions(const CheckedCommandLine& cmd, Options& o)
+{
+    // The delay is checked like every time value, before ns-3 sees it.
+    ParseTimeValue("delay", o.config.delay);
+    cmd.RefuseWith("schedule-in", {"scheduler", "pieces"}, "the file holds the schedule");
+    if (o.scheduleIn.empty())
+    {
+        cmd.RefuseWithout("schedule-in", {"ranks"});
+    }
+    o.config.linkDowns = ParseLinkDowns(o.linkDown, o.linkDownAt);
+    if (o.config.backgroundLoad == 0)
+    {
+        cmd.RefuseWithout("background-load", {"background", "background-seed"});
+    }
+    if (o.slowLinks.empty())
+    {
+        cmd.RefuseWithout("slow-links", {"slow-seed"});
+    }
+    else
+    {
+        if (o.topology.empty())
+        {
+            throw std::invalid_argument("--slow-links needs --topology (with --schedule-in, "
+                                        "the spec of the file's topology)");
+        }
+        o.topology += SlowLinksSpecOptions(o.slowLinks, o.slowSeed);
+    }
+    o.config.decisions = ChooseDecisions(o.decisions, o.scheduleIn.empty() ? o.scheduler : "");
+    o.config.stallTimeout = o.stallTimeout.GetSeconds();
+    if (o.pcap)
+    {
+        o.config.pcapPrefix = o.out;
+        std::error_code ignored; // an unwritable place is reported by the pcap writer
+        std::filesystem::create_directories(std::filesystem::path(o.out).parent_path(), ignored);
+    }
+}
+
+/// \return the plan to run: from --schedule-in, or the scheduler's on --topology (which then
+///         decides online when \p online is set to it)
+Plan
+MakeRunPlan(const Options& o, Ptr<AllReduceScheduler>& online)
+{
+    if (!o.scheduleIn.empty())
+    {
+        std::string note;
+        Plan plan = ReadPlanFile(o.scheduleIn,
+                                 o.topology,
+                                 o.ranks.empty() ? std::vector<uint32_t>{}
+                                                 : ParseIdListValue("ranks", o.ranks),
+                                 &note);
+        if (!note.empty())
+        {
+            std::cerr << "allreduce-packet: note: " << note << std::endl;
+        }
+        return plan;
+    }
+    if (o.topology.empty())
+    {
+        throw std::invalid_argument(
+            "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
+    }
+    // The plan gives the workloads (the scheduler's flow trees) and, replayed, the rounds.
+    online = CreateScheduler(o.scheduler);
+    return online->MakePlan(BuildTopology(o.topology), o.pieces);
+}
+
+/// Prints the report and its figure. \return the exit status (2: not finished or not verified)
+int
+Report(const Options& o, const Plan& plan, const PacketRunReport& report)
+{
+    for (const std::string& note : report.notes)
+    {
+        std::cerr << "allreduce-packet: note: " << note << std::endl;
+    }
+    const std::string figure = WritePacketRoundsFigure(o.out + "-rounds", plan, o.config, report);
+    if (o.format == "json")
+    {
+        WritePacketReportJson(std::cout, plan, o.config, report, figure);
+    }
+    else
+    {
+        PrintPacketReport(std::cout, plan, o.config, report);
+        std::cout << "figure: " << figure << "\n";
+    }
+    const AllReduceRunResult& r = report.result;
+    if (!r.finished)
+    {
+        std::cerr << "allreduce-packet: " << r.error << std::endl;
+        return 2;
+    }
+    if (!report.verification.verified)
+    {
+        std::cerr << "allreduce-packet: " << report.verification.message << std::endl;
+        return 2;
+    }
+    return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
     CheckedCommandLine cmd(__FILE__,
                            "Runs an AllReduce packet by packet in ns-3 (TCP over point-to-point "
                            "links), with real gradient values merged at the servers, and "
@@ -66,159 +245,17 @@ main(int argc, char* argv[])
                            "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
                            "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
                            "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
-    cmd.AddString("topology", "topology spec", topology);
-    cmd.AddString("scheduler", "scheduler name (see allreduce-rounds --list-schedulers)",
-                  scheduler);
-    cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);
-    cmd.AddChoice("mode", "barrier (round by round) or async (as links free up)", config.mode,
-                  {"barrier", "async"});
-    AddTransportOptions(cmd, config);
-    cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB or 16MB",
-                 config.gradientBytes, 4, MAX_MEMORY_BYTES);
-    cmd.AddDataRate("data-rate", "rate of every link", config.dataRate);
-    cmd.AddString("delay", "propagation delay of every link, e.g. 1us", config.delay);
-    cmd.AddString("schedule-in",
-                  "replay this schedule file (doc/allreduce.rst, \"Schedule files\") on the "
-                  "topology it carries, along its paths; with --topology, the file must be for "
-                  "that topology. Or run an MSCCL algorithm (XML) on --topology",
-                  scheduleIn);
-    cmd.AddString("ranks",
-                  "with an MSCCL algorithm in --schedule-in: the server of each rank, e.g. "
-                  "0,4,8,12 or 0-7 (default: rank i on server i)",
-                  ranks);
-    cmd.AddFlag("pcap", "write pcap traces to OUT-<node>-<device>.pcap", pcap);
-    cmd.AddChoice("format", "output format", format, {"text", "json"});
-    cmd.AddChoice("values", "integer (sums exact) or float gradients", config.values,
-                  {"integer", "float"});
-    cmd.AddInteger("seed", "gradient seed", config.seed, 0, UINT32_MAX);
-    cmd.AddReal("loss", "per-packet loss probability on every link (RateErrorModel)", config.loss,
-                0, 1);
-    cmd.AddChoice("decisions",
-                  "online (the scheduler decides inside the simulation; the default with a "
-                  "scheduler) or replay (the plan made beforehand; the default for optimal and "
-                  "--schedule-in)",
-                  decisions, {"online", "replay"});
-    cmd.AddRepeated("link-down", "take this topology link down mid-run (may be repeated)",
-                    linkDown);
-    cmd.AddRepeated("link-down-at",
-                    "when to take the --link-down of the same place down (default 0; give one "
-                    "per --link-down)",
-                    linkDownAt);
-    cmd.AddString("stragglers",
-                  "late gradients: K:DELAY (K servers chosen at random, e.g. 2:500us), "
-                  "K:exp:MEAN, all:exp:MEAN, list:T0,T1,... or none",
-                  config.stragglers);
-    cmd.AddInteger("straggler-seed", "which servers are late, and how late", config.stragglerSeed,
-                   0, UINT32_MAX);
-    cmd.AddReal("background-load",
-                "other traffic between random server pairs: each server offers this fraction of "
-                "its link rate (onoff), or this fraction of the servers send (bulk); 0: none",
-                config.backgroundLoad, 0, 1);
-    cmd.AddChoice("background", "the background application: onoff (ns-3 OnOffApplication at a "
-                  "constant rate) or bulk (BulkSendApplication)",
-                  config.backgroundApplication, {"onoff", "bulk"});
-    cmd.AddInteger("background-seed", "who sends background traffic to whom",
-                   config.backgroundSeed, 0, UINT32_MAX);
-    cmd.AddString("slow-links",
-                  "FRACTION[:FACTOR]: a seeded share of the links runs at FACTOR (default 0.5) "
-                  "times the rate; the same as the spec options slow=,slowrate=",
-                  slowLinks);
-    cmd.AddInteger("slow-seed", "which links --slow-links slows", slowSeed, 0, UINT32_MAX);
-    cmd.AddTime("stall-timeout", "end the run when no data arrives for this long", stallTimeout,
-                NanoSeconds(1), Seconds(1e6));
-    cmd.AddString("out", "output prefix of the figure (OUT-rounds.dat/.plt/.png) and pcaps", out);
-
+    AddOptions(cmd, o);
     try
     {
         cmd.Parse(argc, argv);
-        // The delay is checked like every time value, before ns-3 sees it.
-        ParseTimeValue("delay", config.delay);
-        cmd.RefuseWith("schedule-in", {"scheduler", "pieces"}, "the file holds the schedule");
-        if (scheduleIn.empty())
-        {
-            cmd.RefuseWithout("schedule-in", {"ranks"});
-        }
-        config.linkDowns = ParseLinkDowns(linkDown, linkDownAt);
-        if (config.backgroundLoad == 0)
-        {
-            cmd.RefuseWithout("background-load", {"background", "background-seed"});
-        }
-        if (slowLinks.empty())
-        {
-            cmd.RefuseWithout("slow-links", {"slow-seed"});
-        }
-        else
-        {
-            if (topology.empty())
-            {
-                throw std::invalid_argument("--slow-links needs --topology (with --schedule-in, "
-                                            "the spec of the file's topology)");
-            }
-            topology += SlowLinksSpecOptions(slowLinks, slowSeed);
-        }
-        config.decisions = ChooseDecisions(decisions, scheduleIn.empty() ? scheduler : "");
-        config.stallTimeout = stallTimeout.GetSeconds();
-        if (pcap)
-        {
-            config.pcapPrefix = out;
-            std::error_code ignored; // an unwritable place is reported by the pcap writer
-            std::filesystem::create_directories(std::filesystem::path(out).parent_path(), ignored);
-        }
-
-        Plan plan;
+        CheckOptions(cmd, o);
         Ptr<AllReduceScheduler> online;
-        if (!scheduleIn.empty())
-        {
-            std::string note;
-            plan = ReadPlanFile(scheduleIn, topology,
-                                ranks.empty() ? std::vector<uint32_t>{}
-                                              : ParseIdListValue("ranks", ranks),
-                                &note);
-            if (!note.empty())
-            {
-                std::cerr << "allreduce-packet: note: " << note << std::endl;
-            }
-        }
-        else
-        {
-            if (topology.empty())
-            {
-                throw std::invalid_argument(
-                    "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
-            }
-            // The plan gives the workloads (the scheduler's flow trees) and, replayed, the rounds.
-            online = CreateScheduler(scheduler);
-            plan = online->MakePlan(BuildTopology(topology), pieces);
-        }
+        const Plan plan = MakeRunPlan(o, online);
         // An invalid schedule is refused by the controller before the simulation starts.
         const PacketRunReport report =
-            RunPacketAllReduce(plan, config, config.decisions == "online" ? online : nullptr);
-        for (const std::string& note : report.notes)
-        {
-            std::cerr << "allreduce-packet: note: " << note << std::endl;
-        }
-        const std::string figure = WritePacketRoundsFigure(out + "-rounds", plan, config, report);
-        if (format == "json")
-        {
-            WritePacketReportJson(std::cout, plan, config, report, figure);
-        }
-        else
-        {
-            PrintPacketReport(std::cout, plan, config, report);
-            std::cout << "figure: " << figure << "\n";
-        }
-        const AllReduceRunResult& r = report.result;
-        if (!r.finished)
-        {
-            std::cerr << "allreduce-packet: " << r.error << std::endl;
-            return 2;
-        }
-        if (!report.verification.verified)
-        {
-            std::cerr << "allreduce-packet: " << report.verification.message << std::endl;
-            return 2;
-        }
-        return 0;
+            RunPacketAllReduce(plan, o.config, o.config.decisions == "online" ? online : nullptr);
+        return Report(o, plan, report);
     }
     catch (const std::exception& e)
     {

@@ -35,8 +35,11 @@
 
 using namespace ns3;
 
-int
-main(int argc, char* argv[])
+namespace
+{
+
+/// The program's options, with their defaults.
+struct Options
 {
     std::string topology;
     std::string scheduler = "greedy";
@@ -52,68 +55,149 @@ main(int argc, char* argv[])
     uint32_t samples = 32;
     uint32_t rollout = 16;
     uint64_t searchBudget = 100000000;
+};
 
-    CheckedCommandLine cmd(__FILE__,
-                           "Schedules an AllReduce in rounds on a data-center topology and "
-                           "compares the rounds with the lower bounds.\n"
-                           "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
-                           "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
-                           "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
-    cmd.AddString("topology", "topology spec", topology);
-    cmd.AddString("scheduler", "scheduler name (see --list-schedulers) or TypeId name", scheduler);
-    cmd.AddInteger("pieces", "pieces per chunk (k)", pieces, 1, 1000000);
+void
+AddOptions(CheckedCommandLine& cmd, Options& o)
+{
+    cmd.AddString("topology", "topology spec", o.topology);
+    cmd.AddString("scheduler", "scheduler name (see --list-schedulers) or TypeId name", o.scheduler);
+    cmd.AddInteger("pieces", "pieces per chunk (k)", o.pieces, 1, 1000000);
     cmd.AddString("schedule-out",
                   "write the schedule to this file: FILE.xml as an MSCCL algorithm "
                   "(doc/allreduce.rst, \"MSCCL algorithm files\"), else as JSON (\"Schedule "
                   "files\")",
-                  scheduleOut);
+                  o.scheduleOut);
     cmd.AddString("schedule-in",
                   "validate this schedule file instead of scheduling (with --topology, the "
                   "file's topology must be that one); or import an MSCCL algorithm (XML) onto "
                   "--topology and schedule its transfers in rounds",
-                  scheduleIn);
+                  o.scheduleIn);
     cmd.AddString("ranks",
                   "with an MSCCL algorithm in --schedule-in: the server of each rank, e.g. "
                   "0,4,8,12 or 0-7 (default: rank i on server i)",
-                  ranks);
-    cmd.AddChoice("format", "output format", format, {"text", "json"});
+                  o.ranks);
+    cmd.AddChoice("format", "output format", o.format, {"text", "json"});
     cmd.AddFlag("list-schedulers", "print the available scheduler names, one a line",
-                listSchedulers);
-    cmd.AddReal("time-limit", "optimal: wall-time limit of the whole search in seconds", timeLimit,
+                o.listSchedulers);
+    cmd.AddReal("time-limit", "optimal: wall-time limit of the whole search in seconds", o.timeLimit,
                 0.001, 1e6);
     cmd.AddInteger("trees-per-root",
                    "optimal: candidate flow trees per root the program may choose among "
                    "(1: the shortest-path trees)",
-                   treesPerRoot,
+                   o.treesPerRoot,
                    1,
                    16);
     cmd.AddString("model",
                   "drl: the checkpoint (allreduce-train's DIR/policy.pt; default: the shipped one "
                   "for the topology in checkpoints/)",
-                  model);
+                  o.model);
     cmd.AddInteger("samples",
                    "drl: sampled episodes besides the greedy one, the fewest rounds win "
                    "(0: greedy only)",
-                   samples,
+                   o.samples,
                    0,
                    100000);
     cmd.AddInteger("rollout",
                    "drl: then a rollout search trying this many decisions a round, each "
                    "finished greedily (0: none; doc/allreduce.rst, \"Search at decode time\")",
-                   rollout,
+                   o.rollout,
                    0,
                    4096);
     cmd.AddInteger("search-budget",
                    "drl: what the samples and the rollout may spend besides the greedy "
                    "episode, in workloads scheduled times the greedy episode's rounds (large "
                    "topologies get fewer samples and no rollout)",
-                   searchBudget,
+                   o.searchBudget,
                    0,
                    std::numeric_limits<uint64_t>::max());
+}
+
+/// \return the schedule of --schedule-in, evaluated
+SchedulerResult
+ReadSchedule(const Options& o)
+{
+    std::string note;
+    SchedulerResult result = EvaluatePlan(ReadPlanFile(o.scheduleIn,
+                                                       o.topology,
+                                                       o.ranks.empty()
+                                                           ? std::vector<uint32_t>{}
+                                                           : ParseIdListValue("ranks", o.ranks),
+                                                       &note));
+    if (!note.empty())
+    {
+        std::cerr << "allreduce-rounds: note: " << note << std::endl;
+    }
+    return result;
+}
+
+/// \return the schedule --scheduler makes on --topology, evaluated; \p optimal and \p drl
+///         are set to the scheduler when it is one of them (their reports say more)
+SchedulerResult
+MakeSchedule(const CheckedCommandLine& cmd,
+         const Options& o,
+         Ptr<OptimalScheduler>& optimal,
+         Ptr<DrlScheduler>& drl)
+{
+    if (o.topology.empty())
+    {
+        throw std::invalid_argument(
+            "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
+    }
+    Ptr<AllReduceScheduler> s = CreateScheduler(o.scheduler);
+    optimal = DynamicCast<OptimalScheduler>(s);
+    cmd.SetAttributes(PeekPointer(optimal),
+                      {{"time-limit", "TimeLimit"}, {"trees-per-root", "TreesPerRoot"}},
+                      "--scheduler=optimal");
+    drl = DynamicCast<DrlScheduler>(s);
+    cmd.SetAttributes(PeekPointer(drl),
+                      {{"model", "Model"},
+                       {"samples", "Samples"},
+                       {"rollout", "RolloutBranches"},
+                       {"search-budget", "SearchBudget"}},
+                      "--scheduler=drl");
+    const Topology topo = BuildTopology(o.topology);
+    DrlSearchReporter progress(std::cerr, "allreduce-rounds"); // long searches only
+    if (drl)
+    {
+        progress.Connect(drl, topo.GetName());
+    }
+    return EvaluateScheduler(topo, s, o.pieces);
+}
+
+/// Writes the schedule to --schedule-out, if given: MSCCL XML or our JSON.
+void
+WriteScheduleOut(const Options& o, const SchedulerResult& result)
+{
+    if (!o.scheduleOut.empty() && IsMscclPath(o.scheduleOut))
+    {
+        WriteMscclFile(o.scheduleOut, result.plan.workloads, result.plan.schedule);
+        std::cerr << "wrote MSCCL algorithm to " << o.scheduleOut << "\n";
+    }
+    else if (!o.scheduleOut.empty())
+    {
+        WriteScheduleFile(o.scheduleOut, result.plan.workloads, result.plan.schedule);
+        std::cerr << "wrote schedule to " << o.scheduleOut << "\n";
+    }
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
+    CheckedCommandLine cmd(__FILE__,
+                           "Schedules an AllReduce in rounds on a data-center topology and "
+                           "compares the rounds with the lower bounds.\n"
+                           "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
+                           "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
+                           "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
+    AddOptions(cmd, o);
     try
     {
         cmd.Parse(argc, argv);
-        if (listSchedulers)
+        if (o.listSchedulers)
         {
             for (const auto& entry : ListSchedulers())
             {
@@ -131,72 +215,25 @@ main(int argc, char* argv[])
                         "rollout",
                         "search-budget"},
                        "the file holds the schedule");
-        if (scheduleIn.empty())
+        if (o.scheduleIn.empty())
         {
             cmd.RefuseWithout("schedule-in", {"ranks"});
         }
-        SchedulerResult result;
         Ptr<OptimalScheduler> optimal;
         Ptr<DrlScheduler> drl;
-        if (!scheduleIn.empty())
-        {
-            std::string note;
-            result = EvaluatePlan(ReadPlanFile(scheduleIn, topology,
-                                               ranks.empty() ? std::vector<uint32_t>{}
-                                                             : ParseIdListValue("ranks", ranks),
-                                               &note));
-            if (!note.empty())
-            {
-                std::cerr << "allreduce-rounds: note: " << note << std::endl;
-            }
-        }
-        else
-        {
-            if (topology.empty())
-            {
-                throw std::invalid_argument(
-                    "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
-            }
-            Ptr<AllReduceScheduler> s = CreateScheduler(scheduler);
-            optimal = DynamicCast<OptimalScheduler>(s);
-            cmd.SetAttributes(PeekPointer(optimal),
-                              {{"time-limit", "TimeLimit"}, {"trees-per-root", "TreesPerRoot"}},
-                              "--scheduler=optimal");
-            drl = DynamicCast<DrlScheduler>(s);
-            cmd.SetAttributes(PeekPointer(drl),
-                              {{"model", "Model"},
-                               {"samples", "Samples"},
-                               {"rollout", "RolloutBranches"},
-                               {"search-budget", "SearchBudget"}},
-                              "--scheduler=drl");
-            const Topology topo = BuildTopology(topology);
-            DrlSearchReporter progress(std::cerr, "allreduce-rounds"); // long searches only
-            if (drl)
-            {
-                progress.Connect(drl, topo.GetName());
-            }
-            result = EvaluateScheduler(topo, s, pieces);
-        }
+        const SchedulerResult result =
+            o.scheduleIn.empty() ? MakeSchedule(cmd, o, optimal, drl) : ReadSchedule(o);
         const OptimalSearch* search = optimal ? &optimal->GetSearch() : nullptr;
         const DrlDecoding* decoding = drl ? &drl->GetDecoding() : nullptr;
-        if (format == "json")
+        if (o.format == "json")
         {
-            WriteRoundsReportJson(std::cout, result, scheduleIn.empty(), search, decoding);
+            WriteRoundsReportJson(std::cout, result, o.scheduleIn.empty(), search, decoding);
         }
         else
         {
-            PrintRoundsReport(std::cout, result, scheduleIn.empty(), search, decoding);
+            PrintRoundsReport(std::cout, result, o.scheduleIn.empty(), search, decoding);
         }
-        if (!scheduleOut.empty() && IsMscclPath(scheduleOut))
-        {
-            WriteMscclFile(scheduleOut, result.plan.workloads, result.plan.schedule);
-            std::cerr << "wrote MSCCL algorithm to " << scheduleOut << "\n";
-        }
-        else if (!scheduleOut.empty())
-        {
-            WriteScheduleFile(scheduleOut, result.plan.workloads, result.plan.schedule);
-            std::cerr << "wrote schedule to " << scheduleOut << "\n";
-        }
+        WriteScheduleOut(o, result);
         return result.check.valid ? 0 : 2;
     }
     catch (const std::exception& e)

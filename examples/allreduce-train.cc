@@ -39,9 +39,10 @@
 
 using namespace ns3;
 
-#ifdef ALLREDUCE_HAVE_TORCH
 namespace
 {
+
+#ifdef ALLREDUCE_HAVE_TORCH
 
 /// Draws DIR/curve-families.png: the decoded rounds over the bound per topology family and
 /// iteration (LearningCurveChart); returns what it made.
@@ -87,11 +88,10 @@ WriteCurveFigure(const std::string& dir, const std::string& topologies)
     return RunGnuplot(plt, dir + "/curve.png", dir + "/curve.csv");
 }
 
-} // namespace
 #endif
 
-int
-main(int argc, char* argv[])
+/// The program's options, with their defaults.
+struct Options
 {
     std::string topologies;
     uint32_t iterations = 12;
@@ -100,47 +100,127 @@ main(int argc, char* argv[])
     bool resume = false;
     DrlHyperParams params;
     uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
+};
 
-    CheckedCommandLine cmd(__FILE__,
-                           "Trains the hierarchical DRL AllReduce scheduler (LibTorch, PPO, the "
-                           "iterative scheme: J upper iterations, then K lower ones, again) and "
-                           "writes DIR/policy.pt for --scheduler=drl --model=DIR/policy.pt.");
-    cmd.AddString("topology", "training topology specs, ';'-separated", topologies);
-    cmd.AddInteger("iterations", "PPO iterations in all (after the warm start)", iterations, 0,
+void
+AddOptions(CheckedCommandLine& cmd, Options& o)
+{
+    cmd.AddString("topology", "training topology specs, ';'-separated", o.topologies);
+    cmd.AddInteger("iterations", "PPO iterations in all (after the warm start)", o.iterations, 0,
                    1000000);
-    cmd.AddInteger("seed", "seed of the weights, samples and minibatches", seed, 0, UINT32_MAX);
-    cmd.AddString("out", "output directory", out);
-    cmd.AddFlag("resume", "continue the run in --out up to --iterations", resume);
+    cmd.AddInteger("seed", "seed of the weights, samples and minibatches", o.seed, 0, UINT32_MAX);
+    cmd.AddString("out", "output directory", o.out);
+    cmd.AddFlag("resume", "continue the run in --out up to --iterations", o.resume);
     cmd.AddInteger("trees-per-root", "candidate flow trees per root (the upper level chooses)",
-                   params.treesPerRoot, 1, 16);
-    cmd.AddInteger("hidden", "hidden width of both networks", params.hidden, 1, 4096);
-    cmd.AddInteger("episodes", "sampled episodes per topology per iteration", params.episodes, 1,
+                   o.params.treesPerRoot, 1, 16);
+    cmd.AddInteger("hidden", "hidden width of both networks", o.params.hidden, 1, 4096);
+    cmd.AddInteger("episodes", "sampled episodes per topology per iteration", o.params.episodes, 1,
                    100000);
-    cmd.AddInteger("upper-iterations", "J: upper iterations per cycle", params.upperIterations, 0,
+    cmd.AddInteger("upper-iterations", "J: upper iterations per cycle", o.params.upperIterations, 0,
                    1000000);
-    cmd.AddInteger("lower-iterations", "K: lower iterations per cycle", params.lowerIterations, 0,
+    cmd.AddInteger("lower-iterations", "K: lower iterations per cycle", o.params.lowerIterations, 0,
                    1000000);
     cmd.AddInteger("imitation-steps",
                    "warm start: gradient steps per level imitating the balanced scheduler's "
                    "rules (0: none)",
-                   params.imitationSteps,
+                   o.params.imitationSteps,
                    0,
                    10000000);
-    cmd.AddReal("learning-rate", "PPO's Adam step size", params.learningRate, 1e-12, 1);
-    cmd.AddInteger("minibatch", "PPO: steps per gradient step", params.minibatch, 1, 10000000);
-    cmd.AddInteger("epochs", "PPO: passes over the collected steps", params.epochs, 1, 10000);
+    cmd.AddReal("learning-rate", "PPO's Adam step size", o.params.learningRate, 1e-12, 1);
+    cmd.AddInteger("minibatch", "PPO: steps per gradient step", o.params.minibatch, 1, 10000000);
+    cmd.AddInteger("epochs", "PPO: passes over the collected steps", o.params.epochs, 1, 10000);
     cmd.AddReal("target-kl", "PPO: stop an update past 1.5 x this KL divergence (0: never)",
-                params.targetKl, 0, 1000);
-    cmd.AddReal("entropy", "PPO: entropy bonus coefficient", params.entropy, 0, 1000);
+                o.params.targetKl, 0, 1000);
+    cmd.AddReal("entropy", "PPO: entropy bonus coefficient", o.params.entropy, 0, 1000);
     cmd.AddInteger("eval-samples", "sampled episodes besides the greedy one when evaluating",
-                   params.evalSamples, 0, 100000);
+                   o.params.evalSamples, 0, 100000);
     cmd.AddInteger("threads",
                    "worker threads for the episodes (default: one per core); any number gives "
                    "the same curve and weights",
-                   threads,
+                   o.threads,
                    1,
                    256);
+}
 
+#ifdef ALLREDUCE_HAVE_TORCH
+/// Prints a line of the learning curve (and, first, the teacher's rounds).
+void
+PrintCurveRow(const Options& o, const DrlTrainer& trainer, const DrlCurveRow& r)
+{
+    std::cout << "iter " << std::setw(3) << r.iteration << "/" << o.iterations << " "
+              << std::setw(5) << r.level << "  mean " << std::fixed << std::setprecision(2)
+              << r.meanRounds << "  best " << r.bestRounds << "  decoded " << r.evalRounds
+              << " (x" << std::setprecision(3) << r.evalRatio << " bound)  entropy "
+              << r.entropy << "  " << std::setprecision(1) << r.seconds << " s" << std::endl;
+    if (r.iteration == 0 && !trainer.GetTeacherRounds().empty())
+    {
+        std::cout << "warm start: the teacher (balanced's rules) took";
+        for (uint32_t t : trainer.GetTeacherRounds())
+        {
+            std::cout << " " << t;
+        }
+        std::cout << " rounds" << std::endl;
+    }
+}
+
+/// Trains as the options say and prints where the policy and the curves are.
+void
+Train(const Options& o)
+{
+    if (o.topologies.empty())
+    {
+        throw std::invalid_argument(
+            "give --topology=SPEC[;SPEC...] (e.g. 'bcube:n=3,k=1;dcell:n=4,k=1')");
+    }
+    const std::vector<std::string> specs = ParseListValue("topology", o.topologies, ';');
+    if (o.out.empty())
+    {
+        throw std::invalid_argument("give --out=DIR for the checkpoints and the curve");
+    }
+    // Parallel episodes, not parallel matrix products: the networks are small, and one
+    // LibTorch thread keeps every product's sums in one order.
+    torch::set_num_threads(1);
+    std::vector<Topology> topos;
+    for (const auto& spec : specs)
+    {
+        topos.push_back(BuildTopology(spec));
+    }
+    DrlTrainer trainer(topos, o.params, o.seed);
+    trainer.SetThreads(o.threads);
+    std::string info = "trained by allreduce-train on " + o.topologies + ", seed " +
+                       std::to_string(o.seed) + ", trees per root " +
+                       std::to_string(o.params.treesPerRoot);
+    std::cout << "training on " << topos.size() << " topolog" << (topos.size() == 1 ? "y" : "ies")
+              << " (" << o.topologies << "), " << o.iterations << " iterations, J="
+              << o.params.upperIterations << " K=" << o.params.lowerIterations
+              << (o.resume ? ", resuming" : "") << std::endl;
+    trainer.GetPolicy().SetInfo(info);
+    trainer.Train(o.iterations, o.out, o.resume, [&](const DrlCurveRow& r) {
+        PrintCurveRow(o, trainer, r);
+    });
+    double best = 1e300;
+    for (const auto& r : trainer.GetCurve())
+    {
+        best = std::min(best, r.evalRatio);
+    }
+    std::cout << "policy: " << o.out << "/policy.pt (best decoded x" << std::setprecision(3)
+              << best << " bound)\n"
+              << "curve: " << WriteCurveFigure(o.out, o.topologies) << "\n"
+              << "per family: " << WriteFamilyCurveFigure(o.out, trainer) << std::endl;
+}
+#endif
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
+    CheckedCommandLine cmd(__FILE__,
+                           "Trains the hierarchical DRL AllReduce scheduler (LibTorch, PPO, the "
+                           "iterative scheme: J upper iterations, then K lower ones, again) and "
+                           "writes DIR/policy.pt for --scheduler=drl --model=DIR/policy.pt.");
+    AddOptions(cmd, o);
     try
     {
         cmd.Parse(argc, argv);
@@ -149,63 +229,7 @@ main(int argc, char* argv[])
             throw std::runtime_error(GetDrlUnavailableReason());
         }
 #ifdef ALLREDUCE_HAVE_TORCH
-        if (topologies.empty())
-        {
-            throw std::invalid_argument(
-                "give --topology=SPEC[;SPEC...] (e.g. 'bcube:n=3,k=1;dcell:n=4,k=1')");
-        }
-        const std::vector<std::string> specs = ParseListValue("topology", topologies, ';');
-        if (out.empty())
-        {
-            throw std::invalid_argument("give --out=DIR for the checkpoints and the curve");
-        }
-        // Parallel episodes, not parallel matrix products: the networks are small, and one
-        // LibTorch thread keeps every product's sums in one order.
-        torch::set_num_threads(1);
-        std::vector<Topology> topos;
-        for (const auto& spec : specs)
-        {
-            topos.push_back(BuildTopology(spec));
-        }
-        DrlTrainer trainer(topos, params, seed);
-        trainer.SetThreads(threads);
-        std::string info = "trained by allreduce-train on " + topologies + ", seed " +
-                           std::to_string(seed) + ", trees per root " +
-                           std::to_string(params.treesPerRoot);
-        std::cout << "training on " << topos.size() << " topolog" << (topos.size() == 1 ? "y" : "ies")
-                  << " (" << topologies << "), " << iterations << " iterations, J="
-                  << params.upperIterations << " K=" << params.lowerIterations
-                  << (resume ? ", resuming" : "") << std::endl;
-        trainer.GetPolicy().SetInfo(info);
-        trainer.Train(iterations, out, resume, [&](const DrlCurveRow& r) {
-            std::cout << "iter " << std::setw(3) << r.iteration << "/" << iterations << " "
-                      << std::setw(5) << r.level << "  mean " << std::fixed
-                      << std::setprecision(2) << r.meanRounds << "  best " << r.bestRounds
-                      << "  decoded " << r.evalRounds << " (x" << std::setprecision(3)
-                      << r.evalRatio << " bound)  entropy " << r.entropy << "  "
-                      << std::setprecision(1) << r.seconds << " s" << std::endl;
-            if (r.iteration == 0 && !trainer.GetTeacherRounds().empty())
-            {
-                std::cout << "warm start: the teacher (balanced's rules) took";
-                for (uint32_t t : trainer.GetTeacherRounds())
-                {
-                    std::cout << " " << t;
-                }
-                std::cout << " rounds" << std::endl;
-            }
-        });
-        std::cout << "policy: " << out << "/policy.pt (best decoded x" << std::setprecision(3)
-                  << [&]() {
-                         double best = 1e300;
-                         for (const auto& r : trainer.GetCurve())
-                         {
-                             best = std::min(best, r.evalRatio);
-                         }
-                         return best;
-                     }()
-                  << " bound)\n"
-                  << "curve: " << WriteCurveFigure(out, topologies) << "\n"
-                  << "per family: " << WriteFamilyCurveFigure(out, trainer) << std::endl;
+        Train(o);
 #endif
     }
     catch (const std::exception& e)

@@ -580,6 +580,151 @@ GetQueueDisc(const PacketRunConfig& config)
     return config.queueDisc;
 }
 
+namespace
+{
+
+/// The controller's attributes a packet run sets from its configuration.
+void
+ConfigureController(AllReduceHelper& allreduce,
+                    const PacketRunConfig& config,
+                    const RunSettings& settings,
+                    const Topology& topo)
+{
+    allreduce.SetAttribute("Seed", UintegerValue(config.seed));
+    allreduce.SetAttribute("Values", StringValue(config.values));
+    allreduce.SetControllerAttribute("Mode", StringValue(config.mode));
+    allreduce.SetControllerAttribute("Connections", StringValue(config.connections));
+    allreduce.SetControllerAttribute("WarmUps", UintegerValue(config.warmUps));
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(config.gradientBytes));
+    allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
+    allreduce.SetControllerAttribute("Stragglers",
+                                     UintegerValue(settings.stragglers.all ? topo.GetNServers()
+                                                                       : settings.stragglers.count));
+    if (!settings.stragglers.delay.empty())
+    {
+        allreduce.SetControllerAttribute("StragglerDelay", StringValue(settings.stragglers.delay));
+    }
+}
+
+/// Builds the network and installs the AllReduce (and the background traffic) on it; on an
+/// error, destroys what was built and throws.
+void
+InstallPacketRun(const Plan& plan,
+                 const PacketRunConfig& config,
+                 const RunSettings& settings,
+                 Ptr<AllReduceScheduler> scheduler,
+                 DcnTopologyHelper& dcn,
+                 AllReduceHelper& allreduce,
+                 BackgroundTrafficHelper& background)
+{
+    try
+    {
+        dcn.Install();
+        if (config.loss != 0)
+        {
+            dcn.SetPacketLoss(config.loss, config.lossStream); // checks the rate
+        }
+        if (scheduler)
+        {
+            allreduce.Install(scheduler, plan.workloads);
+        }
+        else
+        {
+            allreduce.Install(plan);
+        }
+        if (config.backgroundLoad != 0)
+        {
+            background.Install(Seconds(0));
+        }
+        allreduce.GetController()->SetGradientReadyTimes(settings.stragglers.times);
+        allreduce.GetController()->AssignStreams(2 * int64_t{config.stragglerSeed});
+    }
+    catch (...)
+    {
+        Simulator::Destroy(); // the nodes built so far
+        throw;
+    }
+}
+
+/// The counters at the measured AllReduce's start: what the warm-ups put on the links and
+/// flows is taken off.
+struct MeasuredStart
+{
+    std::vector<uint64_t> ownBytes;          //!< per directed link, the AllReduce's bytes
+    uint64_t foreignBytes{0};                //!< other traffic's bytes, over all links
+    FlowMonitor::FlowStatsContainer flows;   //!< the flow monitor's statistics
+    Time at;                                 //!< when it started
+};
+
+/// Records the counters when the measured AllReduce starts (after WarmUps warm-ups).
+void
+WatchMeasuredStart(Ptr<AllReduceController> controller,
+                   Ptr<LinkLoadMonitor> links,
+                   Ptr<FlowMonitor> monitor,
+                   uint32_t warmUps,
+                   MeasuredStart& start)
+{
+    start.ownBytes.assign(links->GetNDirectedLinks(), 0);
+    controller->TraceConnectWithoutContext(
+        "Started",
+        Callback<void, uint32_t>([links, monitor, warmUps, &start](uint32_t index) {
+            if (index != warmUps || index == 0)
+            {
+                return;
+            }
+            for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
+            {
+                start.ownBytes[l] = links->GetOwnBytes(l);
+                start.foreignBytes += links->GetForeignBytes(l);
+            }
+            start.at = Simulator::Now();
+            if (monitor)
+            {
+                monitor->CheckForLostPackets();
+                start.flows = monitor->GetFlowStats();
+            }
+        }));
+}
+
+/// Fills the report of a run that ended: links, result, verification and notes.
+void
+ReportPacketRun(const Plan& plan,
+                const PacketRunConfig& config,
+                const RunSettings& settings,
+                Ptr<AllReduceController> controller,
+                Ptr<LinkLoadMonitor> links,
+                const MeasuredStart& start,
+                PacketRunReport& report)
+{
+    for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
+    {
+        report.linkBytes.push_back(links->GetOwnBytes(l) - start.ownBytes[l]);
+        report.linkRateBps.push_back(links->GetRateBps(l));
+        report.foreignBytes += links->GetForeignBytes(l);
+    }
+    report.foreignBytes -= start.foreignBytes;
+    report.result = controller->GetResult();
+    report.run = Plan{controller->GetWorkloads(), controller->GetSchedule()};
+    report.verification = controller->Verify();
+    report.dataRateBps = static_cast<double>(settings.rate.GetBitRate());
+    report.pieceTime =
+        controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
+    report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;
+    for (const LinkDownEvent& down : config.linkDowns)
+    {
+        if (down.at > Simulator::Now().GetSeconds())
+        {
+            report.notes.push_back("link " + std::to_string(down.link) +
+                                   " never went down: the run ended at " +
+                                   std::to_string(Simulator::Now().GetSeconds()) +
+                                   " s, before the time asked for (" + std::to_string(down.at) +
+                                   " s)");
+        }
+    }
+}
+
+} // namespace
+
 PacketRunReport
 RunPacketAllReduce(const Plan& plan,
                    const PacketRunConfig& config,
@@ -606,51 +751,10 @@ RunPacketAllReduce(const Plan& plan,
         background.AssignStreams(BACKGROUND_STREAMS + config.backgroundSeed);
     }
     AllReduceHelper allreduce(dcn);
-    allreduce.SetAttribute("Seed", UintegerValue(config.seed));
-    allreduce.SetAttribute("Values", StringValue(config.values));
-    allreduce.SetControllerAttribute("Mode", StringValue(config.mode));
-    allreduce.SetControllerAttribute("Connections", StringValue(config.connections));
-    allreduce.SetControllerAttribute("WarmUps", UintegerValue(config.warmUps));
-    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(config.gradientBytes));
-    allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
-    allreduce.SetControllerAttribute("Stragglers",
-                                     UintegerValue(settings.stragglers.all ? topo.GetNServers()
-                                                                       : settings.stragglers.count));
-    if (!settings.stragglers.delay.empty())
-    {
-        allreduce.SetControllerAttribute("StragglerDelay", StringValue(settings.stragglers.delay));
-    }
+    ConfigureController(allreduce, config, settings, topo);
     ConfigureTransport(config, settings, dcn);
-    try
-    {
-        dcn.Install();
-        if (config.loss != 0)
-        {
-            dcn.SetPacketLoss(config.loss, config.lossStream); // checks the rate
-        }
-        if (online)
-        {
-            allreduce.Install(scheduler, plan.workloads);
-        }
-        else
-        {
-            allreduce.Install(plan);
-        }
-        if (config.backgroundLoad != 0)
-        {
-            background.Install(Seconds(0));
-        }
-        allreduce.GetController()->SetGradientReadyTimes(settings.stragglers.times);
-        allreduce.GetController()->AssignStreams(2 * int64_t{config.stragglerSeed});
-    }
-    catch (...)
-    {
-        Simulator::Destroy(); // the nodes built so far
-        throw;
-    }
+    InstallPacketRun(plan, config, settings, scheduler, dcn, allreduce, background);
     Ptr<AllReduceController> controller = allreduce.GetController();
-
-    PacketRunReport report;
     for (const LinkDownEvent& down : config.linkDowns)
     {
         Simulator::Schedule(Seconds(down.at), &DcnTopologyHelper::SetLinkUp, &dcn, down.link, false);
@@ -665,69 +769,22 @@ RunPacketAllReduce(const Plan& plan,
     {
         monitor = flowHelper.Install(dcn.GetNodes());
     }
-
-    // What the warm-ups put on the links and flows is taken off at the measured start.
     Ptr<LinkLoadMonitor> links = allreduce.GetLinkLoadMonitor();
-    std::vector<uint64_t> ownBefore(links->GetNDirectedLinks(), 0);
-    uint64_t foreignBefore = 0;
-    FlowMonitor::FlowStatsContainer flowsBefore;
-    Time measuredStart;
-    controller->TraceConnectWithoutContext(
-        "Started",
-        Callback<void, uint32_t>([&](uint32_t index) {
-            if (index != config.warmUps || index == 0)
-            {
-                return;
-            }
-            for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
-            {
-                ownBefore[l] = links->GetOwnBytes(l);
-                foreignBefore += links->GetForeignBytes(l);
-            }
-            measuredStart = Simulator::Now();
-            if (monitor)
-            {
-                monitor->CheckForLostPackets();
-                flowsBefore = monitor->GetFlowStats();
-            }
-        }));
+    MeasuredStart start;
+    WatchMeasuredStart(controller, links, monitor, config.warmUps, start);
 
+    PacketRunReport report;
     const auto wallStart = std::chrono::steady_clock::now();
     Simulator::Run();
     report.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     report.events = Simulator::GetEventCount();
-
-    for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
-    {
-        report.linkBytes.push_back(links->GetOwnBytes(l) - ownBefore[l]);
-        report.linkRateBps.push_back(links->GetRateBps(l));
-        report.foreignBytes += links->GetForeignBytes(l);
-    }
-    report.foreignBytes -= foreignBefore;
-    report.result = controller->GetResult();
-    report.run = Plan{controller->GetWorkloads(), controller->GetSchedule()};
-    report.verification = controller->Verify();
-    report.dataRateBps = static_cast<double>(settings.rate.GetBitRate());
-    report.pieceTime =
-        controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
-    report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;
-    for (const LinkDownEvent& down : config.linkDowns)
-    {
-        if (down.at > Simulator::Now().GetSeconds())
-        {
-            report.notes.push_back("link " + std::to_string(down.link) +
-                                   " never went down: the run ended at " +
-                                   std::to_string(Simulator::Now().GetSeconds()) +
-                                   " s, before the time asked for (" + std::to_string(down.at) +
-                                   " s)");
-        }
-    }
+    ReportPacketRun(plan, config, settings, controller, links, start, report);
     if (monitor)
     {
         CollectFlowReports(monitor,
-                           flowsBefore,
-                           measuredStart,
+                           start.flows,
+                           start.at,
                            DynamicCast<Ipv4FlowClassifier>(flowHelper.GetClassifier()),
                            plan,
                            controller,
