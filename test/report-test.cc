@@ -241,7 +241,7 @@ TEST(AggregationTable, ComparesAggregationWithServerOnlyMergeAndWritesWhatItPrin
     const AggregationTableRow& jellyfish = table.GetRows().front();
     EXPECT_EQ(jellyfish.seeds, 2u);
     EXPECT_EQ(jellyfish.rounds.at("balanced ina=all").size(), 2u);
-    EXPECT_EQ(jellyfish.rounds.at("balanced ina=all").front(), 19); // README's table
+    EXPECT_EQ(jellyfish.rounds.at("balanced ina=all").front(), 19); // the manual's table
     EXPECT_EQ(jellyfish.bound.front(), 18);                         // 2*10*9 / 10 ports
     EXPECT_EQ(jellyfish.inaBound.front(), 10);                      // 10*10 / 10
     const AggregationTableRow& fattree = table.GetRows().back();
