@@ -158,7 +158,7 @@ def build(bld):
     experiment.source = [
         'experiment/io/checked-command-line.cc',
         'experiment/io/report-format.cc',
-        'experiment/io/report-table.cc',
+        'experiment/io/text-columns.cc',
         'experiment/io/bar-chart.cc',
         'experiment/io/cdf-chart.cc',
         'experiment/io/learning-curve-chart.cc',
@@ -169,7 +169,7 @@ def build(bld):
         'experiment/runs/drl-search-reporter.cc',
         'experiment/runs/rounds-report.cc',
         'experiment/runs/packet-report.cc',
-        'experiment/tables/paper-table.cc',
+        'experiment/tables/paper-topologies.cc',
         'experiment/tables/dynamic-table.cc',
         'experiment/tables/cluster-table.cc',
         'experiment/tables/table-experiment.cc',

@@ -20,7 +20,7 @@
 #include "allreduce-experiment.h"
 #include "checked-command-line.h"
 #include "packet-table.h"
-#include "paper-table.h"
+#include "paper-topologies.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"

@@ -13,7 +13,7 @@
 //   dcn-topology --topology=jellyfish:switches=10,degree=4 --dot=jf.dot --write=jf.topo
 
 #include "checked-command-line.h"
-#include "paper-table.h"
+#include "paper-topologies.h"
 #include "report-format.h"
 #include "topology-summary.h"
 

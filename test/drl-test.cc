@@ -7,7 +7,7 @@
 
 #include "allreduce-experiment.h"
 #include "drl-search-reporter.h"
-#include "paper-table.h"
+#include "paper-topologies.h"
 #include "test-helpers.h"
 #include "test-topologies.h"
 

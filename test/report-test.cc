@@ -10,11 +10,11 @@
 #include "checked-command-line.h"
 #include "learning-curve-chart.h"
 #include "packet-table.h"
-#include "paper-table.h"
+#include "paper-topologies.h"
 #include "progress-reporter.h"
 #include "report-format.h"
-#include "report-table.h"
 #include "rounds-table.h"
+#include "text-columns.h"
 
 #include "ns3/allreduce-module.h"
 
@@ -28,10 +28,10 @@
 
 using namespace ns3;
 
-TEST(ReportTable, AlignsColumnsToTheirWidestCell)
+TEST(TextColumns, AlignsColumnsToTheirWidestCell)
 {
-    ReportTable t;
-    t.AddColumn("topology", ReportTable::LEFT);
+    TextColumns t;
+    t.AddColumn("topology", TextColumns::LEFT);
     t.AddColumn("rounds");
     t.AddRow({"bcube(3,1)", "11"});
     t.AddRow({"jellyfish(10,4,1,1..5)", "20.8±0.4"});
@@ -46,9 +46,9 @@ TEST(ReportTable, AlignsColumnsToTheirWidestCell)
     EXPECT_THROW(t.AddColumn("late"), std::logic_error);
 }
 
-TEST(ReportTable, WritesCsvQuotedWhereNeeded)
+TEST(TextColumns, WritesCsvQuotedWhereNeeded)
 {
-    ReportTable t;
+    TextColumns t;
     t.AddColumn("topology");
     t.AddColumn("note");
     t.AddRow({"bcube(n=3,k=1)", "said \"hi\""});
@@ -176,7 +176,7 @@ TEST(BarChart, RefusesValuesThatDoNotFitAndWritesDataAndScript)
 
 TEST(PaperTable, OneRowPerPaperTopologyWithItsNumbers)
 {
-    ASSERT_EQ(GetPaperTable().size(), 9u);
+    ASSERT_EQ(GetPaperTopologies().size(), 9u);
     const PaperTopology* bcube = FindPaperTopology("bcube:n=3,k=1");
     ASSERT_NE(bcube, nullptr);
     EXPECT_EQ(bcube->GetSizeText(), "(15,18)");

@@ -5,7 +5,7 @@
 // The scheduler hook: every scheduler's schedule is valid everywhere, the best heuristic meets
 // its floors, results are deterministic, and a user's own scheduler plugs in by name.
 
-#include "paper-table.h"
+#include "paper-topologies.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"

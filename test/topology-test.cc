@@ -4,7 +4,7 @@
 
 // Counts and structure of the topology generators, the spec strings and the topology file.
 
-#include "paper-table.h"
+#include "paper-topologies.h"
 #include "test-helpers.h"
 
 #include "ns3/topology-generators.h"

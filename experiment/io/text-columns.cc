@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#include "report-table.h"
+#include "text-columns.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -24,22 +24,22 @@ DisplayWidth(const std::string& s)
 } // namespace
 
 void
-ReportTable::AddColumn(const std::string& header, Align align)
+TextColumns::AddColumn(const std::string& header, Align align)
 {
     if (!m_rows.empty())
     {
-        throw std::logic_error("ReportTable: add every column before the first row");
+        throw std::logic_error("TextColumns: add every column before the first row");
     }
     m_headers.push_back(header);
     m_align.push_back(align);
 }
 
 void
-ReportTable::AddRow(std::vector<std::string> cells)
+TextColumns::AddRow(std::vector<std::string> cells)
 {
     if (cells.size() != m_headers.size())
     {
-        throw std::invalid_argument("ReportTable: a row of " + std::to_string(cells.size()) +
+        throw std::invalid_argument("TextColumns: a row of " + std::to_string(cells.size()) +
                                     " cells in a table of " + std::to_string(m_headers.size()) +
                                     " columns");
     }
@@ -47,7 +47,7 @@ ReportTable::AddRow(std::vector<std::string> cells)
 }
 
 void
-ReportTable::Print(std::ostream& os) const
+TextColumns::Print(std::ostream& os) const
 {
     std::vector<size_t> width(m_headers.size());
     for (size_t c = 0; c < m_headers.size(); ++c)
@@ -76,7 +76,7 @@ ReportTable::Print(std::ostream& os) const
 }
 
 void
-ReportTable::WriteCsv(std::ostream& os) const
+TextColumns::WriteCsv(std::ostream& os) const
 {
     const auto writeLine = [&os](const std::vector<std::string>& cells) {
         for (size_t c = 0; c < cells.size(); ++c)
@@ -93,7 +93,7 @@ ReportTable::WriteCsv(std::ostream& os) const
 }
 
 std::string
-ReportTable::CsvCell(const std::string& cell)
+TextColumns::CsvCell(const std::string& cell)
 {
     if (cell.find_first_of(",\"\r\n") == std::string::npos)
     {

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef NS3_ALLREDUCE_REPORT_TABLE_H
-#define NS3_ALLREDUCE_REPORT_TABLE_H
+#ifndef NS3_ALLREDUCE_TEXT_COLUMNS_H
+#define NS3_ALLREDUCE_TEXT_COLUMNS_H
 
 #include <ostream>
 #include <string>
@@ -17,7 +17,7 @@ namespace ns3
  * A table of text cells that prints itself for a person (columns aligned to their widest
  * cell) or as CSV (RFC 4180: a cell with a comma, quote or line break is quoted).
  */
-class ReportTable
+class TextColumns
 {
   public:
     /// How a column's cells line up when printed for a person.
@@ -63,4 +63,4 @@ class ReportTable
 
 } // namespace ns3
 
-#endif /* NS3_ALLREDUCE_REPORT_TABLE_H */
+#endif /* NS3_ALLREDUCE_TEXT_COLUMNS_H */

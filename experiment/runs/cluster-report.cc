@@ -5,7 +5,7 @@
 #include "cluster-report.h"
 
 #include "report-format.h"
-#include "report-table.h"
+#include "text-columns.h"
 
 #include "ns3/text-file.h"
 
@@ -49,9 +49,9 @@ PrintClusterRun(std::ostream& os, const ClusterRunInfo& info, const ClusterResul
     os << info.topology << ", " << result.jobs.size() << " jobs (" << info.trace
        << "), placement " << info.placement << ", " << GetClusterModeName(info.config.mode)
        << " scheduling with " << info.config.scheduler << ", " << info.level << " level\n";
-    ReportTable table;
+    TextColumns table;
     table.AddColumn("job");
-    table.AddColumn("servers", ReportTable::LEFT);
+    table.AddColumn("servers", TextColumns::LEFT);
     const bool packet = info.level == "packet";
     for (const char* header : {"arrival ms", "start ms", "finish ms", "JCT ms", "rounds", "bound",
                                "valid"})

@@ -5,10 +5,10 @@
 #include "aggregation-table.h"
 
 #include "bar-chart.h"
-#include "paper-table.h"
+#include "paper-topologies.h"
 #include "progress-reporter.h"
 #include "report-format.h"
-#include "report-table.h"
+#include "text-columns.h"
 
 #include "ns3/scheduler-registry.h"
 #include "ns3/scheduler-result.h"
@@ -211,8 +211,8 @@ AggregationTable::Print(std::ostream& os) const
 {
     os << "\nAggregation in the network (doc/allreduce.rst): rounds without aggregating "
           "switches, then with them (ina=all: every switch; ina=FRACTION: a seeded share)\n\n";
-    ReportTable table;
-    table.AddColumn("topology", ReportTable::LEFT);
+    TextColumns table;
+    table.AddColumn("topology", TextColumns::LEFT);
     table.AddColumn("bound");
     const std::vector<std::string> columns = GetColumns();
     const size_t serverOnly = GetServerOnlySchedulers().size();
@@ -268,7 +268,7 @@ AggregationTable::Print(std::ostream& os) const
 void
 AggregationTable::WriteCsv(std::ostream& os) const
 {
-    ReportTable table;
+    TextColumns table;
     for (const char* header : {"topology", "servers", "switches", "bound", "bound_ina"})
     {
         table.AddColumn(header);

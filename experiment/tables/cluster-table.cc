@@ -7,17 +7,16 @@
 #include "cdf-chart.h"
 #include "progress-reporter.h"
 #include "report-format.h"
-#include "report-table.h"
+#include "text-columns.h"
 
 #include "ns3/placement-policy.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/topology-generators.h"
 #include "ns3/uinteger.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace ns3
@@ -162,11 +161,11 @@ ClusterTable::Compare(std::string ClusterTableRow::*field,
 void
 ClusterTable::Print(std::ostream& os) const
 {
-    ReportTable table;
-    table.AddColumn("topology", ReportTable::LEFT);
-    table.AddColumn("placement", ReportTable::LEFT);
-    table.AddColumn("mode", ReportTable::LEFT);
-    table.AddColumn("scheduler", ReportTable::LEFT);
+    TextColumns table;
+    table.AddColumn("topology", TextColumns::LEFT);
+    table.AddColumn("placement", TextColumns::LEFT);
+    table.AddColumn("mode", TextColumns::LEFT);
+    table.AddColumn("scheduler", TextColumns::LEFT);
     for (const char* header :
          {"mean JCT ms", "p95 JCT ms", "mean wait ms", "makespan ms", "link use %", "valid jobs"})
     {
@@ -230,7 +229,7 @@ ClusterTable::Print(std::ostream& os) const
 void
 ClusterTable::WriteCsv(std::ostream& os) const
 {
-    ReportTable table;
+    TextColumns table;
     for (const char* header : {"topology",
                                "placement",
                                "mode",

@@ -7,19 +7,18 @@
 #include "bar-chart.h"
 #include "progress-reporter.h"
 #include "report-format.h"
-#include "report-table.h"
+#include "text-columns.h"
 
 #include "ns3/portable-random.h"
 #include "ns3/replay-scheduler.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/topology-generators.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
 
@@ -262,8 +261,8 @@ DynamicTable::Print(std::ostream& os) const
     // that stalled on the failed link are counted apart.
     const auto print = [&](const std::string& by, const std::vector<std::string>& keys,
                            bool byTopology) {
-        ReportTable table;
-        table.AddColumn(by, ReportTable::LEFT);
+        TextColumns table;
+        table.AddColumn(by, TextColumns::LEFT);
         for (const auto& scenario : m_config.scenarios)
         {
             table.AddColumn(scenario);
@@ -329,7 +328,7 @@ DynamicTable::Print(std::ostream& os) const
 void
 DynamicTable::WriteCsv(std::ostream& os) const
 {
-    ReportTable table;
+    TextColumns table;
     for (const char* header : {"topology",
                                "scheduler",
                                "scenario",

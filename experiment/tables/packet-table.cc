@@ -8,16 +8,15 @@
 #include "bar-chart.h"
 #include "progress-reporter.h"
 #include "report-format.h"
-#include "report-table.h"
+#include "text-columns.h"
 
 #include "ns3/scheduler-registry.h"
 #include "ns3/topology-generators.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace ns3
@@ -184,9 +183,9 @@ PacketTable::GetFailure() const
 void
 PacketTable::Print(std::ostream& os) const
 {
-    ReportTable table;
-    table.AddColumn("topology", ReportTable::LEFT);
-    table.AddColumn("scheduler", ReportTable::LEFT);
+    TextColumns table;
+    table.AddColumn("topology", TextColumns::LEFT);
+    table.AddColumn("scheduler", TextColumns::LEFT);
     table.AddColumn("rounds");
     table.AddColumn("flow ms");
     for (const auto& mode : m_config.modes)
@@ -251,8 +250,8 @@ PacketTable::PrintAggregation(std::ostream& os) const
     const std::string& mode = m_config.modes.front();
     os << "\nAggregation in the network (doc/allreduce.rst): the fastest " << mode
        << " completion without aggregating switches and with them, ms (scheduler)\n\n";
-    ReportTable table;
-    table.AddColumn("topology", ReportTable::LEFT);
+    TextColumns table;
+    table.AddColumn("topology", TextColumns::LEFT);
     table.AddColumn("without");
     for (const auto& share : m_config.shares)
     {
@@ -294,7 +293,7 @@ PacketTable::PrintAggregation(std::ostream& os) const
 void
 PacketTable::WriteCsv(std::ostream& os) const
 {
-    ReportTable table;
+    TextColumns table;
     for (const char* header : {"topology", "scheduler", "servers", "rounds", "predicted_time_s"})
     {
         table.AddColumn(header);

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#include "paper-table.h"
+#include "paper-topologies.h"
 
 namespace ns3
 {
@@ -15,7 +15,7 @@ PaperTopology::GetSizeText() const
 }
 
 const std::vector<PaperTopology>&
-GetPaperTable()
+GetPaperTopologies()
 {
     // A 4-regular graph on 20 switches has 40 switch links, plus 20 server links: 60, where
     // the paper prints 59.
@@ -36,7 +36,7 @@ GetPaperTable()
 const PaperTopology*
 FindPaperTopology(const std::string& spec)
 {
-    for (const PaperTopology& row : GetPaperTable())
+    for (const PaperTopology& row : GetPaperTopologies())
     {
         if (row.spec == spec)
         {
@@ -50,7 +50,7 @@ std::vector<std::string>
 PaperTopologySpecs()
 {
     std::vector<std::string> specs;
-    for (const PaperTopology& row : GetPaperTable())
+    for (const PaperTopology& row : GetPaperTopologies())
     {
         specs.push_back(row.spec);
     }

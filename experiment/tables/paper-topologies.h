@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#ifndef NS3_ALLREDUCE_PAPER_TABLE_H
-#define NS3_ALLREDUCE_PAPER_TABLE_H
+#ifndef NS3_ALLREDUCE_PAPER_TOPOLOGIES_H
+#define NS3_ALLREDUCE_PAPER_TOPOLOGIES_H
 
 #include <cstdint>
 #include <string>
@@ -37,7 +37,7 @@ struct PaperTopology
  * \return the seed paper's Table 2: BCube(3..5,1), DCell(4..6,1) and Jellyfish with 10, 15 and
  *         20 switches (degree 4, one server each), in the paper's order
  */
-const std::vector<PaperTopology>& GetPaperTable();
+const std::vector<PaperTopology>& GetPaperTopologies();
 
 /**
  * \ingroup allreduce
@@ -48,10 +48,10 @@ const PaperTopology* FindPaperTopology(const std::string& spec);
 
 /**
  * \ingroup allreduce
- * \return the spec strings of the nine topologies the seed paper evaluates (GetPaperTable's)
+ * \return the spec strings of the nine topologies the seed paper evaluates (GetPaperTopologies's)
  */
 std::vector<std::string> PaperTopologySpecs();
 
 } // namespace ns3
 
-#endif /* NS3_ALLREDUCE_PAPER_TABLE_H */
+#endif /* NS3_ALLREDUCE_PAPER_TOPOLOGIES_H */

@@ -5,10 +5,10 @@
 #include "rounds-table.h"
 
 #include "bar-chart.h"
-#include "paper-table.h"
+#include "paper-topologies.h"
 #include "progress-reporter.h"
 #include "report-format.h"
-#include "report-table.h"
+#include "text-columns.h"
 
 #include "ns3/double.h"
 #include "ns3/drl-scheduler.h"
@@ -223,8 +223,8 @@ RoundsTable::GetFailure() const
 void
 RoundsTable::Print(std::ostream& os) const
 {
-    ReportTable table;
-    table.AddColumn("topology", ReportTable::LEFT);
+    TextColumns table;
+    table.AddColumn("topology", TextColumns::LEFT);
     for (const char* header : {"nodes", "links", "workloads", "bound"})
     {
         table.AddColumn(header);
@@ -319,8 +319,8 @@ RoundsTable::PrintDrlNotes(std::ostream& os) const
     os << "generalization: " << m_config.generalization << " ("
        << GetDrlCheckpointInfo(m_config.generalization)
        << ")\n  rounds on seed 1, per topology (that checkpoint / the topology's own / bound):\n";
-    ReportTable table;
-    table.AddColumn("  topology", ReportTable::LEFT);
+    TextColumns table;
+    table.AddColumn("  topology", TextColumns::LEFT);
     for (const char* header : {"general", "own", "bound"})
     {
         table.AddColumn(header);
@@ -354,8 +354,8 @@ RoundsTable::PrintOptimalGaps(std::ostream& os) const
        << "Gap = rounds / optimum - 1, a range where the optimum is an interval; a scheduler on "
           "other trees or workloads can be below it\n(balanced chooses its trees): that is what "
           "the choice of trees is worth.\n\n";
-    ReportTable table;
-    table.AddColumn("topology", ReportTable::LEFT);
+    TextColumns table;
+    table.AddColumn("topology", TextColumns::LEFT);
     table.AddColumn("optimum");
     table.AddColumn("status");
     for (const auto& name : m_config.schedulers)
@@ -385,7 +385,7 @@ RoundsTable::PrintOptimalGaps(std::ostream& os) const
 void
 RoundsTable::WriteCsv(std::ostream& os) const
 {
-    ReportTable table;
+    TextColumns table;
     for (const char* header : {"topology", "nodes", "links", "servers", "workloads",
                                "bound_bandwidth"})
     {

@@ -5,9 +5,9 @@
 #include "topology-summary.h"
 
 #include "bar-chart.h"
-#include "paper-table.h"
+#include "paper-topologies.h"
 #include "report-format.h"
-#include "report-table.h"
+#include "text-columns.h"
 
 #include "ns3/topology-generators.h"
 
@@ -104,8 +104,8 @@ PrintTopologySummary(std::ostream& os, const TopologySummary& s)
 void
 PrintTopologyTable(std::ostream& os, const std::vector<TopologySummary>& rows)
 {
-    ReportTable table;
-    table.AddColumn("topology", ReportTable::LEFT);
+    TextColumns table;
+    table.AddColumn("topology", TextColumns::LEFT);
     for (const char* header :
          {"servers", "switches", "nodes", "links", "ports/server", "diameter", "paper(n,l)"})
     {
