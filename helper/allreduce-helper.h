@@ -24,6 +24,17 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce AllReduce
+ * AllReduce in data-center networks (doc/allreduce.rst): topologies as ns-3 networks,
+ * AllReduce cut into workloads and scheduled in rounds behind one scheduler hook, checked by a
+ * validator and against lower bounds, and run packet by packet with real data. Its subsystems,
+ * in dependency order: allreduce-common, allreduce-topology, allreduce-workload,
+ * allreduce-flow, allreduce-schedule, allreduce-schedulers, then the leaves allreduce-learning,
+ * allreduce-cluster, allreduce-msccl and allreduce-packet; the helpers (DcnTopologyHelper,
+ * AllReduceHelper, BackgroundTrafficHelper) wire them into ns-3.
+ */
+
+/**
  * \ingroup allreduce
  * Installs a packet-level AllReduce on a network built by DcnTopologyHelper, in the shape of
  * ns-3's application helpers: one AllReduceApplication per server and per aggregating switch

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * A Gnuplot figure of clustered bars: one cluster per category (a topology, a round), one bar
  * per series (a scheduler), one panel per group of values (a controller mode), and an optional
  * horizontal reference line (the bound, the flow-level prediction). Write puts the data in
@@ -80,7 +80,7 @@ class BarChart
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Runs gnuplot (the one found at configure time, else the one on PATH) on a script.
  * \param plt the script, which draws png from data
  * \param png the figure it draws
@@ -90,7 +90,7 @@ class BarChart
 std::string RunGnuplot(const std::string& plt, const std::string& png, const std::string& data);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param text a title or a name
  * \return it as a double-quoted gnuplot (and data file) string
  */

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * A Gnuplot figure of empirical distributions: in each panel (a topology) one step line per
  * series (a placement and scheduling policy), the fraction of values at or below x. Write puts
  * the data in PREFIX.dat, the script in PREFIX.plt and, when gnuplot runs, the figure in

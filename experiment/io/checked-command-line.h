@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * The command line of the module's programs: ns-3's CommandLine (usage, --help, --ns3::...
  * attributes) with every value parsed and range-checked by us before anything uses it.
  *
@@ -184,7 +184,7 @@ class CheckedCommandLine
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param option the option's name, for errors \param text e.g. "16MB", "64KiB", "1000"
  * \return the bytes
  * \throws std::invalid_argument naming the option when text is not a size
@@ -192,7 +192,7 @@ class CheckedCommandLine
 uint64_t ParseByteSize(const std::string& option, const std::string& text);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param option the option's name, for errors \param text e.g. "1us", "2.5ms", "3"
  * \return the time
  * \throws std::invalid_argument naming the option when text is not a time
@@ -200,7 +200,7 @@ uint64_t ParseByteSize(const std::string& option, const std::string& text);
 Time ParseTimeValue(const std::string& option, const std::string& text);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Splits an option's list ("ps,ring" or "bcube:n=3,k=1;dcell:n=4,k=1") at sep, spaces around
  * the items dropped.
  * \param option the option's name, for errors \param text its value \param sep the separator
@@ -212,7 +212,7 @@ std::vector<std::string> ParseListValue(const std::string& option,
                                         char sep);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param option the option's name, for errors
  * \param text ids and ranges separated by commas, e.g. "0,1,2,3" or "4-11,0"
  * \return the ids in the order given (ranges ascending), at most 1<<24 of them

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * The learning curve of a training run per topology family: for every family of the training
  * topologies (TopologyFamily: BCube, DCell, fat-tree, Jellyfish, random graphs, files), the mean
  * over its topologies of the decoded rounds over the bandwidth bound, one line per family

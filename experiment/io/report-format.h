@@ -13,28 +13,28 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param values some numbers
  * \return their mean (0 for none)
  */
 double Mean(const std::vector<double>& values);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param values some numbers
  * \return their sample standard deviation (0 for fewer than two)
  */
 double StandardDeviation(const std::vector<double>& values);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param values positive numbers
  * \return their geometric mean (0 for none)
  */
 double GeometricMean(const std::vector<double>& values);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param values some numbers (the seeds of one experiment)
  * \param precision digits after the point of the mean when the values differ
  * \return "11" when they are all the same, else "20.8±0.8" (mean ± standard deviation)
@@ -42,7 +42,7 @@ double GeometricMean(const std::vector<double>& values);
 std::string FormatMeanStd(const std::vector<double>& values, int precision);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param value a number
  * \param precision digits after the point
  * \return the number in fixed notation
@@ -50,7 +50,7 @@ std::string FormatMeanStd(const std::vector<double>& values, int precision);
 std::string FormatFixed(double value, int precision);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param value a number
  * \return the number as a stream prints it by default (six significant digits), as CSV and
  *         data files carry it
@@ -58,14 +58,14 @@ std::string FormatFixed(double value, int precision);
 std::string FormatNumber(double value);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param name a topology name, e.g. "bcube(n=3,k=1)"
  * \return its parameter values without their names, for axis labels, e.g. "bcube(3,1)"
  */
 std::string ShortLabel(const std::string& name);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Opens an output file, creating its directory first.
  * \param path the file
  * \param option the option that named it, for the error (e.g. "out")

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * A table of text cells that prints itself for a person (columns aligned to their widest
  * cell) or as CSV (RFC 4180: a cell with a comma, quote or line break is quoted).
  */

@@ -17,10 +17,18 @@
 namespace ns3
 {
 
+/**
+ * \defgroup allreduce-experiment Experiment layer
+ * What the example programs share and the ns-3 module does not hold (library
+ * ns3-allreduce-experiment): the checked command line, reports, charts and progress lines
+ * (experiment/io), one run and its report (experiment/runs), the table experiments
+ * (experiment/tables).
+ */
+
 class CheckedCommandLine;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * A link that goes down during a run.
  */
 struct LinkDownEvent
@@ -30,7 +38,7 @@ struct LinkDownEvent
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Servers whose gradients are ready late, as --stragglers spells them (ParseStragglerSpec).
  */
 struct StragglerSpec
@@ -42,7 +50,7 @@ struct StragglerSpec
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param spec "" or "none"; "K:DELAY" (K servers chosen at random are late by DELAY, e.g.
  *        "2:500us"); "K:exp:MEAN" (each late by an exponential delay of that mean); "all:exp:MEAN"
  *        (every server); "list:T0,T1,..." (server i's gradient is ready at Ti)
@@ -52,7 +60,7 @@ struct StragglerSpec
 StragglerSpec ParseStragglerSpec(const std::string& spec);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param spec --slow-links as given: "FRACTION" or "FRACTION:FACTOR" (FACTOR 0.5 when left out)
  * \param seed which links
  * \return the topology spec options that say the same, e.g. ",slow=0.25,slowrate=0.5,slowseed=1",
@@ -62,7 +70,7 @@ StragglerSpec ParseStragglerSpec(const std::string& spec);
 std::string SlowLinksSpecOptions(const std::string& spec, uint32_t seed);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param links each --link-down given, a link index ("-1" alone: none)
  * \param times each --link-down-at given: none (all at 0), or one per link, in the same order
  * \return the events
@@ -73,7 +81,7 @@ std::vector<LinkDownEvent> ParseLinkDowns(const std::vector<std::string>& links,
                                           const std::vector<std::string>& times);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param given --decisions as given ("" when not)
  * \param scheduler the scheduler's name, or "" when a schedule file is replayed
  * \return "online" or "replay": online by default for a scheduler, replay for a schedule file
@@ -83,7 +91,7 @@ std::vector<LinkDownEvent> ParseLinkDowns(const std::vector<std::string>& links,
 std::string ChooseDecisions(const std::string& given, const std::string& scheduler);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Everything one packet-level run needs besides its plan.
  */
 struct PacketRunConfig
@@ -126,7 +134,7 @@ struct PacketRunConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Adds the transport's options to a command line: --connections, --warm-ups, --tcp,
  * --queue-disc and --queue-size, read into config.
  * \param cmd the command line \param config where the values go (its values are the defaults)
@@ -134,7 +142,7 @@ struct PacketRunConfig
 void AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param config a run's configuration
  * \return the queue disc it runs with: its queueDisc, with "auto" resolved (red for dctcp,
  *         else fq-codel)
@@ -142,7 +150,7 @@ void AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config);
 std::string GetQueueDisc(const PacketRunConfig& config);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * FlowMonitor's view of one data flow: a connection's data direction.
  */
 struct FlowReport
@@ -162,7 +170,7 @@ struct FlowReport
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * What a packet-level run produced.
  */
 struct PacketRunReport
@@ -190,7 +198,7 @@ struct PacketRunReport
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Runs one packet-level AllReduce of a plan on its own topology: builds the network
  * (DcnTopologyHelper), installs the applications and controller (AllReduceHelper), runs the
  * simulation, verifies the result and collects the statistics, then destroys the simulation.

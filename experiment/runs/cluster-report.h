@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * What a single cluster run was, for its report.
  */
 struct ClusterRunInfo
@@ -28,7 +28,7 @@ struct ClusterRunInfo
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Prints one cluster run for a person: per job its servers, arrival, start, finish, completion
  * time, rounds against the bound, validation and (packet level) exact sums; then the
  * summary.
@@ -37,7 +37,7 @@ struct ClusterRunInfo
 void PrintClusterRun(std::ostream& os, const ClusterRunInfo& info, const ClusterResult& result);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Writes one cluster run as JSON: the settings, per job `id`, `servers`, `arrival_s`,
  * `start_s`, `finish_s`, `jct_s`, `rounds`, `bound_rounds`, `valid` (every AllReduce passed
  * the validator) and at packet level `verified` (every AllReduce ended with the exact sums),

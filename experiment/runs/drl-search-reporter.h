@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Progress lines for the `drl` scheduler's search (its SearchProgress trace source), through a
  * ProgressReporter per phase (the episodes, then the rollout's rounds): what runs, n of m, the
  * best rounds so far, the time elapsed and an estimate of the time left, e.g.

@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * A cluster run packet by packet: what runs and how.
  */
 struct PacketClusterConfig
@@ -32,7 +32,7 @@ struct PacketClusterConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Runs a trace of jobs on one cluster in one ns-3 simulation (doc/allreduce.rst, "Several
  * jobs"). The cluster is built once (DcnTopologyHelper); jobs are placed first come, first
  * served (ClusterQueue) as they arrive in simulated time; each AllReduce of a job, after its

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Prints one packet-level run for a person (allreduce-packet): the network, the schedule, the
  * completion time beside the flow-level prediction, traffic, link utilization, the simulation's
  * cost and the verification.
@@ -29,7 +29,7 @@ void PrintPacketReport(std::ostream& os,
                        const PacketRunReport& report);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Writes the same as one JSON object, with every data flow and round.
  * \param os where to write
  * \param plan the plan that ran
@@ -44,7 +44,7 @@ void WritePacketReportJson(std::ostream& os,
                            const std::string& figure);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Draws each round's packet-level duration (first start to last finish) beside T_S, the
  * flow-level time of a round.
  * \param prefix output prefix (PREFIX.dat, .plt, .png)

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Prints one flow-level result for a person (allreduce-rounds): topology, scheduler,
  * workloads, rounds, bounds, ratio, validity, time, what `optimal` proved and which
  * checkpoint `drl` used.
@@ -32,7 +32,7 @@ void PrintRoundsReport(std::ostream& os,
                        const DrlDecoding* drl = nullptr);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Writes the same as one JSON object.
  * \param os where to write
  * \param result the result

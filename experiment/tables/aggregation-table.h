@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Checks a share of aggregating switches as the tables take it (the spec option ina=).
  * \param share "all" or a fraction in (0, 1]
  * \throws std::invalid_argument otherwise, saying what is accepted
@@ -25,7 +25,7 @@ namespace ns3
 void CheckAggregationShare(const std::string& share);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * What the aggregation comparison runs (allreduce-table's --aggregation).
  */
 struct AggregationTableConfig
@@ -37,7 +37,7 @@ struct AggregationTableConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * One topology of the comparison: rounds per column and seed.
  */
 struct AggregationTableRow
@@ -54,7 +54,7 @@ struct AggregationTableRow
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Aggregation in the network against server-only merge (doc/allreduce.rst, "Aggregation in the
  * network"): on the seed paper's nine topologies and fat-tree k=4 and k=8, the rounds of `ps`,
  * `ring` and `balanced` without aggregation, and of `ps` and `balanced` with every switch

@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * What the cluster experiment runs (allreduce-cluster's table options).
  */
 struct ClusterTableConfig
@@ -34,7 +34,7 @@ struct ClusterTableConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * One trace on one topology with one placement, mode and scheduler.
  */
 struct ClusterTableRow
@@ -55,7 +55,7 @@ struct ClusterTableRow
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Several jobs sharing a cluster at flow level (doc/allreduce.rst, "Several jobs"): one trace
  * on each topology, with each placement, each way of sharing links (independent, joint) and
  * each scheduler. It reports the mean and 95th-percentile job completion time, the makespan

@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * What the dynamic-conditions experiment runs (allreduce-dynamic's options).
  */
 struct DynamicTableConfig
@@ -32,7 +32,7 @@ struct DynamicTableConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * One scheduler on one topology under one scenario, replayed and decided online.
  */
 struct DynamicTableRow
@@ -57,7 +57,7 @@ struct DynamicTableRow
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Decisions inside ns-3 under dynamic conditions (doc/allreduce.rst, "Decisions inside ns-3"):
  * each plan replayed as made and decided online by its scheduler, packet by packet, in each
  * scenario:

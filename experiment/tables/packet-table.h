@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * What the fidelity experiment runs (allreduce-packet-table's options).
  */
 struct PacketTableConfig
@@ -35,7 +35,7 @@ struct PacketTableConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * One schedule on one topology, run once per mode.
  */
 struct PacketTableRow
@@ -60,7 +60,7 @@ struct PacketTableRow
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * The fidelity experiment: each schedule run packet by packet in ns-3 in every mode, beside
  * the flow-level prediction rounds x T_S, every result verified exactly. With shares of
  * aggregating switches (doc/allreduce.rst, "Aggregation in the network"), every topology runs

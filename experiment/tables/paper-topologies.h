@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * One row of the seed paper's Table 2, as printed: a topology, its size, and the rounds of
  * Parameter Server, Ring and the paper's RL scheduler. The paper's definitions of rounds and
  * workloads were looser than the manual's, so its rounds are for comparing trends.
@@ -33,21 +33,21 @@ struct PaperTopology
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \return the seed paper's Table 2: BCube(3..5,1), DCell(4..6,1) and Jellyfish with 10, 15 and
  *         20 switches (degree 4, one server each), in the paper's order
  */
 const std::vector<PaperTopology>& GetPaperTopologies();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param spec a topology spec
  * \return its row of the paper's table, or nullptr when the paper does not evaluate it
  */
 const PaperTopology* FindPaperTopology(const std::string& spec);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \return the spec strings of the nine topologies the seed paper evaluates (GetPaperTopologies's)
  */
 std::vector<std::string> PaperTopologySpecs();

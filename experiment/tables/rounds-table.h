@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * What the headline experiment runs (allreduce-table's options).
  */
 struct RoundsTableConfig
@@ -33,7 +33,7 @@ struct RoundsTableConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * One scheduler on one topology, over its seeds.
  */
 struct RoundsTableCell
@@ -47,7 +47,7 @@ struct RoundsTableCell
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * One topology of the table.
  */
 struct RoundsTableRow
@@ -65,7 +65,7 @@ struct RoundsTableRow
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * The headline flow-level experiment: the seed paper's nine topologies (its Table 2) x the
  * schedulers, in rounds, with the bandwidth bound, the paper's numbers, and with `optimal` the
  * gap of every scheduler to the optimum. Run it, then print or write it.

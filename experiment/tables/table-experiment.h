@@ -17,7 +17,7 @@ namespace ns3
 class ProgressReporter;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * An experiment that fills a table (RoundsTable, PacketTable): run it step by step, then print
  * it for a person and write it as CSV, JSON and a figure.
  */
@@ -69,21 +69,21 @@ class TableExperiment
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param spec a topology spec
  * \return whether it is random (Jellyfish), so that the tables average it over seeds
  */
 bool IsSeededSpec(const std::string& spec);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param spec a topology spec \param seeds the seeds a random one is averaged over
  * \return the seeds it runs with: `seeds` when it is random, else 1
  */
 uint32_t SeedsOf(const std::string& spec, uint32_t seeds);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Runs a table's topologies, a random one once per seed 1..seeds, one row each.
  * \param specs the topology specs (a random one ending in seed=N)
  * \param seeds the seeds a random one is averaged over
@@ -111,21 +111,21 @@ RunOverSeeds(const std::vector<std::string>& specs, uint32_t seeds, RunSeed runS
 }
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param spec a topology spec ending in seed=N when random \param seed a seed
  * \return the spec with that seed (a spec that is not random, unchanged)
  */
 std::string WithSeed(const std::string& spec, uint32_t seed);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param name the name of a random topology's seed 1 \param seeds the seeds averaged
  * \return the name of the row that averages them, "...seed=1..5)" (unchanged for one seed)
  */
 std::string NameOverSeeds(const std::string& name, uint32_t seeds);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param rows a table's rows, each with a `topology` name
  * \return the distinct topologies, in the order they first appear (the order they ran)
  */

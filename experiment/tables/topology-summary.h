@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * What dcn-topology says about a topology: its counts, ports per server, server diameter, and
  * the seed paper's printed size where the paper evaluates it.
  */
@@ -37,7 +37,7 @@ struct TopologySummary
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Builds a topology and describes it. The diameter is searched from every server while that
  * costs at most about 2e8 node and link visits (a second or two), from a sample beyond.
  * \param spec a topology spec
@@ -47,28 +47,28 @@ struct TopologySummary
 TopologySummary DescribeTopology(const std::string& spec);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param os where to print one topology, one line per fact
  * \param s the summary
  */
 void PrintTopologySummary(std::ostream& os, const TopologySummary& s);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param os where to print several topologies as a table, with its footnotes
  * \param rows the summaries
  */
 void PrintTopologyTable(std::ostream& os, const std::vector<TopologySummary>& rows);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * \param os where to write the summaries as JSON: an object for one, an array for several
  * \param rows the summaries
  */
 void WriteTopologyJson(std::ostream& os, const std::vector<TopologySummary>& rows);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-experiment
  * Draws servers, switches and links per topology.
  * \param rows the summaries
  * \param prefix output prefix (PREFIX.dat, .plt, .png), from dcn-topology's --plot

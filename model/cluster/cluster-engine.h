@@ -23,7 +23,14 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce-cluster Several jobs
  * \ingroup allreduce
+ * Several training jobs on one cluster: job traces, placement policies and the flow-level cluster
+ * engine (doc/allreduce.rst, "Several jobs").
+ */
+
+/**
+ * \ingroup allreduce-cluster
  * How the jobs running at once share the directed links (doc/allreduce.rst, "Several jobs").
  */
 enum class ClusterMode : uint8_t
@@ -35,13 +42,13 @@ enum class ClusterMode : uint8_t
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * \param mode a mode \return its name: "independent" or "joint"
  */
 std::string GetClusterModeName(ClusterMode mode);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * A cluster run at flow level: what is run and how.
  */
 struct ClusterConfig
@@ -53,7 +60,7 @@ struct ClusterConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * One job of a cluster run, as it went.
  */
 struct ClusterJobResult
@@ -81,7 +88,7 @@ struct ClusterJobResult
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * A whole cluster run.
  */
 struct ClusterResult
@@ -98,7 +105,7 @@ struct ClusterResult
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * \param cluster the cluster \param jobs a trace \param pieces pieces per chunk
  * \throws std::invalid_argument for a job larger than the cluster, a gradient too small for
  *         its servers and pieces, no iterations, a negative time, or jobs out of arrival order
@@ -106,7 +113,7 @@ struct ClusterResult
 void CheckClusterJobs(const Topology& cluster, const std::vector<JobSpec>& jobs, uint32_t pieces);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * \param jobs a checked trace (CheckClusterJobs) \param pieces pieces per chunk
  * \param linkRateBps the links' rate
  * \return per job its id, spec and round length (one piece over one link), the rest unset
@@ -116,7 +123,7 @@ std::vector<ClusterJobResult> MakeClusterJobResults(const std::vector<JobSpec>& 
                                                     double linkRateBps);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * Runs a trace of jobs on one cluster at flow level (doc/allreduce.rst, "Several jobs").
  *
  * Jobs are placed first come, first served: an arriving job waits while the one before it

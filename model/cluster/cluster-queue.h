@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * Who waits for servers on a cluster, and what the running jobs hold (doc/allreduce.rst,
  * "Several jobs"): the free servers, and per directed link how many placed jobs' workloads use
  * it. Jobs are placed first come, first served: one that must wait keeps the ones behind it

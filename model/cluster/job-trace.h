@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * One training job of a cluster trace (doc/allreduce.rst, "Several jobs"): an AllReduce over
  * `servers` servers, repeated `iterations` times, each after `computeS` seconds of computing
  * that start when the previous AllReduce ended (the first when the job starts).
@@ -37,7 +37,7 @@ constexpr const char* JOB_TRACE_HEADER = "arrival_s,servers,gradient_bytes,itera
 constexpr uint32_t MAX_TRACE_JOBS = 1000000;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * Reads a job trace: CSV with the columns of JOB_TRACE_HEADER (the header line itself is
  * optional), one job per row in arrival order, '#' starting a comment, blank lines skipped.
  * \param text the trace
@@ -52,7 +52,7 @@ constexpr uint32_t MAX_TRACE_JOBS = 1000000;
 std::vector<JobSpec> ParseJobTrace(const std::string& text, const std::string& source);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * \param path a job trace file (see ParseJobTrace)
  * \return its jobs
  * \throws std::invalid_argument naming the file, and the row when a row is wrong
@@ -60,7 +60,7 @@ std::vector<JobSpec> ParseJobTrace(const std::string& text, const std::string& s
 std::vector<JobSpec> ReadJobTrace(const std::string& path);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * \param jobs jobs
  * \return the trace ParseJobTrace reads back to the same jobs (header line first; times in
  *         their shortest exact decimal form)
@@ -68,7 +68,7 @@ std::vector<JobSpec> ReadJobTrace(const std::string& path);
 std::string FormatJobTrace(const std::vector<JobSpec>& jobs);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * What GenerateJobTrace draws from.
  */
 struct JobTraceConfig
@@ -83,7 +83,7 @@ struct JobTraceConfig
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * A seeded trace: the first job arrives at 0, the gaps after it are exponential with the
  * mean given; sizes and gradient sizes are drawn uniformly from the lists. The same config
  * gives the same trace with every standard library (the draws use std::mt19937_64 alone).

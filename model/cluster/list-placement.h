@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * `list`: the servers the user gives (attribute Servers, e.g. "0,5,10,15"), in that order; the
  * job waits while any of them is held by another job.
  */

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * `packed`: the first run of consecutive free servers long enough for the job (servers that
  * are numbered together sit together in BCube, DCell and fat-tree); when no run is long
  * enough, the lowest-numbered free servers, so a job never waits while enough servers are

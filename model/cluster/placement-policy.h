@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * What a placement policy is asked: how many servers a job needs, which are free, and how
  * busy the links are with the jobs already running.
  */
@@ -36,7 +36,7 @@ struct PlacementRequest
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * Chooses the servers of an arriving job (doc/allreduce.rst, "Several jobs"). Place checks
  * the request and the answer around DoPlace, so that a policy can only give `servers` distinct
  * free servers, or none: the job then waits until a job ends.
@@ -77,7 +77,7 @@ class PlacementPolicy : public Object
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * Gives a placement policy its short name when the module is loaded; each policy's .cc file
  * holds one after its NS_OBJECT_ENSURE_REGISTERED.
  */
@@ -97,7 +97,7 @@ class PlacementRegistration
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * \param name a short name ("packed", "random", ...)
  * \return a new policy with its default attributes
  * \throws std::invalid_argument for an unknown name, listing the known ones
@@ -105,7 +105,7 @@ class PlacementRegistration
 Ptr<PlacementPolicy> CreatePlacement(const std::string& name);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * \return (name, description) of every placement policy, in listing order
  */
 std::vector<std::pair<std::string, std::string>> ListPlacements();

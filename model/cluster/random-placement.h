@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * `random`: free servers drawn uniformly (attribute Seed), in ascending order. The draws of one
  * policy object follow each other, so a run placing its jobs in the same order places them the
  * same way; the draws are the same with every standard library.

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-cluster
  * `topology-aware`: GADGET's idea (INFOCOM'22) for the merge AllReduce (doc/allreduce.rst,
  * "Several jobs"). From each of up to `Candidates` anchor servers (free servers on distinct
  * first switches, spread over the cluster), it grows a group: it adds the free server nearest

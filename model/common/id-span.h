@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * A read-only view of consecutive ids kept elsewhere (C++17 has no std::span): what a
  * WorkloadSet hands out for lists it stores once and shares, such as the dependencies that
  * every gather of a parameter-server chunk waits for. Valid while the owner lives unchanged.

@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * A uniform integer in [0, n) drawn from a 64-bit Mersenne Twister by rejection, so that the
  * same seed gives the same draw with every standard library (the std distributions do not).
  * \param rng the generator \param n how many values, at least 1
@@ -21,7 +21,7 @@ namespace ns3
 uint64_t UniformIndex(std::mt19937_64& rng, uint64_t n);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * \param rng the generator
  * \return a uniform value in [0, 1) from the generator's top 53 bits, the same with every
  *         standard library

@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * Short names for the subclasses of one base (the schedulers, the placement policies), so
  * that programs take `--scheduler=greedy` or `--placement=packed` and no base file needs to
  * know the subclasses there are: each subclass's .cc file registers itself at load time.

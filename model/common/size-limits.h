@@ -12,7 +12,14 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce-common Common
  * \ingroup allreduce
+ * Limits on sizes and memory, text files, portable random numbers, short-name registries, id spans:
+ * what every other part uses.
+ */
+
+/**
+ * \ingroup allreduce-common
  * The most memory one structure of the module may take (8 GiB): a size that would need more is
  * refused before anything is allocated, with a message that says how much it would need
  * (see "Limits" in doc/allreduce.rst).
@@ -20,13 +27,13 @@ namespace ns3
 constexpr uint64_t MAX_MEMORY_BYTES = uint64_t{8} << 30;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * \return the memory limit in force: MAX_MEMORY_BYTES unless a process lowered it
  */
 uint64_t GetMemoryLimit();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * Lowers (or restores) the memory limit of this process, for programs that take untrusted input
  * and must stay small, such as the fuzz targets.
  * \param bytes the new limit, at most MAX_MEMORY_BYTES
@@ -34,7 +41,7 @@ uint64_t GetMemoryLimit();
 void SetMemoryLimit(uint64_t bytes);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * Refuses a size whose memory estimate is over GetMemoryLimit().
  * \param what what would be built, e.g. "the workloads of bcube(n=16,k=4)"
  * \param bytes its estimated memory
@@ -44,7 +51,7 @@ void SetMemoryLimit(uint64_t bytes);
 void CheckMemory(const std::string& what, uint64_t bytes, const std::string& hint);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * \param a a size \param b another
  * \return a * b, or UINT64_MAX where that overflows (so that an estimate made of products
  *         stays over any limit instead of wrapping around)

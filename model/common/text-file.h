@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * Reads a whole text file the module takes as input (topology files, schedule files).
  * \param path the file
  * \param what what it is, for errors, e.g. "schedule file"
@@ -24,14 +24,14 @@ namespace ns3
 std::string ReadTextFile(const std::string& path, const std::string& what, uint64_t maxBytes);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * Drops a leading UTF-8 byte-order mark (EF BB BF), which some editors write.
  * \param text the text
  */
 void StripByteOrderMark(std::string& text);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * The part of a line of a text file that carries data, for the readers of line formats
  * (topology files, job traces).
  * \param line a line as read, without its newline
@@ -42,7 +42,7 @@ void StripByteOrderMark(std::string& text);
 std::string LineContent(std::string line, uint64_t lineNo);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * \param text a value from the user
  * \param most the most characters to show
  * \return the value, cut to its first `most` characters with "... (N characters)" after it when
@@ -51,14 +51,14 @@ std::string LineContent(std::string line, uint64_t lineNo);
 std::string Abbreviate(const std::string& text, size_t most = 60);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * \param text a field as read
  * \return the text without blanks (spaces, tabs) at either end
  */
 std::string Trim(const std::string& text);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * \param text a value from the user
  * \param[out] value the number, when it is one
  * \return true when text is a plain, finite decimal number (digits, one point, an exponent,
@@ -67,7 +67,7 @@ std::string Trim(const std::string& text);
 bool ParseDecimal(const std::string& text, double& value);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-common
  * \param text digits only, at most 20 (no sign, point or exponent)
  * \param max the largest value accepted
  * \param[out] value the number, when it is one

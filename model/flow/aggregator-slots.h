@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-flow
  * The slot rule of aggregating switches (doc/allreduce.rst, "Aggregation in the network"): a
  * switch holds at most its number of slots of chunk pieces at a time.
  *

@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-flow
  * A set of ids from 0 to n−1 kept as a vector, with adding and removing in O(1): removing an
  * id moves the last one into its place, so the order is stable for a given history but not
  * the order of adding (GetLog keeps that). The engines' ready lists (RoundEngine, PacketSchedulerState).

@@ -19,7 +19,14 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce-flow Flow level
  * \ingroup allreduce
+ * The flow-level engine: the state a scheduler sees and the round engine that keeps link conflicts
+ * and dependencies (doc/allreduce.rst, "Rounds, the round engine and bounds").
+ */
+
+/**
+ * \ingroup allreduce-flow
  * The flow-level SchedulerState: rounds. It keeps, for a WorkloadSet, which workloads are
  * waiting for dependencies, ready, started in the round being built, and done; which directed
  * links the round uses and which are down; and the round index. It is the one place that

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-flow
  * Where a workload stands at a decision point.
  */
 enum class WorkloadStatus : uint8_t
@@ -26,7 +26,7 @@ enum class WorkloadStatus : uint8_t
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-flow
  * What a scheduler sees at a decision point, and the one thing it can do there: start a
  * workload (doc/allreduce.rst, "Schedulers"). Every engine that runs an AllReduce implements
  * it: RoundEngine at flow level (a decision point is the start of a round, or any moment while

@@ -14,7 +14,14 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce-msccl MSCCL files
  * \ingroup allreduce
+ * MSCCL algorithm files (XML): reading, checking on symbolic data, import as a plan and export of a
+ * schedule (doc/allreduce.rst, "MSCCL algorithm files").
+ */
+
+/**
+ * \ingroup allreduce-msccl
  * The instructions of an MSCCL algorithm step (doc/allreduce.rst, "MSCCL algorithm files").
  */
 enum class MscclStepType
@@ -42,7 +49,7 @@ bool ReadsSource(MscclStepType type);
 bool WritesDestination(MscclStepType type);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * One step of a threadblock.
  */
 struct MscclStep
@@ -66,7 +73,7 @@ struct MscclStep
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * A threadblock: steps run one after another, with at most one send peer and one recv peer.
  */
 struct MscclThreadblock
@@ -79,7 +86,7 @@ struct MscclThreadblock
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * One rank (GPU) of an algorithm: its buffer sizes and its threadblocks.
  */
 struct MscclGpu
@@ -92,7 +99,7 @@ struct MscclGpu
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * An MSCCL algorithm, as the MSCCL executor reads it from XML (`<algo>`, `<gpu>`, `<tb>`,
  * `<step>`; doc/allreduce.rst, "MSCCL algorithm files").
  */
@@ -119,7 +126,7 @@ constexpr uint32_t MSCCL_MAX_RANKS = 1U << 16;
 constexpr uint32_t MSCCL_MAX_CHUNKS = 1U << 24;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * Reads an MSCCL algorithm from its XML text and checks its structure: the elements and
  * attributes (unknown ones are refused), numbers, ranks and threadblock ids, steps numbered
  * from 0, buffers and offsets within the buffer sizes, step types against the threadblock's
@@ -134,7 +141,7 @@ constexpr uint32_t MSCCL_MAX_CHUNKS = 1U << 24;
 MscclAlgorithm ParseMscclXml(const std::string& text, const std::string& source);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * \param path an MSCCL algorithm file
  * \return the algorithm (ParseMscclXml)
  * \throws std::invalid_argument when the file cannot be read or is malformed
@@ -142,7 +149,7 @@ MscclAlgorithm ParseMscclXml(const std::string& text, const std::string& source)
 MscclAlgorithm ReadMscclFile(const std::string& path);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * Writes an algorithm as MSCCL XML, every step with all its attributes.
  * \param os where to write
  * \param algorithm the algorithm

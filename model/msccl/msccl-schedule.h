@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * An MSCCL algorithm as a plan on a topology (doc/allreduce.rst, "MSCCL algorithm files").
  */
 struct MscclImport
@@ -27,7 +27,7 @@ struct MscclImport
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * Turns an MSCCL AllReduce into workloads on a topology, after SimulateMscclAlgorithm checked
  * it: rank i runs on server ranks[i] (on servers 0..n-1 when ranks is empty); where that is not
  * every server in order, the plan is on the JobView of those servers (the others relay). The
@@ -52,7 +52,7 @@ MscclImport ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                                  const std::vector<uint32_t>& ranks);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * Writes a schedule as an MSCCL AllReduce (doc/allreduce.rst, "MSCCL algorithm files"): one rank
  * per server, in place, chunk c piece p as MSCCL chunk c·k + p. A workload is a send step (s) on
  * its sender and a receive on its receiver: rrc (receive, add, store) for a reduce workload, r
@@ -74,7 +74,7 @@ MscclAlgorithm ExportMscclAlgorithm(const WorkloadSet& workloads,
                                     uint32_t* unpinned = nullptr);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * Exports a schedule (ExportMscclAlgorithm), checks the algorithm by simulating it, and writes
  * it to a file.
  * \param path the file
@@ -85,14 +85,14 @@ MscclAlgorithm ExportMscclAlgorithm(const WorkloadSet& workloads,
 void WriteMscclFile(const std::string& path, const WorkloadSet& workloads, const Schedule& schedule);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * \param path a file name
  * \return true when it ends in ".xml" (any case): an MSCCL algorithm file
  */
 bool IsMscclPath(const std::string& path);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * \param path a file to read
  * \return true when its text starts with '<' (after a byte-order mark and blanks): XML, so an
  *         MSCCL algorithm rather than a JSON schedule file (false when it cannot be read)

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * One chunk moved from one rank to another by a send step of an MSCCL algorithm.
  */
 struct MscclTransfer
@@ -34,7 +34,7 @@ struct MscclTransfer
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * Runs an MSCCL algorithm on symbolic data (doc/allreduce.rst, "MSCCL algorithm files"): each
  * chunk slot of each rank's buffers holds the input chunk it is a part of and the set of ranks
  * whose contributions it sums. Steps run in an order the executor could run them in: a step

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-msccl
  * Reads a schedule file as a plan, as a ReplayScheduler with that File would replay it; or an
  * MSCCL algorithm file (text that starts with '<'), imported onto the topology
  * (ImportMscclAlgorithm).

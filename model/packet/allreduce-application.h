@@ -24,10 +24,18 @@
 namespace ns3
 {
 
+/**
+ * \defgroup allreduce-packet Packet level
+ * \ingroup allreduce
+ * AllReduce packet by packet in ns-3: the application on every server, the controller that asks the
+ * scheduler at each decision point, its connection pool, gradient release and stall watch, and the
+ * routes along the flow trees (doc/allreduce.rst, "Packet level").
+ */
+
 class AllReduceController;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * What a server's initial gradient holds.
  */
 enum GradientValues
@@ -37,7 +45,7 @@ enum GradientValues
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * A server's initial gradient, the same for the same arguments on every platform (SplitMix64).
  * \param values P \param server the server \param seed the seed \param kind integer or float
  * \return P values
@@ -45,7 +53,7 @@ enum GradientValues
 std::vector<float> MakeGradient(uint64_t values, uint32_t server, uint32_t seed, GradientValues kind);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * The AllReduce application of one server (doc/allreduce.rst, "Packet level"), or of one switch
  * that aggregates (Topology::IsAggregator; "Aggregation in the network"). It holds the server's
  * gradient as float32 values (a switch: zeros, it contributes nothing) and, when its

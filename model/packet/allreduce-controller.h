@@ -34,7 +34,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * The outcome of a packet-level run, times in simulated seconds from the controller's start.
  */
 struct AllReduceRunResult
@@ -55,7 +55,7 @@ struct AllReduceRunResult
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * Drives a packet-level AllReduce (doc/allreduce.rst, "Decisions inside ns-3"): at each
  * decision point it shows a scheduler the live PacketSchedulerState (workloads done and in
  * flight, directed links busy and down, servers whose gradients are ready, simulated time,

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * Static routes that make packets follow given paths: a route per flow (addresses and ports),
  * so that every workload takes the path its schedule names, and a route per destination
  * address along the destination's flow tree for everything else; both in hash tables.

@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * Measures, per directed link, how much of its capacity traffic other than the AllReduce used
  * (doc/allreduce.rst, "Decisions inside ns-3"): the device counters an online scheduler sees
  * as SchedulerState::GetLinkLoad.

@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * The SchedulerState of a packet-level run: what the AllReduceController knows at a decision
  * point inside the simulation (doc/allreduce.rst, "Decisions inside ns-3").
  *

@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-packet
  * The directed links of a cluster as the controllers of several jobs share them when they
  * decide jointly (doc/allreduce.rst, "Several jobs"): how many transfers of every job are in
  * flight on each, and who waits for links to free up. A controller holds its transfer's links

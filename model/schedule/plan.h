@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * The workloads a scheduler chose to build and the schedule it made for them.
  */
 struct Plan
@@ -26,14 +26,14 @@ struct Plan
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * \param roundOf per workload, its round (NO_INDEX for none); rounds may have gaps
  * \return the rounds in order, with empty rounds dropped
  */
 Schedule CompactRounds(const std::vector<uint32_t>& roundOf);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * The plan of a schedule that chose, per root, one of several candidate flow trees: the merge
  * workloads on the chosen trees, and their rounds taken from the candidates' workloads. With
  * aggregating switches, where candidate sets may merge at different switches on equal trees,

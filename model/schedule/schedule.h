@@ -16,7 +16,14 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce-schedule Schedules
  * \ingroup allreduce
+ * Schedules and plans: the validator that simulates the data, the lower bounds and schedule files
+ * (doc/allreduce.rst, "Validator and schedule files").
+ */
+
+/**
+ * \ingroup allreduce-schedule
  * A schedule: the workloads of each round, in order (doc/allreduce.rst, "Rounds, the round engine
  * and bounds"), and the scheduler that made it.
  */
@@ -33,7 +40,7 @@ struct Schedule
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * The verdict of ValidateSchedule.
  */
 struct ScheduleCheck
@@ -43,7 +50,7 @@ struct ScheduleCheck
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * Checks a schedule against its workloads, by simulating the data each server holds:
  *  - every workload is scheduled exactly once, and ids exist;
  *  - no two workloads of a round use the same directed link;
@@ -60,7 +67,7 @@ struct ScheduleCheck
 ScheduleCheck ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * Lower bounds on the rounds of any schedule (doc/allreduce.rst, "Rounds, the round engine and
  * bounds").
  */
@@ -75,14 +82,14 @@ struct RoundBounds
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * \param workloads the workloads in use
  * \return the three bounds
  */
 RoundBounds ComputeBounds(const WorkloadSet& workloads);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * \param topology a topology
  * \param pieces pieces per chunk
  * \return the bandwidth bound ceil(2·N·(N−1)·k / Σ ports of servers), or with aggregating
@@ -94,7 +101,7 @@ uint32_t ComputeBandwidthBound(const Topology& topology, uint32_t pieces);
 extern const char* const SCHEDULE_FORMAT;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * Writes the schedule file (doc/allreduce.rst, "Validator and schedule files"): the topology (name,
  * servers, nodes, links), pieces, whether servers merge, the semantics, the scheduler, every
  * workload and the rounds.
@@ -105,7 +112,7 @@ extern const char* const SCHEDULE_FORMAT;
 void WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule& schedule);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * \param path file to write
  * \param workloads the workloads
  * \param schedule the schedule
@@ -116,7 +123,7 @@ void WriteScheduleFile(const std::string& path,
                        const Schedule& schedule);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * A schedule file's content: its workloads (with their topology) and its schedule.
  */
 struct ScheduleFile
@@ -132,7 +139,7 @@ struct ScheduleFile
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * Reads a schedule file. The structure is checked (fields, types, the topology, each
  * workload against it); whether the schedule is valid is ValidateSchedule's job.
  * \param is the JSON text
@@ -143,7 +150,7 @@ struct ScheduleFile
 ScheduleFile ReadScheduleJson(std::istream& is, const std::string& source);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * Reads a schedule file from its text (as ReadScheduleJson does from a stream). A UTF-8
  * byte-order mark is skipped, and values nested deeper than a schedule file's structure are
  * refused before they are built.
@@ -155,7 +162,7 @@ ScheduleFile ReadScheduleJson(std::istream& is, const std::string& source);
 ScheduleFile ParseScheduleJson(std::string text, const std::string& source);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedule
  * \param path a schedule file
  * \return its content
  * \throws std::invalid_argument when it cannot be read (named: missing, a directory, too

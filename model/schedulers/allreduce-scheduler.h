@@ -18,7 +18,14 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce-schedulers Schedulers
  * \ingroup allreduce
+ * The scheduler hook (AllReduceScheduler) and the schedulers behind it: ps, ring, greedy, balanced,
+ * replay and the exact optimal (doc/allreduce.rst, "Schedulers").
+ */
+
+/**
+ * \ingroup allreduce-schedulers
  * The scheduler hook (doc/allreduce.rst, "Schedulers"): one interface for every scheduler, flow
  * level and packet level, in the shape of ns-3's TcpCongestionOps. A scheduler
  *  - builds the workloads it schedules (MakeWorkloads: which semantics, which flow trees);
@@ -79,7 +86,7 @@ class AllReduceScheduler : public Object
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Runs a scheduler over given workloads on a fresh RoundEngine until every workload is done.
  * \param scheduler the scheduler (Prepare is called first)
  * \param workloads the workloads
@@ -89,7 +96,7 @@ class AllReduceScheduler : public Object
 Schedule RunRounds(AllReduceScheduler& scheduler, const WorkloadSet& workloads);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Runs a scheduler as RunRounds does, but gives up once its schedule cannot have fewer rounds
  * than a given number (the rounds so far and what the servers' ports need for the workloads
  * servers send that have not started): for searches that keep the shortest of several

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * `balanced`: our heuristic. It balances the link load of the merge workloads by choosing the
  * flow trees (BuildBalancedTrees), then list-schedules with a dynamic priority: a workload on a
  * link that still has much to carry goes first (most-loaded-link first), combined with its

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Chooses, for every root, a shortest-path flow tree that balances the load of the directed
  * links: starting from the shortest-path trees, local search over each node's parent,
  * minimizing the sum of squared directed-link loads of the merge workloads (doc/allreduce.rst,
@@ -35,7 +35,7 @@ std::vector<FlowTree> BuildBalancedTrees(const Topology& topology,
                                          uint64_t seed);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Shortest-path flow trees that route toward aggregating switches (doc/allreduce.rst,
  * "Aggregation in the network"): every node takes, among its neighbours one hop nearer the
  * root, an aggregating switch when there is one (the lowest id, so that the nodes of a level
@@ -46,7 +46,7 @@ std::vector<FlowTree> BuildBalancedTrees(const Topology& topology,
 std::vector<FlowTree> BuildAggregatorTrees(const Topology& topology);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Where only some switches aggregate (doc/allreduce.rst, "Aggregation in the network"), adds
  * the trees toward them (BuildAggregatorTrees) as one more candidate tree set, unless a set
  * already equals it; elsewhere (every switch aggregates, or none) changes nothing.
@@ -56,14 +56,14 @@ std::vector<FlowTree> BuildAggregatorTrees(const Topology& topology);
 void AddAggregatorTrees(const Topology& topology, std::vector<std::vector<FlowTree>>& trees);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * \param a a tree set \param b another, for the same topology
  * \return whether every root's tree is the same in both
  */
 bool IsSameTreeSet(const std::vector<FlowTree>& a, const std::vector<FlowTree>& b);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * The candidate flow-tree sets every scheduler that chooses routing draws from (`balanced`,
  * `optimal` with TreesPerRoot > 1, `drl`'s upper policy): candidate 0 is the shortest-path
  * trees, then the trees of BuildBalancedTrees with longer paths allowed and shortest only,
@@ -83,7 +83,7 @@ std::vector<std::vector<FlowTree>> BuildCandidateTrees(const Topology& topology,
                                                        uint32_t tries = 0);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * \param topology the topology
  * \param translations its translations (not empty)
  * \param tree a flow tree of root 0
@@ -94,7 +94,7 @@ std::vector<FlowTree> TranslateTree(const Topology& topology,
                                     const FlowTree& tree);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * \param topology the topology
  * \param translations its translations (not empty)
  * \return per directed link (GetDirectedLink's numbering), its orbit under the translations,
@@ -104,7 +104,7 @@ std::vector<uint32_t> GetDirectedLinkOrbits(const Topology& topology,
                                             const ServerTranslations& translations);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Candidate flow-tree sets that the translations copy (doc/allreduce.rst, "Symmetric
  * decoding"): in every set, the tree of root r is T_r of the set's tree of root 0, so that a
  * schedule may be root 0's decisions repeated by every T_r. Root 0's trees: the shortest-path

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * `greedy`: critical-path list scheduling of the merge workloads on the shortest-path flow
  * trees. A workload's priority is the length of the longest dependency chain it starts (its
  * height), then the length of its path, so that long chains and long paths start early.

@@ -19,20 +19,20 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * \return true when the module was built with COIN-OR CBC, so that the `optimal` scheduler
  *         can solve; false when CBC was not found at configure time
  */
 bool IsOptimalSchedulerAvailable();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * \return why the `optimal` scheduler cannot run and how to enable it (empty when it can)
  */
 std::string GetOptimalSchedulerUnavailableReason();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * What an exact search proved about the fewest rounds of some workloads.
  */
 struct OptimalSearch
@@ -69,7 +69,7 @@ struct OptimalSearch
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * `optimal`: the fewest rounds, exactly, for the workloads in use (doc/allreduce.rst, "Rounds, the
  * round engine and bounds"), found with a time-indexed integer program solved by COIN-OR CBC.
  *

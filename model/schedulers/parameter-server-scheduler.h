@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * `ps`: the Parameter Server baseline. Every server sends its own contribution to each
  * chunk's owner along the owner's shortest-path tree and the owner sends the sum back
  * (no merge; doc/allreduce.rst, "Workloads"), list-scheduled as GreedyScheduler does.

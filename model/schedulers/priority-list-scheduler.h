@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * List scheduling: at every decision point, takes the ready workloads in priority order
  * (highest first, then lowest id) and starts each one the state lets start (no directed link
  * busy or down). Derived classes set the priorities in ComputePriorities, and may change them

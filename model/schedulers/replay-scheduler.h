@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * `replay`: runs a plan made beforehand, a schedule file's or an offline planner's (the
  * `optimal` scheduler replays its solution with one). It decides nothing. At each decision
  * point, in the order of Order:

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * `ring`: the Ring AllReduce baseline over servers 0, 1, ..., N-1 (doc/allreduce.rst, "Workloads"),
  * each step routed along the receiver's shortest-path tree, list-scheduled as GreedyScheduler does
  * (which runs the ring's steps in order).

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * What the exact search may choose among: candidate workload sets on one topology (one per
  * candidate flow-tree set, or the one set of fixed workloads), which of them each root may
  * use, and which workloads enter the program.
@@ -33,7 +33,7 @@ struct RoundProgramInstance
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * The time-indexed integer program that asks whether the workloads fit in T rounds
  * (doc/allreduce.rst, "The exact scheduler"), solved with COIN-OR CBC.
  *

@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Gives a scheduler its short name when the module is loaded. Each scheduler's .cc file holds
  * one, after its NS_OBJECT_ENSURE_REGISTERED, so that no base file needs to know the
  * schedulers there are:
@@ -48,7 +48,7 @@ class SchedulerRegistration
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Makes a short name known to CreateScheduler and ListSchedulers, after the built-ins.
  * \param name short name (letters, digits, '-', '_')
  * \param typeId the TypeId name of an AllReduceScheduler subclass, e.g. "ns3::GreedyScheduler"
@@ -60,13 +60,13 @@ void RegisterScheduler(const std::string& name,
                        const std::string& description);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * \return (name, description) of every registered scheduler, built-ins first
  */
 std::vector<std::pair<std::string, std::string>> ListSchedulers();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * \param name a registered short name
  * \return why that scheduler cannot run in this build and how to enable it; empty when it can
  *         (and for a name that is not registered: CreateScheduler says what is wrong with it)
@@ -74,7 +74,7 @@ std::vector<std::pair<std::string, std::string>> ListSchedulers();
 std::string GetSchedulerUnavailableReason(const std::string& name);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * \param name a registered short name ("ps", "ring", "greedy", ...) or a TypeId name of an
  *        AllReduceScheduler subclass
  * \return a new scheduler

@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * A scheduler's plan with what a user compares: bounds, validity and the time it took.
  */
 struct SchedulerResult
@@ -32,7 +32,7 @@ struct SchedulerResult
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Computes a plan's bounds and validates it (for a plan from a scheduler or a file).
  * \param plan the workloads and schedule
  * \return the result (seconds left at 0)
@@ -40,7 +40,7 @@ struct SchedulerResult
 SchedulerResult EvaluatePlan(Plan plan);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * Creates a scheduler by name, plans the AllReduce, computes its bounds and validates it.
  * \param topology the topology
  * \param scheduler a name for CreateScheduler
@@ -52,7 +52,7 @@ SchedulerResult EvaluateScheduler(const Topology& topology,
                                   uint32_t pieces);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-schedulers
  * As above, with a scheduler the caller made (and keeps, e.g. to read what it reports).
  * \param topology the topology
  * \param scheduler the scheduler

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * A flow tree (doc/allreduce.rst, "Flow trees"): a tree over the topology rooted at one server that
  * reaches every server and gives each node in it one next hop (its parent) toward the root. Packets
  * of a workload follow the tree's path; servers on the way relay.
@@ -109,7 +109,7 @@ class FlowTree
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * \param topology a connected topology
  * \return the default shortest-path flow tree of every server, indexed by root
  */

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * One job's view of a cluster: the same graph, in which the job's servers (its placement) are
  * the servers, numbered 0..m-1 in the order given, and every other node, the other servers
  * included, is a switch (doc/allreduce.rst, "Several jobs"). A server outside the job relays

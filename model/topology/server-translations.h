@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * A group of automorphisms of a topology that acts regularly on its servers (doc/allreduce.rst,
  * "Symmetric decoding"): for every server r exactly one map T_r of the nodes onto themselves
  * that keeps every link (and its properties, every node's kind and aggregation) and takes

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * BCube(n,k) (Guo et al., SIGCOMM 2009): n^(k+1) servers, k+1 levels of n^k n-port switches.
  *
  * Server s has base-n digits a_k..a_0; its port i links to the level-i switch whose index is
@@ -28,7 +28,7 @@ namespace ns3
 Topology MakeBCube(int64_t n, int64_t k);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * DCell(n,k) (Guo et al., SIGCOMM 2008): t_k servers with t_0 = n and
  * t_k = t_{k-1} * (t_{k-1} + 1); one n-port switch per DCell_0.
  *
@@ -43,7 +43,7 @@ Topology MakeBCube(int64_t n, int64_t k);
 Topology MakeDCell(int64_t n, int64_t k);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Jellyfish (Singla et al., NSDI 2012): a random regular graph of switches with servers
  * attached.
  *
@@ -66,7 +66,7 @@ Topology MakeDCell(int64_t n, int64_t k);
 Topology MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitch, uint64_t seed);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * A random switch-centric graph with no structure at all, for trying a scheduler on networks
  * nobody designed (doc/allreduce.rst, "Topologies").
  *
@@ -87,7 +87,7 @@ Topology MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitc
 Topology MakeRandomGraph(int64_t switches, int64_t switchLinks, int64_t servers, uint64_t seed);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * FatTree(k) (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2 aggregation switches,
  * (k/2)^2 core switches, k/2 servers per edge switch.
  *
@@ -100,7 +100,7 @@ Topology MakeRandomGraph(int64_t switches, int64_t switchLinks, int64_t servers,
 Topology MakeFatTree(int64_t k);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Slows a seeded share of the links (doc/allreduce.rst, "Uneven links"): their rate factor
  * (LinkProperties) is multiplied by factor. The spec options slow=FRACTION, slowrate=X and
  * slowseed=S do the same.
@@ -113,7 +113,7 @@ Topology MakeFatTree(int64_t k);
 void SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t seed);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Makes a seeded share of the switches aggregate (doc/allreduce.rst, "Aggregation in the
  * network"), each with the same slots. The spec options ina=all|FRACTION, slots=N and
  * inaseed=S do the same.
@@ -126,7 +126,7 @@ void SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t 
 void ChooseAggregators(Topology& topology, double fraction, uint32_t slots, uint64_t seed);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Builds a topology from a spec string, the one argument every example takes:
  * `bcube:n=3,k=1`, `dcell:n=4,k=1`, `jellyfish:switches=10,degree=4,servers=1,seed=1`,
  * `fattree:k=4`, `random:switches=12,links=20,servers=16,seed=1` (MakeRandomGraph) or

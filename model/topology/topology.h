@@ -15,14 +15,21 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce-topology Topologies
  * \ingroup allreduce
+ * Data-center topologies (BCube, DCell, Jellyfish, fat-tree, any graph), spec strings, flow trees,
+ * job views and the symmetries of a topology (doc/allreduce.rst, "Topology").
+ */
+
+/**
+ * \ingroup allreduce-topology
  * The one "no such index" value of the module: a node with no parent in a flow tree or not
  * reached by a search, a workload with no round or not chosen.
  */
 constexpr uint32_t NO_INDEX = 0xffffffffu;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * What a node of a data-center topology can do: servers compute (aggregate) and relay,
  * switches only forward.
  */
@@ -33,7 +40,7 @@ enum class NodeKind
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * An undirected, full-duplex link between two nodes of a Topology.
  */
 struct TopologyLink
@@ -49,7 +56,7 @@ struct TopologyLink
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * How fast one link is at packet level (doc/allreduce.rst, "Uneven links"). The flow level
  * moves one piece per directed link per round whatever the link, so it ignores them;
  * DcnTopologyHelper builds each link with them.
@@ -68,7 +75,7 @@ struct LinkProperties
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * A data-center topology: an undirected graph of servers and switches (doc/allreduce.rst,
  * "Topology").
  *
@@ -242,7 +249,7 @@ class Topology
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Checks that a topology of the given size fits the limits, before anything is allocated.
  * \param what the topology being built, for the message (e.g. "bcube(n=100,k=5)")
  * \param servers number of servers (saturated at UINT64_MAX on overflow)
@@ -253,7 +260,7 @@ class Topology
 void CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switches, uint64_t links);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * \param name a topology's name (Topology::GetName), e.g. "bcube(n=3,k=1)"
  * \return its family: the generator's name before the parameters ("bcube", "dcell",
  *         "fattree", "jellyfish", "random"), or the whole name when it has none (a file's)
@@ -261,7 +268,7 @@ void CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switc
 std::string TopologyFamily(const std::string& name);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Writes a topology in the plain-text topology file format (see doc/allreduce.rst).
  * \param topology the topology
  * \param os the stream to write to
@@ -269,7 +276,7 @@ std::string TopologyFamily(const std::string& name);
 void WriteTopology(const Topology& topology, std::ostream& os);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Writes a topology to a file in the plain-text topology file format.
  * \param topology the topology
  * \param path the file to (over)write
@@ -278,7 +285,7 @@ void WriteTopology(const Topology& topology, std::ostream& os);
 void WriteTopologyFile(const Topology& topology, const std::string& path);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Writes a topology as a Graphviz graph: servers are boxes (s<id>), switches ellipses (w<id>).
  * \param topology the topology
  * \param os where to write
@@ -286,7 +293,7 @@ void WriteTopologyFile(const Topology& topology, const std::string& path);
 void WriteGraphviz(const Topology& topology, std::ostream& os);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Reads a topology in the plain-text topology file format and validates it.
  * \param is the stream to read
  * \param source the name used in error messages (a file name)
@@ -296,7 +303,7 @@ void WriteGraphviz(const Topology& topology, std::ostream& os);
 Topology ReadTopology(std::istream& is, const std::string& source);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-topology
  * Reads and validates a topology file.
  * \param path the file
  * \return the topology

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-workload
  * How a gradient of P float32 values is cut into N chunks (chunk c owned by server c) and each
  * chunk into k pieces: as evenly as possible, the first ones one value longer when it does not
  * divide.

@@ -18,7 +18,14 @@ namespace ns3
 {
 
 /**
+ * \defgroup allreduce-workload Workloads
  * \ingroup allreduce
+ * The AllReduce cut into workloads (the merge model, Parameter Server, Ring), with aggregation in
+ * the network, and the gradient layout (doc/allreduce.rst, "Workloads").
+ */
+
+/**
+ * \ingroup allreduce-workload
  * How an AllReduce is cut into workloads (doc/allreduce.rst, "Workloads").
  */
 enum class WorkloadSemantics
@@ -39,7 +46,7 @@ std::string ToString(WorkloadSemantics semantics);
  */
 WorkloadSemantics ParseWorkloadSemantics(const std::string& name);
 
-/// \ingroup allreduce The two phases of an AllReduce.
+/// \ingroup allreduce-workload The two phases of an AllReduce.
 enum class Phase
 {
     REDUCE, //!< reduce-scatter: partial sums travel toward the chunk's owner
@@ -50,7 +57,7 @@ enum class Phase
 std::string ToString(Phase phase);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-workload
  * One workload: one piece of one chunk moved from one server to another along a path of
  * directed links, taking one round.
  */
@@ -88,7 +95,7 @@ struct Workload
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-workload
  * The workloads of one AllReduce on one topology: 2·N·(N−1)·k of them when built by Build,
  * any checked set when read from a schedule file. Also keeps, per workload, the workloads
  * that depend on it, and per workload the longest chain of workloads that depends on it.
@@ -303,7 +310,7 @@ class WorkloadSet
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-workload
  * Which aggregating switches merge (doc/allreduce.rst, "Aggregation in the network"). Merging
  * at a switch cuts the load of the links above it but adds a round to every chain through it;
  * on a fat-tree, merging at the racks only takes far fewer rounds than merging everywhere.
@@ -316,7 +323,7 @@ enum class MergePoints
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-workload
  * \param topology the topology
  * \param points which aggregating switches
  * \return per node, 1 for the aggregating switches that merge (for WorkloadSet::Build)
@@ -324,7 +331,7 @@ enum class MergePoints
 std::vector<uint8_t> ChooseMergePoints(const Topology& topology, MergePoints points);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-workload
  * The distinct merge choices worth trying on a topology (doc/allreduce.rst, "Aggregation in
  * the network": where aggregation pays): every aggregating switch, the racks' only, none; each
  * choice once (one, all zeros, on a topology without aggregating switches).
@@ -334,7 +341,7 @@ std::vector<uint8_t> ChooseMergePoints(const Topology& topology, MergePoints poi
 std::vector<std::vector<uint8_t>> ChooseMergeChoices(const Topology& topology);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-workload
  * \param topology the topology
  * \param a one end of a link
  * \param b the other end
@@ -344,7 +351,7 @@ std::vector<std::vector<uint8_t>> ChooseMergeChoices(const Topology& topology);
 uint32_t GetDirectedLink(const Topology& topology, uint32_t a, uint32_t b);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-workload
  * \param topology the topology
  * \return per directed link, 1 when it leaves a server or an aggregating switch (a port of a
  *         node that sends workloads), else 0: every workload starts on one, so a state whose
