@@ -329,6 +329,49 @@ ShardedGradient(SetPolicy& net,
     return {loss, sums};
 }
 
+/**
+ * A minibatch drawn without replacement (a partial shuffle of the steps' first places).
+ * \param steps the steps (reordered)
+ * \param size the most steps to draw
+ * \param rng the generator
+ * \return the minibatch
+ */
+std::vector<const DrlStep*>
+DrawMinibatch(std::vector<const DrlStep*>& steps, size_t size, std::mt19937_64& rng)
+{
+    size = std::min(steps.size(), size);
+    for (size_t i = 0; i < size; ++i)
+    {
+        std::uniform_int_distribution<size_t> pick(i, steps.size() - 1);
+        std::swap(steps[i], steps[pick(rng)]);
+    }
+    return std::vector<const DrlStep*>(steps.begin(), steps.begin() + size);
+}
+
+/**
+ * The warm start's loss on a shard: the upper level's, the log-likelihood of the teacher's
+ * selection; the lower level's, of any of its equally ranked picks. Both negated, over b.
+ * \param upper the level \param b the minibatch's steps
+ * \return the shard's forward pass
+ */
+ShardForward
+ImitationLoss(bool upper, double b)
+{
+    return [upper, b](SetPolicy& shard, const Batch& batch, size_t) {
+        auto [logits, value] = shard->forward(batch.items, batch.segment, batch.global);
+        if (upper)
+        {
+            return ShardResult{-LogProbAndEntropy(true, logits, batch).first.sum() / b, {}};
+        }
+        // Any of the teacher's equally ranked picks is right: maximise their total probability.
+        return ShardResult{(LogSumExpPerStep(logits, batch.mask, batch) -
+                            LogSumExpPerStep(logits, batch.chosen * batch.mask, batch))
+                                   .sum() /
+                               b,
+                           {}};
+    };
+}
+
 const char* const LEVELS[] = {"start", "upper", "lower"};
 
 } // namespace
@@ -445,18 +488,12 @@ DrlTrainer::MeanSampledRounds(uint32_t samples, uint64_t seed)
     return sum / std::max<size_t>(1, m_envs.size() * samples);
 }
 
-void
-DrlTrainer::Imitate()
+std::vector<DrlTrainer::TeacherTrial>
+DrlTrainer::ChooseTeachers()
 {
     // Every teacher per topology: each tree set with each rule balanced tries there (where
     // switches merge, also chunk order), with its tie-breaks.
-    struct Trial
-    {
-        size_t topology;
-        DrlTeacher teacher;
-        uint32_t rounds{0};
-    };
-    std::vector<Trial> trials;
+    std::vector<TeacherTrial> trials;
     for (size_t i = 0; i < m_envs.size(); ++i)
     {
         const auto rules = BalancedScheduler::GetRules(m_topologies[i]);
@@ -467,7 +504,8 @@ DrlTrainer::Imitate()
                 for (uint32_t tie = 0; tie < std::max<uint32_t>(1, m_params.teacherTies); ++tie)
                 {
                     trials.push_back(
-                        Trial{i, DrlTeacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie}});
+                        TeacherTrial{i,
+                                     DrlTeacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie}});
                 }
             }
         }
@@ -485,15 +523,26 @@ DrlTrainer::Imitate()
                                     &trials[k].teacher)
                                .rounds;
     });
-    // The best per topology (the first of the fewest rounds), recorded.
-    std::vector<const Trial*> best(m_envs.size(), nullptr);
-    for (const Trial& t : trials)
+    // The best per topology (the first of the fewest rounds).
+    std::vector<const TeacherTrial*> best(m_envs.size(), nullptr);
+    for (const TeacherTrial& t : trials)
     {
         if (!best[t.topology] || t.rounds < best[t.topology]->rounds)
         {
             best[t.topology] = &t;
         }
     }
+    std::vector<TeacherTrial> chosen;
+    for (const TeacherTrial* t : best)
+    {
+        chosen.push_back(*t);
+    }
+    return chosen;
+}
+
+std::vector<DrlEpisode>
+DrlTrainer::Demonstrate(const std::vector<TeacherTrial>& teachers)
+{
     std::vector<DrlEpisode> shows(m_envs.size());
     ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
         DrlEnvironment& env = envOf(i);
@@ -504,15 +553,29 @@ DrlTrainer::Imitate()
                                 DrlPolicy::Mode::GREEDY,
                                 unused,
                                 true,
-                                &best[i]->teacher);
+                                &teachers[i].teacher);
     });
+    return shows;
+}
+
+void
+DrlTrainer::Imitate()
+{
+    const std::vector<TeacherTrial> best = ChooseTeachers();
+    const std::vector<DrlEpisode> shows = Demonstrate(best);
     for (size_t i = 0; i < m_envs.size(); ++i)
     {
-        m_teacherRounds.push_back(best[i]->rounds);
-        NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << best[i]->rounds
-                                  << " rounds (tree set " << best[i]->teacher.set << ", rule "
-                                  << int(best[i]->teacher.rule) << ")");
+        m_teacherRounds.push_back(best[i].rounds);
+        NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << best[i].rounds
+                                  << " rounds (tree set " << best[i].teacher.set << ", rule "
+                                  << int(best[i].teacher.rule) << ")");
     }
+    CloneBehaviour(shows);
+}
+
+void
+DrlTrainer::CloneBehaviour(const std::vector<DrlEpisode>& shows)
+{
     std::vector<const DrlStep*> upper;
     std::vector<const DrlStep*> lower;
     for (const auto& e : shows)
@@ -541,60 +604,44 @@ DrlTrainer::Imitate()
         for (int level = 0; level < 2; ++level)
         {
             auto& steps = level == 0 ? upper : lower;
-            if (steps.empty())
+            if (!steps.empty())
             {
-                continue;
-            }
-            // A minibatch drawn without replacement (a partial shuffle).
-            const size_t size = std::min<size_t>(steps.size(), m_params.minibatch);
-            for (size_t i = 0; i < size; ++i)
-            {
-                std::uniform_int_distribution<size_t> pick(i, steps.size() - 1);
-                std::swap(steps[i], steps[pick(rng)]);
-            }
-            {
-                std::vector<const DrlStep*> mb(steps.begin(), steps.begin() + size);
-                SetPolicy& net = level == 0 ? m_policy.GetUpper() : m_policy.GetLower();
-                const double b = static_cast<double>(mb.size());
-                const ShardForward forward = [&](SetPolicy& shard, const Batch& batch, size_t) {
-                    auto [logits, value] =
-                        shard->forward(batch.items, batch.segment, batch.global);
-                    if (level == 0)
-                    {
-                        return ShardResult{-LogProbAndEntropy(true, logits, batch).first.sum() / b,
-                                           {}};
-                    }
-                    // Any of the teacher's equally ranked picks is right: maximise their
-                    // total probability.
-                    return ShardResult{(LogSumExpPerStep(logits, batch.mask, batch) -
-                                        LogSumExpPerStep(logits, batch.chosen * batch.mask, batch))
-                                               .sum() /
-                                           b,
-                                       {}};
-                };
-                opt.zero_grad();
-                bool stopped = false;
-                const double loss =
-                    ShardedGradient(net,
-                                    mb,
-                                    level == 0 ? m_policy.GetTreeWidth()
-                                               : m_policy.GetCandidateWidth(),
-                                    forward,
-                                    nullptr,
-                                    m_threads,
-                                    stopped)
-                        .first;
-                RequireFinite(loss, "imitation (warm start), step " + std::to_string(step));
-                if (step + 1 == m_params.imitationSteps || step % 100 == 0)
-                {
-                    NS_LOG_INFO("imitation step " << step << " level " << level << " loss "
-                                                  << loss);
-                }
-                torch::nn::utils::clip_grad_norm_(params, 1.0);
-                opt.step();
+                ImitationStep(level,
+                              DrawMinibatch(steps, m_params.minibatch, rng),
+                              step,
+                              opt,
+                              params);
             }
         }
     }
+}
+
+void
+DrlTrainer::ImitationStep(int level,
+                          const std::vector<const DrlStep*>& minibatch,
+                          uint32_t step,
+                          torch::optim::Adam& opt,
+                          const std::vector<torch::Tensor>& params)
+{
+    SetPolicy& net = level == 0 ? m_policy.GetUpper() : m_policy.GetLower();
+    opt.zero_grad();
+    bool stopped = false;
+    const double loss =
+        ShardedGradient(net,
+                        minibatch,
+                        level == 0 ? m_policy.GetTreeWidth() : m_policy.GetCandidateWidth(),
+                        ImitationLoss(level == 0, static_cast<double>(minibatch.size())),
+                        nullptr,
+                        m_threads,
+                        stopped)
+            .first;
+    RequireFinite(loss, "imitation (warm start), step " + std::to_string(step));
+    if (step + 1 == m_params.imitationSteps || step % 100 == 0)
+    {
+        NS_LOG_INFO("imitation step " << step << " level " << level << " loss " << loss);
+    }
+    torch::nn::utils::clip_grad_norm_(params, 1.0);
+    opt.step();
 }
 
 double
