@@ -372,6 +372,140 @@ ImitationLoss(bool upper, double b)
     };
 }
 
+/**
+ * Per step of the level in the episodes, its advantage (GAE) and return; the steps with a
+ * choice only (upper: a tree to choose; lower: two candidates or more), episode by episode.
+ * \param episodes the episodes \param upper the level \param params gamma and lambda
+ * \return the samples
+ */
+std::vector<Sample>
+CollectSamples(const std::vector<DrlEpisode>& episodes, bool upper, const DrlHyperParams& params)
+{
+    std::vector<Sample> samples;
+    for (const auto& e : episodes)
+    {
+        const auto& steps = upper ? e.upper : e.lower;
+        std::vector<Sample> mine(steps.size());
+        float gae = 0;
+        for (size_t k = steps.size(); k-- > 0;)
+        {
+            const DrlStep& s = steps[k];
+            const float discount = s.last ? 0.0f : (s.roundEnd ? float(params.gamma) : 1.0f);
+            const float next = k + 1 < steps.size() ? steps[k + 1].value : 0.0f;
+            const float delta = s.reward + discount * next - s.value;
+            gae = delta + discount * float(params.lambda) * gae;
+            mine[k] = Sample{&s, gae, gae + s.value};
+        }
+        for (const auto& m : mine)
+        {
+            if (std::count(m.step->mask.begin(), m.step->mask.end(), 1) > (upper ? 0 : 1))
+            {
+                samples.push_back(m);
+            }
+        }
+    }
+    return samples;
+}
+
+/// \param samples some samples (not none) \return their advantages' mean and standard
+///        deviation (plus 1e-8)
+std::pair<double, double>
+AdvantageMeanAndDeviation(const std::vector<Sample>& samples)
+{
+    double mean = 0;
+    for (const auto& s : samples)
+    {
+        mean += s.advantage;
+    }
+    mean /= samples.size();
+    double var = 0;
+    for (const auto& s : samples)
+    {
+        var += (s.advantage - mean) * (s.advantage - mean);
+    }
+    return {mean, std::sqrt(var / samples.size()) + 1e-8};
+}
+
+/// A PPO minibatch: its steps and, per step, what the loss compares with.
+struct PpoMinibatch
+{
+    std::vector<const DrlStep*> steps; //!< the steps
+    std::vector<float> advantage;      //!< per step, its normalised advantage
+    std::vector<float> ret;            //!< per step, its return
+    std::vector<float> oldLogp;        //!< per step, the log-probability of the acting policy
+};
+
+/**
+ * \param samples the samples \param from first \param to one past the last
+ * \param mean the advantages' mean \param sd their standard deviation
+ * \return samples [from, to) as a minibatch
+ */
+PpoMinibatch
+MakePpoMinibatch(const std::vector<Sample>& samples, size_t from, size_t to, double mean, double sd)
+{
+    PpoMinibatch mb;
+    for (size_t i = from; i < to; ++i)
+    {
+        mb.steps.push_back(samples[i].step);
+        mb.advantage.push_back(static_cast<float>((samples[i].advantage - mean) / sd));
+        mb.ret.push_back(samples[i].ret);
+        mb.oldLogp.push_back(samples[i].step->logp);
+    }
+    return mb;
+}
+
+/**
+ * PPO's loss on a shard: the clipped surrogate, the value error and the entropy bonus, over the
+ * minibatch's size; its sums are the KL estimate's and the entropy's.
+ * \param upper the level \param params clip, value and entropy coefficients
+ * \param mb the minibatch (it must outlive the forward pass)
+ * \return the shard's forward pass
+ */
+ShardForward
+PpoLoss(bool upper, const DrlHyperParams& params, PpoMinibatch& mb)
+{
+    const double b = static_cast<double>(mb.steps.size());
+    return [upper, &params, &mb, b](SetPolicy& shard, const Batch& batch, size_t first) {
+        const auto n = static_cast<int64_t>(batch.steps);
+        const auto slice = [&](std::vector<float>& v) {
+            return torch::from_blob(v.data() + first, {n}, torch::kFloat32).clone();
+        };
+        const auto advT = slice(mb.advantage);
+        const auto retT = slice(mb.ret);
+        const auto oldT = slice(mb.oldLogp);
+        auto [logits, value] = shard->forward(batch.items, batch.segment, batch.global);
+        auto [logp, entropy] = LogProbAndEntropy(upper, logits, batch);
+        const auto ratio = torch::exp(logp - oldT);
+        const auto surrogate =
+            torch::min(ratio * advT, torch::clamp(ratio, 1 - params.clip, 1 + params.clip) * advT);
+        const auto loss = (-surrogate.sum() + params.valueCoef * (value - retT).pow(2).sum() -
+                           params.entropy * entropy.sum()) /
+                          b;
+        return ShardResult{loss,
+                           {(oldT - logp).sum().item<double>(), entropy.sum().item<double>()}};
+    };
+}
+
+/**
+ * Early stop (as in Stable-Baselines3's target_kl): this minibatch's estimate of the KL
+ * divergence from the policy that acted, against the target.
+ * \param params the target \param b the minibatch's steps \param epoch the epoch (logged)
+ * \return given the shards' sums, true to stop the update
+ */
+std::function<bool(const std::vector<double>&)>
+KlTooFar(const DrlHyperParams& params, double b, uint32_t epoch)
+{
+    return [&params, b, epoch](const std::vector<double>& sums) {
+        const double kl = sums[0] / b;
+        if (params.targetKl > 0 && kl > 1.5 * params.targetKl)
+        {
+            NS_LOG_INFO("update stopped at epoch " << epoch << ": KL " << kl);
+            return true;
+        }
+        return false;
+    };
+}
+
 const char* const LEVELS[] = {"start", "upper", "lower"};
 
 } // namespace
@@ -647,29 +781,7 @@ DrlTrainer::ImitationStep(int level,
 double
 DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_64& rng)
 {
-    std::vector<Sample> samples;
-    for (auto& e : episodes)
-    {
-        const auto& steps = upper ? e.upper : e.lower;
-        std::vector<Sample> mine(steps.size());
-        float gae = 0;
-        for (size_t k = steps.size(); k-- > 0;)
-        {
-            const DrlStep& s = steps[k];
-            const float discount = s.last ? 0.0f : (s.roundEnd ? float(m_params.gamma) : 1.0f);
-            const float next = k + 1 < steps.size() ? steps[k + 1].value : 0.0f;
-            const float delta = s.reward + discount * next - s.value;
-            gae = delta + discount * float(m_params.lambda) * gae;
-            mine[k] = Sample{&s, gae, gae + s.value};
-        }
-        for (const auto& m : mine)
-        {
-            if (std::count(m.step->mask.begin(), m.step->mask.end(), 1) > (upper ? 0 : 1))
-            {
-                samples.push_back(m);
-            }
-        }
-    }
+    std::vector<Sample> samples = CollectSamples(episodes, upper, m_params);
     if (samples.empty())
     {
         return 0;
@@ -679,21 +791,11 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
     {
         samples.resize(m_params.maxSteps);
     }
-    double mean = 0;
-    for (const auto& s : samples)
-    {
-        mean += s.advantage;
-    }
-    mean /= samples.size();
-    double var = 0;
-    for (const auto& s : samples)
-    {
-        var += (s.advantage - mean) * (s.advantage - mean);
-    }
-    const double sd = std::sqrt(var / samples.size()) + 1e-8;
+    const auto [mean, sd] = AdvantageMeanAndDeviation(samples);
     SetPolicy& net = upper ? m_policy.GetUpper() : m_policy.GetLower();
     torch::optim::Adam& opt = upper ? *m_upperOpt : *m_lowerOpt;
     const auto params = Parameters(net);
+    const std::string level = upper ? "upper" : "lower";
     double entropySum = 0;
     uint32_t entropyCount = 0;
     bool stop = false;
@@ -703,71 +805,25 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
         for (size_t from = 0; from < samples.size() && !stop; from += m_params.minibatch)
         {
             const size_t to = std::min(samples.size(), from + m_params.minibatch);
-            std::vector<const DrlStep*> mb;
-            std::vector<float> adv;
-            std::vector<float> ret;
-            std::vector<float> old;
-            for (size_t i = from; i < to; ++i)
-            {
-                mb.push_back(samples[i].step);
-                adv.push_back(static_cast<float>((samples[i].advantage - mean) / sd));
-                ret.push_back(samples[i].ret);
-                old.push_back(samples[i].step->logp);
-            }
-            const double b = static_cast<double>(mb.size());
-            const ShardForward forward = [&](SetPolicy& shard, const Batch& batch, size_t first) {
-                const auto n = static_cast<int64_t>(batch.steps);
-                const auto slice = [&](std::vector<float>& v) {
-                    return torch::from_blob(v.data() + first, {n}, torch::kFloat32).clone();
-                };
-                const auto advT = slice(adv);
-                const auto retT = slice(ret);
-                const auto oldT = slice(old);
-                auto [logits, value] = shard->forward(batch.items, batch.segment, batch.global);
-                auto [logp, entropy] = LogProbAndEntropy(upper, logits, batch);
-                const auto ratio = torch::exp(logp - oldT);
-                const auto surrogate = torch::min(
-                    ratio * advT,
-                    torch::clamp(ratio, 1 - m_params.clip, 1 + m_params.clip) * advT);
-                const auto loss = (-surrogate.sum() +
-                                   m_params.valueCoef * (value - retT).pow(2).sum() -
-                                   m_params.entropy * entropy.sum()) /
-                                  b;
-                return ShardResult{loss,
-                                   {(oldT - logp).sum().item<double>(),
-                                    entropy.sum().item<double>()}};
-            };
-            // Early stop (as in Stable-Baselines3's target_kl): this minibatch's estimate of
-            // the KL divergence from the policy that acted.
-            const auto tooFar = [&](const std::vector<double>& sums) {
-                const double kl = sums[0] / b;
-                if (m_params.targetKl > 0 && kl > 1.5 * m_params.targetKl)
-                {
-                    NS_LOG_INFO("update stopped at epoch " << epoch << ": KL " << kl);
-                    return true;
-                }
-                return false;
-            };
+            PpoMinibatch mb = MakePpoMinibatch(samples, from, to, mean, sd);
+            const double b = static_cast<double>(mb.steps.size());
             opt.zero_grad();
-            const auto [loss, sums] = ShardedGradient(net,
-                                                      mb,
-                                                      upper ? m_policy.GetTreeWidth()
-                                                            : m_policy.GetCandidateWidth(),
-                                                      forward,
-                                                      tooFar,
-                                                      m_threads,
-                                                      stop);
+            const auto [loss, sums] =
+                ShardedGradient(net,
+                                mb.steps,
+                                upper ? m_policy.GetTreeWidth() : m_policy.GetCandidateWidth(),
+                                PpoLoss(upper, m_params, mb),
+                                KlTooFar(m_params, b, epoch),
+                                m_threads,
+                                stop);
             if (stop)
             {
                 break;
             }
-            RequireFinite(loss,
-                          std::string("PPO on the ") + (upper ? "upper" : "lower") +
-                              " level, epoch " + std::to_string(epoch));
+            RequireFinite(loss, "PPO on the " + level + " level, epoch " + std::to_string(epoch));
             torch::nn::utils::clip_grad_norm_(params, m_params.maxGradNorm);
             opt.step();
-            RequireFiniteWeights(net, std::string("a PPO step on the ") +
-                                          (upper ? "upper" : "lower") + " level");
+            RequireFiniteWeights(net, "a PPO step on the " + level + " level");
             entropySum += sums[1] / b;
             ++entropyCount;
         }
