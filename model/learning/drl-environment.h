@@ -5,6 +5,13 @@
 #ifndef NS3_ALLREDUCE_DRL_ENVIRONMENT_H
 #define NS3_ALLREDUCE_DRL_ENVIRONMENT_H
 
+#include "drl-candidate-observation.h"
+#include "drl-load-tracker.h"
+#include "drl-orbits.h"
+#include "drl-round-candidates.h"
+#include "drl-tree-catalogue.h"
+#include "drl-tree-observation.h"
+
 #include "ns3/allreduce-scheduler.h"
 #include "ns3/balanced-scheduler.h"
 #include "ns3/round-engine.h"
@@ -42,14 +49,20 @@ namespace ns3
  *
  * Observations are fixed-width per tree and per candidate (plus a global vector), so that one
  * network runs on any topology. Everything is deterministic: no randomness lives here.
+ *
+ * The environment keeps the episode (the roots' commitments, the rounds, the rewards) and
+ * composes the rest: the trees it chooses among (DrlTreeCatalogue), the orbits of symmetric
+ * decoding (DrlOrbits), what is left and its link loads (DrlLoadTracker), a round's candidates
+ * (DrlRoundCandidates), and what each level sees (DrlTreeObservation,
+ * DrlCandidateObservation).
  */
 class DrlEnvironment
 {
   public:
-    /// Features per flow tree (upper level).
-    static constexpr uint32_t TREE_FEATURES = 17;
-    /// Features per candidate workload (lower level).
-    static constexpr uint32_t CANDIDATE_FEATURES = 15;
+    /// Features per flow tree (upper level, DrlTreeObservation).
+    static constexpr uint32_t TREE_FEATURES = DrlTreeObservation::FEATURES;
+    /// Features per candidate workload (lower level, DrlCandidateObservation).
+    static constexpr uint32_t CANDIDATE_FEATURES = DrlCandidateObservation::FEATURES;
     /// Global features, given to both levels.
     static constexpr uint32_t GLOBAL_FEATURES = 5;
     /**
@@ -69,19 +82,19 @@ class DrlEnvironment
      * workloads of its phase left on one of its links, and its tree's two counts added; all
      * over the bandwidth bound.
      */
-    static constexpr uint32_t BASIC_TREE_FEATURES = 13;
+    static constexpr uint32_t BASIC_TREE_FEATURES = DrlTreeObservation::BASIC_FEATURES;
     /// See BASIC_TREE_FEATURES.
-    static constexpr uint32_t BASIC_CANDIDATE_FEATURES = 10;
+    static constexpr uint32_t BASIC_CANDIDATE_FEATURES = DrlCandidateObservation::BASIC_FEATURES;
     /// See BASIC_TREE_FEATURES.
     static constexpr uint32_t BASIC_GLOBAL_FEATURES = 4;
     /// The widths with aggregation, before the rounds a tree needs by itself (see
     /// BASIC_TREE_FEATURES).
-    static constexpr uint32_t AGGREGATION_TREE_FEATURES = 15;
+    static constexpr uint32_t AGGREGATION_TREE_FEATURES = DrlTreeObservation::AGGREGATION_FEATURES;
     /// See AGGREGATION_TREE_FEATURES.
-    static constexpr uint32_t AGGREGATION_CANDIDATE_FEATURES = 13;
-    /// The smallest share of a link counted for its pressure: a link that other traffic
-    /// fills, or a very slow one, weighs at most ten times its workloads.
-    static constexpr double MIN_LINK_SHARE = 0.1;
+    static constexpr uint32_t AGGREGATION_CANDIDATE_FEATURES =
+        DrlCandidateObservation::AGGREGATION_FEATURES;
+    /// The smallest share of a link counted for its pressure (DrlLoadTracker::MIN_LINK_SHARE).
+    static constexpr double MIN_LINK_SHARE = DrlLoadTracker::MIN_LINK_SHARE;
 
     /**
      * \param trees per candidate set, one flow tree per root (for example
@@ -112,23 +125,16 @@ class DrlEnvironment
      */
     struct Snapshot
     {
-        std::unique_ptr<RoundEngine> engine;             //!< the engine's state
-        std::vector<uint32_t> committed;                 //!< m_committed
-        std::vector<uint32_t> treeLeft;                  //!< m_treeLeft
-        std::vector<std::vector<uint32_t>> remaining;    //!< m_remaining
-        std::vector<uint32_t> treeSentLast;              //!< m_treeSentLast
-        std::vector<uint8_t> selectedLast;               //!< m_selectedLast
-        std::vector<std::vector<uint32_t>> roundOf;      //!< m_roundOf
-        std::vector<double> load;                        //!< m_load
-        std::vector<uint32_t> committedLoad;             //!< m_committedLoad
-        double maxLoad{1};                               //!< m_maxLoad
-        std::vector<uint32_t> ownReduce;                 //!< m_ownReduce
-        std::vector<uint32_t> ownGather;                 //!< m_ownGather
-        std::vector<uint32_t> ownLink;                   //!< m_ownLink
-        uint32_t selectedCount{0};                       //!< m_selectedCount
-        uint32_t sent{0};                                //!< m_sent
-        uint32_t rootsDone{0};                           //!< m_rootsDone
-        uint32_t round{0};                               //!< m_round
+        std::unique_ptr<RoundEngine> engine;        //!< the engine's state
+        std::vector<uint32_t> committed;            //!< m_committed
+        DrlLoadTracker loads;                       //!< m_loads
+        std::vector<uint32_t> treeSentLast;         //!< m_treeSentLast
+        std::vector<uint8_t> selectedLast;          //!< m_selectedLast
+        std::vector<std::vector<uint32_t>> roundOf; //!< m_roundOf
+        uint32_t selectedCount{0};                  //!< m_selectedCount
+        uint32_t sent{0};                           //!< m_sent
+        uint32_t rootsDone{0};                      //!< m_rootsDone
+        uint32_t round{0};                          //!< m_round
     };
 
     /**
@@ -205,7 +211,9 @@ class DrlEnvironment
      */
     std::vector<uint8_t> GetTreesOfSet(uint32_t set) const;
 
-    /// \return the global features (GLOBAL_FEATURES)
+    /// \return the global features (GLOBAL_FEATURES): workloads sent (over all), roots done
+    ///         (over all), rounds closed (over the bandwidth bound), picks this round (over the
+    ///         servers), the share of switches that aggregate
     std::vector<float> GetGlobalFeatures() const;
 
     // --- upper level ---------------------------------------------------------------------------
@@ -296,124 +304,57 @@ class DrlEnvironment
     std::vector<uint8_t> TeacherTies(BalancedScheduler::Rule rule) const;
 
   private:
-    /// Static features per tree, in m_treeStatic.
-    static constexpr uint32_t STATIC_TREE_FEATURES = 5;
-
-    struct Tree
-    {
-        uint32_t set;                    //!< candidate set
-        uint32_t root;                   //!< its root (chunk)
-        std::vector<uint32_t> workloads; //!< its workloads in that set
-    };
-    /// Indexes the trees, measures the scales, builds the engine and the tree features.
-    void Index();
-    /// Per root, its candidate trees (m_tree, m_rootTrees, m_treeOf, m_setTree, m_total).
-    void IndexTrees();
-    /// The scales observations are divided by (m_maxHeight, m_maxPath, m_maxDependents,
-    /// m_bound), and the share of switches that aggregate.
-    void MeasureScales();
-    /// The static features of every tree (m_treeStatic).
-    void ComputeTreeFeatures();
-    /// Recomputes the remaining load per directed link, and what each tree needs by itself.
-    void ComputeLoads();
+    /// Builds the engine and starts the first episode (Reset).
+    void Init();
+    /// Throws when Observe cannot act on the state. \param state the state
+    void CheckObservable(const SchedulerState& state) const;
+    /// The roots whose committed tree is done (m_rootsDone), counted afresh.
+    void CountRootsDone();
     /**
-     * From tree t's workloads left per directed link and phase (m_reduceOn, m_gatherOn,
-     * counted by ComputeLoads on the links in m_touched): m_ownReduce[t], m_ownGather[t] and
-     * m_ownLink of its workloads left; then sets those counts back to zero.
-     * \param t a tree
+     * The selection in effect (m_selected, m_selectedCount): the chosen trees the mask
+     * allows, all of them when none, a tree for every root left out, and in symmetric
+     * decoding every root's as root 0's.
+     * \param selected per tree, 0 or 1 \param preference per tree, or empty
+     * \param mask GetTreeMask()
      */
-    void TakeOwnLinkCounts(uint32_t t);
-    /// Drops the finished workloads from every tree's list of those left (m_remaining) and
-    /// counts what is left per tree (m_treeLeft).
-    void DropDone();
-    /// DropDone for tree t alone.
-    void DropDone(uint32_t t);
-    /// Lists every tree's workloads again as left, then drops those the state has finished.
-    void RecountLeft();
-    /// Writes the features of candidate c to f (CANDIDATE_FEATURES values), given how many
-    /// pickable candidates use each link (CountLinkUsers).
-    void WriteCandidateFeatures(uint32_t c, const std::vector<uint32_t>& users, float* f) const;
-    /// \return per directed link, how many pickable candidates use it
-    std::vector<uint32_t> CountLinkUsers() const;
+    void ApplySelection(const std::vector<uint8_t>& selected,
+                        const std::vector<float>& preference,
+                        const std::vector<uint8_t>& mask);
+    /// Starts engine workload e of a set in the state acted on; it commits its root.
+    /// \param set the candidate set \param e the workload's engine id
+    void StartWorkload(uint32_t set, uint32_t e);
     /// \return true when workload id of a set cannot be picked now
     bool Conflicts(uint32_t set, uint32_t id) const;
-    /// \return the status of workload id of a set in the state acted on
-    WorkloadStatus StatusOf(uint32_t set, uint32_t id) const;
-    /// \return workload id of a set as the state acted on runs it (its path may have changed
-    ///         there: the packet level routes around links that fail)
-    const Workload& StateWorkload(uint32_t set, uint32_t id) const;
-    /// \return the directed links of workload id of a set in the state acted on
-    const std::vector<uint32_t>& LinksOf(uint32_t set, uint32_t id) const;
-    /// \return the engine ids of the orbit of root 0's workload id of a set (symmetric)
-    std::pair<const uint32_t*, const uint32_t*> OrbitOf(uint32_t set, uint32_t id) const;
+    /// \return Conflicts as the round's candidates take it
+    DrlRoundCandidates::ConflictTest MakeConflictTest() const;
+    /// \return the workloads one decision starts (symmetric: the orbit's size, else 1)
+    uint32_t DecisionSize() const;
 
-    std::vector<std::vector<FlowTree>> m_trees;        //!< per set, per root (empty: no trees)
-    std::vector<WorkloadSet> m_sets;                   //!< per candidate set
-    std::vector<uint32_t> m_offset;                    //!< per set, its first id in the engine
-    std::vector<uint32_t> m_engineTree;                //!< per workload of the engine, its tree
-    WorkloadSet m_union;                               //!< every set side by side (when > 1)
-    std::unique_ptr<RoundEngine> m_engine;             //!< runs the sets (offline episodes)
-    SchedulerState* m_state{nullptr};                  //!< the state acted on: m_engine or
-                                                       //!< one given to Observe
-    std::vector<Tree> m_tree;                          //!< the distinct trees
-    std::vector<std::vector<uint32_t>> m_treeOf;       //!< per set, per workload, its tree
-    std::vector<std::vector<uint32_t>> m_rootTrees;    //!< per root, its trees
-    std::vector<std::vector<uint32_t>> m_setTree;      //!< per set, per root, its tree
-    std::vector<float> m_treeStatic;                   //!< per tree, its static features
-                                                       //!< (STATIC_TREE_FEATURES)
-    uint32_t m_roots{0};                               //!< roots (chunks)
-    uint32_t m_total{0};                               //!< workloads of one complete run
-    uint32_t m_maxHeight{1};                           //!< largest height in any set
-    uint32_t m_maxPath{1};                             //!< most links on a workload's path
-    uint32_t m_maxDependents{1};                       //!< most dependents of a workload
-    uint32_t m_bound{0};                               //!< bandwidth bound
-    float m_aggregatorShare{0};                        //!< switches that aggregate, as a share
-    uint32_t m_orbitSize{0};                           //!< symmetric: servers (0: not)
-    std::vector<uint32_t> m_orbitIndex;                //!< symmetric: per engine workload of
-                                                       //!< root 0, its orbit (else NO_INDEX)
-    std::vector<uint32_t> m_orbitMembers;              //!< symmetric: per orbit, its engine ids
-                                                       //!< (m_orbitSize each, root 0's first)
-    bool m_rescanOnPick{false};                        //!< a pick may block candidates that
-                                                       //!< share no link with it (aggregation
-                                                       //!< slots): recheck every candidate
+    DrlTreeCatalogue m_catalogue;                   //!< the trees and workloads
+    std::unique_ptr<RoundEngine> m_engine;          //!< runs the sets (offline episodes)
+    SchedulerState* m_state{nullptr};               //!< the state acted on: m_engine or
+                                                    //!< one given to Observe
+    std::unique_ptr<DrlOrbits> m_orbits;            //!< symmetric decoding's (else null)
+    DrlLoadTracker m_loads;                         //!< what is left, and its link loads
+    DrlRoundCandidates m_candidates;                //!< this round's candidates
+    DrlTreeObservation m_treeObservation;           //!< what the upper level sees
+    DrlCandidateObservation m_candidateObservation; //!< what the lower level sees
+    bool m_rescanOnPick{false};                     //!< a pick may block candidates that
+                                                    //!< share no link with it (aggregation
+                                                    //!< slots, orbits): recheck every one
 
-    // state
-    std::vector<uint32_t> m_committed;                 //!< per root, its tree or NO_INDEX
-    std::vector<uint32_t> m_treeLeft;                  //!< per tree, workloads not done
-    std::vector<std::vector<uint32_t>> m_remaining;    //!< per tree, its workloads not done
-                                                       //!< (in id order)
-    std::vector<uint32_t> m_treeSentLast;              //!< per tree, sent in the last round
-    std::vector<uint8_t> m_selectedLast;               //!< per tree, selected in the last round
-    std::vector<uint8_t> m_selected;                   //!< per tree, selected in this round
-    std::vector<uint32_t> m_treeReady;                 //!< per selected tree, ready at the start
-    std::vector<std::vector<uint32_t>> m_roundOf;      //!< per set, per workload, its round
-    std::vector<double> m_load;                        //!< per directed link, remaining load
-    std::vector<uint32_t> m_committedLoad;             //!< per directed link, workloads left
-                                                       //!< on it of committed trees
-    double m_maxLoad{1};                               //!< largest m_load
-    std::vector<uint32_t> m_ownReduce;                 //!< per tree, most of its reduce-scatter
-                                                       //!< workloads left on one directed link
-    std::vector<uint32_t> m_ownGather;                 //!< per tree, the same for all-gather
-    std::vector<uint32_t> m_ownLink;                   //!< per engine workload left, the most
-                                                       //!< of its tree's workloads of its phase
-                                                       //!< left on one of its links
-    std::vector<uint32_t> m_reduceOn;                  //!< scratch: per directed link, a tree's
-                                                       //!< reduce-scatter workloads on it
-    std::vector<uint32_t> m_gatherOn;                  //!< scratch: the same for all-gather
-    std::vector<uint32_t> m_touched;                   //!< scratch: the links counted there
-    std::vector<std::pair<uint32_t, uint32_t>> m_candidates; //!< (set, id) this round
-    std::vector<uint8_t> m_mask;                       //!< per candidate
-    uint32_t m_pickable{0};                            //!< candidates whose mask is 1
-    std::vector<std::vector<uint32_t>> m_linkCandidates; //!< per directed link, the candidates
-                                                       //!< of this round that use it
-    std::vector<std::pair<uint32_t, uint32_t>> m_treeCandidates; //!< per tree, its candidates
-                                                       //!< [first, last) this round
-    uint32_t m_picked{0};                              //!< picks this round
-    uint32_t m_selectedCount{0};                       //!< trees selected this round
-    uint32_t m_sent{0};                                //!< workloads sent
-    uint32_t m_rootsDone{0};                           //!< roots whose committed tree is done
-    uint32_t m_round{0};                               //!< closed rounds
-    bool m_open{false};                                //!< a round is open
+    // the episode
+    std::vector<uint32_t> m_committed;            //!< per root, its tree or NO_INDEX
+    std::vector<uint32_t> m_treeSentLast;         //!< per tree, sent in the last round
+    std::vector<uint8_t> m_selectedLast;          //!< per tree, selected in the last round
+    std::vector<uint8_t> m_selected;              //!< per tree, selected in this round
+    std::vector<std::vector<uint32_t>> m_roundOf; //!< per set, per workload, its round
+    uint32_t m_picked{0};                         //!< picks this round
+    uint32_t m_selectedCount{0};                  //!< trees selected this round
+    uint32_t m_sent{0};                           //!< workloads sent
+    uint32_t m_rootsDone{0};                      //!< roots whose committed tree is done
+    uint32_t m_round{0};                          //!< closed rounds
+    bool m_open{false};                           //!< a round is open
 };
 
 /**

@@ -329,6 +329,183 @@ ShardedGradient(SetPolicy& net,
     return {loss, sums};
 }
 
+/**
+ * A minibatch drawn without replacement (a partial shuffle of the steps' first places).
+ * \param steps the steps (reordered)
+ * \param size the most steps to draw
+ * \param rng the generator
+ * \return the minibatch
+ */
+std::vector<const DrlStep*>
+DrawMinibatch(std::vector<const DrlStep*>& steps, size_t size, std::mt19937_64& rng)
+{
+    size = std::min(steps.size(), size);
+    for (size_t i = 0; i < size; ++i)
+    {
+        std::uniform_int_distribution<size_t> pick(i, steps.size() - 1);
+        std::swap(steps[i], steps[pick(rng)]);
+    }
+    return std::vector<const DrlStep*>(steps.begin(), steps.begin() + size);
+}
+
+/**
+ * The warm start's loss on a shard: the upper level's, the log-likelihood of the teacher's
+ * selection; the lower level's, of any of its equally ranked picks. Both negated, over b.
+ * \param upper the level \param b the minibatch's steps
+ * \return the shard's forward pass
+ */
+ShardForward
+ImitationLoss(bool upper, double b)
+{
+    return [upper, b](SetPolicy& shard, const Batch& batch, size_t) {
+        auto [logits, value] = shard->forward(batch.items, batch.segment, batch.global);
+        if (upper)
+        {
+            return ShardResult{-LogProbAndEntropy(true, logits, batch).first.sum() / b, {}};
+        }
+        // Any of the teacher's equally ranked picks is right: maximise their total probability.
+        return ShardResult{(LogSumExpPerStep(logits, batch.mask, batch) -
+                            LogSumExpPerStep(logits, batch.chosen * batch.mask, batch))
+                                   .sum() /
+                               b,
+                           {}};
+    };
+}
+
+/**
+ * Per step of the level in the episodes, its advantage (GAE) and return; the steps with a
+ * choice only (upper: a tree to choose; lower: two candidates or more), episode by episode.
+ * \param episodes the episodes \param upper the level \param params gamma and lambda
+ * \return the samples
+ */
+std::vector<Sample>
+CollectSamples(const std::vector<DrlEpisode>& episodes, bool upper, const DrlHyperParams& params)
+{
+    std::vector<Sample> samples;
+    for (const auto& e : episodes)
+    {
+        const auto& steps = upper ? e.upper : e.lower;
+        std::vector<Sample> mine(steps.size());
+        float gae = 0;
+        for (size_t k = steps.size(); k-- > 0;)
+        {
+            const DrlStep& s = steps[k];
+            const float discount = s.last ? 0.0f : (s.roundEnd ? float(params.gamma) : 1.0f);
+            const float next = k + 1 < steps.size() ? steps[k + 1].value : 0.0f;
+            const float delta = s.reward + discount * next - s.value;
+            gae = delta + discount * float(params.lambda) * gae;
+            mine[k] = Sample{&s, gae, gae + s.value};
+        }
+        for (const auto& m : mine)
+        {
+            if (std::count(m.step->mask.begin(), m.step->mask.end(), 1) > (upper ? 0 : 1))
+            {
+                samples.push_back(m);
+            }
+        }
+    }
+    return samples;
+}
+
+/// \param samples some samples (not none) \return their advantages' mean and standard
+///        deviation (plus 1e-8)
+std::pair<double, double>
+AdvantageMeanAndDeviation(const std::vector<Sample>& samples)
+{
+    double mean = 0;
+    for (const auto& s : samples)
+    {
+        mean += s.advantage;
+    }
+    mean /= samples.size();
+    double var = 0;
+    for (const auto& s : samples)
+    {
+        var += (s.advantage - mean) * (s.advantage - mean);
+    }
+    return {mean, std::sqrt(var / samples.size()) + 1e-8};
+}
+
+/// A PPO minibatch: its steps and, per step, what the loss compares with.
+struct PpoMinibatch
+{
+    std::vector<const DrlStep*> steps; //!< the steps
+    std::vector<float> advantage;      //!< per step, its normalised advantage
+    std::vector<float> ret;            //!< per step, its return
+    std::vector<float> oldLogp;        //!< per step, the log-probability of the acting policy
+};
+
+/**
+ * \param samples the samples \param from first \param to one past the last
+ * \param mean the advantages' mean \param sd their standard deviation
+ * \return samples [from, to) as a minibatch
+ */
+PpoMinibatch
+MakePpoMinibatch(const std::vector<Sample>& samples, size_t from, size_t to, double mean, double sd)
+{
+    PpoMinibatch mb;
+    for (size_t i = from; i < to; ++i)
+    {
+        mb.steps.push_back(samples[i].step);
+        mb.advantage.push_back(static_cast<float>((samples[i].advantage - mean) / sd));
+        mb.ret.push_back(samples[i].ret);
+        mb.oldLogp.push_back(samples[i].step->logp);
+    }
+    return mb;
+}
+
+/**
+ * PPO's loss on a shard: the clipped surrogate, the value error and the entropy bonus, over the
+ * minibatch's size; its sums are the KL estimate's and the entropy's.
+ * \param upper the level \param params clip, value and entropy coefficients
+ * \param mb the minibatch (it must outlive the forward pass)
+ * \return the shard's forward pass
+ */
+ShardForward
+PpoLoss(bool upper, const DrlHyperParams& params, PpoMinibatch& mb)
+{
+    const double b = static_cast<double>(mb.steps.size());
+    return [upper, &params, &mb, b](SetPolicy& shard, const Batch& batch, size_t first) {
+        const auto n = static_cast<int64_t>(batch.steps);
+        const auto slice = [&](std::vector<float>& v) {
+            return torch::from_blob(v.data() + first, {n}, torch::kFloat32).clone();
+        };
+        const auto advT = slice(mb.advantage);
+        const auto retT = slice(mb.ret);
+        const auto oldT = slice(mb.oldLogp);
+        auto [logits, value] = shard->forward(batch.items, batch.segment, batch.global);
+        auto [logp, entropy] = LogProbAndEntropy(upper, logits, batch);
+        const auto ratio = torch::exp(logp - oldT);
+        const auto surrogate =
+            torch::min(ratio * advT, torch::clamp(ratio, 1 - params.clip, 1 + params.clip) * advT);
+        const auto loss = (-surrogate.sum() + params.valueCoef * (value - retT).pow(2).sum() -
+                           params.entropy * entropy.sum()) /
+                          b;
+        return ShardResult{loss,
+                           {(oldT - logp).sum().item<double>(), entropy.sum().item<double>()}};
+    };
+}
+
+/**
+ * Early stop (as in Stable-Baselines3's target_kl): this minibatch's estimate of the KL
+ * divergence from the policy that acted, against the target.
+ * \param params the target \param b the minibatch's steps \param epoch the epoch (logged)
+ * \return given the shards' sums, true to stop the update
+ */
+std::function<bool(const std::vector<double>&)>
+KlTooFar(const DrlHyperParams& params, double b, uint32_t epoch)
+{
+    return [&params, b, epoch](const std::vector<double>& sums) {
+        const double kl = sums[0] / b;
+        if (params.targetKl > 0 && kl > 1.5 * params.targetKl)
+        {
+            NS_LOG_INFO("update stopped at epoch " << epoch << ": KL " << kl);
+            return true;
+        }
+        return false;
+    };
+}
+
 const char* const LEVELS[] = {"start", "upper", "lower"};
 
 } // namespace
@@ -445,18 +622,12 @@ DrlTrainer::MeanSampledRounds(uint32_t samples, uint64_t seed)
     return sum / std::max<size_t>(1, m_envs.size() * samples);
 }
 
-void
-DrlTrainer::Imitate()
+std::vector<DrlTrainer::TeacherTrial>
+DrlTrainer::ChooseTeachers()
 {
     // Every teacher per topology: each tree set with each rule balanced tries there (where
     // switches merge, also chunk order), with its tie-breaks.
-    struct Trial
-    {
-        size_t topology;
-        DrlTeacher teacher;
-        uint32_t rounds{0};
-    };
-    std::vector<Trial> trials;
+    std::vector<TeacherTrial> trials;
     for (size_t i = 0; i < m_envs.size(); ++i)
     {
         const auto rules = BalancedScheduler::GetRules(m_topologies[i]);
@@ -467,7 +638,8 @@ DrlTrainer::Imitate()
                 for (uint32_t tie = 0; tie < std::max<uint32_t>(1, m_params.teacherTies); ++tie)
                 {
                     trials.push_back(
-                        Trial{i, DrlTeacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie}});
+                        TeacherTrial{i,
+                                     DrlTeacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie}});
                 }
             }
         }
@@ -485,15 +657,26 @@ DrlTrainer::Imitate()
                                     &trials[k].teacher)
                                .rounds;
     });
-    // The best per topology (the first of the fewest rounds), recorded.
-    std::vector<const Trial*> best(m_envs.size(), nullptr);
-    for (const Trial& t : trials)
+    // The best per topology (the first of the fewest rounds).
+    std::vector<const TeacherTrial*> best(m_envs.size(), nullptr);
+    for (const TeacherTrial& t : trials)
     {
         if (!best[t.topology] || t.rounds < best[t.topology]->rounds)
         {
             best[t.topology] = &t;
         }
     }
+    std::vector<TeacherTrial> chosen;
+    for (const TeacherTrial* t : best)
+    {
+        chosen.push_back(*t);
+    }
+    return chosen;
+}
+
+std::vector<DrlEpisode>
+DrlTrainer::Demonstrate(const std::vector<TeacherTrial>& teachers)
+{
     std::vector<DrlEpisode> shows(m_envs.size());
     ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
         DrlEnvironment& env = envOf(i);
@@ -504,15 +687,29 @@ DrlTrainer::Imitate()
                                 DrlPolicy::Mode::GREEDY,
                                 unused,
                                 true,
-                                &best[i]->teacher);
+                                &teachers[i].teacher);
     });
+    return shows;
+}
+
+void
+DrlTrainer::Imitate()
+{
+    const std::vector<TeacherTrial> best = ChooseTeachers();
+    const std::vector<DrlEpisode> shows = Demonstrate(best);
     for (size_t i = 0; i < m_envs.size(); ++i)
     {
-        m_teacherRounds.push_back(best[i]->rounds);
-        NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << best[i]->rounds
-                                  << " rounds (tree set " << best[i]->teacher.set << ", rule "
-                                  << int(best[i]->teacher.rule) << ")");
+        m_teacherRounds.push_back(best[i].rounds);
+        NS_LOG_INFO("teacher on " << m_topologies[i].GetName() << ": " << best[i].rounds
+                                  << " rounds (tree set " << best[i].teacher.set << ", rule "
+                                  << int(best[i].teacher.rule) << ")");
     }
+    CloneBehaviour(shows);
+}
+
+void
+DrlTrainer::CloneBehaviour(const std::vector<DrlEpisode>& shows)
+{
     std::vector<const DrlStep*> upper;
     std::vector<const DrlStep*> lower;
     for (const auto& e : shows)
@@ -541,88 +738,50 @@ DrlTrainer::Imitate()
         for (int level = 0; level < 2; ++level)
         {
             auto& steps = level == 0 ? upper : lower;
-            if (steps.empty())
+            if (!steps.empty())
             {
-                continue;
-            }
-            // A minibatch drawn without replacement (a partial shuffle).
-            const size_t size = std::min<size_t>(steps.size(), m_params.minibatch);
-            for (size_t i = 0; i < size; ++i)
-            {
-                std::uniform_int_distribution<size_t> pick(i, steps.size() - 1);
-                std::swap(steps[i], steps[pick(rng)]);
-            }
-            {
-                std::vector<const DrlStep*> mb(steps.begin(), steps.begin() + size);
-                SetPolicy& net = level == 0 ? m_policy.GetUpper() : m_policy.GetLower();
-                const double b = static_cast<double>(mb.size());
-                const ShardForward forward = [&](SetPolicy& shard, const Batch& batch, size_t) {
-                    auto [logits, value] =
-                        shard->forward(batch.items, batch.segment, batch.global);
-                    if (level == 0)
-                    {
-                        return ShardResult{-LogProbAndEntropy(true, logits, batch).first.sum() / b,
-                                           {}};
-                    }
-                    // Any of the teacher's equally ranked picks is right: maximise their
-                    // total probability.
-                    return ShardResult{(LogSumExpPerStep(logits, batch.mask, batch) -
-                                        LogSumExpPerStep(logits, batch.chosen * batch.mask, batch))
-                                               .sum() /
-                                           b,
-                                       {}};
-                };
-                opt.zero_grad();
-                bool stopped = false;
-                const double loss =
-                    ShardedGradient(net,
-                                    mb,
-                                    level == 0 ? m_policy.GetTreeWidth()
-                                               : m_policy.GetCandidateWidth(),
-                                    forward,
-                                    nullptr,
-                                    m_threads,
-                                    stopped)
-                        .first;
-                RequireFinite(loss, "imitation (warm start), step " + std::to_string(step));
-                if (step + 1 == m_params.imitationSteps || step % 100 == 0)
-                {
-                    NS_LOG_INFO("imitation step " << step << " level " << level << " loss "
-                                                  << loss);
-                }
-                torch::nn::utils::clip_grad_norm_(params, 1.0);
-                opt.step();
+                ImitationStep(level,
+                              DrawMinibatch(steps, m_params.minibatch, rng),
+                              step,
+                              opt,
+                              params);
             }
         }
     }
 }
 
+void
+DrlTrainer::ImitationStep(int level,
+                          const std::vector<const DrlStep*>& minibatch,
+                          uint32_t step,
+                          torch::optim::Adam& opt,
+                          const std::vector<torch::Tensor>& params)
+{
+    SetPolicy& net = level == 0 ? m_policy.GetUpper() : m_policy.GetLower();
+    opt.zero_grad();
+    bool stopped = false;
+    const double loss =
+        ShardedGradient(net,
+                        minibatch,
+                        level == 0 ? m_policy.GetTreeWidth() : m_policy.GetCandidateWidth(),
+                        ImitationLoss(level == 0, static_cast<double>(minibatch.size())),
+                        nullptr,
+                        m_threads,
+                        stopped)
+            .first;
+    RequireFinite(loss, "imitation (warm start), step " + std::to_string(step));
+    if (step + 1 == m_params.imitationSteps || step % 100 == 0)
+    {
+        NS_LOG_INFO("imitation step " << step << " level " << level << " loss " << loss);
+    }
+    torch::nn::utils::clip_grad_norm_(params, 1.0);
+    opt.step();
+}
+
 double
 DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_64& rng)
 {
-    std::vector<Sample> samples;
-    for (auto& e : episodes)
-    {
-        const auto& steps = upper ? e.upper : e.lower;
-        std::vector<Sample> mine(steps.size());
-        float gae = 0;
-        for (size_t k = steps.size(); k-- > 0;)
-        {
-            const DrlStep& s = steps[k];
-            const float discount = s.last ? 0.0f : (s.roundEnd ? float(m_params.gamma) : 1.0f);
-            const float next = k + 1 < steps.size() ? steps[k + 1].value : 0.0f;
-            const float delta = s.reward + discount * next - s.value;
-            gae = delta + discount * float(m_params.lambda) * gae;
-            mine[k] = Sample{&s, gae, gae + s.value};
-        }
-        for (const auto& m : mine)
-        {
-            if (std::count(m.step->mask.begin(), m.step->mask.end(), 1) > (upper ? 0 : 1))
-            {
-                samples.push_back(m);
-            }
-        }
-    }
+    std::vector<Sample> samples = CollectSamples(episodes, upper, m_params);
     if (samples.empty())
     {
         return 0;
@@ -632,21 +791,11 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
     {
         samples.resize(m_params.maxSteps);
     }
-    double mean = 0;
-    for (const auto& s : samples)
-    {
-        mean += s.advantage;
-    }
-    mean /= samples.size();
-    double var = 0;
-    for (const auto& s : samples)
-    {
-        var += (s.advantage - mean) * (s.advantage - mean);
-    }
-    const double sd = std::sqrt(var / samples.size()) + 1e-8;
+    const auto [mean, sd] = AdvantageMeanAndDeviation(samples);
     SetPolicy& net = upper ? m_policy.GetUpper() : m_policy.GetLower();
     torch::optim::Adam& opt = upper ? *m_upperOpt : *m_lowerOpt;
     const auto params = Parameters(net);
+    const std::string level = upper ? "upper" : "lower";
     double entropySum = 0;
     uint32_t entropyCount = 0;
     bool stop = false;
@@ -656,71 +805,25 @@ DrlTrainer::Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_6
         for (size_t from = 0; from < samples.size() && !stop; from += m_params.minibatch)
         {
             const size_t to = std::min(samples.size(), from + m_params.minibatch);
-            std::vector<const DrlStep*> mb;
-            std::vector<float> adv;
-            std::vector<float> ret;
-            std::vector<float> old;
-            for (size_t i = from; i < to; ++i)
-            {
-                mb.push_back(samples[i].step);
-                adv.push_back(static_cast<float>((samples[i].advantage - mean) / sd));
-                ret.push_back(samples[i].ret);
-                old.push_back(samples[i].step->logp);
-            }
-            const double b = static_cast<double>(mb.size());
-            const ShardForward forward = [&](SetPolicy& shard, const Batch& batch, size_t first) {
-                const auto n = static_cast<int64_t>(batch.steps);
-                const auto slice = [&](std::vector<float>& v) {
-                    return torch::from_blob(v.data() + first, {n}, torch::kFloat32).clone();
-                };
-                const auto advT = slice(adv);
-                const auto retT = slice(ret);
-                const auto oldT = slice(old);
-                auto [logits, value] = shard->forward(batch.items, batch.segment, batch.global);
-                auto [logp, entropy] = LogProbAndEntropy(upper, logits, batch);
-                const auto ratio = torch::exp(logp - oldT);
-                const auto surrogate = torch::min(
-                    ratio * advT,
-                    torch::clamp(ratio, 1 - m_params.clip, 1 + m_params.clip) * advT);
-                const auto loss = (-surrogate.sum() +
-                                   m_params.valueCoef * (value - retT).pow(2).sum() -
-                                   m_params.entropy * entropy.sum()) /
-                                  b;
-                return ShardResult{loss,
-                                   {(oldT - logp).sum().item<double>(),
-                                    entropy.sum().item<double>()}};
-            };
-            // Early stop (as in Stable-Baselines3's target_kl): this minibatch's estimate of
-            // the KL divergence from the policy that acted.
-            const auto tooFar = [&](const std::vector<double>& sums) {
-                const double kl = sums[0] / b;
-                if (m_params.targetKl > 0 && kl > 1.5 * m_params.targetKl)
-                {
-                    NS_LOG_INFO("update stopped at epoch " << epoch << ": KL " << kl);
-                    return true;
-                }
-                return false;
-            };
+            PpoMinibatch mb = MakePpoMinibatch(samples, from, to, mean, sd);
+            const double b = static_cast<double>(mb.steps.size());
             opt.zero_grad();
-            const auto [loss, sums] = ShardedGradient(net,
-                                                      mb,
-                                                      upper ? m_policy.GetTreeWidth()
-                                                            : m_policy.GetCandidateWidth(),
-                                                      forward,
-                                                      tooFar,
-                                                      m_threads,
-                                                      stop);
+            const auto [loss, sums] =
+                ShardedGradient(net,
+                                mb.steps,
+                                upper ? m_policy.GetTreeWidth() : m_policy.GetCandidateWidth(),
+                                PpoLoss(upper, m_params, mb),
+                                KlTooFar(m_params, b, epoch),
+                                m_threads,
+                                stop);
             if (stop)
             {
                 break;
             }
-            RequireFinite(loss,
-                          std::string("PPO on the ") + (upper ? "upper" : "lower") +
-                              " level, epoch " + std::to_string(epoch));
+            RequireFinite(loss, "PPO on the " + level + " level, epoch " + std::to_string(epoch));
             torch::nn::utils::clip_grad_norm_(params, m_params.maxGradNorm);
             opt.step();
-            RequireFiniteWeights(net, std::string("a PPO step on the ") +
-                                          (upper ? "upper" : "lower") + " level");
+            RequireFiniteWeights(net, "a PPO step on the " + level + " level");
             entropySum += sums[1] / b;
             ++entropyCount;
         }

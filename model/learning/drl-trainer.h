@@ -129,7 +129,34 @@ class DrlTrainer
                  const std::function<void(size_t, const std::function<DrlEnvironment&(size_t)>&)>&
                      task);
     void Start();
+    /// A teacher tried on a training topology, and its rounds there.
+    struct TeacherTrial
+    {
+        size_t topology;    //!< the topology
+        DrlTeacher teacher; //!< the teacher
+        uint32_t rounds{0}; //!< its rounds there
+    };
+    /// The warm start: the best teachers' episodes, imitated by both levels.
     void Imitate();
+    /// \return per topology, the teacher of fewest rounds there (the first such) of every
+    ///         tree set, rule and tie-break
+    std::vector<TeacherTrial> ChooseTeachers();
+    /// \param teachers per topology, its teacher \return per topology, its teacher's episode,
+    ///        recorded
+    std::vector<DrlEpisode> Demonstrate(const std::vector<TeacherTrial>& teachers);
+    /// Behaviour cloning: imitationSteps steps of both levels on the teachers' decisions.
+    /// \param shows the teachers' episodes
+    void CloneBehaviour(const std::vector<DrlEpisode>& shows);
+    /**
+     * One imitation step of a level on a minibatch.
+     * \param level 0 upper, 1 lower \param minibatch its steps \param step the step (logged)
+     * \param opt the optimizer of both levels \param params both levels' weights (clipped)
+     */
+    void ImitationStep(int level,
+                       const std::vector<const DrlStep*>& minibatch,
+                       uint32_t step,
+                       torch::optim::Adam& opt,
+                       const std::vector<torch::Tensor>& params);
     std::vector<DrlEpisode> Collect(uint64_t stream, bool record, DrlCurveRow& row);
     DrlCurveRow Iterate(uint32_t iteration);
     double Update(bool upper, std::vector<DrlEpisode>& episodes, std::mt19937_64& rng);
