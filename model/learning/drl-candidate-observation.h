@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * What the lower level of the DRL scheduler (workload scheduling) sees of each candidate of a
  * round, FEATURES values per candidate whatever the topology: its height (over the largest);
  * the pressure on its links, most and summed (over the largest); whether it is an all-gather;

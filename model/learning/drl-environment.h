@@ -27,7 +27,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * The hierarchical DRL scheduler's world (doc/allreduce.rst, "The hierarchical DRL scheduler"),
  * without any learning in it: the state of an AllReduce on one or more candidate flow trees per
  * root, the two levels of decisions, their masks, observations and rewards.
@@ -358,7 +358,7 @@ class DrlEnvironment
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * Builds the environment the `drl` scheduler and the trainer use on a topology: merge
  * workloads on `treesPerRoot` candidate tree sets (BuildCandidateTrees). With aggregating
  * switches, as for the balanced scheduler: the trees toward them where only some aggregate
@@ -376,7 +376,7 @@ std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(const Topology& topology,
                                                    uint32_t pieces);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * The environment of symmetric decoding (doc/allreduce.rst, "Symmetric decoding"): merge
  * workloads on `treesPerRoot` candidate tree sets that the topology's translations copy
  * (BuildSymmetricCandidateTrees), the decisions root 0's (DrlEnvironment::UseTranslations).

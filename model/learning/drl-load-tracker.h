@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * What is left of an AllReduce in the DRL environment, and how it weighs on the links: per
  * flow tree of a DrlTreeCatalogue, its workloads not done; per directed link, the remaining
  * load of the trees the roots may still use (a committed tree counts whole, each candidate of

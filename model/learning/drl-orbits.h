@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * The orbits of symmetric decoding (doc/allreduce.rst, "Symmetric decoding"): for every
  * workload of root 0 in a DrlTreeCatalogue, its images under the topology's translations, one
  * per root, which start together when the decision for root 0's workload is taken. Found once,

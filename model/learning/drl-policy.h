@@ -23,7 +23,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * Every hyper-parameter of the hierarchical DRL scheduler and its training, with the defaults
  * the shipped checkpoints were trained with.
  */
@@ -122,7 +122,7 @@ struct DrlTeacher
 #ifdef ALLREDUCE_HAVE_TORCH
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * A size-independent policy over a set of items (flow trees or candidate workloads): a shared
  * per-item encoder (item and global features -> hidden, two tanh layers), mean pooling as
  * context, a per-item logit head (item code + context) and a value head (context + global;
@@ -175,7 +175,7 @@ class SetPolicyImpl : public torch::nn::Module
 TORCH_MODULE(SetPolicy);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * The two policies of the hierarchical scheduler, their checkpoint file, and how they act on a
  * DrlEnvironment.
  */
@@ -399,7 +399,7 @@ class DrlPolicy
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * Writes a torch archive atomically: to path.tmp, then renamed over path, so that a reader
  * never sees half a file.
  * \param archive the archive

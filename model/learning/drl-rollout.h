@@ -19,7 +19,7 @@ namespace ns3
 #ifdef ALLREDUCE_HAVE_TORCH
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * The rollout search on top of the policies (doc/allreduce.rst, "Search at decode time"): a
  * rollout algorithm (Bertsekas' pilot method) whose base policy is the greedy one. From the
  * start, every round it tries `branches` decisions of both levels for the next round (the

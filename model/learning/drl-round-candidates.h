@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * The lower level's choices in one round of the DRL environment: the candidates (the ready
  * workloads of the flow trees the upper level selected, tree by tree, each tree's in id
  * order), which of them can be picked now (the mask), and, to mask again only what a pick can

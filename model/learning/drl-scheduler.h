@@ -16,24 +16,32 @@
 namespace ns3
 {
 
+/**
+ * \defgroup allreduce-learning Learning
+ * \ingroup allreduce
+ * The hierarchical DRL scheduler drl (LibTorch): environment, policies, training and search at
+ * decode time (doc/allreduce.rst, "The hierarchical DRL scheduler (drl)"). Built only with
+ * LibTorch.
+ */
+
 class DrlEnvironment;
 class DrlPolicy;
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * \return true when the module was built with LibTorch, so that the `drl` scheduler and the
  *         trainer can run
  */
 bool IsDrlAvailable();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * \return why the learning parts cannot run and how to enable them (empty when they can)
  */
 std::string GetDrlUnavailableReason();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * \param topologyName a topology's name, e.g. "jellyfish(switches=10,degree=4,servers=1,seed=3)"
  * \return the name of its shipped checkpoint without ".pt": lower case, letters and digits
  *         kept, everything else turned into single '-', e.g.
@@ -42,21 +50,21 @@ std::string GetDrlUnavailableReason();
 std::string GetDrlModelName(const std::string& topologyName);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * \return the directory of the shipped checkpoints: $ALLREDUCE_MODEL_DIR when set, else the
  *         source tree's checkpoints/ directory
  */
 std::string GetDrlModelDirectory();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * \return the general checkpoint, trained on a family of topologies, that `drl` loads where
  *         no checkpoint ships for the topology: general.pt in GetDrlModelDirectory()
  */
 std::string GetDrlGeneralModelPath();
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * How a rollout search went (DrlRollout, doc/allreduce.rst, "Search at decode time").
  */
 struct DrlRolloutStats
@@ -74,7 +82,7 @@ struct DrlRolloutStats
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * Which checkpoint the `drl` scheduler used and how its search went, for reports.
  */
 struct DrlDecoding
@@ -113,7 +121,7 @@ struct DrlDecoding
 };
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * \param path a checkpoint
  * \return the free text saved in it (what it was trained on)
  * \throws std::runtime_error as DrlPolicy::Load does
@@ -121,7 +129,7 @@ struct DrlDecoding
 std::string GetDrlCheckpointInfo(const std::string& path);
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * The hierarchical DRL scheduler (doc/allreduce.rst, "The hierarchical DRL scheduler"): a flow-tree
  * selection policy picks, every round, which candidate flow trees may send; a workload scheduling
  * policy then picks their workloads one at a time, masked so that the round stays valid. Both come

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * One row of the learning curve.
  */
 struct DrlCurveRow
@@ -37,7 +37,7 @@ struct DrlCurveRow
 #ifdef ALLREDUCE_HAVE_TORCH
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * Trains the two policies with PPO by the paper's iterative scheme: J iterations of the upper
  * level with the lower frozen, then K of the lower with the upper frozen, and again. Before
  * that, optionally, both are warm-started by imitating the balanced scheduler's choices

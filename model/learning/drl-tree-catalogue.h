@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * The flow trees the hierarchical DRL scheduler chooses among (doc/allreduce.rst, "The
  * hierarchical DRL scheduler"), fixed for the life of a DrlEnvironment: the candidate sets,
  * each of one flow tree per root, and their workloads; the distinct trees, numbered across the

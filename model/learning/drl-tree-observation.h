@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce
+ * \ingroup allreduce-learning
  * What the upper level of the DRL scheduler (flow-tree selection) sees of each flow tree
  * before a round, FEATURES values per tree whatever the topology: its workloads left, ready
  * and sent in the last round (over its size); the pressure on its links, most and mean (over
