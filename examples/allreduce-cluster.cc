@@ -201,7 +201,8 @@ CheckOptionsApply(const CheckedCommandLine& cmd, const Options& o)
     }
 }
 
-/// \return the jobs: read from --trace or generated; \p traceName says which
+/// \return the jobs: read from --trace or generated (\p traceName says which), written to
+///         --write-trace when given
 std::vector<JobSpec>
 LoadJobs(const CheckedCommandLine& cmd, Options& o, std::string& traceName)
 {

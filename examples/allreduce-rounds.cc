@@ -61,7 +61,9 @@ void
 AddOptions(CheckedCommandLine& cmd, Options& o)
 {
     cmd.AddString("topology", "topology spec", o.topology);
-    cmd.AddString("scheduler", "scheduler name (see --list-schedulers) or TypeId name", o.scheduler);
+    cmd.AddString("scheduler",
+                  "scheduler name (see --list-schedulers) or TypeId name",
+                  o.scheduler);
     cmd.AddInteger("pieces", "pieces per chunk (k)", o.pieces, 1, 1000000);
     cmd.AddString("schedule-out",
                   "write the schedule to this file: FILE.xml as an MSCCL algorithm "
@@ -80,8 +82,11 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
     cmd.AddChoice("format", "output format", o.format, {"text", "json"});
     cmd.AddFlag("list-schedulers", "print the available scheduler names, one a line",
                 o.listSchedulers);
-    cmd.AddReal("time-limit", "optimal: wall-time limit of the whole search in seconds", o.timeLimit,
-                0.001, 1e6);
+    cmd.AddReal("time-limit",
+                "optimal: wall-time limit of the whole search in seconds",
+                o.timeLimit,
+                0.001,
+                1e6);
     cmd.AddInteger("trees-per-root",
                    "optimal: candidate flow trees per root the program may choose among "
                    "(1: the shortest-path trees)",
@@ -135,9 +140,9 @@ ReadSchedule(const Options& o)
 ///         are set to the scheduler when it is one of them (their reports say more)
 SchedulerResult
 MakeSchedule(const CheckedCommandLine& cmd,
-         const Options& o,
-         Ptr<OptimalScheduler>& optimal,
-         Ptr<DrlScheduler>& drl)
+             const Options& o,
+             Ptr<OptimalScheduler>& optimal,
+             Ptr<DrlScheduler>& drl)
 {
     if (o.topology.empty())
     {

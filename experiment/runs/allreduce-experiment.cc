@@ -656,7 +656,8 @@ struct MeasuredStart
     Time at;                                 //!< when it started
 };
 
-/// Records the counters when the measured AllReduce starts (after WarmUps warm-ups).
+/// Records the counters when the measured AllReduce starts after warm-ups (without warm-ups
+/// nothing came before it, and \p start stays at zero).
 void
 WatchMeasuredStart(Ptr<AllReduceController> controller,
                    Ptr<LinkLoadMonitor> links,
@@ -757,7 +758,11 @@ RunPacketAllReduce(const Plan& plan,
     Ptr<AllReduceController> controller = allreduce.GetController();
     for (const LinkDownEvent& down : config.linkDowns)
     {
-        Simulator::Schedule(Seconds(down.at), &DcnTopologyHelper::SetLinkUp, &dcn, down.link, false);
+        Simulator::Schedule(Seconds(down.at),
+                            &DcnTopologyHelper::SetLinkUp,
+                            &dcn,
+                            down.link,
+                            false);
     }
     if (!config.pcapPrefix.empty())
     {

@@ -203,6 +203,7 @@ AllReduceController::DoDispose()
     m_route = MakeNullCallback<void, uint32_t>();
     m_monitor = nullptr;
     m_sharedLinks = nullptr;
+    m_watch.Forget();
     Object::DoDispose();
 }
 
@@ -921,7 +922,7 @@ AllReduceController::WaitBeforeStall() const
     {
         return retry - Simulator::Now() + m_stallTimeout / 10;
     }
-    return Seconds(0);
+    return Seconds(-1);
 }
 
 void

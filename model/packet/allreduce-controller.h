@@ -25,7 +25,6 @@
 #include "ns3/traced-callback.h"
 #include "ns3/workload.h"
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -259,7 +258,8 @@ class AllReduceController : public Object
   private:
     /// Adds the attributes of the run. \param tid the TypeId \return it
     static TypeId AddRunAttributes(TypeId tid);
-    /// Adds the attributes of sharing and of late gradients. \param tid \return it
+    /// Adds the attributes of sharing the network (shared links, ports, stopping) and of late
+    /// gradients. \param tid the TypeId \return it
     static TypeId AddSharingAttributes(TypeId tid);
     /// Adds the trace sources. \param tid the TypeId \return it
     static TypeId AddTraceSources(TypeId tid);
@@ -268,7 +268,8 @@ class AllReduceController : public Object
                const std::vector<Ptr<AllReduceApplication>>& apps,
                const std::vector<Ipv4Address>& addresses);
     /// \param topo the topology \param apps \param addresses checked against its endpoints
-    /// \return the nodes that take an application (servers, then up to the last aggregator)
+    /// \return how many entries they must have: the servers, or with aggregating switches
+    ///         every node (null for the switches that do not aggregate)
     static uint32_t CheckEndpoints(const Topology& topo,
                                    const std::vector<Ptr<AllReduceApplication>>& apps,
                                    const std::vector<Ipv4Address>& addresses);
@@ -309,7 +310,7 @@ class AllReduceController : public Object
     /// Online: routes every unfinished workload around the links that are down, or back.
     void Reroute();
     /// \return how long the stall watch waits more (a gradient or a TCP retransmission to
-    ///         come), zero when the quiet network is stalled
+    ///         come), negative when the quiet network is stalled
     Time WaitBeforeStall() const;
     /// The stall watch found a stall: reports it and ends the run.
     void Stall();

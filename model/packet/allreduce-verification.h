@@ -36,8 +36,8 @@ struct AllReduceVerification
 /**
  * \ingroup allreduce-packet
  * Compares every server's vector with the sum of the servers' initial gradients: exactly for
- * integer inputs (which float32 sums exactly), else within the error any order of float32
- * additions may make, (N−1)·2^-23·Σ|v|.
+ * integer inputs where float32 sums them exactly (values up to 64 in magnitude, N·64 < 2^24),
+ * else within the error any order of float32 additions may make, (N−1)·2^-23·Σ|v|.
  * \param apps the applications, server i at index i (aggregating switches after, ignored)
  * \param servers how many servers \param layout the gradient's layout
  * \return the verdict

@@ -22,7 +22,7 @@ namespace ns3
  * The TCP connections an AllReduceController's transfers use, named by their source ports (a
  * flow route pins a connection's path by its port). Per transfer, every workload has a port of
  * its own, fixed at Reset. Persistent, one connection per sender, receiver and path carries
- * every transfer between them: Pick takes the one on the workload's path, else an idle one
+ * every transfer between them: Take picks the one on the workload's path, else an idle one
  * between the same ends (routed along the new path), else opens one on the sender's next
  * port. A connection a link of whose path went down, or whose TCP timed out or gave up, is
  * retired: it finishes what it carries and takes no new transfer.
@@ -57,6 +57,8 @@ class ConnectionPool
      * \param workload the workload, on the path it takes now
      * \param timedOut tells whether the sender's connection from a port went through a
      *        retransmission timeout (it is then retired)
+     * \return the connection taken, or none when a new one was needed and the sender has no
+     *         port left
      */
     Pick Take(const Workload& workload, Callback<bool, uint16_t> timedOut);
 
@@ -77,13 +79,13 @@ class ConnectionPool
     /// \param workload a workload \return its source port (persistent: 0 until it starts)
     uint16_t GetSourcePort(uint32_t workload) const;
 
-    /// \param node a sender \return whether it has a port left for a new connection
-    bool HasFreePort(uint32_t node) const;
-
     /// \param connection an index from Take \return its source port
     uint16_t GetPort(uint32_t connection) const;
 
   private:
+    /// \param node a sender \return whether it has a port left for a new connection
+    bool HasFreePort(uint32_t node) const;
+
     /// A persistent connection (the sender's source port identifies it).
     struct Connection
     {

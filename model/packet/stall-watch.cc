@@ -46,10 +46,15 @@ StallWatch::Stop()
     m_check.Cancel();
 }
 
-Time
-StallWatch::GetTimeout() const
+void
+StallWatch::Forget()
 {
-    return m_timeout;
+    Stop();
+    m_state = nullptr;
+    m_planned = nullptr;
+    m_linkUp = MakeNullCallback<bool, uint32_t>();
+    m_waitMore = MakeNullCallback<Time>();
+    m_stalled = MakeNullCallback<void>();
 }
 
 void
@@ -62,7 +67,7 @@ StallWatch::Check()
         return;
     }
     const Time wait = m_waitMore();
-    if (wait.IsStrictlyPositive())
+    if (!wait.IsStrictlyNegative())
     {
         m_check = Simulator::Schedule(wait, &StallWatch::Check, this);
         return;

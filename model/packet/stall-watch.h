@@ -37,10 +37,11 @@ class StallWatch
 
     /**
      * Starts watching an AllReduce that starts now.
-     * \param state what the scheduler sees (kept by reference until Stop or the next Start)
+     * \param state what the scheduler sees (kept by reference, for the reports and
+     *        descriptions, until the next Start or Forget)
      * \param timeout how long without progress is a stall
      * \param waitMore how long to wait before looking again although the timeout passed
-     *        (zero or negative: it is a stall)
+     *        (negative: it is a stall)
      * \param stalled called on a stall (Report says what stalled)
      */
     void Start(const PacketSchedulerState& state,
@@ -54,8 +55,8 @@ class StallWatch
     /// Stops watching (the run ended, or the next AllReduce starts).
     void Stop();
 
-    /// \return the timeout of the last Start
-    Time GetTimeout() const;
+    /// Stops watching and drops the state and workloads it describes (they are going away).
+    void Forget();
 
     /// \param workload a workload \return "workload 3 (reduce, chunk 1, piece 0, 0 -> 4, path ...)"
     std::string Describe(uint32_t workload) const;
