@@ -891,6 +891,14 @@ WorkloadSet::WorkloadSet(const Topology& topology,
 void
 WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
 {
+    IndexLinksAndGroups(sameDepsAs);
+    IndexGroupMembers();
+    IndexHeightsAndDepths(OrderByDependencies());
+}
+
+void
+WorkloadSet::IndexLinksAndGroups(const std::vector<uint32_t>& sameDepsAs)
+{
     const auto count = static_cast<uint32_t>(m_workloads.size());
     // Groups: 0 is the empty one; a workload with deps of its own opens the next.
     m_groupOf.assign(count, 0);
@@ -923,6 +931,12 @@ WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
         }
         std::vector<uint32_t>().swap(w.deps);
     }
+}
+
+void
+WorkloadSet::IndexGroupMembers()
+{
+    const auto count = static_cast<uint32_t>(m_workloads.size());
     const auto groups = static_cast<uint32_t>(m_groupDepsStart.size() - 1);
     // Users per group and groups per member, by counting (both come out ascending).
     m_usersStart.assign(groups + 1, 0);
@@ -956,8 +970,14 @@ WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
             }
         }
     }
-    // Kahn's order over groups: a group is done once all its members are; depths along the
-    // order, heights in reverse of it.
+}
+
+std::vector<uint32_t>
+WorkloadSet::OrderByDependencies() const
+{
+    const auto count = static_cast<uint32_t>(m_workloads.size());
+    const auto groups = static_cast<uint32_t>(m_groupDepsStart.size() - 1);
+    // Kahn's order over groups: a group is done once all its members are.
     std::vector<uint32_t> pending(groups);
     for (uint32_t g = 0; g < groups; ++g)
     {
@@ -994,7 +1014,16 @@ WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
             }
         }
     }
-    // A group's users all come after its members in the order.
+    return order;
+}
+
+void
+WorkloadSet::IndexHeightsAndDepths(const std::vector<uint32_t>& order)
+{
+    const auto count = static_cast<uint32_t>(m_workloads.size());
+    const auto groups = static_cast<uint32_t>(m_groupDepsStart.size() - 1);
+    // Depths along the order, heights in reverse of it: a group's users all come after its
+    // members in the order.
     std::vector<uint32_t> groupHeight(groups, 0);
     m_height.assign(count, 1);
     for (auto it = order.rbegin(); it != order.rend(); ++it)
