@@ -55,13 +55,15 @@ RoutePath(const std::vector<FlowTree>& trees, uint32_t chunk, uint32_t a, uint32
     return trees[b].GetPathToRoot(a);
 }
 
-} // namespace
-
-MscclImport
-ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
-                     const std::string& source,
-                     const Topology& topology,
-                     const std::vector<uint32_t>& ranks)
+/**
+ * \throws std::invalid_argument when the ranks cannot run on the topology: it has aggregating
+ *         switches, --ranks does not list one server per rank, or it has too few servers
+ */
+void
+CheckRanksFit(const MscclAlgorithm& algorithm,
+              const std::string& source,
+              const Topology& topology,
+              const std::vector<uint32_t>& ranks)
 {
     const uint32_t n = algorithm.GetNRanks();
     if (topology.CountAggregators() > 0)
@@ -84,9 +86,24 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                                     std::to_string(topology.GetNServers()) +
                                     " servers; use a larger topology");
     }
-    std::vector<MscclTransfer> transfers = SimulateMscclAlgorithm(algorithm, source);
+}
 
-    MscclImport out;
+/// Where the ranks of an algorithm run.
+struct RankPlacement
+{
+    Topology view;     //!< the topology or the JobView of the ranks' servers (rank i: server i)
+    bool identity;     //!< rank i runs on server i of the whole topology, for every server
+    std::string note;  //!< how the ranks map to servers, for the user (empty for the identity)
+};
+
+/**
+ * \param topology the topology \param ranks per rank, its server (empty: rank i on server i)
+ * \param n the ranks
+ * \return where the ranks run
+ */
+RankPlacement
+PlaceRanks(const Topology& topology, const std::vector<uint32_t>& ranks, uint32_t n)
+{
     std::vector<uint32_t> members = ranks;
     if (members.empty())
     {
@@ -99,7 +116,9 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
         identity = members[r] == r;
     }
     // The view checks the members (servers, each once) and relabels them 0..n-1.
-    const Topology view = identity ? topology : JobView(topology, members).GetTopology();
+    RankPlacement out{identity ? topology : JobView(topology, members).GetTopology(),
+                      identity,
+                      ""};
     if (!identity)
     {
         std::string list;
@@ -111,12 +130,30 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                    topology.GetName() + " (" + std::to_string(topology.GetNServers()) +
                    " servers; those without a rank relay)";
     }
+    return out;
+}
 
-    // C chunks of the algorithm onto N chunks x k pieces of the model: lcm(C, N) pieces in all.
+/// The algorithm's C chunks as the model's N chunks x k pieces: lcm(C, N) pieces in all.
+struct ChunkMapping
+{
+    uint64_t pieces; //!< k, the model's pieces per chunk: lcm(C, N) / N
+    uint64_t per;    //!< model pieces per MSCCL chunk: lcm(C, N) / C
+};
+
+/**
+ * \param algorithm the algorithm \param source its file, for errors
+ * \param[in,out] note the mapping's note, to which this adds the chunks' when they are cut
+ * \return how its chunks map to the model's
+ * \throws std::invalid_argument when that takes more than 1000000 pieces per chunk
+ */
+ChunkMapping
+MapChunks(const MscclAlgorithm& algorithm, const std::string& source, std::string& note)
+{
+    const uint64_t n = algorithm.GetNRanks();
     const uint64_t c = algorithm.nchunksperloop;
-    const uint64_t total = std::lcm(c, uint64_t{n});
+    const uint64_t total = std::lcm(c, n);
     const uint64_t pieces = total / n;
-    const uint64_t per = total / c; // model pieces per MSCCL chunk
+    const uint64_t per = total / c;
     if (pieces > 1000000)
     {
         throw std::invalid_argument("MSCCL algorithm '" + source + "': its " + std::to_string(c) +
@@ -126,27 +163,51 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
     }
     if (per > 1)
     {
-        out.note += std::string(out.note.empty() ? "" : "; ") + "each of the " +
-                    std::to_string(c) + " MSCCL chunks is " + std::to_string(per) +
-                    " pieces of the model's " + std::to_string(n) + " chunks x " +
-                    std::to_string(pieces) + " pieces";
+        note += std::string(note.empty() ? "" : "; ") + "each of the " + std::to_string(c) +
+                " MSCCL chunks is " + std::to_string(per) + " pieces of the model's " +
+                std::to_string(n) + " chunks x " + std::to_string(pieces) + " pieces";
     }
+    return ChunkMapping{pieces, per};
+}
+
+/// \throws std::invalid_argument when the transfers' workloads would not fit in memory
+void
+CheckWorkloadMemory(const std::vector<MscclTransfer>& transfers,
+                    const ChunkMapping& chunks,
+                    const std::string& source)
+{
     uint64_t depCount = 0;
-    bool hinted = !transfers.empty();
     for (const MscclTransfer& t : transfers)
     {
         depCount += t.deps.size();
+    }
+    CheckMemory("the " + std::to_string(transfers.size() * chunks.per) +
+                    " workloads of MSCCL algorithm '" + source + "'",
+                SaturatingMultiply(chunks.per,
+                                   SaturatingMultiply(transfers.size(), 256) + depCount * 4),
+                "use an algorithm with fewer chunks");
+}
+
+/// \return true when every transfer has a round hint (as our export writes)
+bool
+HasRoundHints(const std::vector<MscclTransfer>& transfers)
+{
+    bool hinted = !transfers.empty();
+    for (const MscclTransfer& t : transfers)
+    {
         hinted = hinted && t.round >= 0;
     }
-    std::vector<int64_t> hint;
-    CheckMemory("the " + std::to_string(transfers.size() * per) + " workloads of MSCCL algorithm '" +
-                    source + "'",
-                SaturatingMultiply(per, SaturatingMultiply(transfers.size(), 256) + depCount * 4),
-                "use an algorithm with fewer chunks");
+    return hinted;
+}
 
-    // Paths: the ones our export wrote where every send has one that walks this topology's
-    // links between its servers (and the ranks are the topology's servers); else along trees.
-    bool routed = identity && !transfers.empty();
+/**
+ * \return true when every transfer has a path (as our export writes) that walks the view's
+ *         links between its servers
+ */
+bool
+HasPathsOn(const std::vector<MscclTransfer>& transfers, const Topology& view)
+{
+    bool routed = !transfers.empty();
     for (size_t i = 0; routed && i < transfers.size(); ++i)
     {
         const auto& path = transfers[i].path;
@@ -158,20 +219,39 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                      view.HasLink(path[h], path[h + 1]);
         }
     }
+    return routed;
+}
+
+/**
+ * Turns every transfer into a workload per model piece of its chunk.
+ * \param transfers the algorithm's transfers \param chunks how its chunks map to the model's
+ * \param view the topology the ranks run on \param routed true: along the transfers' paths;
+ *        else along the shortest-path trees of the view (RoutePath)
+ * \param[out] hint per workload, its transfer's round hint, when every transfer has one
+ * \return the workloads
+ */
+std::vector<Workload>
+BuildWorkloads(const std::vector<MscclTransfer>& transfers,
+               const ChunkMapping& chunks,
+               const Topology& view,
+               bool routed,
+               std::vector<int64_t>& hint)
+{
+    const uint32_t n = view.GetNServers();
+    const bool hinted = HasRoundHints(transfers);
     const std::vector<FlowTree> trees = routed ? std::vector<FlowTree>{}
                                                : BuildShortestPathTrees(view);
     std::vector<Workload> workloads;
-    workloads.reserve(transfers.size() * per);
-    for (size_t i = 0; i < transfers.size(); ++i)
+    workloads.reserve(transfers.size() * chunks.per);
+    for (const MscclTransfer& t : transfers)
     {
-        const MscclTransfer& t = transfers[i];
-        for (uint64_t j = 0; j < per; ++j)
+        for (uint64_t j = 0; j < chunks.per; ++j)
         {
             Workload w;
             w.id = static_cast<uint32_t>(workloads.size());
-            const uint64_t slice = t.chunk * per + j;
-            w.chunk = static_cast<uint32_t>(slice / pieces);
-            w.piece = static_cast<uint32_t>(slice % pieces);
+            const uint64_t slice = t.chunk * chunks.per + j;
+            w.chunk = static_cast<uint32_t>(slice / chunks.pieces);
+            w.piece = static_cast<uint32_t>(slice % chunks.pieces);
             w.phase = t.carries.size() == n ? Phase::GATHER : Phase::REDUCE;
             w.src = t.src;
             w.dst = t.dst;
@@ -180,7 +260,7 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
             w.deps.reserve(t.deps.size());
             for (uint32_t d : t.deps)
             {
-                w.deps.push_back(static_cast<uint32_t>(d * per + j));
+                w.deps.push_back(static_cast<uint32_t>(d * chunks.per + j));
             }
             workloads.push_back(std::move(w));
             if (hinted)
@@ -189,15 +269,20 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
             }
         }
     }
-    transfers.clear();
-    WorkloadSet set(view, std::move(workloads), WorkloadSemantics::MSCCL,
-                    static_cast<uint32_t>(pieces));
+    return workloads;
+}
 
-    // List schedules in a few orders, the fewest rounds kept (the first of equals). With round
-    // hints on every send (our export), in their order: that gives the exported rounds, or
-    // fewer where the schedule held a ready workload back. Else earliest ready first, ties to
-    // the longer chain after it; the longer chain first; earliest ready first in the order the
-    // algorithm sends.
+/**
+ * The orders to list-schedule the workloads in. With round hints on every send (our export),
+ * in their order: that gives the exported rounds, or fewer where the schedule held a ready
+ * workload back. Else earliest ready first, ties to the longer chain after it; the longer
+ * chain first; earliest ready first in the order the algorithm sends.
+ * \param set the workloads \param hint per workload, its round hint (empty: none)
+ * \return the orders
+ */
+std::vector<std::vector<uint32_t>>
+ListOrders(const WorkloadSet& set, const std::vector<int64_t>& hint)
+{
     const auto byKey = [&set](auto key) {
         std::vector<uint32_t> order(set.GetN());
         std::iota(order.begin(), order.end(), 0);
@@ -205,9 +290,15 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                          [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
         return order;
     };
-    const std::vector<std::vector<uint32_t>> orders = hinted ? std::vector<std::vector<uint32_t>>{
-        byKey([&hint, &set](uint32_t id) { return std::make_pair(hint[id], set.GetDepth(id)); }),
-    } : std::vector<std::vector<uint32_t>>{
+    if (!hint.empty())
+    {
+        return {
+            byKey([&hint, &set](uint32_t id) {
+                return std::make_pair(hint[id], set.GetDepth(id));
+            }),
+        };
+    }
+    return {
         byKey([&set](uint32_t id) {
             return std::make_pair(set.GetDepth(id), UINT32_MAX - set.GetHeight(id));
         }),
@@ -216,6 +307,13 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
         }),
         byKey([&set](uint32_t id) { return set.GetDepth(id); }),
     };
+}
+
+/// \return the list schedule of the workloads in each order with the fewest rounds (the
+///         first of equals)
+Schedule
+FewestRounds(const WorkloadSet& set, const std::vector<std::vector<uint32_t>>& orders)
+{
     Schedule schedule;
     for (const std::vector<uint32_t>& order : orders)
     {
@@ -230,6 +328,35 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
             schedule = std::move(tried);
         }
     }
+    return schedule;
+}
+
+} // namespace
+
+MscclImport
+ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
+                     const std::string& source,
+                     const Topology& topology,
+                     const std::vector<uint32_t>& ranks)
+{
+    CheckRanksFit(algorithm, source, topology, ranks);
+    std::vector<MscclTransfer> transfers = SimulateMscclAlgorithm(algorithm, source);
+    const RankPlacement placement = PlaceRanks(topology, ranks, algorithm.GetNRanks());
+    MscclImport out;
+    out.note = placement.note;
+    const ChunkMapping chunks = MapChunks(algorithm, source, out.note);
+    CheckWorkloadMemory(transfers, chunks, source);
+    // Paths: the ones our export wrote where every send has one that walks this topology's
+    // links between its servers (and the ranks are the topology's servers); else along trees.
+    const bool routed = placement.identity && HasPathsOn(transfers, placement.view);
+    std::vector<int64_t> hint;
+    std::vector<Workload> workloads =
+        BuildWorkloads(transfers, chunks, placement.view, routed, hint);
+    transfers.clear();
+    WorkloadSet set(placement.view, std::move(workloads), WorkloadSemantics::MSCCL,
+                    static_cast<uint32_t>(chunks.pieces));
+    // List schedules in a few orders, the fewest rounds kept.
+    Schedule schedule = FewestRounds(set, ListOrders(set, hint));
     schedule.scheduler = "msccl" + (algorithm.name.empty() ? "" : ":" + algorithm.name);
     out.plan = Plan{std::move(set), std::move(schedule)};
     return out;
