@@ -161,94 +161,171 @@ EstimateGroup(const Topology& cluster,
     return e;
 }
 
-} // namespace
-
-std::vector<uint32_t>
-TopologyAwarePlacement::DoPlace(const Topology& cluster, const PlacementRequest& request)
+/**
+ * \param cluster the cluster \param linkJobs per directed link, running jobs (may be empty)
+ * \param loadWeight what one running job adds to a link's cost of 1
+ * \return per undirected link, its cost when groups grow
+ */
+std::vector<double>
+LinkCosts(const Topology& cluster, const std::vector<uint32_t>& linkJobs, double loadWeight)
 {
-    const uint32_t n = cluster.GetNServers();
     std::vector<double> cost(cluster.GetNLinks(), 1.0);
-    if (!request.linkJobs.empty())
+    if (!linkJobs.empty())
     {
         for (uint32_t i = 0; i < cluster.GetNLinks(); ++i)
         {
-            cost[i] += m_loadWeight * (request.linkJobs[2 * i] + request.linkJobs[2 * i + 1]) / 2.0;
+            cost[i] += loadWeight * (linkJobs[2 * i] + linkJobs[2 * i + 1]) / 2.0;
         }
     }
-    // Anchors: the first free server on each first switch, spread evenly when there are more.
+    return cost;
+}
+
+/**
+ * \param cluster the cluster \param free per server, non-zero when free
+ * \param candidates how many anchors at most
+ * \return the first free server on each first switch, spread evenly when there are more
+ */
+std::vector<uint32_t>
+ChooseAnchors(const Topology& cluster, const std::vector<uint8_t>& free, uint32_t candidates)
+{
     std::vector<uint32_t> anchors;
     std::vector<uint8_t> seen(cluster.GetNNodes(), 0);
-    for (uint32_t s = 0; s < n; ++s)
+    for (uint32_t s = 0; s < cluster.GetNServers(); ++s)
     {
         const uint32_t key =
             cluster.GetNeighbors(s).empty() ? s : cluster.GetNeighbors(s).front();
-        if (request.free[s] && !seen[key])
+        if (free[s] && !seen[key])
         {
             seen[key] = 1;
             anchors.push_back(s);
         }
     }
-    if (anchors.size() > m_candidates)
+    if (anchors.size() > candidates)
     {
         std::vector<uint32_t> spread;
-        for (uint32_t i = 0; i < m_candidates; ++i)
+        for (uint32_t i = 0; i < candidates; ++i)
         {
-            spread.push_back(anchors[uint64_t{i} * anchors.size() / m_candidates]);
+            spread.push_back(anchors[uint64_t{i} * anchors.size() / candidates]);
         }
         anchors = std::move(spread);
     }
+    return anchors;
+}
+
+/// A group grown from an anchor.
+struct Group
+{
+    std::vector<uint32_t> members;          //!< in the order they joined, the anchor first
+    std::vector<std::vector<double>> costs; //!< per member, its path cost to every node
+};
+
+/**
+ * Grows a group from the anchor: the free server nearest to all members joins next.
+ * \param cluster the cluster \param cost per undirected link
+ * \param request the job's request (its size and the free servers) \param anchor a free server
+ * \return the group of request.servers servers
+ */
+Group
+GrowGroup(const Topology& cluster,
+          const std::vector<double>& cost,
+          const PlacementRequest& request,
+          uint32_t anchor)
+{
+    const uint32_t n = cluster.GetNServers();
+    Group group;
+    std::vector<double> sum(n, 0.0);
+    std::vector<uint8_t> in(n, 0);
+    auto add = [&](uint32_t s) {
+        group.members.push_back(s);
+        in[s] = 1;
+        group.costs.push_back(PathCosts(cluster, cost, s));
+        for (uint32_t t = 0; t < n; ++t)
+        {
+            sum[t] += group.costs.back()[t];
+        }
+    };
+    add(anchor);
+    while (group.members.size() < request.servers)
+    {
+        uint32_t next = n;
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            if (request.free[s] && !in[s] && (next == n || sum[s] < sum[next]))
+            {
+                next = s;
+            }
+        }
+        add(next);
+    }
+    return group;
+}
+
+/// \return the group's servers by nearest neighbours from its lowest server
+std::vector<uint32_t>
+NearestNeighbourOrder(const Group& group)
+{
+    const std::vector<uint32_t>& members = group.members;
+    const std::vector<std::vector<double>>& costs = group.costs;
+    std::vector<uint32_t> order;
+    std::vector<uint8_t> placed(members.size(), 0);
+    size_t at = std::min_element(members.begin(), members.end()) - members.begin();
+    for (size_t k = 0; k < members.size(); ++k)
+    {
+        placed[at] = 1;
+        order.push_back(members[at]);
+        size_t nearest = members.size();
+        for (size_t j = 0; j < members.size(); ++j)
+        {
+            if (!placed[j] && (nearest == members.size() ||
+                               costs[at][members[j]] < costs[at][members[nearest]] ||
+                               (costs[at][members[j]] == costs[at][members[nearest]] &&
+                                members[j] < members[nearest])))
+            {
+                nearest = j;
+            }
+        }
+        at = nearest;
+    }
+    return order;
+}
+
+/**
+ * Blocks of consecutive free servers, aligned to the job's size: generators number servers
+ * so that such blocks are sub-structures (a BCube sub-cube, a fat-tree pod, a Jellyfish
+ * switch's servers), which growing by distance does not always find.
+ * \param free per server, non-zero when free \param m the job's size
+ * \return the first server of each block
+ */
+std::vector<uint32_t>
+AlignedFreeBlocks(const std::vector<uint8_t>& free, uint32_t m)
+{
+    const auto n = static_cast<uint32_t>(free.size());
+    std::vector<uint32_t> blocks;
+    for (uint32_t first = 0; uint64_t{first} + m <= n; first += m)
+    {
+        if (std::all_of(free.begin() + first, free.begin() + first + m, [](uint8_t f) {
+                return f != 0;
+            }))
+        {
+            blocks.push_back(first);
+        }
+    }
+    return blocks;
+}
+
+} // namespace
+
+std::vector<uint32_t>
+TopologyAwarePlacement::DoPlace(const Topology& cluster, const PlacementRequest& request)
+{
+    const std::vector<double> cost = LinkCosts(cluster, request.linkJobs, m_loadWeight);
+    const std::vector<uint32_t> anchors = ChooseAnchors(cluster, request.free, m_candidates);
     std::vector<uint32_t> best;
     Estimate bestEstimate;
     for (uint32_t rank = 0; rank < anchors.size(); ++rank)
     {
-        // Grow the group from the anchor: the free server nearest to all members joins next.
-        std::vector<uint32_t> group;
-        std::vector<std::vector<double>> costs;
-        std::vector<double> sum(n, 0.0);
-        std::vector<uint8_t> in(n, 0);
-        auto add = [&](uint32_t s) {
-            group.push_back(s);
-            in[s] = 1;
-            costs.push_back(PathCosts(cluster, cost, s));
-            for (uint32_t t = 0; t < n; ++t)
-            {
-                sum[t] += costs.back()[t];
-            }
-        };
-        add(anchors[rank]);
-        while (group.size() < request.servers)
-        {
-            uint32_t next = n;
-            for (uint32_t s = 0; s < n; ++s)
-            {
-                if (request.free[s] && !in[s] && (next == n || sum[s] < sum[next]))
-                {
-                    next = s;
-                }
-            }
-            add(next);
-        }
-        // Order it by nearest neighbours from its lowest server.
-        std::vector<uint32_t> order;
-        std::vector<uint8_t> placed(group.size(), 0);
-        size_t at = std::min_element(group.begin(), group.end()) - group.begin();
-        for (size_t k = 0; k < group.size(); ++k)
-        {
-            placed[at] = 1;
-            order.push_back(group[at]);
-            size_t nearest = group.size();
-            for (size_t j = 0; j < group.size(); ++j)
-            {
-                if (!placed[j] && (nearest == group.size() ||
-                                   costs[at][group[j]] < costs[at][group[nearest]] ||
-                                   (costs[at][group[j]] == costs[at][group[nearest]] &&
-                                    group[j] < group[nearest])))
-                {
-                    nearest = j;
-                }
-            }
-            at = nearest;
-        }
+        std::vector<uint32_t> order =
+            NearestNeighbourOrder(GrowGroup(cluster, cost, request, anchors[rank]));
         Estimate estimate = EstimateGroup(cluster, order, request);
         estimate.anchor = rank;
         NS_LOG_DEBUG("anchor " << anchors[rank] << ": " << estimate.rounds << " rounds, use "
@@ -259,20 +336,8 @@ TopologyAwarePlacement::DoPlace(const Topology& cluster, const PlacementRequest&
             best = std::move(order);
         }
     }
-    // Blocks of consecutive free servers, aligned to the job's size: generators number servers
-    // so that such blocks are sub-structures (a BCube sub-cube, a fat-tree pod, a Jellyfish
-    // switch's servers), which growing by distance does not always find.
     const uint32_t m = request.servers;
-    std::vector<uint32_t> blocks;
-    for (uint32_t first = 0; uint64_t{first} + m <= n; first += m)
-    {
-        if (std::all_of(request.free.begin() + first,
-                        request.free.begin() + first + m,
-                        [](uint8_t f) { return f != 0; }))
-        {
-            blocks.push_back(first);
-        }
-    }
+    const std::vector<uint32_t> blocks = AlignedFreeBlocks(request.free, m);
     for (uint32_t i = 0; i < blocks.size() && i < m_candidates; ++i)
     {
         const uint32_t first =

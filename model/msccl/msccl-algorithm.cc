@@ -294,6 +294,231 @@ ReadSteps(const std::string& source,
     }
 }
 
+/**
+ * Parses the XML text.
+ * \param doc the document to parse into \param text the XML \param source the file, for errors
+ * \return its one <algo> element
+ * \throws std::invalid_argument when it is not well-formed or not one <algo> element
+ */
+const tinyxml2::XMLElement&
+ParseAlgoElement(tinyxml2::XMLDocument& doc, const std::string& text, const std::string& source)
+{
+    if (doc.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS)
+    {
+        throw std::invalid_argument("MSCCL algorithm '" + source + "' line " +
+                                    std::to_string(doc.ErrorLineNum()) + ": not well-formed XML (" +
+                                    doc.ErrorName() + ")");
+    }
+    const tinyxml2::XMLElement* root = doc.RootElement();
+    if (!root || std::string(root->Name()) != "algo" || root->NextSiblingElement())
+    {
+        throw std::invalid_argument(
+            "MSCCL algorithm '" + source + "': the document must be one <algo> element (" +
+            (root ? "found <" + Abbreviate(root->Name()) + ">" : std::string("it is empty")) +
+            "); is this an MSCCL algorithm file?");
+    }
+    return *root;
+}
+
+/**
+ * Reads the attributes of <algo>.
+ * \param a the attributes \param[out] algo gets its name, protocol, collective, chunks,
+ *        channels and whether it runs in place
+ * \return ngpus
+ */
+uint32_t
+ReadAlgoAttributes(const Attributes& a, MscclAlgorithm& algo)
+{
+    algo.name = a.Has("name") ? a.Text("name") : "";
+    algo.proto = a.Has("proto") ? a.Text("proto") : "Simple";
+    algo.coll = a.Text("coll");
+    if (algo.coll != "allreduce")
+    {
+        a.Fail("coll is '" + Abbreviate(algo.coll) + "'; only coll=\"allreduce\" algorithms can "
+               "be run here");
+    }
+    if (a.Has("redop") && a.Text("redop") != "sum")
+    {
+        a.Fail("redop is '" + Abbreviate(a.Text("redop")) + "'; the AllReduce here sums");
+    }
+    const auto ngpus = static_cast<uint32_t>(a.Number("ngpus", 1, MSCCL_MAX_RANKS));
+    algo.nchunksperloop = static_cast<uint32_t>(a.Number("nchunksperloop", 1, MSCCL_MAX_CHUNKS));
+    algo.nchannels = static_cast<uint32_t>(a.Number("nchannels", 0, 1024));
+    algo.inplace = a.Number("inplace", 0, 1) == 1;
+    if (a.Has("outofplace") && (a.Number("outofplace", 0, 1) == 1) == algo.inplace)
+    {
+        a.Fail("inplace and outofplace disagree");
+    }
+    return ngpus;
+}
+
+/// Per (peer, channel), the threadblock of a rank that sends to (receives from) the peer on it.
+using Connections = std::map<std::pair<int32_t, uint32_t>, uint32_t>;
+
+/**
+ * Reads one <tb> of a rank (not yet its steps) and checks it on its own and against the
+ * rank's threadblocks before it.
+ * \param source the file \param t the element \param rank the rank
+ * \param count the rank's threadblocks \param algo the algorithm, its GPU being read
+ * \param[in,out] tbElement per threadblock id of the rank, its element once read
+ * \param[in,out] sendChannel the rank's threadblocks that send, by (peer, channel)
+ * \param[in,out] recvChannel the rank's threadblocks that receive, by (peer, channel)
+ */
+void
+ReadThreadblock(const std::string& source,
+                const tinyxml2::XMLElement& t,
+                uint32_t rank,
+                size_t count,
+                MscclAlgorithm& algo,
+                std::vector<const tinyxml2::XMLElement*>& tbElement,
+                Connections& sendChannel,
+                Connections& recvChannel)
+{
+    const uint32_t ngpus = algo.GetNRanks();
+    const std::string rankName = "rank " + std::to_string(rank);
+    const Attributes ta(source, t, rankName + ", <tb>", {"id", "send", "recv", "chan"});
+    const auto tbId = static_cast<uint32_t>(ta.Number("id", 0, static_cast<int64_t>(count) - 1));
+    if (tbElement[tbId])
+    {
+        ta.Fail("threadblock " + std::to_string(tbId) + " is given twice (ids are 0.." +
+                std::to_string(count - 1) + ", each once)");
+    }
+    tbElement[tbId] = &t;
+    MscclGpu& gpu = algo.gpus[rank];
+    MscclThreadblock& tb = gpu.threadblocks[tbId];
+    const std::string name = "threadblock " + std::to_string(tbId) + " on " + rankName;
+    tb.line = static_cast<uint32_t>(t.GetLineNum());
+    tb.send = static_cast<int32_t>(ta.Number("send", -1, ngpus - 1));
+    tb.recv = static_cast<int32_t>(ta.Number("recv", -1, ngpus - 1));
+    tb.chan = static_cast<uint32_t>(ta.Number("chan", 0, 1023));
+    if (tb.send == static_cast<int32_t>(rank) || tb.recv == static_cast<int32_t>(rank))
+    {
+        ta.Fail(name + " names its own rank as a peer");
+    }
+    if (tb.chan >= algo.nchannels)
+    {
+        ta.Fail(name + ": chan " + std::to_string(tb.chan) + " is not below nchannels (" +
+                std::to_string(algo.nchannels) + ")");
+    }
+    // MSCCL connects one threadblock per peer and channel in each direction.
+    for (auto* side : {&sendChannel, &recvChannel})
+    {
+        const int32_t peer = side == &sendChannel ? tb.send : tb.recv;
+        if (peer < 0)
+        {
+            continue;
+        }
+        const auto inserted = side->emplace(std::make_pair(peer, tb.chan), tbId);
+        if (!inserted.second)
+        {
+            ta.Fail(name + " and threadblock " + std::to_string(inserted.first->second) +
+                    " both " + (side == &sendChannel ? "send to" : "receive from") +
+                    " rank " + std::to_string(peer) + " on channel " +
+                    std::to_string(tb.chan) + "; MSCCL allows one threadblock per peer "
+                    "and channel in each direction");
+        }
+    }
+    ReadSteps(source, t, ta, rank, tbId, gpu, algo.inplace, tb);
+}
+
+/**
+ * Reads one <gpu>, its threadblocks and their steps.
+ * \param source the file \param g the element \param algo the algorithm, its GPUs sized
+ * \param[in,out] gpuElement per rank, its element once read
+ */
+void
+ReadGpu(const std::string& source,
+        const tinyxml2::XMLElement& g,
+        MscclAlgorithm& algo,
+        std::vector<const tinyxml2::XMLElement*>& gpuElement)
+{
+    const uint32_t ngpus = algo.GetNRanks();
+    const Attributes ga(source, g, "", {"id", "i_chunks", "o_chunks", "s_chunks"});
+    const auto id = static_cast<uint32_t>(ga.Number("id", 0, ngpus - 1));
+    if (gpuElement[id])
+    {
+        ga.Fail("rank " + std::to_string(id) + " is given twice (also at line " +
+                std::to_string(gpuElement[id]->GetLineNum()) + ")");
+    }
+    gpuElement[id] = &g;
+    MscclGpu& gpu = algo.gpus[id];
+    gpu.line = static_cast<uint32_t>(g.GetLineNum());
+    gpu.iChunks = static_cast<uint32_t>(ga.Number("i_chunks", 0, MSCCL_MAX_CHUNKS));
+    gpu.oChunks = static_cast<uint32_t>(ga.Number("o_chunks", 0, MSCCL_MAX_CHUNKS));
+    gpu.sChunks = static_cast<uint32_t>(ga.Number("s_chunks", 0, MSCCL_MAX_CHUNKS));
+    const std::string rank = "rank " + std::to_string(id);
+    if (gpu.iChunks != algo.nchunksperloop)
+    {
+        ga.Fail(rank + ": i_chunks must be nchunksperloop (" +
+                std::to_string(algo.nchunksperloop) + "), the chunks of an AllReduce's "
+                "input, got " + std::to_string(gpu.iChunks));
+    }
+    if (!algo.inplace && gpu.oChunks != algo.nchunksperloop)
+    {
+        ga.Fail(rank + ": out of place (inplace=\"0\"), o_chunks must be nchunksperloop (" +
+                std::to_string(algo.nchunksperloop) + "), got " + std::to_string(gpu.oChunks));
+    }
+    const auto tbs = Children(ga, g, "tb");
+    gpu.threadblocks.resize(tbs.size());
+    std::vector<const tinyxml2::XMLElement*> tbElement(tbs.size(), nullptr);
+    Connections sendChannel;
+    Connections recvChannel;
+    for (const tinyxml2::XMLElement* t : tbs)
+    {
+        ReadThreadblock(source, *t, id, tbs.size(), algo, tbElement, sendChannel, recvChannel);
+    }
+}
+
+/**
+ * Checks the dependencies, once every threadblock of the rank is known: each names an
+ * existing step, marked hasdep.
+ * \param source the file \param algo the algorithm
+ * \throws std::invalid_argument naming the first step whose dependency is wrong
+ */
+void
+CheckDependencies(const std::string& source, const MscclAlgorithm& algo)
+{
+    for (uint32_t r = 0; r < algo.GetNRanks(); ++r)
+    {
+        const MscclGpu& gpu = algo.gpus[r];
+        for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
+        {
+            const MscclThreadblock& tb = gpu.threadblocks[t];
+            for (uint32_t s = 0; s < tb.steps.size(); ++s)
+            {
+                const MscclStep& step = tb.steps[s];
+                if (step.depid < 0)
+                {
+                    continue;
+                }
+                const auto fail = [&](const std::string& what) {
+                    throw std::invalid_argument("MSCCL algorithm '" + source + "' line " +
+                                                std::to_string(step.line) + ": " +
+                                                StepName(r, t, s) + ": " + what);
+                };
+                if (static_cast<uint32_t>(step.depid) >= gpu.threadblocks.size())
+                {
+                    fail("depid " + std::to_string(step.depid) + " is not a threadblock of rank " +
+                         std::to_string(r) + " (0.." +
+                         std::to_string(gpu.threadblocks.size() - 1) + ")");
+                }
+                const MscclThreadblock& other = gpu.threadblocks[step.depid];
+                if (static_cast<uint32_t>(step.deps) >= other.steps.size())
+                {
+                    fail("deps " + std::to_string(step.deps) + " is not a step of threadblock " +
+                         std::to_string(step.depid) + " (it has " +
+                         std::to_string(other.steps.size()) + ")");
+                }
+                if (!other.steps[step.deps].hasdep)
+                {
+                    fail("it waits for " + StepName(r, step.depid, step.deps) +
+                         ", which has hasdep=\"0\": the MSCCL executor would not signal it");
+                }
+            }
+        }
+    }
+}
+
 } // namespace
 
 std::string
@@ -378,47 +603,15 @@ MscclAlgorithm
 ParseMscclXml(const std::string& text, const std::string& source)
 {
     tinyxml2::XMLDocument doc;
-    if (doc.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS)
-    {
-        throw std::invalid_argument("MSCCL algorithm '" + source + "' line " +
-                                    std::to_string(doc.ErrorLineNum()) + ": not well-formed XML (" +
-                                    doc.ErrorName() + ")");
-    }
-    const tinyxml2::XMLElement* root = doc.RootElement();
-    if (!root || std::string(root->Name()) != "algo" || root->NextSiblingElement())
-    {
-        throw std::invalid_argument(
-            "MSCCL algorithm '" + source + "': the document must be one <algo> element (" +
-            (root ? "found <" + Abbreviate(root->Name()) + ">" : std::string("it is empty")) +
-            "); is this an MSCCL algorithm file?");
-    }
+    const tinyxml2::XMLElement& root = ParseAlgoElement(doc, text, source);
     const Attributes a(source,
-                       *root,
+                       root,
                        "",
                        {"name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll",
                         "inplace", "outofplace", "minBytes", "maxBytes", "redop"});
     MscclAlgorithm algo;
-    algo.name = a.Has("name") ? a.Text("name") : "";
-    algo.proto = a.Has("proto") ? a.Text("proto") : "Simple";
-    algo.coll = a.Text("coll");
-    if (algo.coll != "allreduce")
-    {
-        a.Fail("coll is '" + Abbreviate(algo.coll) + "'; only coll=\"allreduce\" algorithms can "
-               "be run here");
-    }
-    if (a.Has("redop") && a.Text("redop") != "sum")
-    {
-        a.Fail("redop is '" + Abbreviate(a.Text("redop")) + "'; the AllReduce here sums");
-    }
-    const auto ngpus = static_cast<uint32_t>(a.Number("ngpus", 1, MSCCL_MAX_RANKS));
-    algo.nchunksperloop = static_cast<uint32_t>(a.Number("nchunksperloop", 1, MSCCL_MAX_CHUNKS));
-    algo.nchannels = static_cast<uint32_t>(a.Number("nchannels", 0, 1024));
-    algo.inplace = a.Number("inplace", 0, 1) == 1;
-    if (a.Has("outofplace") && (a.Number("outofplace", 0, 1) == 1) == algo.inplace)
-    {
-        a.Fail("inplace and outofplace disagree");
-    }
-    const auto gpus = Children(a, *root, "gpu");
+    const uint32_t ngpus = ReadAlgoAttributes(a, algo);
+    const auto gpus = Children(a, root, "gpu");
     if (gpus.size() != ngpus)
     {
         a.Fail("ngpus is " + std::to_string(ngpus) + " but there are " +
@@ -428,124 +621,9 @@ ParseMscclXml(const std::string& text, const std::string& source)
     std::vector<const tinyxml2::XMLElement*> gpuElement(ngpus, nullptr);
     for (const tinyxml2::XMLElement* g : gpus)
     {
-        const Attributes ga(source, *g, "", {"id", "i_chunks", "o_chunks", "s_chunks"});
-        const auto id = static_cast<uint32_t>(ga.Number("id", 0, ngpus - 1));
-        if (gpuElement[id])
-        {
-            ga.Fail("rank " + std::to_string(id) + " is given twice (also at line " +
-                    std::to_string(gpuElement[id]->GetLineNum()) + ")");
-        }
-        gpuElement[id] = g;
-        MscclGpu& gpu = algo.gpus[id];
-        gpu.line = static_cast<uint32_t>(g->GetLineNum());
-        gpu.iChunks = static_cast<uint32_t>(ga.Number("i_chunks", 0, MSCCL_MAX_CHUNKS));
-        gpu.oChunks = static_cast<uint32_t>(ga.Number("o_chunks", 0, MSCCL_MAX_CHUNKS));
-        gpu.sChunks = static_cast<uint32_t>(ga.Number("s_chunks", 0, MSCCL_MAX_CHUNKS));
-        const std::string rank = "rank " + std::to_string(id);
-        if (gpu.iChunks != algo.nchunksperloop)
-        {
-            ga.Fail(rank + ": i_chunks must be nchunksperloop (" +
-                    std::to_string(algo.nchunksperloop) + "), the chunks of an AllReduce's "
-                    "input, got " + std::to_string(gpu.iChunks));
-        }
-        if (!algo.inplace && gpu.oChunks != algo.nchunksperloop)
-        {
-            ga.Fail(rank + ": out of place (inplace=\"0\"), o_chunks must be nchunksperloop (" +
-                    std::to_string(algo.nchunksperloop) + "), got " +
-                    std::to_string(gpu.oChunks));
-        }
-        const auto tbs = Children(ga, *g, "tb");
-        gpu.threadblocks.resize(tbs.size());
-        std::vector<const tinyxml2::XMLElement*> tbElement(tbs.size(), nullptr);
-        std::map<std::pair<int32_t, uint32_t>, uint32_t> sendChannel;
-        std::map<std::pair<int32_t, uint32_t>, uint32_t> recvChannel;
-        for (const tinyxml2::XMLElement* t : tbs)
-        {
-            const Attributes ta(source, *t, rank + ", <tb>", {"id", "send", "recv", "chan"});
-            const auto tbId = static_cast<uint32_t>(
-                ta.Number("id", 0, static_cast<int64_t>(tbs.size()) - 1));
-            if (tbElement[tbId])
-            {
-                ta.Fail("threadblock " + std::to_string(tbId) + " is given twice (ids are 0.." +
-                        std::to_string(tbs.size() - 1) + ", each once)");
-            }
-            tbElement[tbId] = t;
-            MscclThreadblock& tb = gpu.threadblocks[tbId];
-            const std::string name = "threadblock " + std::to_string(tbId) + " on " + rank;
-            tb.line = static_cast<uint32_t>(t->GetLineNum());
-            tb.send = static_cast<int32_t>(ta.Number("send", -1, ngpus - 1));
-            tb.recv = static_cast<int32_t>(ta.Number("recv", -1, ngpus - 1));
-            tb.chan = static_cast<uint32_t>(ta.Number("chan", 0, 1023));
-            if (tb.send == static_cast<int32_t>(id) || tb.recv == static_cast<int32_t>(id))
-            {
-                ta.Fail(name + " names its own rank as a peer");
-            }
-            if (tb.chan >= algo.nchannels)
-            {
-                ta.Fail(name + ": chan " + std::to_string(tb.chan) + " is not below nchannels (" +
-                        std::to_string(algo.nchannels) + ")");
-            }
-            // MSCCL connects one threadblock per peer and channel in each direction.
-            for (auto* side : {&sendChannel, &recvChannel})
-            {
-                const int32_t peer = side == &sendChannel ? tb.send : tb.recv;
-                if (peer < 0)
-                {
-                    continue;
-                }
-                const auto inserted = side->emplace(std::make_pair(peer, tb.chan), tbId);
-                if (!inserted.second)
-                {
-                    ta.Fail(name + " and threadblock " + std::to_string(inserted.first->second) +
-                            " both " + (side == &sendChannel ? "send to" : "receive from") +
-                            " rank " + std::to_string(peer) + " on channel " +
-                            std::to_string(tb.chan) + "; MSCCL allows one threadblock per peer "
-                            "and channel in each direction");
-                }
-            }
-            ReadSteps(source, *t, ta, id, tbId, gpu, algo.inplace, tb);
-        }
+        ReadGpu(source, *g, algo, gpuElement);
     }
-    // Dependencies, now that every threadblock of the rank is known.
-    for (uint32_t r = 0; r < ngpus; ++r)
-    {
-        const MscclGpu& gpu = algo.gpus[r];
-        for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
-        {
-            const MscclThreadblock& tb = gpu.threadblocks[t];
-            for (uint32_t s = 0; s < tb.steps.size(); ++s)
-            {
-                const MscclStep& step = tb.steps[s];
-                if (step.depid < 0)
-                {
-                    continue;
-                }
-                const auto fail = [&](const std::string& what) {
-                    throw std::invalid_argument("MSCCL algorithm '" + source + "' line " +
-                                                std::to_string(step.line) + ": " +
-                                                StepName(r, t, s) + ": " + what);
-                };
-                if (static_cast<uint32_t>(step.depid) >= gpu.threadblocks.size())
-                {
-                    fail("depid " + std::to_string(step.depid) + " is not a threadblock of rank " +
-                         std::to_string(r) + " (0.." +
-                         std::to_string(gpu.threadblocks.size() - 1) + ")");
-                }
-                const MscclThreadblock& other = gpu.threadblocks[step.depid];
-                if (static_cast<uint32_t>(step.deps) >= other.steps.size())
-                {
-                    fail("deps " + std::to_string(step.deps) + " is not a step of threadblock " +
-                         std::to_string(step.depid) + " (it has " +
-                         std::to_string(other.steps.size()) + ")");
-                }
-                if (!other.steps[step.deps].hasdep)
-                {
-                    fail("it waits for " + StepName(r, step.depid, step.deps) +
-                         ", which has hasdep=\"0\": the MSCCL executor would not signal it");
-                }
-            }
-        }
-    }
+    CheckDependencies(source, algo);
     return algo;
 }
 

@@ -55,13 +55,15 @@ RoutePath(const std::vector<FlowTree>& trees, uint32_t chunk, uint32_t a, uint32
     return trees[b].GetPathToRoot(a);
 }
 
-} // namespace
-
-MscclImport
-ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
-                     const std::string& source,
-                     const Topology& topology,
-                     const std::vector<uint32_t>& ranks)
+/**
+ * \throws std::invalid_argument when the ranks cannot run on the topology: it has aggregating
+ *         switches, --ranks does not list one server per rank, or it has too few servers
+ */
+void
+CheckRanksFit(const MscclAlgorithm& algorithm,
+              const std::string& source,
+              const Topology& topology,
+              const std::vector<uint32_t>& ranks)
 {
     const uint32_t n = algorithm.GetNRanks();
     if (topology.CountAggregators() > 0)
@@ -84,9 +86,24 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                                     std::to_string(topology.GetNServers()) +
                                     " servers; use a larger topology");
     }
-    std::vector<MscclTransfer> transfers = SimulateMscclAlgorithm(algorithm, source);
+}
 
-    MscclImport out;
+/// Where the ranks of an algorithm run.
+struct RankPlacement
+{
+    Topology view;     //!< the topology or the JobView of the ranks' servers (rank i: server i)
+    bool identity;     //!< rank i runs on server i of the whole topology, for every server
+    std::string note;  //!< how the ranks map to servers, for the user (empty for the identity)
+};
+
+/**
+ * \param topology the topology \param ranks per rank, its server (empty: rank i on server i)
+ * \param n the ranks
+ * \return where the ranks run
+ */
+RankPlacement
+PlaceRanks(const Topology& topology, const std::vector<uint32_t>& ranks, uint32_t n)
+{
     std::vector<uint32_t> members = ranks;
     if (members.empty())
     {
@@ -99,7 +116,9 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
         identity = members[r] == r;
     }
     // The view checks the members (servers, each once) and relabels them 0..n-1.
-    const Topology view = identity ? topology : JobView(topology, members).GetTopology();
+    RankPlacement out{identity ? topology : JobView(topology, members).GetTopology(),
+                      identity,
+                      ""};
     if (!identity)
     {
         std::string list;
@@ -111,12 +130,30 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                    topology.GetName() + " (" + std::to_string(topology.GetNServers()) +
                    " servers; those without a rank relay)";
     }
+    return out;
+}
 
-    // C chunks of the algorithm onto N chunks x k pieces of the model: lcm(C, N) pieces in all.
+/// The algorithm's C chunks as the model's N chunks x k pieces: lcm(C, N) pieces in all.
+struct ChunkMapping
+{
+    uint64_t pieces; //!< k, the model's pieces per chunk: lcm(C, N) / N
+    uint64_t per;    //!< model pieces per MSCCL chunk: lcm(C, N) / C
+};
+
+/**
+ * \param algorithm the algorithm \param source its file, for errors
+ * \param[in,out] note the mapping's note, to which this adds the chunks' when they are cut
+ * \return how its chunks map to the model's
+ * \throws std::invalid_argument when that takes more than 1000000 pieces per chunk
+ */
+ChunkMapping
+MapChunks(const MscclAlgorithm& algorithm, const std::string& source, std::string& note)
+{
+    const uint64_t n = algorithm.GetNRanks();
     const uint64_t c = algorithm.nchunksperloop;
-    const uint64_t total = std::lcm(c, uint64_t{n});
+    const uint64_t total = std::lcm(c, n);
     const uint64_t pieces = total / n;
-    const uint64_t per = total / c; // model pieces per MSCCL chunk
+    const uint64_t per = total / c;
     if (pieces > 1000000)
     {
         throw std::invalid_argument("MSCCL algorithm '" + source + "': its " + std::to_string(c) +
@@ -126,27 +163,51 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
     }
     if (per > 1)
     {
-        out.note += std::string(out.note.empty() ? "" : "; ") + "each of the " +
-                    std::to_string(c) + " MSCCL chunks is " + std::to_string(per) +
-                    " pieces of the model's " + std::to_string(n) + " chunks x " +
-                    std::to_string(pieces) + " pieces";
+        note += std::string(note.empty() ? "" : "; ") + "each of the " + std::to_string(c) +
+                " MSCCL chunks is " + std::to_string(per) + " pieces of the model's " +
+                std::to_string(n) + " chunks x " + std::to_string(pieces) + " pieces";
     }
+    return ChunkMapping{pieces, per};
+}
+
+/// \throws std::invalid_argument when the transfers' workloads would not fit in memory
+void
+CheckWorkloadMemory(const std::vector<MscclTransfer>& transfers,
+                    const ChunkMapping& chunks,
+                    const std::string& source)
+{
     uint64_t depCount = 0;
-    bool hinted = !transfers.empty();
     for (const MscclTransfer& t : transfers)
     {
         depCount += t.deps.size();
+    }
+    CheckMemory("the " + std::to_string(transfers.size() * chunks.per) +
+                    " workloads of MSCCL algorithm '" + source + "'",
+                SaturatingMultiply(chunks.per,
+                                   SaturatingMultiply(transfers.size(), 256) + depCount * 4),
+                "use an algorithm with fewer chunks");
+}
+
+/// \return true when every transfer has a round hint (as our export writes)
+bool
+HasRoundHints(const std::vector<MscclTransfer>& transfers)
+{
+    bool hinted = !transfers.empty();
+    for (const MscclTransfer& t : transfers)
+    {
         hinted = hinted && t.round >= 0;
     }
-    std::vector<int64_t> hint;
-    CheckMemory("the " + std::to_string(transfers.size() * per) + " workloads of MSCCL algorithm '" +
-                    source + "'",
-                SaturatingMultiply(per, SaturatingMultiply(transfers.size(), 256) + depCount * 4),
-                "use an algorithm with fewer chunks");
+    return hinted;
+}
 
-    // Paths: the ones our export wrote where every send has one that walks this topology's
-    // links between its servers (and the ranks are the topology's servers); else along trees.
-    bool routed = identity && !transfers.empty();
+/**
+ * \return true when every transfer has a path (as our export writes) that walks the view's
+ *         links between its servers
+ */
+bool
+HasPathsOn(const std::vector<MscclTransfer>& transfers, const Topology& view)
+{
+    bool routed = !transfers.empty();
     for (size_t i = 0; routed && i < transfers.size(); ++i)
     {
         const auto& path = transfers[i].path;
@@ -158,20 +219,39 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                      view.HasLink(path[h], path[h + 1]);
         }
     }
+    return routed;
+}
+
+/**
+ * Turns every transfer into a workload per model piece of its chunk.
+ * \param transfers the algorithm's transfers \param chunks how its chunks map to the model's
+ * \param view the topology the ranks run on \param routed true: along the transfers' paths;
+ *        else along the shortest-path trees of the view (RoutePath)
+ * \param[out] hint per workload, its transfer's round hint, when every transfer has one
+ * \return the workloads
+ */
+std::vector<Workload>
+BuildWorkloads(const std::vector<MscclTransfer>& transfers,
+               const ChunkMapping& chunks,
+               const Topology& view,
+               bool routed,
+               std::vector<int64_t>& hint)
+{
+    const uint32_t n = view.GetNServers();
+    const bool hinted = HasRoundHints(transfers);
     const std::vector<FlowTree> trees = routed ? std::vector<FlowTree>{}
                                                : BuildShortestPathTrees(view);
     std::vector<Workload> workloads;
-    workloads.reserve(transfers.size() * per);
-    for (size_t i = 0; i < transfers.size(); ++i)
+    workloads.reserve(transfers.size() * chunks.per);
+    for (const MscclTransfer& t : transfers)
     {
-        const MscclTransfer& t = transfers[i];
-        for (uint64_t j = 0; j < per; ++j)
+        for (uint64_t j = 0; j < chunks.per; ++j)
         {
             Workload w;
             w.id = static_cast<uint32_t>(workloads.size());
-            const uint64_t slice = t.chunk * per + j;
-            w.chunk = static_cast<uint32_t>(slice / pieces);
-            w.piece = static_cast<uint32_t>(slice % pieces);
+            const uint64_t slice = t.chunk * chunks.per + j;
+            w.chunk = static_cast<uint32_t>(slice / chunks.pieces);
+            w.piece = static_cast<uint32_t>(slice % chunks.pieces);
             w.phase = t.carries.size() == n ? Phase::GATHER : Phase::REDUCE;
             w.src = t.src;
             w.dst = t.dst;
@@ -180,7 +260,7 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
             w.deps.reserve(t.deps.size());
             for (uint32_t d : t.deps)
             {
-                w.deps.push_back(static_cast<uint32_t>(d * per + j));
+                w.deps.push_back(static_cast<uint32_t>(d * chunks.per + j));
             }
             workloads.push_back(std::move(w));
             if (hinted)
@@ -189,15 +269,20 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
             }
         }
     }
-    transfers.clear();
-    WorkloadSet set(view, std::move(workloads), WorkloadSemantics::MSCCL,
-                    static_cast<uint32_t>(pieces));
+    return workloads;
+}
 
-    // List schedules in a few orders, the fewest rounds kept (the first of equals). With round
-    // hints on every send (our export), in their order: that gives the exported rounds, or
-    // fewer where the schedule held a ready workload back. Else earliest ready first, ties to
-    // the longer chain after it; the longer chain first; earliest ready first in the order the
-    // algorithm sends.
+/**
+ * The orders to list-schedule the workloads in. With round hints on every send (our export),
+ * in their order: that gives the exported rounds, or fewer where the schedule held a ready
+ * workload back. Else earliest ready first, ties to the longer chain after it; the longer
+ * chain first; earliest ready first in the order the algorithm sends.
+ * \param set the workloads \param hint per workload, its round hint (empty: none)
+ * \return the orders
+ */
+std::vector<std::vector<uint32_t>>
+ListOrders(const WorkloadSet& set, const std::vector<int64_t>& hint)
+{
     const auto byKey = [&set](auto key) {
         std::vector<uint32_t> order(set.GetN());
         std::iota(order.begin(), order.end(), 0);
@@ -205,9 +290,15 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
                          [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
         return order;
     };
-    const std::vector<std::vector<uint32_t>> orders = hinted ? std::vector<std::vector<uint32_t>>{
-        byKey([&hint, &set](uint32_t id) { return std::make_pair(hint[id], set.GetDepth(id)); }),
-    } : std::vector<std::vector<uint32_t>>{
+    if (!hint.empty())
+    {
+        return {
+            byKey([&hint, &set](uint32_t id) {
+                return std::make_pair(hint[id], set.GetDepth(id));
+            }),
+        };
+    }
+    return {
         byKey([&set](uint32_t id) {
             return std::make_pair(set.GetDepth(id), UINT32_MAX - set.GetHeight(id));
         }),
@@ -216,6 +307,13 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
         }),
         byKey([&set](uint32_t id) { return set.GetDepth(id); }),
     };
+}
+
+/// \return the list schedule of the workloads in each order with the fewest rounds (the
+///         first of equals)
+Schedule
+FewestRounds(const WorkloadSet& set, const std::vector<std::vector<uint32_t>>& orders)
+{
     Schedule schedule;
     for (const std::vector<uint32_t>& order : orders)
     {
@@ -230,6 +328,35 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
             schedule = std::move(tried);
         }
     }
+    return schedule;
+}
+
+} // namespace
+
+MscclImport
+ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
+                     const std::string& source,
+                     const Topology& topology,
+                     const std::vector<uint32_t>& ranks)
+{
+    CheckRanksFit(algorithm, source, topology, ranks);
+    std::vector<MscclTransfer> transfers = SimulateMscclAlgorithm(algorithm, source);
+    const RankPlacement placement = PlaceRanks(topology, ranks, algorithm.GetNRanks());
+    MscclImport out;
+    out.note = placement.note;
+    const ChunkMapping chunks = MapChunks(algorithm, source, out.note);
+    CheckWorkloadMemory(transfers, chunks, source);
+    // Paths: the ones our export wrote where every send has one that walks this topology's
+    // links between its servers (and the ranks are the topology's servers); else along trees.
+    const bool routed = placement.identity && HasPathsOn(transfers, placement.view);
+    std::vector<int64_t> hint;
+    std::vector<Workload> workloads =
+        BuildWorkloads(transfers, chunks, placement.view, routed, hint);
+    transfers.clear();
+    WorkloadSet set(placement.view, std::move(workloads), WorkloadSemantics::MSCCL,
+                    static_cast<uint32_t>(chunks.pieces));
+    // List schedules in a few orders, the fewest rounds kept.
+    Schedule schedule = FewestRounds(set, ListOrders(set, hint));
     schedule.scheduler = "msccl" + (algorithm.name.empty() ? "" : ":" + algorithm.name);
     out.plan = Plan{std::move(set), std::move(schedule)};
     return out;
@@ -238,28 +365,17 @@ ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
 namespace
 {
 
-/// One side of a workload on one rank: its send or its receive.
-struct Event
-{
-    uint32_t round{0};    //!< the workload's round
-    uint32_t kind{0};     //!< 0: the send (reads the chunk), 1: the receive (writes it)
-    uint32_t workload{0}; //!< the workload
-    uint32_t rank{0};     //!< the rank it happens on
-};
-
-/// A step's place: threadblock and step index on its rank.
-using StepPlace = std::pair<uint32_t, uint32_t>;
-
-} // namespace
-
-MscclAlgorithm
-ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uint32_t* unpinned)
+/**
+ * \throws std::invalid_argument when the schedule cannot be an MSCCL algorithm: sizes beyond
+ *         an algorithm file's, a workload to or from a switch, or an invalid schedule
+ */
+void
+CheckExportable(const WorkloadSet& workloads, const Schedule& schedule)
 {
     const Topology& topology = workloads.GetTopology();
     const uint32_t n = topology.GetNServers();
     const uint32_t k = workloads.GetPieces();
-    const uint64_t chunks = uint64_t{n} * k;
-    if (n > MSCCL_MAX_RANKS || chunks > MSCCL_MAX_CHUNKS)
+    if (n > MSCCL_MAX_RANKS || uint64_t{n} * k > MSCCL_MAX_CHUNKS)
     {
         throw std::invalid_argument("cannot export to MSCCL: " + std::to_string(n) +
                                     " servers x " + std::to_string(k) + " pieces is beyond an "
@@ -282,6 +398,12 @@ ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uin
     {
         throw std::invalid_argument("cannot export an invalid schedule to MSCCL: " + check.error);
     }
+}
+
+/// \return per workload, the round the schedule runs it in
+std::vector<uint32_t>
+RoundOf(const WorkloadSet& workloads, const Schedule& schedule)
+{
     std::vector<uint32_t> roundOf(workloads.GetN(), 0);
     for (uint32_t r = 0; r < schedule.rounds.size(); ++r)
     {
@@ -290,23 +412,44 @@ ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uin
             roundOf[id] = r;
         }
     }
-    // Channels: the i-th workload between the same two servers in one round takes channel i.
+    return roundOf;
+}
+
+/// \return per workload, its channel: the i-th workload between the same two servers in one
+///         round takes channel i
+std::vector<uint32_t>
+ChannelOf(const WorkloadSet& workloads, const Schedule& schedule)
+{
     std::vector<uint32_t> chanOf(workloads.GetN(), 0);
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> used;
+    for (uint32_t r = 0; r < schedule.rounds.size(); ++r)
     {
-        std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> used;
-        for (uint32_t r = 0; r < schedule.rounds.size(); ++r)
+        std::vector<uint32_t> ids = schedule.rounds[r];
+        std::sort(ids.begin(), ids.end());
+        for (uint32_t id : ids)
         {
-            std::vector<uint32_t> ids = schedule.rounds[r];
-            std::sort(ids.begin(), ids.end());
-            for (uint32_t id : ids)
-            {
-                const Workload& w = workloads.Get(id);
-                chanOf[id] = used[{w.src, w.dst, r}]++;
-            }
+            const Workload& w = workloads.Get(id);
+            chanOf[id] = used[{w.src, w.dst, r}]++;
         }
     }
-    // Every send and receive, in the order they run: by round, sends before receives (a sender
-    // sends what it holds when the round starts), then by workload.
+    return chanOf;
+}
+
+/// One side of a workload on one rank: its send or its receive.
+struct Event
+{
+    uint32_t round{0};    //!< the workload's round
+    uint32_t kind{0};     //!< 0: the send (reads the chunk), 1: the receive (writes it)
+    uint32_t workload{0}; //!< the workload
+    uint32_t rank{0};     //!< the rank it happens on
+};
+
+/// \return every send and receive, in the order they run: by round, sends before receives (a
+///         sender sends what it holds when the round starts), then by workload
+std::vector<Event>
+OrderEvents(const WorkloadSet& workloads, const Schedule& schedule)
+{
+    const std::vector<uint32_t> roundOf = RoundOf(workloads, schedule);
     std::vector<Event> events;
     events.reserve(2 * uint64_t{workloads.GetN()});
     for (const Workload& w : workloads.GetAll())
@@ -318,24 +461,55 @@ ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uin
         return std::tie(a.round, a.kind, a.workload, a.rank) <
                std::tie(b.round, b.kind, b.workload, b.rank);
     });
+    return events;
+}
 
+/// \return the algorithm's header and its GPUs, one per server, with their buffers (in place,
+///         a chunk per piece of every chunk); no threadblocks yet
+MscclAlgorithm
+MakeGpus(const WorkloadSet& workloads, const Schedule& schedule)
+{
+    const Topology& topology = workloads.GetTopology();
+    const uint32_t n = topology.GetNServers();
+    const uint64_t chunks = uint64_t{n} * workloads.GetPieces();
     MscclAlgorithm algo;
     algo.name = (schedule.scheduler.empty() ? "schedule" : schedule.scheduler) + " on " +
                 topology.GetName();
     algo.nchunksperloop = static_cast<uint32_t>(chunks);
     algo.inplace = true;
     algo.gpus.resize(n);
-    // Threadblocks: one per (peer, channel) a rank sends to or receives from, in that order.
-    std::vector<std::map<std::pair<uint32_t, uint32_t>, uint32_t>> tbOf(n);
+    for (MscclGpu& gpu : algo.gpus)
+    {
+        gpu.iChunks = static_cast<uint32_t>(chunks);
+    }
+    return algo;
+}
+
+/// Per rank, its threadblocks by (peer, channel).
+using ThreadblockIds = std::vector<std::map<std::pair<uint32_t, uint32_t>, uint32_t>>;
+
+/**
+ * Adds the threadblocks: one per (peer, channel) a rank sends to or receives from, in that
+ * order, and sets nchannels.
+ * \param algo the algorithm with its GPUs \param workloads the workloads
+ * \param events their sends and receives \param chanOf per workload, its channel
+ * \return per rank, the threadblock of each (peer, channel)
+ */
+ThreadblockIds
+AddThreadblocks(MscclAlgorithm& algo,
+                const WorkloadSet& workloads,
+                const std::vector<Event>& events,
+                const std::vector<uint32_t>& chanOf)
+{
+    ThreadblockIds tbOf(algo.GetNRanks());
     for (const Event& e : events)
     {
         const Workload& w = workloads.Get(e.workload);
         tbOf[e.rank].emplace(std::make_pair(e.kind == 0 ? w.dst : w.src, chanOf[w.id]), 0);
     }
-    for (uint32_t r = 0; r < n; ++r)
+    for (uint32_t r = 0; r < algo.GetNRanks(); ++r)
     {
         MscclGpu& gpu = algo.gpus[r];
-        gpu.iChunks = static_cast<uint32_t>(chunks);
         for (auto& entry : tbOf[r])
         {
             entry.second = static_cast<uint32_t>(gpu.threadblocks.size());
@@ -345,125 +519,256 @@ ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uin
             gpu.threadblocks.push_back(tb);
         }
     }
+    return tbOf;
+}
 
-    // Per rank and chunk: the last receive into it and the sends of it since then.
-    std::map<std::pair<uint32_t, uint64_t>, StepPlace> lastWrite;
-    std::map<std::pair<uint32_t, uint64_t>, std::vector<StepPlace>> readsSince;
-    // Per rank, threadblock and step: the round its step ends by (its finish, in rounds), and
-    // per rank the latest step that ends by each round.
-    std::vector<std::vector<std::vector<uint32_t>>> finish(n);
-    for (uint32_t r = 0; r < n; ++r)
+/// A step's place: threadblock and step index on its rank.
+using StepPlace = std::pair<uint32_t, uint32_t>;
+
+/**
+ * Writes the steps of the threadblocks, one send or receive at a time in the order they run,
+ * with the dependencies that keep them in order (ExportMscclAlgorithm): a send on the last
+ * receive into its chunk, a receive on that and the sends of its chunk since then, and a send
+ * nothing else holds back until its round on a step that ends in the round before.
+ */
+class StepWriter
+{
+  public:
+    /**
+     * \param algo the algorithm with its threadblocks \param workloads the workloads
+     * \param chanOf per workload, its channel \param tbOf per rank, its threadblocks
+     */
+    StepWriter(MscclAlgorithm& algo,
+               const WorkloadSet& workloads,
+               const std::vector<uint32_t>& chanOf,
+               const ThreadblockIds& tbOf);
+
+    /// Writes the step of one send or receive (and the nop steps before it), after the
+    /// steps of every event before it.
+    /// \param e the event
+    void Add(const Event& e);
+
+    /// \return the sends whose round their dependencies could not pin
+    uint32_t GetNotPinned() const;
+
+  private:
+    /// A rank and a chunk (piece) of its buffer.
+    using Cell = std::pair<uint32_t, uint64_t>;
+
+    /// \return the round a step of rank r ends by (its finish, in rounds)
+    uint32_t Finish(uint32_t r, const StepPlace& p) const;
+    /// \return the finish of the last step of threadblock t of rank r (0: none yet)
+    uint32_t LastFinish(uint32_t r, uint32_t t) const;
+    /// \return the steps of the cell's rank that an event on it must wait for: the last
+    ///         receive into the chunk and, for a receive, the sends of it since then
+    std::vector<StepPlace> DataDeps(uint32_t kind, const Cell& cell);
+    /**
+     * Pins a send that nothing holds back until its round: it waits for a step of its rank
+     * that ends in the round before, so that the file keeps the schedule's rounds.
+     * \param e the send \param[in,out] deps its dependencies \param[in,out] ready its round
+     *        when it may start
+     */
+    void Pin(const Event& e, std::vector<StepPlace>& deps, uint32_t& ready);
+    /**
+     * Appends a step to threadblock t of rank r.
+     * \param step the step \param dep the step of another threadblock it waits for, or null
+     * \param end the round it ends by \return its place
+     */
+    StepPlace AddStep(uint32_t r, uint32_t t, MscclStep step, const StepPlace* dep, uint32_t end);
+    /// Records, per round the schedule ends a step by, the step estimated to end latest.
+    void RecordEnd(uint32_t r, uint32_t round, const StepPlace& placed);
+
+    MscclAlgorithm& m_algo;               //!< the algorithm
+    const WorkloadSet& m_workloads;       //!< the workloads
+    const std::vector<uint32_t>& m_chanOf; //!< per workload, its channel
+    const ThreadblockIds& m_tbOf;         //!< per rank, its threadblocks by (peer, channel)
+    std::map<Cell, StepPlace> m_lastWrite;              //!< the last receive into each cell
+    std::map<Cell, std::vector<StepPlace>> m_readsSince; //!< the sends of each cell since then
+    /// Per rank, threadblock and step: the round its step ends by.
+    std::vector<std::vector<std::vector<uint32_t>>> m_finish;
+    /// Per rank, the latest step that ends by each round.
+    std::vector<std::map<uint32_t, StepPlace>> m_endsBy;
+    uint32_t m_notPinned{0}; //!< sends their dependencies could not pin to their round
+};
+
+StepWriter::StepWriter(MscclAlgorithm& algo,
+                       const WorkloadSet& workloads,
+                       const std::vector<uint32_t>& chanOf,
+                       const ThreadblockIds& tbOf)
+    : m_algo(algo),
+      m_workloads(workloads),
+      m_chanOf(chanOf),
+      m_tbOf(tbOf),
+      m_finish(algo.GetNRanks()),
+      m_endsBy(algo.GetNRanks())
+{
+    for (uint32_t r = 0; r < algo.GetNRanks(); ++r)
     {
-        finish[r].resize(algo.gpus[r].threadblocks.size());
+        m_finish[r].resize(algo.gpus[r].threadblocks.size());
     }
-    std::vector<std::map<uint32_t, StepPlace>> endsBy(n);
-    uint32_t notPinned = 0;
+}
+
+uint32_t
+StepWriter::GetNotPinned() const
+{
+    return m_notPinned;
+}
+
+uint32_t
+StepWriter::Finish(uint32_t r, const StepPlace& p) const
+{
+    return m_finish[r][p.first][p.second];
+}
+
+uint32_t
+StepWriter::LastFinish(uint32_t r, uint32_t t) const
+{
+    return m_finish[r][t].empty() ? 0 : m_finish[r][t].back();
+}
+
+std::vector<StepPlace>
+StepWriter::DataDeps(uint32_t kind, const Cell& cell)
+{
+    std::vector<StepPlace> deps;
+    const auto written = m_lastWrite.find(cell);
+    if (written != m_lastWrite.end())
+    {
+        deps.push_back(written->second);
+    }
+    if (kind == 1)
+    {
+        const auto& reads = m_readsSince[cell];
+        deps.insert(deps.end(), reads.begin(), reads.end());
+    }
+    return deps;
+}
+
+void
+StepWriter::Pin(const Event& e, std::vector<StepPlace>& deps, uint32_t& ready)
+{
+    const uint32_t r = e.rank;
+    auto pin = m_endsBy[r].upper_bound(e.round);
+    if (pin != m_endsBy[r].begin() && Finish(r, (--pin)->second) > ready)
+    {
+        // A step that ends in the round before; where the rank idles then (its ports
+        // relay others' workloads), in an earlier one, which holds it back less.
+        deps.push_back(pin->second);
+        ready = Finish(r, pin->second);
+    }
+    if (ready < e.round)
+    {
+        ++m_notPinned;
+    }
+}
+
+StepPlace
+StepWriter::AddStep(uint32_t r, uint32_t t, MscclStep step, const StepPlace* dep, uint32_t end)
+{
+    MscclGpu& gpu = m_algo.gpus[r];
+    if (dep)
+    {
+        step.depid = static_cast<int32_t>(dep->first);
+        step.deps = static_cast<int32_t>(dep->second);
+        gpu.threadblocks[dep->first].steps[dep->second].hasdep = true;
+    }
+    MscclThreadblock& tb = gpu.threadblocks[t];
+    tb.steps.push_back(step);
+    m_finish[r][t].push_back(end);
+    return StepPlace{t, static_cast<uint32_t>(tb.steps.size() - 1)};
+}
+
+void
+StepWriter::RecordEnd(uint32_t r, uint32_t round, const StepPlace& placed)
+{
+    const auto ends = m_endsBy[r].find(round);
+    if (ends == m_endsBy[r].end() || Finish(r, placed) >= Finish(r, ends->second))
+    {
+        m_endsBy[r][round] = placed;
+    }
+}
+
+void
+StepWriter::Add(const Event& e)
+{
+    const Workload& w = m_workloads.Get(e.workload);
+    const uint32_t r = e.rank;
+    const uint32_t peer = e.kind == 0 ? w.dst : w.src;
+    const uint32_t t = m_tbOf[r].at({peer, m_chanOf[w.id]});
+    MscclThreadblock& tb = m_algo.gpus[r].threadblocks[t];
+    const uint64_t chunk = uint64_t{w.chunk} * m_workloads.GetPieces() + w.piece;
+    const Cell cell{r, chunk};
+    std::vector<StepPlace> deps = DataDeps(e.kind, cell);
+    uint32_t ready = LastFinish(r, t);
+    for (const StepPlace& d : deps)
+    {
+        ready = std::max(ready, Finish(r, d));
+    }
+    if (e.kind == 0 && ready < e.round)
+    {
+        Pin(e, deps, ready);
+    }
+    // Steps of the same threadblock come before it anyway; each other one needs a depid,
+    // the extra ones on nop steps first.
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    deps.erase(std::remove_if(deps.begin(), deps.end(),
+                              [t](const StepPlace& d) { return d.first == t; }),
+               deps.end());
+    for (size_t d = 1; d < deps.size(); ++d)
+    {
+        MscclStep nop;
+        nop.type = MscclStepType::NOP;
+        nop.cnt = 0;
+        AddStep(r, t, nop, &deps[d], std::max(LastFinish(r, t), Finish(r, deps[d])));
+    }
+    MscclStep step;
+    step.srcbuf = 'i';
+    step.srcoff = static_cast<int64_t>(chunk);
+    step.dstbuf = 'i';
+    step.dstoff = static_cast<int64_t>(chunk);
+    const StepPlace* first = deps.empty() ? nullptr : &deps[0];
+    StepPlace placed;
+    if (e.kind == 0)
+    {
+        tb.send = static_cast<int32_t>(peer);
+        step.type = MscclStepType::SEND;
+        step.round = e.round;
+        step.path = w.path;
+        placed = AddStep(r, t, step, first, ready + 1);
+        m_readsSince[cell].push_back(placed);
+    }
+    else
+    {
+        tb.recv = static_cast<int32_t>(peer);
+        step.type = w.phase == Phase::GATHER ? MscclStepType::RECV
+                                             : MscclStepType::RECV_REDUCE_COPY;
+        placed = AddStep(r, t, step, first, std::max(ready, e.round + 1));
+        m_lastWrite[cell] = placed;
+        m_readsSince[cell].clear();
+    }
+    RecordEnd(r, e.round + 1, placed);
+}
+
+} // namespace
+
+MscclAlgorithm
+ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uint32_t* unpinned)
+{
+    CheckExportable(workloads, schedule);
+    const std::vector<uint32_t> chanOf = ChannelOf(workloads, schedule);
+    const std::vector<Event> events = OrderEvents(workloads, schedule);
+    MscclAlgorithm algo = MakeGpus(workloads, schedule);
+    const ThreadblockIds tbOf = AddThreadblocks(algo, workloads, events, chanOf);
+    StepWriter steps(algo, workloads, chanOf, tbOf);
     for (const Event& e : events)
     {
-        const Workload& w = workloads.Get(e.workload);
-        const uint32_t r = e.rank;
-        const uint32_t peer = e.kind == 0 ? w.dst : w.src;
-        const uint32_t t = tbOf[r].at({peer, chanOf[w.id]});
-        MscclThreadblock& tb = algo.gpus[r].threadblocks[t];
-        const uint64_t chunk = uint64_t{w.chunk} * k + w.piece;
-        const auto cell = std::make_pair(r, chunk);
-        std::vector<StepPlace> deps;
-        const auto written = lastWrite.find(cell);
-        if (written != lastWrite.end())
-        {
-            deps.push_back(written->second);
-        }
-        if (e.kind == 1)
-        {
-            const auto& reads = readsSince[cell];
-            deps.insert(deps.end(), reads.begin(), reads.end());
-        }
-        const auto finishOf = [&](const StepPlace& p) { return finish[r][p.first][p.second]; };
-        uint32_t ready = tb.steps.empty() ? 0 : finish[r][t].back();
-        for (const StepPlace& d : deps)
-        {
-            ready = std::max(ready, finishOf(d));
-        }
-        if (e.kind == 0 && ready < e.round)
-        {
-            // Nothing holds it back until its round: wait for a step of this rank that ends
-            // in the round before, so that the file keeps the schedule's rounds.
-            auto pin = endsBy[r].upper_bound(e.round);
-            if (pin != endsBy[r].begin() && finishOf((--pin)->second) > ready)
-            {
-                // A step that ends in the round before; where the rank idles then (its ports
-                // relay others' workloads), in an earlier one, which holds it back less.
-                deps.push_back(pin->second);
-                ready = finishOf(pin->second);
-            }
-            if (ready < e.round)
-            {
-                ++notPinned;
-            }
-        }
-        // Steps of the same threadblock come before it anyway; each other one needs a depid,
-        // the extra ones on nop steps first.
-        std::sort(deps.begin(), deps.end());
-        deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-        deps.erase(std::remove_if(deps.begin(), deps.end(),
-                                  [t](const StepPlace& d) { return d.first == t; }),
-                   deps.end());
-        const auto addStep = [&](MscclStep step, const StepPlace* dep, uint32_t end) {
-            if (dep)
-            {
-                step.depid = static_cast<int32_t>(dep->first);
-                step.deps = static_cast<int32_t>(dep->second);
-                algo.gpus[r].threadblocks[dep->first].steps[dep->second].hasdep = true;
-            }
-            tb.steps.push_back(step);
-            finish[r][t].push_back(end);
-            return StepPlace{t, static_cast<uint32_t>(tb.steps.size() - 1)};
-        };
-        for (size_t d = 1; d < deps.size(); ++d)
-        {
-            MscclStep nop;
-            nop.type = MscclStepType::NOP;
-            nop.cnt = 0;
-            addStep(nop, &deps[d], std::max(finish[r][t].empty() ? 0 : finish[r][t].back(),
-                                            finishOf(deps[d])));
-        }
-        MscclStep step;
-        step.srcbuf = 'i';
-        step.srcoff = static_cast<int64_t>(chunk);
-        step.dstbuf = 'i';
-        step.dstoff = static_cast<int64_t>(chunk);
-        StepPlace placed;
-        if (e.kind == 0)
-        {
-            tb.send = static_cast<int32_t>(peer);
-            step.type = MscclStepType::SEND;
-            step.round = e.round;
-            step.path = w.path;
-            placed = addStep(step, deps.empty() ? nullptr : &deps[0], ready + 1);
-            readsSince[cell].push_back(placed);
-        }
-        else
-        {
-            tb.recv = static_cast<int32_t>(peer);
-            step.type = w.phase == Phase::GATHER ? MscclStepType::RECV
-                                                 : MscclStepType::RECV_REDUCE_COPY;
-            placed = addStep(step, deps.empty() ? nullptr : &deps[0],
-                             std::max(ready, e.round + 1));
-            lastWrite[cell] = placed;
-            readsSince[cell].clear();
-        }
-        // Per round the schedule ends it by, the step estimated to end latest.
-        const auto ends = endsBy[r].find(e.round + 1);
-        if (ends == endsBy[r].end() || finishOf(placed) >= finishOf(ends->second))
-        {
-            endsBy[r][e.round + 1] = placed;
-        }
+        steps.Add(e);
     }
     if (unpinned)
     {
-        *unpinned = notPinned;
+        *unpinned = steps.GetNotPinned();
     }
-    NS_LOG_INFO("exported " << workloads.GetN() << " workloads; " << notPinned
+    NS_LOG_INFO("exported " << workloads.GetN() << " workloads; " << steps.GetNotPinned()
                             << " could not be pinned to their round");
     return algo;
 }

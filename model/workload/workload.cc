@@ -284,6 +284,199 @@ AddParameterServerChunk(std::vector<Workload>& out,
     }
 }
 
+/// \return the nodes of the tree but its root, deeper ones first (by id within a depth)
+std::vector<uint32_t>
+DeeperFirst(const FlowTree& tree, uint32_t nodes)
+{
+    std::vector<uint32_t> order;
+    for (uint32_t v = 0; v < nodes; ++v)
+    {
+        if (tree.Contains(v) && v != tree.GetRoot())
+        {
+            order.push_back(v);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [&tree](uint32_t a, uint32_t b) {
+        return tree.GetDepth(a) > tree.GetDepth(b);
+    });
+    return order;
+}
+
+/// The streams of one chunk piece up its tree when switches aggregate.
+struct Streams
+{
+    std::vector<uint32_t> receiver; //!< per sender, the node its stream ends at (else NO_INDEX)
+    std::vector<uint8_t> sends;     //!< per node, 1 when it sends a stream
+};
+
+/**
+ * Follows every stream up the tree to the first node that merges it (AddAggregatingChunk).
+ * \param deeperFirst the tree's nodes but its root, deeper ones first
+ * \param tree the chunk's tree \param topology the topology
+ * \param merging per node, non-zero for the aggregating switches that merge
+ * \param semantics merge or parameter server
+ * \return who sends, and where each stream ends
+ */
+Streams
+FollowStreams(const std::vector<uint32_t>& deeperFirst,
+              const FlowTree& tree,
+              const Topology& topology,
+              const std::vector<uint8_t>& merging,
+              WorkloadSemantics semantics)
+{
+    const uint32_t nodes = topology.GetNNodes();
+    const uint32_t n = topology.GetNServers();
+    Streams streams;
+    streams.receiver.assign(nodes, NO_INDEX);
+    streams.sends.assign(nodes, 0);
+    // Per node, the senders whose streams arrive at it from below and are not merged yet.
+    std::vector<std::vector<uint32_t>> arriving(nodes);
+    const auto end = [&](uint32_t at) {
+        for (uint32_t sender : arriving[at])
+        {
+            streams.receiver[sender] = at;
+        }
+    };
+    for (uint32_t v : deeperFirst)
+    {
+        std::vector<uint32_t> up;
+        const bool server = v < n;
+        const bool merges = (server && semantics == WorkloadSemantics::MERGE) ||
+                            (!server && merging[v] && arriving[v].size() >= 2);
+        if (merges)
+        {
+            end(v);
+        }
+        else
+        {
+            up = arriving[v];
+        }
+        if (server || merges)
+        {
+            up.push_back(v);
+            streams.sends[v] = 1;
+        }
+        auto& above = arriving[tree.GetParent(v)];
+        above.insert(above.end(), up.begin(), up.end());
+    }
+    end(tree.GetRoot());
+    return streams;
+}
+
+/// The workloads of one chunk piece's streams: a reduce per sender, then its gather mirror.
+struct StreamWorkloads
+{
+    uint32_t base{0};               //!< id of the first reduce workload
+    /// The senders by id: sender i's reduce is base + i, its gather base + senders.size() + i.
+    std::vector<uint32_t> senders;
+    std::vector<uint32_t> reduceOf; //!< per node, its reduce workload's id (else NO_INDEX)
+    std::vector<std::vector<uint32_t>> into; //!< per node, the reduce workloads ending there
+};
+
+/**
+ * Appends the reduce workloads of one chunk piece's streams, by sender id, and makes room for
+ * their gathers after them.
+ * \param out the workloads \param streams the piece's streams \param tree the chunk's tree
+ * \param piece the piece
+ * \return where they are
+ */
+StreamWorkloads
+AddStreamReduces(std::vector<Workload>& out,
+                 const Streams& streams,
+                 const FlowTree& tree,
+                 uint32_t piece)
+{
+    const auto nodes = static_cast<uint32_t>(streams.sends.size());
+    StreamWorkloads at;
+    for (uint32_t v = 0; v < nodes; ++v)
+    {
+        if (streams.sends[v])
+        {
+            at.senders.push_back(v);
+        }
+    }
+    at.base = static_cast<uint32_t>(out.size());
+    const auto count = static_cast<uint32_t>(at.senders.size());
+    at.reduceOf.assign(nodes, NO_INDEX);
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        at.reduceOf[at.senders[i]] = at.base + i;
+    }
+    out.resize(at.base + 2 * count);
+    at.into.resize(nodes);
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        const uint32_t v = at.senders[i];
+        Workload& r = out[at.base + i];
+        r.id = at.base + i;
+        r.chunk = tree.GetRoot();
+        r.piece = piece;
+        r.phase = Phase::REDUCE;
+        r.src = v;
+        r.dst = streams.receiver[v];
+        r.path.push_back(v);
+        for (uint32_t u = v; u != r.dst;)
+        {
+            u = tree.GetParent(u);
+            r.path.push_back(u);
+        }
+        at.into[r.dst].push_back(r.id);
+    }
+    return at;
+}
+
+/**
+ * Fills the gathers of one chunk piece's streams, each the mirror of its reduce, and the
+ * dependencies of both: a merging sender's reduce waits for what ends at it, a gather for the
+ * gather into its source (or, from the root, for every reduce into the root).
+ * \param out the workloads \param sameDepsAs per workload, an earlier one whose deps it shares
+ * \param at where the piece's workloads are \param root the tree's root, the chunk
+ * \param n the servers \param semantics merge or parameter server \param piece the piece
+ */
+void
+AddStreamGathers(std::vector<Workload>& out,
+                 std::vector<uint32_t>& sameDepsAs,
+                 const StreamWorkloads& at,
+                 uint32_t root,
+                 uint32_t n,
+                 WorkloadSemantics semantics,
+                 uint32_t piece)
+{
+    const auto count = static_cast<uint32_t>(at.senders.size());
+    uint32_t firstFromRoot = NO_INDEX; // the gathers leaving the root share one list
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        const uint32_t v = at.senders[i];
+        Workload& r = out[at.base + i];
+        const bool merged = v >= n || semantics == WorkloadSemantics::MERGE;
+        if (merged)
+        {
+            r.deps = at.into[v];
+        }
+        Workload& g = out[at.base + count + i];
+        g.id = at.base + count + i;
+        g.chunk = root;
+        g.piece = piece;
+        g.phase = Phase::GATHER;
+        g.src = r.dst;
+        g.dst = v;
+        g.path.assign(r.path.rbegin(), r.path.rend());
+        if (r.dst == root && firstFromRoot != NO_INDEX)
+        {
+            sameDepsAs[g.id] = firstFromRoot;
+        }
+        else if (r.dst == root)
+        {
+            g.deps = at.into[root];
+            firstFromRoot = g.id;
+        }
+        else
+        {
+            g.deps.push_back(at.reduceOf[r.dst] + count);
+        }
+    }
+}
+
 /**
  * Appends the workloads of one chunk piece when switches aggregate (doc/allreduce.rst,
  * "Aggregation in the network"), for merge or parameter-server semantics; `merging` marks the
@@ -302,132 +495,22 @@ AddAggregatingChunk(std::vector<Workload>& out,
                     WorkloadSemantics semantics,
                     uint32_t piece)
 {
-    const uint32_t root = tree.GetRoot();
-    const uint32_t nodes = topology.GetNNodes();
-    const uint32_t n = topology.GetNServers();
     // Deeper nodes first, so that every stream below a node is known when the node is.
-    std::vector<uint32_t> order;
-    for (uint32_t v = 0; v < nodes; ++v)
-    {
-        if (tree.Contains(v) && v != root)
-        {
-            order.push_back(v);
-        }
-    }
-    std::stable_sort(order.begin(), order.end(), [&tree](uint32_t a, uint32_t b) {
-        return tree.GetDepth(a) > tree.GetDepth(b);
-    });
-    // Per node, the senders whose streams arrive at it from below and are not merged yet.
-    std::vector<std::vector<uint32_t>> arriving(nodes);
-    std::vector<uint32_t> receiver(nodes, NO_INDEX); // per sender, where its stream ends
-    std::vector<uint8_t> sends(nodes, 0);
-    const auto end = [&](uint32_t at) {
-        for (uint32_t sender : arriving[at])
-        {
-            receiver[sender] = at;
-        }
-    };
-    for (uint32_t v : order)
-    {
-        std::vector<uint32_t> up;
-        const bool server = v < n;
-        const bool merges = (server && semantics == WorkloadSemantics::MERGE) ||
-                            (!server && merging[v] && arriving[v].size() >= 2);
-        if (merges)
-        {
-            end(v);
-        }
-        else
-        {
-            up = arriving[v];
-        }
-        if (server || merges)
-        {
-            up.push_back(v);
-            sends[v] = 1;
-        }
-        auto& above = arriving[tree.GetParent(v)];
-        above.insert(above.end(), up.begin(), up.end());
-    }
-    end(root);
+    const std::vector<uint32_t> order = DeeperFirst(tree, topology.GetNNodes());
+    const Streams streams = FollowStreams(order, tree, topology, merging, semantics);
     // Reduce workloads by sender id, then their mirrors in the same order.
-    std::vector<uint32_t> senders;
-    for (uint32_t v = 0; v < nodes; ++v)
-    {
-        if (sends[v])
-        {
-            senders.push_back(v);
-        }
-    }
-    const auto base = static_cast<uint32_t>(out.size());
-    const auto count = static_cast<uint32_t>(senders.size());
-    std::vector<uint32_t> reduceOf(nodes, NO_INDEX);
-    for (uint32_t i = 0; i < count; ++i)
-    {
-        reduceOf[senders[i]] = base + i;
-    }
-    out.resize(base + 2 * count);
+    const StreamWorkloads at = AddStreamReduces(out, streams, tree, piece);
     sameDepsAs.resize(out.size(), NO_INDEX);
-    std::vector<std::vector<uint32_t>> into(nodes); // reduce workloads ending at each node
-    for (uint32_t i = 0; i < count; ++i)
-    {
-        const uint32_t v = senders[i];
-        Workload& r = out[base + i];
-        r.id = base + i;
-        r.chunk = root;
-        r.piece = piece;
-        r.phase = Phase::REDUCE;
-        r.src = v;
-        r.dst = receiver[v];
-        r.path.push_back(v);
-        for (uint32_t u = v; u != r.dst;)
-        {
-            u = tree.GetParent(u);
-            r.path.push_back(u);
-        }
-        into[r.dst].push_back(r.id);
-    }
-    uint32_t firstFromRoot = NO_INDEX; // the gathers leaving the root share one list
-    for (uint32_t i = 0; i < count; ++i)
-    {
-        const uint32_t v = senders[i];
-        Workload& r = out[base + i];
-        const bool merged = v >= n || semantics == WorkloadSemantics::MERGE;
-        if (merged)
-        {
-            r.deps = into[v];
-        }
-        Workload& g = out[base + count + i];
-        g.id = base + count + i;
-        g.chunk = root;
-        g.piece = piece;
-        g.phase = Phase::GATHER;
-        g.src = r.dst;
-        g.dst = v;
-        g.path.assign(r.path.rbegin(), r.path.rend());
-        if (r.dst == root && firstFromRoot != NO_INDEX)
-        {
-            sameDepsAs[g.id] = firstFromRoot;
-        }
-        else if (r.dst == root)
-        {
-            g.deps = into[root];
-            firstFromRoot = g.id;
-        }
-        else
-        {
-            g.deps.push_back(reduceOf[r.dst] + count);
-        }
-    }
+    AddStreamGathers(out, sameDepsAs, at, tree.GetRoot(), topology.GetNServers(), semantics, piece);
     std::vector<uint32_t> deeperFirst;
     for (uint32_t v : order)
     {
-        if (reduceOf[v] != NO_INDEX)
+        if (at.reduceOf[v] != NO_INDEX)
         {
-            deeperFirst.push_back(reduceOf[v]);
+            deeperFirst.push_back(at.reduceOf[v]);
         }
     }
-    FillCarries(out, deeperFirst, n);
+    FillCarries(out, deeperFirst, topology.GetNServers());
 }
 
 /// Appends the workloads of the Ring baseline for one piece of every chunk.
@@ -891,6 +974,14 @@ WorkloadSet::WorkloadSet(const Topology& topology,
 void
 WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
 {
+    IndexLinksAndGroups(sameDepsAs);
+    IndexGroupMembers();
+    IndexHeightsAndDepths(OrderByDependencies());
+}
+
+void
+WorkloadSet::IndexLinksAndGroups(const std::vector<uint32_t>& sameDepsAs)
+{
     const auto count = static_cast<uint32_t>(m_workloads.size());
     // Groups: 0 is the empty one; a workload with deps of its own opens the next.
     m_groupOf.assign(count, 0);
@@ -923,6 +1014,12 @@ WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
         }
         std::vector<uint32_t>().swap(w.deps);
     }
+}
+
+void
+WorkloadSet::IndexGroupMembers()
+{
+    const auto count = static_cast<uint32_t>(m_workloads.size());
     const auto groups = static_cast<uint32_t>(m_groupDepsStart.size() - 1);
     // Users per group and groups per member, by counting (both come out ascending).
     m_usersStart.assign(groups + 1, 0);
@@ -956,8 +1053,14 @@ WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
             }
         }
     }
-    // Kahn's order over groups: a group is done once all its members are; depths along the
-    // order, heights in reverse of it.
+}
+
+std::vector<uint32_t>
+WorkloadSet::OrderByDependencies() const
+{
+    const auto count = static_cast<uint32_t>(m_workloads.size());
+    const auto groups = static_cast<uint32_t>(m_groupDepsStart.size() - 1);
+    // Kahn's order over groups: a group is done once all its members are.
     std::vector<uint32_t> pending(groups);
     for (uint32_t g = 0; g < groups; ++g)
     {
@@ -994,7 +1097,16 @@ WorkloadSet::Index(const std::vector<uint32_t>& sameDepsAs)
             }
         }
     }
-    // A group's users all come after its members in the order.
+    return order;
+}
+
+void
+WorkloadSet::IndexHeightsAndDepths(const std::vector<uint32_t>& order)
+{
+    const auto count = static_cast<uint32_t>(m_workloads.size());
+    const auto groups = static_cast<uint32_t>(m_groupDepsStart.size() - 1);
+    // Depths along the order, heights in reverse of it: a group's users all come after its
+    // members in the order.
     std::vector<uint32_t> groupHeight(groups, 0);
     m_height.assign(count, 1);
     for (auto it = order.rbegin(); it != order.rend(); ++it)

@@ -292,6 +292,26 @@ class WorkloadSet
      *        without copying it
      */
     void Index(const std::vector<uint32_t>& sameDepsAs = {});
+    /**
+     * Index's first step: fills every workload's links and the group it waits for (one group
+     * per workload with deps of its own, or the group of the workload it shares them with), and
+     * moves its deps into that group.
+     * \param sameDepsAs as for Index
+     */
+    void IndexLinksAndGroups(const std::vector<uint32_t>& sameDepsAs);
+    /// Index's second step: per group its users, and per workload the groups that list it.
+    void IndexGroupMembers();
+    /**
+     * Index's third step.
+     * \return every workload, each after all it depends on (Kahn's order over the groups)
+     * \throws std::invalid_argument when the dependencies form a cycle
+     */
+    std::vector<uint32_t> OrderByDependencies() const;
+    /**
+     * Index's last step: the longest chain starting at and the one before each workload.
+     * \param order every workload, each after all it depends on
+     */
+    void IndexHeightsAndDepths(const std::vector<uint32_t>& order);
 
     Topology m_topology;                         //!< the topology
     WorkloadSemantics m_semantics{WorkloadSemantics::MERGE}; //!< how they were cut
