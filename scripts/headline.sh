@@ -3,41 +3,42 @@
 # programs, each printing a table on stdout and writing it (PREFIX.csv, PREFIX.json) and its
 # figure (PREFIX.png, with gnuplot) under results/, and ends with the paths of every file written.
 #
-#   bash scripts/headline.sh          the short headline: 4 to 6 minutes here once built
-#   bash scripts/headline.sh --full   everything the manual reports: about 80 minutes here
+#   bash scripts/headline.sh          the short headline: 3 to 6 minutes here once built
+#   bash scripts/headline.sh --full   everything the manual reports: about 55 minutes here
 #   bash scripts/headline.sh --help
 #
-# Times on this 2-core machine from a built tree, with other jobs sharing it. Short: 4 min 16 s
-# (load average 3.4-4.8; 5 min 12 s in another run at 4.2-5.0), the parts' times below from the
-# first. Full: the times the manual states for each program.
+# Times on this 2-core machine from a built tree, with other jobs sharing it. Short: 3 min 6 s
+# (load average 1.2-2.0, another program on the second core; 4 min 16 s at 3.4-4.8), the
+# parts' times below from the first. Full: the times the manual states for each program.
 #  1. allreduce-table: the seed paper's nine topologies x every scheduler (ps, ring, greedy,
 #     balanced, optimal, drl), in rounds, against the lower bounds and the paper's numbers, and
 #     the gap of every scheduler to the optimum (results/allreduce-table.*); in --full then
 #     aggregation in the network against server-only merge (results/allreduce-table-aggregation.*).
-#     short: --time-limit=1 --generalization= --aggregation=none    2 min 35 s
+#     short: --time-limit=1 --generalization= --aggregation=none    1 min 44 s
 #     full:  the defaults (optimal 20 s per instance)                about 10 min
 #  2. allreduce-packet-table: the schedules run packet by packet in ns-3 (barrier and async,
 #     after a warm-up AllReduce) beside the flow-level prediction, every result verified
 #     exactly (results/allreduce-packet-table.*); in --full then every topology again with
 #     aggregating switches, and fat-tree k=4 (results/allreduce-packet-table-aggregation.png).
 #     short: BCube(3,1), DCell(4,1), Jellyfish(10, seed 1) x every scheduler but optimal
-#            (as in full), 1 MiB, --aggregation=none                 35 s
+#            (as in full), 1 MiB, --aggregation=none                 33 s
 #     full:  the nine topologies, then with aggregating switches     about 12.5 min
 #  3. allreduce-dynamic: each plan replayed and decided online inside ns-3, with nothing
 #     perturbed, a failed link, late servers, background traffic, slower links
 #     (results/allreduce-dynamic.*).
-#     short: BCube(3,1) x every scheduler x every scenario (50 runs)  27 s
-#     full:  the nine topologies (450 runs)                          about 55 min
+#     short: BCube(3,1) x every scheduler x every scenario (50 runs)  23 s
+#     full:  the nine topologies (450 runs)                          about 30 min
 #  4. allreduce-cluster: 50 jobs sharing fat-tree k=8, BCube(4,2) and Jellyfish(40 switches),
 #     every placement x independent/joint x scheduler, at flow level
-#     (results/allreduce-cluster.*). The same in both.              37 s; about 1 min
+#     (results/allreduce-cluster.*). The same in both.              24 s; about 1 min
 #
 # What the short headline therefore prints differently from the manual:
 #  - allreduce-table: `optimal` stops after 1 s per instance instead of 20 s, so where the
-#    manual shows a proven optimum it can show the interval [lower, upper] proven so far (at
-#    load 4.5-5: BCube(3,1) [12, 14] where the manual proves 12, and Jellyfish(10) [18.4, 21.6]
-#    where the manual has [19.2, 21.6]; the other seven are the manual's): optimal's geometric
-#    mean (1.448 against 1.423) and the gap table follow. The general checkpoint's rounds (the
+#    manual shows a proven optimum it can show the interval [lower, upper] proven so far, and
+#    what it proves in 1 s of wall time depends on the machine's load (at load 1.2-2.0:
+#    BCube(3,1) [12, 13] where the manual proves 12, Jellyfish(10) [18.4, 21.6] where the manual
+#    has [19.2, 21.6], the other seven the manual's, geometric mean 1.436 against 1.423; at load
+#    4.5-5 BCube(3,1) [12, 14], 1.448): the gap table follows. The general checkpoint's rounds (the
 #    "generalization" block of the notes) and the aggregation table are not run. Every other number of the table (ps,
 #    ring, greedy, balanced, and drl with its shipped checkpoints, geometric mean 1.087) is the
 #    manual's.
@@ -59,8 +60,8 @@ Builds what is missing (scripts/build.sh; BUILD_DIR selects the build folder, de
 then runs allreduce-table, allreduce-packet-table, allreduce-dynamic and allreduce-cluster,
 writing their tables and figures to results/, and prints the path of every file written.
 
-  (no option)  the short headline, 4 to 6 minutes on this 2-core machine once built
-               (depending on the load; 4 min 16 s at load average 3.4-4.8):
+  (no option)  the short headline, 3 to 6 minutes on this 2-core machine once built
+               (depending on the load; 3 min 6 s at load average 1.2-2.0):
                  allreduce-table          every scheduler, optimal limited to 1 s per
                                           instance (20 s in --full), without the
                                           general checkpoint's notes and the
@@ -71,8 +72,8 @@ writing their tables and figures to results/, and prints the path of every file 
                                           scenario                            ~40 s
                  allreduce-cluster        as in --full                        ~40 s
   --full       everything the manual reports: the four programs with their default
-               options, about 80 minutes (the README's times: table ~10 min, packet
-               table ~12.5 min, dynamic ~55 min, cluster ~1 min)
+               options, about 55 minutes (the manual's times: table ~10 min, packet
+               table ~12.5 min, dynamic ~30 min, cluster ~1 min)
   --help       this text
 
 The script's header comment says which numbers the short headline prints differently.
