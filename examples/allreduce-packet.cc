@@ -241,10 +241,8 @@ main(int argc, char* argv[])
     CheckedCommandLine cmd(__FILE__,
                            "Runs an AllReduce packet by packet in ns-3 (TCP over point-to-point "
                            "links), with real gradient values merged at the servers, and "
-                           "verifies the result exactly.\n"
-                           "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
-                           "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
-                           "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
+                           "verifies the result exactly.\n" +
+                               TOPOLOGY_SPECS_HELP);
     AddOptions(cmd, o);
     try
     {

@@ -194,10 +194,8 @@ main(int argc, char* argv[])
     Options o;
     CheckedCommandLine cmd(__FILE__,
                            "Schedules an AllReduce in rounds on a data-center topology and "
-                           "compares the rounds with the lower bounds.\n"
-                           "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
-                           "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
-                           "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
+                           "compares the rounds with the lower bounds.\n" +
+                               TOPOLOGY_SPECS_HELP);
     AddOptions(cmd, o);
     try
     {

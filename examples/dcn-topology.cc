@@ -36,10 +36,8 @@ main(int argc, char* argv[])
     bool paper = false;
 
     CheckedCommandLine cmd(__FILE__,
-                           "Describes data-center topologies built from spec strings.\n"
-                           "Specs: bcube:n=N,k=K  dcell:n=N,k=K  "
-                           "jellyfish:switches=S,degree=R[,servers=H][,seed=X]  fattree:k=K  "
-                           "random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH");
+                           "Describes data-center topologies built from spec strings.\n" +
+                               TOPOLOGY_SPECS_HELP);
     cmd.AddString("topology", "one spec, or several separated by ';' (printed as a table)",
                   topology);
     cmd.AddFlag("paper", "describe the nine topologies the seed paper evaluates", paper);

@@ -20,6 +20,14 @@ namespace ns3
 
 /**
  * \ingroup allreduce-experiment
+ * The topology spec strings, for a program's description (doc/allreduce.rst, "Spec strings").
+ */
+inline const std::string TOPOLOGY_SPECS_HELP =
+    "Specs: bcube:n=N,k=K  dcell:n=N,k=K  jellyfish:switches=S,degree=R[,servers=H][,seed=X]  "
+    "fattree:k=K  random:switches=S[,links=L][,servers=H][,seed=X]  file:PATH";
+
+/**
+ * \ingroup allreduce-experiment
  * The command line of the module's programs: ns-3's CommandLine (usage, --help, --ns3::...
  * attributes) with every value parsed and range-checked by us before anything uses it.
  *
