@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the module inside an ns-3.37 source tree as contrib/allreduce (Debian's ns3 source
-# package), then runs its ns-3 TestSuite with ns-3's own test-runner and one example.
+# package), then runs its ns-3 TestSuite with ns-3's own test-runner and a few examples.
 # The source tree and its build are cached in $ALLREDUCE_NS3_CACHE (default
 # /var/cache/allreduce-ci), so a second run is incremental. Run as root (apt-get).
 set -euo pipefail
@@ -58,9 +58,13 @@ test -x "$example" || { echo "dcn-topology example was not built in-tree" >&2; e
 packet=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-allreduce-packet-*' -type f ! -name '*table*' | head -1)
 test -x "$rounds" || { echo "allreduce-rounds example was not built in-tree" >&2; exit 1; }
 test -x "$packet" || { echo "allreduce-packet example was not built in-tree" >&2; exit 1; }
+first=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-allreduce-first*' -type f | head -1)
+test -x "$first" || { echo "allreduce-first example was not built in-tree" >&2; exit 1; }
 
 echo "== ns-3 test-runner --suite=allreduce (in-tree)"
 "$runner" --suite=allreduce --verbose
+echo "== allreduce-first (in-tree: the module alone, as a user's script)"
+"$first"
 echo "== dcn-topology (in-tree)"
 "$example" --topology=bcube:n=3,k=1
 echo "== allreduce-rounds (in-tree)"
