@@ -20,18 +20,18 @@ StallWatch::SetWorkloads(const WorkloadSet& planned, Callback<bool, uint32_t> li
 
 void
 StallWatch::Start(const PacketSchedulerState& state,
-                  Time timeout,
+                  const Time& timeout,
                   Callback<Time> waitMore,
                   Callback<void> stalled)
 {
     m_check.Cancel();
     m_state = &state;
-    m_timeout = timeout;
+    m_timeout = &timeout;
     m_waitMore = waitMore;
     m_stalled = stalled;
     m_origin = Simulator::Now();
     m_lastProgress = Simulator::Now();
-    m_check = Simulator::Schedule(m_timeout, &StallWatch::Check, this);
+    m_check = Simulator::Schedule(*m_timeout, &StallWatch::Check, this);
 }
 
 void
@@ -52,6 +52,7 @@ StallWatch::Forget()
     Stop();
     m_state = nullptr;
     m_planned = nullptr;
+    m_timeout = nullptr;
     m_linkUp = MakeNullCallback<bool, uint32_t>();
     m_waitMore = MakeNullCallback<Time>();
     m_stalled = MakeNullCallback<void>();
@@ -61,9 +62,9 @@ void
 StallWatch::Check()
 {
     const Time idle = Simulator::Now() - m_lastProgress;
-    if (idle < m_timeout)
+    if (idle < *m_timeout)
     {
-        m_check = Simulator::Schedule(m_timeout - idle, &StallWatch::Check, this);
+        m_check = Simulator::Schedule(*m_timeout - idle, &StallWatch::Check, this);
         return;
     }
     const Time wait = m_waitMore();
@@ -137,7 +138,7 @@ StallWatch::Report(uint32_t finished, bool online) const
 {
     const std::vector<uint32_t>& inFlight = m_state->GetStarted();
     std::ostringstream os;
-    os << "stall: no data arrived for " << m_timeout.GetSeconds() << " s (since t="
+    os << "stall: no data arrived for " << m_timeout->GetSeconds() << " s (since t="
        << (m_lastProgress - m_origin).GetSeconds() << " s); " << finished << " of "
        << m_planned->GetN() << " transfers finished, " << inFlight.size() << " in flight";
     // Name a stuck workload, preferring one whose path crosses a link that is down: one in

@@ -39,13 +39,14 @@ class StallWatch
      * Starts watching an AllReduce that starts now.
      * \param state what the scheduler sees (kept by reference, for the reports and
      *        descriptions, until the next Start or Forget)
-     * \param timeout how long without progress is a stall
+     * \param timeout how long without progress is a stall (kept by reference and read at every
+     *        check, as an attribute that may change)
      * \param waitMore how long to wait before looking again although the timeout passed
      *        (negative: it is a stall)
      * \param stalled called on a stall (Report says what stalled)
      */
     void Start(const PacketSchedulerState& state,
-               Time timeout,
+               const Time& timeout,
                Callback<Time> waitMore,
                Callback<void> stalled);
 
@@ -85,7 +86,7 @@ class StallWatch
     Callback<bool, uint32_t> m_linkUp;             //!< link state, for the reports
     Callback<Time> m_waitMore;                     //!< the owner's reasons to wait
     Callback<void> m_stalled;                      //!< the owner's stall handler
-    Time m_timeout;                                //!< no-progress time that is a stall
+    const Time* m_timeout{nullptr};                //!< no-progress time that is a stall
     Time m_origin;                                 //!< when the AllReduce watched started
     Time m_lastProgress;                           //!< when data last arrived
     EventId m_check;                               //!< the pending check
