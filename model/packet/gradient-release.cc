@@ -31,25 +31,28 @@ GradientRelease::SetGivenTimes(const std::vector<Time>& times, uint32_t servers)
                                         std::to_string(times[s].GetSeconds()) + " s)");
         }
     }
-    if (servers > 0 && !times.empty() && times.size() != servers)
+    if (servers > 0)
     {
-        throw std::invalid_argument("SetGradientReadyTimes gave " + std::to_string(times.size()) +
-                                    " times; give one per server (" + std::to_string(servers) +
-                                    ")");
+        CheckCount(times, servers);
     }
     m_given = times;
 }
 
 void
-GradientRelease::Check(uint32_t servers, uint32_t stragglers) const
+GradientRelease::CheckCount(const std::vector<Time>& times, uint32_t servers)
 {
-    if (!m_given.empty() && m_given.size() != servers)
+    if (!times.empty() && times.size() != servers)
     {
-        throw std::invalid_argument("SetGradientReadyTimes gave " +
-                                    std::to_string(m_given.size()) +
+        throw std::invalid_argument("SetGradientReadyTimes gave " + std::to_string(times.size()) +
                                     " times; give one per server (" + std::to_string(servers) +
                                     ")");
     }
+}
+
+void
+GradientRelease::Check(uint32_t servers, uint32_t stragglers) const
+{
+    CheckCount(m_given, servers);
     if (stragglers > servers)
     {
         throw std::invalid_argument("Stragglers is " + std::to_string(stragglers) +

@@ -85,6 +85,12 @@ class GradientRelease
     double GetLastRelease() const;
 
   private:
+    /**
+     * \param times gradient-ready times given, or none \param servers the servers
+     * \throws std::invalid_argument when times are given, but not one per server
+     */
+    static void CheckCount(const std::vector<Time>& times, uint32_t servers);
+
     std::vector<Time> m_given;                //!< SetGivenTimes
     Ptr<UniformRandomVariable> m_choice;      //!< which servers are late
     std::vector<double> m_readyAt;            //!< per server, gradient ready (seconds)
