@@ -58,12 +58,12 @@ test -x "$example" || { echo "dcn-topology example was not built in-tree" >&2; e
 packet=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-allreduce-packet-*' -type f ! -name '*table*' | head -1)
 test -x "$rounds" || { echo "allreduce-rounds example was not built in-tree" >&2; exit 1; }
 test -x "$packet" || { echo "allreduce-packet example was not built in-tree" >&2; exit 1; }
-first=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-allreduce-first*' -type f | head -1)
-test -x "$first" || { echo "allreduce-first example was not built in-tree" >&2; exit 1; }
+first=$(find "$src/build/contrib/allreduce/examples" -name 'ns3.37-allreduce-simple*' -type f | head -1)
+test -x "$first" || { echo "allreduce-simple example was not built in-tree" >&2; exit 1; }
 
 echo "== ns-3 test-runner --suite=allreduce (in-tree)"
 "$runner" --suite=allreduce --verbose
-echo "== allreduce-first (in-tree: the module alone, as a user's script)"
+echo "== allreduce-simple (in-tree: the module alone, as a user's script)"
 "$first"
 echo "== dcn-topology (in-tree)"
 "$example" --topology=bcube:n=3,k=1

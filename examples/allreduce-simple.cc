@@ -6,9 +6,9 @@
 // topology as an ns-3 network, install the packet-level AllReduce with a scheduler that decides
 // inside the simulation, run it, and check every server's values against the exact sum.
 //
-//   allreduce-first
-//   allreduce-first --topology=dcell:n=4,k=1 --scheduler=greedy
-//   NS_LOG=AllReduceFirst=info allreduce-first
+//   allreduce-simple
+//   allreduce-simple --topology=dcell:n=4,k=1 --scheduler=greedy
+//   NS_LOG=AllReduceSimple=info allreduce-simple
 //
 // Copy it into scratch/ of an ns-3 tree that has contrib/allreduce, and change a line.
 //
@@ -22,7 +22,7 @@
 
 using namespace ns3;
 
-NS_LOG_COMPONENT_DEFINE("AllReduceFirst");
+NS_LOG_COMPONENT_DEFINE("AllReduceSimple");
 
 int
 main(int argc, char* argv[])
@@ -69,7 +69,7 @@ main(int argc, char* argv[])
     catch (const std::exception& e)
     {
         // A bad spec or scheduler name, or a scheduler this build cannot run, says why.
-        std::cerr << "allreduce-first: error: " << e.what() << "\n";
+        std::cerr << "allreduce-simple: error: " << e.what() << "\n";
         Simulator::Destroy();
         return 1;
     }
