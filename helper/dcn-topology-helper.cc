@@ -33,9 +33,66 @@ DcnTopologyHelper::DcnTopologyHelper(const Topology& topology)
     m_trafficControl.SetQueueLimits("ns3::DynamicQueueLimits");
 }
 
+DcnTopologyHelper::DcnTopologyHelper(const NodeContainer& servers)
+{
+    Adopt(P2pNetworkReader().Read(servers));
+}
+
+DcnTopologyHelper::DcnTopologyHelper(const NodeContainer& servers, const NodeContainer& switches)
+{
+    Adopt(P2pNetworkReader().Read(servers, switches));
+}
+
+void
+DcnTopologyHelper::Adopt(P2pNetworkReader::Network network)
+{
+    m_topology = std::move(network.topology);
+    m_nodes = network.nodes;
+    m_links = std::move(network.links);
+    m_interfaces = std::move(network.interfaces);
+    for (uint32_t id = 0; id < m_nodes.GetN(); ++id)
+    {
+        m_modelId[m_nodes.Get(id)->GetId()] = id;
+    }
+    m_stackInstalled = true;
+    m_read = true;
+}
+
+bool
+DcnTopologyHelper::IsReadNetwork() const
+{
+    return m_read;
+}
+
+void
+DcnTopologyHelper::RefuseOnReadNetwork(const std::string& step) const
+{
+    if (m_read)
+    {
+        throw std::logic_error("DcnTopologyHelper::" + step +
+                               ": this helper took a network you built, whose nodes, links, "
+                               "stack and addresses stay yours; set it with your own ns-3 "
+                               "helpers, and choose the AllReduce's routes with "
+                               "InstallWorkloadRoutes()");
+    }
+}
+
+void
+DcnTopologyHelper::InstallWorkloadRoutes()
+{
+    if (!m_read)
+    {
+        throw std::logic_error("DcnTopologyHelper::InstallWorkloadRoutes is for a network you "
+                               "built (the constructors taking nodes); this helper builds its "
+                               "own: use Install() or InstallFlowTreeRoutes()");
+    }
+    InstallFlowTreeRoutes(std::vector<FlowTree>{});
+}
+
 void
 DcnTopologyHelper::SetTrafficControl(const TrafficControlHelper& tc)
 {
+    RefuseOnReadNetwork("SetTrafficControl");
     m_trafficControl = tc;
     m_withTrafficControl = true;
 }
@@ -43,12 +100,14 @@ DcnTopologyHelper::SetTrafficControl(const TrafficControlHelper& tc)
 void
 DcnTopologyHelper::DisableTrafficControl()
 {
+    RefuseOnReadNetwork("DisableTrafficControl");
     m_withTrafficControl = false;
 }
 
 void
 DcnTopologyHelper::SetTcpCongestionControl(const std::string& type)
 {
+    RefuseOnReadNetwork("SetTcpCongestionControl");
     TypeId tid;
     // Made once to check: some congestion controls (TcpCubic in ns-3.37) name another
     // parent in their TypeId than the class they derive from.
@@ -66,18 +125,21 @@ DcnTopologyHelper::SetTcpCongestionControl(const std::string& type)
 void
 DcnTopologyHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
 {
+    RefuseOnReadNetwork("SetDeviceAttribute");
     m_p2p.SetDeviceAttribute(name, value);
 }
 
 void
 DcnTopologyHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
 {
+    RefuseOnReadNetwork("SetChannelAttribute");
     m_p2p.SetChannelAttribute(name, value);
 }
 
 void
 DcnTopologyHelper::Install()
 {
+    RefuseOnReadNetwork("Install");
     CreateNodesAndLinks();
     InternetStackHelper stack;
     InstallStack(stack);
@@ -97,6 +159,7 @@ DcnTopologyHelper::Require(bool done, const std::string& step, const std::string
 void
 DcnTopologyHelper::CreateNodesAndLinks()
 {
+    RefuseOnReadNetwork("CreateNodesAndLinks");
     if (m_nodes.GetN() != 0)
     {
         throw std::logic_error("DcnTopologyHelper::CreateNodesAndLinks ran already; use a new "
@@ -148,6 +211,7 @@ DcnTopologyHelper::ApplyLinkProperties(uint32_t link)
 void
 DcnTopologyHelper::InstallStack(InternetStackHelper& stack)
 {
+    RefuseOnReadNetwork("InstallStack");
     Require(m_nodes.GetN() != 0, "InstallStack", "CreateNodesAndLinks");
     stack.Install(m_nodes);
     for (uint32_t i = 0; m_tcpTypeSet && i < m_nodes.GetN(); ++i)
@@ -170,6 +234,7 @@ DcnTopologyHelper::InstallStack(InternetStackHelper& stack)
 void
 DcnTopologyHelper::AssignIpv4Addresses(Ipv4Address base)
 {
+    RefuseOnReadNetwork("AssignIpv4Addresses");
     Require(m_stackInstalled, "AssignIpv4Addresses", "InstallStack");
     if (!m_interfaces.empty())
     {
@@ -487,7 +552,7 @@ DcnTopologyHelper::GetModelId(Ptr<const Node> node) const
     if (it == m_modelId.end())
     {
         throw std::invalid_argument("ns-3 node " + std::to_string(node->GetId()) +
-                                    " was not created by this DcnTopologyHelper");
+                                    " is not a node of this DcnTopologyHelper's network");
     }
     return it->second;
 }

@@ -5,6 +5,8 @@
 #ifndef NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 #define NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 
+#include "p2p-network-reader.h"
+
 #include "ns3/callback.h"
 #include "ns3/flow-path-routing.h"
 #include "ns3/flow-tree.h"
@@ -58,6 +60,33 @@ class DcnTopologyHelper
      * \throws std::invalid_argument when the topology is not valid (see Topology::Validate)
      */
     explicit DcnTopologyHelper(const Topology& topology);
+    /**
+     * Takes a network you built with ns-3's own helpers (nodes, point-to-point links, the
+     * internet stack, IPv4 addresses, your routing), read by P2pNetworkReader: the servers
+     * named, in server order; the switches, every other node reached from them over
+     * point-to-point channels. Nothing of the network is changed: the steps that build
+     * (Install, CreateNodesAndLinks, InstallStack, AssignIpv4Addresses) and the settings they
+     * take (SetDeviceAttribute, SetQueue, SetTrafficControl, ...) are refused. What is left is
+     * to choose the routes of the AllReduce's transfers: InstallWorkloadRoutes().
+     * \code
+     *   PointToPointDumbbellHelper dumbbell(3, leaf, 3, leaf, bottleneck);
+     *   ... // your stack, addresses and routing
+     *   DcnTopologyHelper network(servers); // the dumbbell's six leaves
+     *   network.InstallWorkloadRoutes();
+     *   AllReduceHelper allreduce(network);
+     * \endcode
+     * \param servers the servers, server i at index i
+     * \throws std::invalid_argument as P2pNetworkReader::Read
+     */
+    explicit DcnTopologyHelper(const NodeContainer& servers);
+    /**
+     * As DcnTopologyHelper(servers), with the switches named: links to nodes not named are
+     * not part of the network.
+     * \param servers the servers, server i at index i
+     * \param switches the switches, switch j (model id N+j) at index j
+     * \throws std::invalid_argument as P2pNetworkReader::Read
+     */
+    DcnTopologyHelper(const NodeContainer& servers, const NodeContainer& switches);
 
     /**
      * Sets an attribute of every point-to-point device created (e.g. "DataRate").
@@ -118,6 +147,18 @@ class DcnTopologyHelper
      *         255.255.255.255
      */
     void AssignIpv4Addresses(Ipv4Address base = Ipv4Address("10.0.0.0"));
+    /**
+     * For a network you built (the constructors taking nodes): adds the module's routing
+     * (FlowPathRouting) beside yours in every node's Ipv4ListRouting, at priority
+     * FLOW_PATH_ROUTING_PRIORITY, empty: an AllReduceController then gives each transfer's
+     * connection the route of its workload's path (InstallFlowRoute), and every other packet
+     * keeps your routing. Nothing of yours is removed.
+     * \throws std::invalid_argument when a node's routing is not an Ipv4ListRouting
+     *         (InternetStackHelper's default is one)
+     */
+    void InstallWorkloadRoutes();
+    /// \return true when the network was built by you and read (the constructors taking nodes)
+    bool IsReadNetwork() const;
     /** Installs static host routes that follow the default shortest-path flow trees. */
     void InstallFlowTreeRoutes();
     /**
@@ -223,6 +264,10 @@ class DcnTopologyHelper
     Ipv4Address GetLinkAddress(uint32_t node, uint32_t link) const;
     /// Throws std::logic_error when a step is called before the one it needs.
     void Require(bool done, const std::string& step, const std::string& first) const;
+    /// Throws std::logic_error when the network was read (it is the user's) \param step
+    void RefuseOnReadNetwork(const std::string& step) const;
+    /// Takes a network read by P2pNetworkReader \param network the network
+    void Adopt(P2pNetworkReader::Network network);
 
     Topology m_topology;                      //!< the model
     PointToPointHelper m_p2p;                 //!< makes the links
@@ -237,12 +282,14 @@ class DcnTopologyHelper
     TypeId m_tcpType;                         //!< every node's TCP congestion control
     bool m_tcpTypeSet{false};                 //!< m_tcpType given (else ns-3's default)
     std::vector<Callback<void, uint32_t, bool>> m_linkStateCallbacks; //!< told of SetLinkUp
+    bool m_read{false}; //!< the network is the user's, read by P2pNetworkReader
 };
 
 template <typename... Ts>
 void
 DcnTopologyHelper::SetQueue(std::string type, Ts&&... args)
 {
+    RefuseOnReadNetwork("SetQueue");
     m_p2p.SetQueue(type, std::forward<Ts>(args)...);
 }
 
