@@ -9,6 +9,7 @@
 //
 //   allreduce-your-network                          a dumbbell: 3 + 3 leaves, one bottleneck
 //   allreduce-your-network --network=leaf-spine     3 leaves (ToR) x 2 servers, 2 spines
+//   allreduce-your-network --routing=network       the network's own (global) routing
 //   allreduce-your-network --scheduler=greedy
 //
 // Exit status: 0 when every server ends with the exact sum, 1 for bad input, 2 otherwise.
@@ -89,15 +90,20 @@ BuildLeafSpine()
     return servers;
 }
 
-// The path each server's transfers took to each other server, in ns-3 node ids.
+// The paths the AllReduce's transfers took, in ns-3 node ids (a>b>c), each once; and how many
+// transfers took the path their workload was scheduled on.
 void
-PrintPaths(const DcnTopologyHelper& network, const AllReduceController& controller)
+PrintPaths(const DcnTopologyHelper& network, const AllReduceHelper& allreduce)
 {
+    const WorkloadSet& workloads = allreduce.GetController()->GetWorkloads();
     std::set<std::vector<uint32_t>> paths;
-    for (uint32_t w = 0; w < controller.GetWorkloads().GetN(); ++w)
+    uint32_t predicted = 0;
+    for (uint32_t w = 0; w < workloads.GetN(); ++w)
     {
+        const std::vector<uint32_t> taken = allreduce.GetTakenPath(w);
+        predicted += taken == workloads.Get(w).path;
         std::vector<uint32_t> nodes;
-        for (uint32_t id : controller.GetWorkloads().Get(w).path)
+        for (uint32_t id : taken)
         {
             nodes.push_back(network.GetNode(id)->GetId());
         }
@@ -112,7 +118,9 @@ PrintPaths(const DcnTopologyHelper& network, const AllReduceController& controll
             std::cout << (i == 0 ? "" : ">") << path[i];
         }
     }
-    std::cout << "\n";
+    std::cout << "\n"
+              << predicted << " of " << workloads.GetN()
+              << " transfers took the path they were scheduled on\n";
 }
 
 int
@@ -120,8 +128,10 @@ main(int argc, char* argv[])
 {
     std::string shape = "dumbbell";
     std::string scheduler = "balanced";
+    std::string routing = "module";
     CommandLine cmd(__FILE__);
     cmd.AddValue("network", "dumbbell or leaf-spine", shape);
+    cmd.AddValue("routing", "module (routes per workload) or network (your routing)", routing);
     cmd.AddValue("scheduler", "ps, ring, greedy, balanced, drl (with LibTorch), ...", scheduler);
     cmd.Parse(argc, argv);
     try
@@ -131,19 +141,32 @@ main(int argc, char* argv[])
             throw std::invalid_argument("--network must be dumbbell or leaf-spine, got '" +
                                         shape + "'");
         }
+        if (routing != "module" && routing != "network")
+        {
+            throw std::invalid_argument("--routing must be module or network, got '" + routing +
+                                        "'");
+        }
         // 1. Your network, with plain ns-3 helpers; your routing for everything else.
         NodeContainer servers = shape == "dumbbell" ? BuildDumbbell() : BuildLeafSpine();
         Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
         // 2. The module reads it: the servers you name, the switches it finds over
-        //    point-to-point channels. The AllReduce's transfers get routes of their own,
-        //    added beside yours (nothing of yours is removed).
+        //    point-to-point channels. Either the AllReduce's transfers get routes of their
+        //    own, added beside yours (nothing of yours is removed), or they follow your
+        //    routing, and the module reads the paths they take from the simulation.
         DcnTopologyHelper network(servers);
-        network.InstallWorkloadRoutes();
+        if (routing == "module")
+        {
+            network.InstallWorkloadRoutes();
+        }
+        else
+        {
+            network.UseNetworkRouting();
+        }
         const Topology& topology = network.GetTopology();
         std::cout << shape << ": " << topology.GetNServers() << " servers, "
                   << topology.GetNSwitches() << " switches, " << topology.GetNLinks()
-                  << " links, " << scheduler << "\n";
+                  << " links, " << scheduler << ", " << routing << " routing\n";
 
         // 3. The AllReduce, as on any network of the module: 256 KiB per server.
         AllReduceHelper allreduce(network);
@@ -157,7 +180,7 @@ main(int argc, char* argv[])
         std::cout << "rounds      " << controller->GetSchedule().GetNRounds() << "\n"
                   << "completion  " << result.completionTime * 1e3 << " ms"
                   << (result.finished ? "" : " (did not finish: " + result.error + ")") << "\n";
-        PrintPaths(network, *controller);
+        PrintPaths(network, allreduce);
         std::cout << verification.message << "\n";
         Simulator::Destroy();
         return result.finished && verification.verified ? 0 : 2;

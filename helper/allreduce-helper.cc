@@ -42,6 +42,9 @@ AllReduceHelper::Install(const Plan& plan)
 ApplicationContainer
 AllReduceHelper::Install(const WorkloadSet& workloads, const Schedule& schedule)
 {
+    RefuseWithNetworkRouting("a plan's schedule was made for the plan's own paths; install a "
+                             "scheduler instead, which decides on the paths the network's "
+                             "routing gives");
     return DoInstall(workloads, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
         c.Setup(workloads, schedule, apps, addr);
     });
@@ -50,9 +53,27 @@ AllReduceHelper::Install(const WorkloadSet& workloads, const Schedule& schedule)
 ApplicationContainer
 AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, const WorkloadSet& workloads)
 {
+    if (m_network.UsesNetworkRouting())
+    {
+        // The scheduler decides on the paths the packets take: the network's.
+        const WorkloadSet routed = m_network.FollowNetworkRouting(workloads);
+        return DoInstall(routed, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
+            c.Setup(routed, scheduler, apps, addr);
+        });
+    }
     return DoInstall(workloads, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
         c.Setup(workloads, scheduler, apps, addr);
     });
+}
+
+void
+AllReduceHelper::RefuseWithNetworkRouting(const std::string& why) const
+{
+    if (m_network.UsesNetworkRouting())
+    {
+        throw std::invalid_argument("the network uses its own routing (UseNetworkRouting): " +
+                                    why);
+    }
 }
 
 ApplicationContainer
@@ -70,6 +91,8 @@ AllReduceHelper::InstallJob(const JobView& view,
                             Ptr<AllReduceScheduler> scheduler,
                             const WorkloadSet& workloads)
 {
+    RefuseWithNetworkRouting("the jobs of a shared cluster run on the module's routes (use "
+                             "InstallWorkloadRoutes)");
     return DoInstall(workloads, &view, [&](AllReduceController& c, const auto& apps, const auto& addr) {
         c.Setup(workloads, scheduler, apps, addr);
     });
@@ -138,15 +161,32 @@ AllReduceHelper::DoInstall(
     Ptr<AllReduceController> controller = m_controllerFactory.Create<AllReduceController>();
     setup(*controller, list, addresses); // throws before anything changes
     controller->SetLinkStateCallback(MakeCallback(&DcnTopologyHelper::IsLinkUp, &m_network));
-    DcnTopologyHelper* network = &m_network;
-    AllReduceController* raw = PeekPointer(controller);
-    controller->SetRouteCallback(Callback<void, uint32_t>([network, raw, clusterPath](uint32_t w) {
-        const Workload& wl = raw->GetWorkloads().Get(w);
-        network->InstallFlowRoute(clusterPath(wl.path),
-                                  raw->GetSourcePort(w),
-                                  raw->GetApplication(wl.dst)->GetPort());
-    }));
-    m_network.AddLinkStateCallback(MakeCallback(&AllReduceController::NotifyLinkState, raw));
+    m_paths = nullptr;
+    if (m_network.UsesNetworkRouting())
+    {
+        // The network routes; the module reads the paths the packets take.
+        m_paths = CreateObject<PathRecorder>();
+        std::vector<std::pair<Ptr<NetDevice>, Ptr<NetDevice>>> links;
+        for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+        {
+            const NetDeviceContainer devices = m_network.GetLinkDevices(link);
+            links.emplace_back(devices.Get(0), devices.Get(1));
+        }
+        m_paths->Watch(topo, links);
+    }
+    else
+    {
+        DcnTopologyHelper* network = &m_network;
+        AllReduceController* raw = PeekPointer(controller);
+        controller->SetRouteCallback(
+            Callback<void, uint32_t>([network, raw, clusterPath](uint32_t w) {
+                const Workload& wl = raw->GetWorkloads().Get(w);
+                network->InstallFlowRoute(clusterPath(wl.path),
+                                          raw->GetSourcePort(w),
+                                          raw->GetApplication(wl.dst)->GetPort());
+            }));
+        m_network.AddLinkStateCallback(MakeCallback(&AllReduceController::NotifyLinkState, raw));
+    }
     Ptr<LinkLoadMonitor> monitor;
     if (!view)
     {
@@ -186,6 +226,30 @@ Ptr<LinkLoadMonitor>
 AllReduceHelper::GetLinkLoadMonitor() const
 {
     return m_monitor;
+}
+
+Ptr<PathRecorder>
+AllReduceHelper::GetPathRecorder() const
+{
+    return m_paths;
+}
+
+std::vector<uint32_t>
+AllReduceHelper::GetTakenPath(uint32_t workload) const
+{
+    if (!m_controller)
+    {
+        throw std::logic_error("AllReduceHelper::GetTakenPath needs Install first");
+    }
+    const Workload& w = m_controller->GetWorkloads().Get(workload);
+    if (!m_paths)
+    {
+        return w.path; // the module's routes pin each transfer to its workload's path
+    }
+    return m_paths->GetPath({m_controller->GetAddress(w.src),
+                             m_controller->GetSourcePort(workload),
+                             m_controller->GetAddress(w.dst),
+                             m_controller->GetApplication(w.dst)->GetPort()});
 }
 
 } // namespace ns3

@@ -14,6 +14,7 @@
 #include "ns3/job-view.h"
 #include "ns3/link-load-monitor.h"
 #include "ns3/object-factory.h"
+#include "ns3/path-recorder.h"
 #include "ns3/plan.h"
 
 #include <functional>
@@ -136,6 +137,17 @@ class AllReduceHelper
     /// \return the device counters of the last Install: per directed link, the AllReduce's
     ///         bytes and other traffic's
     Ptr<LinkLoadMonitor> GetLinkLoadMonitor() const;
+    /// \return the paths read from the simulation, when the network uses its own routing
+    ///         (DcnTopologyHelper::UseNetworkRouting); null otherwise
+    Ptr<PathRecorder> GetPathRecorder() const;
+    /**
+     * \param workload a workload of the last Install
+     * \return the model node ids its transfer took: read from the simulation when the network
+     *         uses its own routing (empty while it has not started), otherwise the workload's
+     *         path, to which the module's routes pin it
+     * \throws std::logic_error before Install
+     */
+    std::vector<uint32_t> GetTakenPath(uint32_t workload) const;
 
   private:
     /**
@@ -150,11 +162,15 @@ class AllReduceHelper
                                  const std::vector<Ptr<AllReduceApplication>>&,
                                  const std::vector<Ipv4Address>&)>& setup);
 
+    /// Throws std::invalid_argument, saying why, when the network uses its own routing.
+    void RefuseWithNetworkRouting(const std::string& why) const;
+
     DcnTopologyHelper& m_network;     //!< the network
     ObjectFactory m_appFactory;       //!< makes the applications
     ObjectFactory m_controllerFactory; //!< makes the controller
     Ptr<AllReduceController> m_controller; //!< the last controller
     Ptr<LinkLoadMonitor> m_monitor;        //!< the last controller's link counters
+    Ptr<PathRecorder> m_paths;             //!< the last Install's paths, with network routing
 };
 
 } // namespace ns3

@@ -13,11 +13,17 @@
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-route.h"
+#include "ns3/ipv4-routing-protocol.h"
+#include "ns3/packet.h"
+#include "ns3/tcp-header.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-congestion-ops.h"
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -86,7 +92,104 @@ DcnTopologyHelper::InstallWorkloadRoutes()
                                "built (the constructors taking nodes); this helper builds its "
                                "own: use Install() or InstallFlowTreeRoutes()");
     }
+    if (m_networkRouting)
+    {
+        throw std::logic_error("DcnTopologyHelper::InstallWorkloadRoutes: UseNetworkRouting ran "
+                               "already; choose one of the two");
+    }
     InstallFlowTreeRoutes(std::vector<FlowTree>{});
+}
+
+void
+DcnTopologyHelper::UseNetworkRouting()
+{
+    if (!m_read)
+    {
+        throw std::logic_error("DcnTopologyHelper::UseNetworkRouting is for a network you built "
+                               "(the constructors taking nodes); this helper builds its own, "
+                               "with routes along the flow trees");
+    }
+    if (!m_routing.empty())
+    {
+        throw std::logic_error("DcnTopologyHelper::UseNetworkRouting: InstallWorkloadRoutes ran "
+                               "already; choose one of the two");
+    }
+    m_networkRouting = true;
+}
+
+bool
+DcnTopologyHelper::UsesNetworkRouting() const
+{
+    return m_networkRouting;
+}
+
+std::vector<uint32_t>
+DcnTopologyHelper::GetNetworkPath(uint32_t from,
+                                  uint32_t to,
+                                  uint16_t sourcePort,
+                                  uint16_t destinationPort) const
+{
+    const Ipv4Address source = GetServerAddress(from);
+    const Ipv4Address destination = GetServerAddress(to);
+    Ipv4Header header;
+    header.SetSource(source);
+    header.SetDestination(destination);
+    header.SetProtocol(TcpL4Protocol::PROT_NUMBER);
+    TcpHeader tcp;
+    tcp.SetSourcePort(sourcePort);
+    tcp.SetDestinationPort(destinationPort);
+    Ptr<Packet> probe = Create<Packet>();
+    probe->AddHeader(tcp);
+    std::ostringstream where;
+    where << "from server " << from << " (" << source << ") to server " << to << " ("
+          << destination << ")";
+    std::vector<uint32_t> path{from};
+    while (path.back() != to)
+    {
+        Ptr<Node> node = GetNode(path.back());
+        const std::string here = "ns-3 node " + std::to_string(node->GetId());
+        Ptr<Ipv4RoutingProtocol> routing = node->GetObject<Ipv4>()->GetRoutingProtocol();
+        Socket::SocketErrno error;
+        Ptr<Ipv4Route> route =
+            routing ? routing->RouteOutput(probe, header, nullptr, error) : nullptr;
+        if (!route || !route->GetOutputDevice() || !route->GetOutputDevice()->GetChannel() ||
+            route->GetOutputDevice()->GetChannel()->GetNDevices() != 2)
+        {
+            throw std::invalid_argument(
+                "the network's routing has no route " + where.str() + " at " + here +
+                ": populate the routing tables first (e.g. "
+                "Ipv4GlobalRoutingHelper::PopulateRoutingTables), or check the address plan");
+        }
+        Ptr<Channel> channel = route->GetOutputDevice()->GetChannel();
+        Ptr<NetDevice> peer =
+            channel->GetDevice(channel->GetDevice(0) == route->GetOutputDevice() ? 1 : 0);
+        const auto next = m_modelId.find(peer->GetNode()->GetId());
+        if (next == m_modelId.end() || !m_topology.HasLink(path.back(), next->second))
+        {
+            throw std::invalid_argument("the network's routing sends packets " + where.str() +
+                                        " out of the network at " + here + ", to ns-3 node " +
+                                        std::to_string(peer->GetNode()->GetId()));
+        }
+        if (path.size() > m_topology.GetNNodes())
+        {
+            throw std::invalid_argument("the network's routing loops " + where.str() +
+                                        " (at " + here + ")");
+        }
+        path.push_back(next->second);
+    }
+    return path;
+}
+
+WorkloadSet
+DcnTopologyHelper::FollowNetworkRouting(const WorkloadSet& workloads) const
+{
+    WorkloadSet routed = workloads;
+    for (uint32_t w = 0; w < routed.GetN(); ++w)
+    {
+        const Workload& workload = routed.Get(w);
+        routed.SetPath(w, GetNetworkPath(workload.src, workload.dst));
+    }
+    return routed;
 }
 
 void
@@ -286,6 +389,11 @@ void
 DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
 {
     Require(!m_interfaces.empty(), "InstallFlowTreeRoutes", "AssignIpv4Addresses");
+    if (m_networkRouting)
+    {
+        throw std::logic_error("DcnTopologyHelper::InstallFlowTreeRoutes: the network uses its "
+                               "own routing (UseNetworkRouting)");
+    }
     std::vector<bool> seen(m_topology.GetNServers(), false);
     for (const auto& tree : trees)
     {

@@ -18,6 +18,7 @@
 #include "ns3/point-to-point-helper.h"
 #include "ns3/topology.h"
 #include "ns3/traffic-control-helper.h"
+#include "ns3/workload.h"
 
 #include <map>
 #include <string>
@@ -157,6 +158,39 @@ class DcnTopologyHelper
      *         (InternetStackHelper's default is one)
      */
     void InstallWorkloadRoutes();
+    /**
+     * For a network you built: the AllReduce's transfers follow your network's own routing
+     * (e.g. ns-3's global routing), and the module installs no route. Each workload's path is
+     * then the one your routing gives (GetNetworkPath), so that the scheduler decides on the
+     * paths the packets take; AllReduceHelper reads each transfer's real path from the
+     * simulation (PathRecorder) and reports it. The module does not route around links that
+     * go down then: that is your routing's job.
+     * \throws std::logic_error on a network this helper built, or after InstallWorkloadRoutes
+     */
+    void UseNetworkRouting();
+    /// \return true after UseNetworkRouting()
+    bool UsesNetworkRouting() const;
+    /**
+     * The path your network's routing gives a packet from one server to another: asks each
+     * node's IPv4 routing (RouteOutput, as for a packet it sends) for the next hop, from the
+     * sender's first address to the receiver's, with the ports given (per-flow ECMP hashes
+     * them).
+     * \param from a server \param to another server
+     * \param sourcePort the sender's port \param destinationPort the receiver's port
+     * \return model node ids from `from` to `to`
+     * \throws std::invalid_argument naming the node where the routing has no route, leaves the
+     *         network or loops: an address plan or routing that leaves a server unreachable
+     */
+    std::vector<uint32_t> GetNetworkPath(uint32_t from,
+                                         uint32_t to,
+                                         uint16_t sourcePort = 0,
+                                         uint16_t destinationPort = 0) const;
+    /**
+     * \param workloads workloads for this network's topology
+     * \return the same workloads, each along the path your routing gives it (GetNetworkPath)
+     * \throws std::invalid_argument as GetNetworkPath
+     */
+    WorkloadSet FollowNetworkRouting(const WorkloadSet& workloads) const;
     /// \return true when the network was built by you and read (the constructors taking nodes)
     bool IsReadNetwork() const;
     /** Installs static host routes that follow the default shortest-path flow trees. */
@@ -283,6 +317,7 @@ class DcnTopologyHelper
     bool m_tcpTypeSet{false};                 //!< m_tcpType given (else ns-3's default)
     std::vector<Callback<void, uint32_t, bool>> m_linkStateCallbacks; //!< told of SetLinkUp
     bool m_read{false}; //!< the network is the user's, read by P2pNetworkReader
+    bool m_networkRouting{false}; //!< transfers follow the user's routing (UseNetworkRouting)
 };
 
 template <typename... Ts>

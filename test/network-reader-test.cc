@@ -234,3 +234,48 @@ TEST(P2pNetworkReader, AnAllReduceOnTheUsersNetworkVerifiesExactly)
     const AllReduceVerification verification = allreduce.GetController()->Verify();
     EXPECT_TRUE(verification.verified) << verification.message;
 }
+
+TEST(P2pNetworkReader, TheNetworksOwnRoutingCarriesTheTransfersAndThePathsAreRead)
+{
+    Star star(4);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    DcnTopologyHelper network(star.servers);
+    network.UseNetworkRouting();
+    EXPECT_THROW(network.InstallWorkloadRoutes(), std::logic_error);
+    EXPECT_EQ(network.GetNetworkPath(0, 3), (std::vector<uint32_t>{0, 4, 3}));
+    AllReduceHelper allreduce(network);
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(64 << 10));
+    const Ptr<AllReduceScheduler> greedy = CreateScheduler("greedy");
+    // A plan's schedule was made for its own paths: refused, before anything is installed.
+    ExpectRefused([&] { allreduce.Install(greedy->MakePlan(network.GetTopology(), 1)); },
+                  "the network uses its own routing (UseNetworkRouting): a plan's schedule");
+    allreduce.Install(greedy);
+    Simulator::Run();
+    Ptr<AllReduceController> controller = allreduce.GetController();
+    EXPECT_TRUE(controller->GetResult().finished) << controller->GetResult().error;
+    EXPECT_TRUE(controller->Verify().verified) << controller->Verify().message;
+    // No route of the module: every transfer's path is read from the simulation, and it is
+    // the one the routing tables gave its workload.
+    EXPECT_EQ(network.GetNode(0)->GetObject<Ipv4>()->GetRoutingProtocol()->GetInstanceTypeId(),
+              Ipv4ListRouting::GetTypeId());
+    ASSERT_TRUE(allreduce.GetPathRecorder());
+    for (uint32_t w = 0; w < controller->GetWorkloads().GetN(); ++w)
+    {
+        const Workload& workload = controller->GetWorkloads().Get(w);
+        EXPECT_EQ(allreduce.GetTakenPath(w), workload.path) << "workload " << w;
+        EXPECT_EQ(workload.path.size(), 3U);
+    }
+}
+
+TEST(P2pNetworkReader, ANetworkWithoutRoutesIsRefusedNamingTheNode)
+{
+    Star star(2);
+    DcnTopologyHelper network(star.servers); // no PopulateRoutingTables
+    network.UseNetworkRouting();
+    ExpectRefused([&] { network.GetNetworkPath(0, 1); },
+                  "the network's routing has no route from server 0 (10.0.0.1) to server 1 "
+                  "(10.0.0.5) at ns-3 node " +
+                      std::to_string(star.servers.Get(0)->GetId()));
+    AllReduceHelper allreduce(network);
+    ExpectRefused([&] { allreduce.Install(CreateScheduler("ring")); }, "has no route");
+}

@@ -1,0 +1,152 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "path-recorder.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("PathRecorder");
+NS_OBJECT_ENSURE_REGISTERED(PathRecorder);
+
+TypeId
+PathRecorder::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::PathRecorder")
+            .SetParent<Object>()
+            .SetGroupName("AllReduce")
+            .AddConstructor<PathRecorder>()
+            .AddTraceSource("PathSeen",
+                            "A flow's first packet took one more hop: the flow and its path "
+                            "so far (model node ids).",
+                            MakeTraceSourceAccessor(&PathRecorder::m_pathSeen),
+                            "ns3::PathRecorder::PathSeenCallback");
+    return tid;
+}
+
+PathRecorder::PathRecorder() = default;
+
+PathRecorder::~PathRecorder() = default;
+
+void
+PathRecorder::DoDispose()
+{
+    m_devices.clear();
+    Object::DoDispose();
+}
+
+void
+PathRecorder::Watch(const Topology& topology,
+                    const std::vector<std::pair<Ptr<NetDevice>, Ptr<NetDevice>>>& links)
+{
+    if (links.size() != topology.GetNLinks())
+    {
+        throw std::invalid_argument("PathRecorder::Watch: " + std::to_string(links.size()) +
+                                    " links given for a topology of " +
+                                    std::to_string(topology.GetNLinks()));
+    }
+    m_topology = topology;
+    for (const auto& [a, b] : links)
+    {
+        for (const Ptr<NetDevice>& device : {a, b})
+        {
+            const auto directed = static_cast<uint32_t>(m_devices.size());
+            m_devices.push_back(device);
+            device->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeCallback(&PathRecorder::Sent, this).Bind(directed));
+        }
+    }
+}
+
+void
+PathRecorder::Sent(uint32_t directedLink, Ptr<const Packet> packet)
+{
+    // PPP header (2 bytes), the IPv4 header (IHL words), then the TCP or UDP ports.
+    constexpr uint32_t PPP = 2;
+    uint8_t bytes[PPP + 60 + 4];
+    const uint32_t got = packet->CopyData(bytes, sizeof(bytes));
+    if (got < PPP + 20 || bytes[0] != 0x00 || bytes[1] != 0x21 || (bytes[PPP] >> 4) != 4)
+    {
+        return;
+    }
+    const uint8_t protocol = bytes[PPP + 9];
+    const uint32_t ports = PPP + 4 * uint32_t(bytes[PPP] & 0x0f);
+    if ((protocol != 6 && protocol != 17) || got < ports + 4)
+    {
+        return;
+    }
+    const auto word = [&bytes](uint32_t at) {
+        return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 |
+               uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
+    };
+    const FlowKey key{Ipv4Address(word(PPP + 12)),
+                      static_cast<uint16_t>(bytes[ports] << 8 | bytes[ports + 1]),
+                      Ipv4Address(word(PPP + 16)),
+                      static_cast<uint16_t>(bytes[ports + 2] << 8 | bytes[ports + 3])};
+    const auto id = static_cast<uint16_t>(bytes[PPP + 4] << 8 | bytes[PPP + 5]);
+    const auto [it, first] = m_flows.try_emplace(key);
+    Flow& flow = it->second;
+    const auto head = [this](uint32_t directed) {
+        const TopologyLink& link = m_topology.GetLink(directed / 2);
+        return directed % 2 == 0 ? link.b : link.a;
+    };
+    const auto tail = [this](uint32_t directed) {
+        const TopologyLink& link = m_topology.GetLink(directed / 2);
+        return directed % 2 == 0 ? link.a : link.b;
+    };
+    if (first || (flow.id == id && head(flow.directed.back()) == tail(directedLink)))
+    {
+        flow.id = id;
+        flow.directed.push_back(directedLink);
+        m_pathSeen(key, GetPath(key));
+    }
+    else if (std::find(flow.directed.begin(), flow.directed.end(), directedLink) ==
+             flow.directed.end())
+    {
+        flow.split = true;
+    }
+}
+
+std::vector<uint32_t>
+PathRecorder::GetPath(const FlowKey& flow) const
+{
+    const auto it = m_flows.find(flow);
+    std::vector<uint32_t> path;
+    if (it == m_flows.end())
+    {
+        return path;
+    }
+    for (uint32_t directed : it->second.directed)
+    {
+        const TopologyLink& link = m_topology.GetLink(directed / 2);
+        if (path.empty())
+        {
+            path.push_back(directed % 2 == 0 ? link.a : link.b);
+        }
+        path.push_back(directed % 2 == 0 ? link.b : link.a);
+    }
+    return path;
+}
+
+bool
+PathRecorder::IsSplit(const FlowKey& flow) const
+{
+    const auto it = m_flows.find(flow);
+    return it != m_flows.end() && it->second.split;
+}
+
+uint32_t
+PathRecorder::GetNFlows() const
+{
+    return static_cast<uint32_t>(m_flows.size());
+}
+
+} // namespace ns3
