@@ -16,8 +16,10 @@
 #include "ns3/drl-rollout.h"
 #include "ns3/drl-trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -28,6 +30,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 using namespace ns3;
 
@@ -425,6 +428,38 @@ TEST(DrlScheduler, ModelNamesFollowTheTopologyName)
     EXPECT_EQ(GetDrlModelName("jellyfish(switches=10,degree=4,servers=1,seed=3)"),
               "jellyfish-switches-10-degree-4-servers-1-seed-3");
     EXPECT_EQ(GetDrlModelName(BuildTopology("dcell:n=5,k=1").GetName()), "dcell-n-5-k-1");
+}
+
+TEST(DrlScheduler, LooksForCheckpointsInTheEnvironmentThenTheSourceTreeThenTheInstall)
+{
+    const char* set = std::getenv("ALLREDUCE_MODEL_DIR");
+    const std::string before = set ? set : "";
+    // Unset: the source tree's checkpoints/ first, then (standalone) the installed folder,
+    // beside the library and at the configured prefix; the first that exists is used.
+    unsetenv("ALLREDUCE_MODEL_DIR");
+    const std::vector<std::string> dirs = GetDrlModelDirectories();
+    ASSERT_GE(dirs.size(), 2u);
+    EXPECT_EQ(dirs.front(), std::string(ALLREDUCE_SOURCE_DIR) + "/checkpoints");
+    const std::string installed = "/ns3-allreduce/checkpoints";
+    for (size_t i = 1; i < dirs.size(); ++i)
+    {
+        EXPECT_EQ(dirs[i].substr(dirs[i].size() - std::min(dirs[i].size(), installed.size())),
+                  installed)
+            << dirs[i];
+    }
+    EXPECT_EQ(GetDrlModelDirectory(), dirs.front());
+    // Set: that folder alone, whether it exists or not.
+    setenv("ALLREDUCE_MODEL_DIR", "/nonexistent/models", 1);
+    EXPECT_EQ(GetDrlModelDirectories(), std::vector<std::string>{"/nonexistent/models"});
+    EXPECT_EQ(GetDrlModelDirectory(), "/nonexistent/models");
+    if (set)
+    {
+        setenv("ALLREDUCE_MODEL_DIR", before.c_str(), 1);
+    }
+    else
+    {
+        unsetenv("ALLREDUCE_MODEL_DIR");
+    }
 }
 
 TEST(DrlScheduler, AvailabilityIsReported)
@@ -948,6 +983,9 @@ TEST(DrlScheduler, RunsOnAnyTopologyAndWorkloads)
     {
         EXPECT_NE(std::string(e.what()).find("no checkpoint ships for bcube(n=7,k=1) and the "
                                              "general one is missing"),
+                  std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("bcube-n-7-k-1.pt and general.pt in " + dir + ")"),
                   std::string::npos)
             << e.what();
     }

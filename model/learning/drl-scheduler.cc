@@ -15,14 +15,22 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #ifndef ALLREDUCE_SOURCE_MODEL_DIR
 #define ALLREDUCE_SOURCE_MODEL_DIR "checkpoints"
+#endif
+// An installed library (standalone `cmake --install`) also looks where the checkpoints were
+// installed: ALLREDUCE_INSTALL_MODEL_DIR, and the same folder relative to the library itself
+// (ALLREDUCE_INSTALL_MODEL_DIR_FROM_LIB), which stays right with `cmake --install --prefix P`.
+#ifdef ALLREDUCE_INSTALL_MODEL_DIR
+#include <dlfcn.h>
 #endif
 
 namespace ns3
@@ -67,11 +75,49 @@ GetDrlModelName(const std::string& topologyName)
     return name;
 }
 
+std::vector<std::string>
+GetDrlModelDirectories()
+{
+    const char* env = std::getenv("ALLREDUCE_MODEL_DIR");
+    if (env && *env)
+    {
+        return {env};
+    }
+    std::vector<std::string> dirs{ALLREDUCE_SOURCE_MODEL_DIR};
+#ifdef ALLREDUCE_INSTALL_MODEL_DIR
+    Dl_info self;
+    if (dladdr(reinterpret_cast<void*>(&GetDrlModelDirectories), &self) && self.dli_fname)
+    {
+        std::error_code error;
+        const std::filesystem::path libDir =
+            std::filesystem::canonical(std::filesystem::path(self.dli_fname).parent_path(), error);
+        if (!error)
+        {
+            dirs.push_back(
+                (libDir / ALLREDUCE_INSTALL_MODEL_DIR_FROM_LIB).lexically_normal().string());
+        }
+    }
+    if (std::find(dirs.begin(), dirs.end(), ALLREDUCE_INSTALL_MODEL_DIR) == dirs.end())
+    {
+        dirs.emplace_back(ALLREDUCE_INSTALL_MODEL_DIR);
+    }
+#endif
+    return dirs;
+}
+
 std::string
 GetDrlModelDirectory()
 {
-    const char* env = std::getenv("ALLREDUCE_MODEL_DIR");
-    return env && *env ? std::string(env) : std::string(ALLREDUCE_SOURCE_MODEL_DIR);
+    const std::vector<std::string> dirs = GetDrlModelDirectories();
+    for (const std::string& dir : dirs)
+    {
+        std::error_code error;
+        if (std::filesystem::is_directory(dir, error))
+        {
+            return dir;
+        }
+    }
+    return dirs.front();
 }
 
 std::string
@@ -267,10 +313,27 @@ DrlScheduler::GetPolicy(const Topology& topology)
     const std::string path = GetModelPath(topologyName);
     if (m_model.empty() && !std::ifstream(path).good())
     {
+        const std::vector<std::string> dirs = GetDrlModelDirectories();
+        std::string tried;
+        for (const std::string& dir : dirs)
+        {
+            tried += (tried.empty() ? "" : ", ") + dir;
+        }
+        std::error_code error;
+        const std::string dir = GetDrlModelDirectory();
+        std::string where = " in " + dir;
+        if (!std::filesystem::is_directory(dir, error))
+        {
+            where = ", but no checkpoint folder exists: " + tried;
+        }
+        else if (dirs.size() > 1)
+        {
+            where += ", the first folder that exists of: " + tried;
+        }
         throw std::runtime_error(
             "drl: no checkpoint ships for " + topologyName + " and the general one is missing " +
-            "(looked for " + GetDrlModelDirectory() + "/" + GetDrlModelName(topologyName) +
-            ".pt and " + path + "); train one with `allreduce-train --topology=SPEC --out=DIR` "
+            "(looked for " + GetDrlModelName(topologyName) + ".pt and general.pt" + where +
+            "); train one with `allreduce-train --topology=SPEC --out=DIR` "
             "and pass --model=DIR/policy.pt, or set ALLREDUCE_MODEL_DIR to a directory of "
             "checkpoints");
     }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -51,8 +52,18 @@ std::string GetDrlModelName(const std::string& topologyName);
 
 /**
  * \ingroup allreduce-learning
- * \return the directory of the shipped checkpoints: $ALLREDUCE_MODEL_DIR when set, else the
- *         source tree's checkpoints/ directory
+ * \return the folders where drl looks for the shipped checkpoints, in order: $ALLREDUCE_MODEL_DIR
+ *         alone when it is set; otherwise the source tree's checkpoints/, then, for a library
+ *         installed standalone (`cmake --install`), share/ns3-allreduce/checkpoints beside the
+ *         library's own lib folder and under the install prefix it was configured with
+ */
+std::vector<std::string> GetDrlModelDirectories();
+
+/**
+ * \ingroup allreduce-learning
+ * \return the directory of the shipped checkpoints: the first of GetDrlModelDirectories() that
+ *         exists (the first of them when none does), so an installed library finds its
+ *         checkpoints when the source tree is gone
  */
 std::string GetDrlModelDirectory();
 
