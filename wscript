@@ -74,6 +74,7 @@ def build(bld):
         'model/packet/flow-path-routing.cc',
         'model/packet/link-load-monitor.cc',
         'model/packet/path-recorder.cc',
+        'model/packet/flow-ecmp-routing.cc',
         'model/packet/packet-scheduler-state.cc',
         'model/packet/shared-links.cc',
         'model/packet/allreduce-verification.cc',
@@ -86,6 +87,7 @@ def build(bld):
         'helper/dcn-topology-helper.cc',
         'helper/allreduce-helper.cc',
         'helper/background-traffic-helper.cc',
+        'helper/flow-ecmp-routing-helper.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('allreduce')
@@ -152,6 +154,7 @@ def build(bld):
         'model/packet/flow-path-routing.h',
         'model/packet/link-load-monitor.h',
         'model/packet/path-recorder.h',
+        'model/packet/flow-ecmp-routing.h',
         'model/packet/packet-scheduler-state.h',
         'model/packet/shared-links.h',
         'model/packet/allreduce-verification.h',
@@ -164,6 +167,7 @@ def build(bld):
         'helper/dcn-topology-helper.h',
         'helper/allreduce-helper.h',
         'helper/background-traffic-helper.h',
+        'helper/flow-ecmp-routing-helper.h',
     ]
 
     # The experiment layer: a library of its own beside the module, which the examples and

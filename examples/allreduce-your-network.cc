@@ -10,6 +10,7 @@
 //   allreduce-your-network                          a dumbbell: 3 + 3 leaves, one bottleneck
 //   allreduce-your-network --network=leaf-spine     3 leaves (ToR) x 2 servers, 2 spines
 //   allreduce-your-network --routing=network       the network's own (global) routing
+//   allreduce-your-network --network=leaf-spine --routing=network-ecmp   ... with ECMP per flow
 //   allreduce-your-network --scheduler=greedy
 //
 // Exit status: 0 when every server ends with the exact sum, 1 for bad input, 2 otherwise.
@@ -31,7 +32,7 @@ NS_LOG_COMPONENT_DEFINE("AllReduceYourNetwork");
 
 // A dumbbell from ns-3's point-to-point-layout: the six leaves are the servers.
 NodeContainer
-BuildDumbbell()
+BuildDumbbell(InternetStackHelper& stack)
 {
     PointToPointHelper leaf;
     leaf.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
@@ -40,8 +41,6 @@ BuildDumbbell()
     bottleneck.SetDeviceAttribute("DataRate", StringValue("20Gbps"));
     bottleneck.SetChannelAttribute("Delay", StringValue("5us"));
     PointToPointDumbbellHelper dumbbell(3, leaf, 3, leaf, bottleneck);
-
-    InternetStackHelper stack;
     dumbbell.InstallStack(stack);
     dumbbell.AssignIpv4Addresses(Ipv4AddressHelper("10.1.0.0", "255.255.255.0"),
                                  Ipv4AddressHelper("10.2.0.0", "255.255.255.0"),
@@ -60,12 +59,11 @@ BuildDumbbell()
 
 // A leaf-spine wired by hand: every ToR to every spine, two servers under each ToR.
 NodeContainer
-BuildLeafSpine()
+BuildLeafSpine(InternetStackHelper& stack)
 {
     NodeContainer servers(6);
     NodeContainer tors(3);
     NodeContainer spines(2);
-    InternetStackHelper stack;
     stack.Install(NodeContainer(servers, tors, spines));
 
     PointToPointHelper p2p;
@@ -90,10 +88,13 @@ BuildLeafSpine()
     return servers;
 }
 
-// The paths the AllReduce's transfers took, in ns-3 node ids (a>b>c), each once; and how many
-// transfers took the path their workload was scheduled on.
+// The paths the AllReduce's transfers took, in ns-3 node ids (a>b>c), each once; how many
+// transfers took the path their workload was scheduled on; and the rounds at flow level on
+// the paths taken.
 void
-PrintPaths(const DcnTopologyHelper& network, const AllReduceHelper& allreduce)
+PrintPaths(const DcnTopologyHelper& network,
+           const AllReduceHelper& allreduce,
+           const std::string& scheduler)
 {
     const WorkloadSet& workloads = allreduce.GetController()->GetWorkloads();
     std::set<std::vector<uint32_t>> paths;
@@ -121,6 +122,8 @@ PrintPaths(const DcnTopologyHelper& network, const AllReduceHelper& allreduce)
     std::cout << "\n"
               << predicted << " of " << workloads.GetN()
               << " transfers took the path they were scheduled on\n";
+    const Schedule flow = RunRounds(*CreateScheduler(scheduler), allreduce.GetTakenWorkloads());
+    std::cout << "flow level on the paths taken: " << flow.GetNRounds() << " rounds\n";
 }
 
 int
@@ -131,7 +134,10 @@ main(int argc, char* argv[])
     std::string routing = "module";
     CommandLine cmd(__FILE__);
     cmd.AddValue("network", "dumbbell or leaf-spine", shape);
-    cmd.AddValue("routing", "module (routes per workload) or network (your routing)", routing);
+    cmd.AddValue("routing",
+                 "module (routes per workload), network (your global routing) or network-ecmp "
+                 "(global routing with ECMP per flow)",
+                 routing);
     cmd.AddValue("scheduler", "ps, ring, greedy, balanced, drl (with LibTorch), ...", scheduler);
     cmd.Parse(argc, argv);
     try
@@ -141,13 +147,24 @@ main(int argc, char* argv[])
             throw std::invalid_argument("--network must be dumbbell or leaf-spine, got '" +
                                         shape + "'");
         }
-        if (routing != "module" && routing != "network")
+        if (routing != "module" && routing != "network" && routing != "network-ecmp")
         {
-            throw std::invalid_argument("--routing must be module or network, got '" + routing +
-                                        "'");
+            throw std::invalid_argument("--routing must be module, network or network-ecmp, "
+                                        "got '" + routing + "'");
         }
-        // 1. Your network, with plain ns-3 helpers; your routing for everything else.
-        NodeContainer servers = shape == "dumbbell" ? BuildDumbbell() : BuildLeafSpine();
+        // 1. Your network, with plain ns-3 helpers; your routing for everything else. With
+        //    ECMP per flow, FlowEcmpRouting hashes each flow onto one of global routing's
+        //    equal-cost next hops.
+        InternetStackHelper stack;
+        if (routing == "network-ecmp")
+        {
+            Ipv4ListRoutingHelper list;
+            list.Add(Ipv4StaticRoutingHelper(), 0);
+            list.Add(FlowEcmpRoutingHelper(), -5);
+            list.Add(Ipv4GlobalRoutingHelper(), -10);
+            stack.SetRoutingHelper(list);
+        }
+        NodeContainer servers = shape == "dumbbell" ? BuildDumbbell(stack) : BuildLeafSpine(stack);
         Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
         // 2. The module reads it: the servers you name, the switches it finds over
@@ -157,7 +174,7 @@ main(int argc, char* argv[])
         DcnTopologyHelper network(servers);
         if (routing == "module")
         {
-            network.InstallWorkloadRoutes();
+            network.InstallWorkloadRoutes(); // the module's routes, beside yours
         }
         else
         {
@@ -180,7 +197,7 @@ main(int argc, char* argv[])
         std::cout << "rounds      " << controller->GetSchedule().GetNRounds() << "\n"
                   << "completion  " << result.completionTime * 1e3 << " ms"
                   << (result.finished ? "" : " (did not finish: " + result.error + ")") << "\n";
-        PrintPaths(network, allreduce);
+        PrintPaths(network, allreduce, scheduler);
         std::cout << verification.message << "\n";
         Simulator::Destroy();
         return result.finished && verification.verified ? 0 : 2;

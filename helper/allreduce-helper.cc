@@ -252,4 +252,23 @@ AllReduceHelper::GetTakenPath(uint32_t workload) const
                              m_controller->GetApplication(w.dst)->GetPort()});
 }
 
+WorkloadSet
+AllReduceHelper::GetTakenWorkloads() const
+{
+    if (!m_controller)
+    {
+        throw std::logic_error("AllReduceHelper::GetTakenWorkloads needs Install first");
+    }
+    WorkloadSet taken = m_controller->GetWorkloads();
+    for (uint32_t w = 0; w < taken.GetN(); ++w)
+    {
+        std::vector<uint32_t> path = GetTakenPath(w);
+        if (!path.empty() && path.front() == taken.Get(w).src && path.back() == taken.Get(w).dst)
+        {
+            taken.SetPath(w, std::move(path));
+        }
+    }
+    return taken;
+}
+
 } // namespace ns3

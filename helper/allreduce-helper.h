@@ -148,6 +148,15 @@ class AllReduceHelper
      * \throws std::logic_error before Install
      */
     std::vector<uint32_t> GetTakenPath(uint32_t workload) const;
+    /**
+     * The last Install's workloads along the paths their transfers took (GetTakenPath; a
+     * workload whose transfer was not seen keeps its path): the flow-level model of what
+     * happened, e.g. for RunRounds, when the network's routing chose other paths than the
+     * workloads' (per-flow ECMP).
+     * \return the workloads
+     * \throws std::logic_error before Install
+     */
+    WorkloadSet GetTakenWorkloads() const;
 
   private:
     /**
