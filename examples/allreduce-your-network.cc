@@ -11,6 +11,7 @@
 //   allreduce-your-network --network=leaf-spine     3 leaves (ToR) x 2 servers, 2 spines
 //   allreduce-your-network --routing=network       the network's own (global) routing
 //   allreduce-your-network --network=leaf-spine --routing=network-ecmp   ... with ECMP per flow
+//   allreduce-your-network --network=inet:contrib/allreduce/examples/two-pods.inet
 //   allreduce-your-network --scheduler=greedy
 //
 // Exit status: 0 when every server ends with the exact sum, 1 for bad input, 2 otherwise.
@@ -21,8 +22,10 @@
 #include "ns3/internet-module.h"
 #include "ns3/point-to-point-layout-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/topology-read-module.h"
 
 #include <iostream>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -88,6 +91,42 @@ BuildLeafSpine(InternetStackHelper& stack)
     return servers;
 }
 
+// A router-level graph from a file in a format of ns-3's topology-read module (Inet, Orbis,
+// Rocketfuel), wired as ns-3's topology-read example does, with one server on every router.
+NodeContainer
+BuildFromFile(InternetStackHelper& stack, const std::string& format, const std::string& file)
+{
+    TopologyReaderHelper reader;
+    reader.SetFileName(file);
+    reader.SetFileType(format);
+    Ptr<TopologyReader> topology = reader.GetTopologyReader();
+    NodeContainer routers = topology ? topology->Read() : NodeContainer();
+    if (routers.GetN() == 0)
+    {
+        throw std::invalid_argument("cannot read the " + format + " topology file '" + file +
+                                    "' (ns-3's topology-read found no link in it)");
+    }
+    NodeContainer servers(routers.GetN());
+    stack.Install(NodeContainer(routers, servers));
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    p2p.SetChannelAttribute("Delay", StringValue("1us"));
+    Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
+    const auto link = [&](Ptr<Node> a, Ptr<Node> b) {
+        addresses.Assign(p2p.Install(a, b));
+        addresses.NewNetwork();
+    };
+    for (auto it = topology->LinksBegin(); it != topology->LinksEnd(); ++it)
+    {
+        link(it->GetFromNode(), it->GetToNode());
+    }
+    for (uint32_t r = 0; r < routers.GetN(); ++r)
+    {
+        link(servers.Get(r), routers.Get(r));
+    }
+    return servers;
+}
+
 // The paths the AllReduce's transfers took, in ns-3 node ids (a>b>c), each once; how many
 // transfers took the path their workload was scheduled on; and the rounds at flow level on
 // the paths taken.
@@ -133,7 +172,10 @@ main(int argc, char* argv[])
     std::string scheduler = "balanced";
     std::string routing = "module";
     CommandLine cmd(__FILE__);
-    cmd.AddValue("network", "dumbbell or leaf-spine", shape);
+    cmd.AddValue("network",
+                 "dumbbell, leaf-spine, or a topology-read file: inet:FILE, orbis:FILE, "
+                 "rocketfuel:FILE",
+                 shape);
     cmd.AddValue("routing",
                  "module (routes per workload), network (your global routing) or network-ecmp "
                  "(global routing with ECMP per flow)",
@@ -142,10 +184,14 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     try
     {
-        if (shape != "dumbbell" && shape != "leaf-spine")
+        const std::string format = shape.substr(0, shape.find(':'));
+        const std::map<std::string, std::string> formats{
+            {"inet", "Inet"}, {"orbis", "Orbis"}, {"rocketfuel", "Rocketfuel"}};
+        if (shape != "dumbbell" && shape != "leaf-spine" &&
+            (shape.find(':') == std::string::npos || formats.count(format) == 0))
         {
-            throw std::invalid_argument("--network must be dumbbell or leaf-spine, got '" +
-                                        shape + "'");
+            throw std::invalid_argument("--network must be dumbbell, leaf-spine, inet:FILE, "
+                                        "orbis:FILE or rocketfuel:FILE, got '" + shape + "'");
         }
         if (routing != "module" && routing != "network" && routing != "network-ecmp")
         {
@@ -164,7 +210,12 @@ main(int argc, char* argv[])
             list.Add(Ipv4GlobalRoutingHelper(), -10);
             stack.SetRoutingHelper(list);
         }
-        NodeContainer servers = shape == "dumbbell" ? BuildDumbbell(stack) : BuildLeafSpine(stack);
+        NodeContainer servers =
+            shape == "dumbbell"     ? BuildDumbbell(stack)
+            : shape == "leaf-spine" ? BuildLeafSpine(stack)
+                                    : BuildFromFile(stack,
+                                                    formats.at(format),
+                                                    shape.substr(shape.find(':') + 1));
         Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
         // 2. The module reads it: the servers you name, the switches it finds over

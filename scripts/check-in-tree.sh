@@ -42,10 +42,10 @@ cd "$src"
 echo "== ./ns3 configure: only the allreduce module and what it needs, with examples and tests"
 # csma too: ns-3.37's own src/test suites use CsmaHelper without checking that csma is enabled,
 # so test-runner does not link without it.
-# point-to-point-layout for allreduce-your-network's dumbbell (ns-3 does not look for the
-# modules a module's examples need).
+# point-to-point-layout and topology-read for allreduce-your-network (ns-3 does not look for
+# the modules a module's examples need).
 ./ns3 configure -d debug --enable-examples --enable-tests --disable-python-bindings \
-  --enable-modules "allreduce;csma;point-to-point-layout" --filter-module-examples-and-tests allreduce \
+  --enable-modules "allreduce;csma;point-to-point-layout;topology-read" --filter-module-examples-and-tests allreduce \
   > "$cache/configure.log" 2>&1 || { cat "$cache/configure.log"; exit 1; }
 # In-tree parity: the module finds what the standalone build finds, so every scheduler works.
 for found in "LibTorch .* found; learning parts enabled" "COIN-OR CBC .* found"; do
