@@ -166,7 +166,8 @@ std::string
 WriteTimeline(const LinkTimeline& timeline, const Topology& topology, const std::string& prefix)
 {
     Gnuplot plot(prefix + ".png", "directed links busy with AllReduce transfers");
-    plot.SetTerminal("pngcairo size 1000,700 noenhanced");
+    const size_t height = std::max<size_t>(600, 200 + 12 * timeline.m_busy.size()); // pixels
+    plot.SetTerminal("pngcairo size 1000," + std::to_string(height) + " noenhanced");
     plot.SetLegend("time (us)", "directed link");
     Gnuplot2dDataset reduce("reduce-scatter");
     Gnuplot2dDataset gather("all-gather");
