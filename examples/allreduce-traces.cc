@@ -103,11 +103,20 @@ class LinkTimeline
     // the last sample.
     void SampleBytes()
     {
-        m_sampled.push_back(Simulator::Now().GetSeconds());
+        const double now = Simulator::Now().GetSeconds();
+        const bool again = !m_sampled.empty() && m_sampled.back() == now; // the end, at a sample
+        if (!again)
+        {
+            m_sampled.push_back(now);
+        }
         for (uint32_t link = 0; link < m_bytes.size(); ++link)
         {
             const uint64_t total = m_monitor->GetOwnBytes(link);
-            m_bytes[link].push_back(total - m_counted[link]);
+            if (!again)
+            {
+                m_bytes[link].push_back(0);
+            }
+            m_bytes[link].back() += total - m_counted[link];
             m_counted[link] = total;
         }
         if (!m_ended)
@@ -235,7 +244,7 @@ WriteLoad(const LinkTimeline& timeline,
 /// Prints what the callbacks saw, writes the figures, prints the verification.
 /// \return the exit status: 0 when the run finished and every sum is exact, else 2
 int
-PrintSummary(LinkTimeline& timeline,
+PrintSummary(const LinkTimeline& timeline,
              const AllReduceHelper& allreduce,
              const Topology& topology,
              const std::string& scheduler,
@@ -305,6 +314,7 @@ main(int argc, char* argv[])
         dcn.SetChannelAttribute("Delay", StringValue("1us"));
         dcn.Install();
         AllReduceHelper allreduce(dcn);
+        allreduce.SetControllerAttribute("Mode", StringValue("barrier"));
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(1 << 20));
         ApplicationContainer apps = allreduce.Install(CreateScheduler(scheduler));
         Ptr<AllReduceController> controller = allreduce.GetController();
