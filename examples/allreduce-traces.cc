@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 using namespace ns3;
@@ -288,20 +289,24 @@ main(int argc, char* argv[])
     std::string topology = "bcube:n=3,k=1";
     std::string scheduler = "balanced";
     std::string out = "allreduce-traces";
-    Time interval = MicroSeconds(20);
+    double interval = 20; // microseconds
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "topology spec, e.g. bcube:n=3,k=1 or fattree:k=4", topology);
     cmd.AddValue("scheduler", "ps, ring, greedy, balanced, drl (with LibTorch), ...", scheduler);
-    cmd.AddValue("interval", "how often the link byte counters are read, e.g. 20us", interval);
+    cmd.AddValue("interval",
+                 "how often the link byte counters are read, in microseconds",
+                 interval);
     cmd.AddValue("out", "prefix of the figures: OUT-timeline.*, OUT-load.*", out);
     cmd.Parse(argc, argv);
 
     try
     {
-        if (interval < NanoSeconds(100) || interval > Seconds(1))
+        if (!(interval >= 0.1 && interval <= 1e6))
         {
-            throw std::invalid_argument("--interval must be from 100ns to 1s, got " +
-                                        std::to_string(interval.GetSeconds()) + " s");
+            std::ostringstream given;
+            given << interval;
+            throw std::invalid_argument(
+                "--interval must be from 0.1 to 1000000 (microseconds), got " + given.str());
         }
         if (!std::ofstream(out + "-timeline.plt"))
         {
@@ -321,7 +326,7 @@ main(int argc, char* argv[])
 
         // 2. Connect the callbacks: member functions of the timeline to the controller's trace
         //    sources, and a function bound to each server's index to its application's.
-        LinkTimeline timeline(controller, allreduce.GetLinkLoadMonitor(), interval);
+        LinkTimeline timeline(controller, allreduce.GetLinkLoadMonitor(), MicroSeconds(interval));
         controller->TraceConnectWithoutContext(
             "TransferStarted",
             MakeCallback(&LinkTimeline::TransferStarted, &timeline));
@@ -340,7 +345,7 @@ main(int argc, char* argv[])
                 MakeBoundCallback(&LinkTimeline::Received, &timeline, server));
         }
         // The byte counters have no trace source: read them every interval.
-        Simulator::Schedule(interval, &LinkTimeline::SampleBytes, &timeline);
+        Simulator::Schedule(MicroSeconds(interval), &LinkTimeline::SampleBytes, &timeline);
 
         // 3. Run, read the counters a last time, and report.
         Simulator::Run();
