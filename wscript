@@ -16,7 +16,7 @@ def configure(conf):
 
 def build(bld):
     module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications', 'traffic-control',
-                                                'flow-monitor', 'stats'])
+                                                'flow-monitor', 'stats', 'mobility', 'netanim'])
     module.use.append('TINYXML2')
     module.source = [
         'model/common/size-limits.cc',
@@ -28,6 +28,7 @@ def build(bld):
         'model/topology/job-view.cc',
         'model/topology/flow-tree.cc',
         'model/topology/server-translations.cc',
+        'model/topology/topology-layout.cc',
         'model/workload/workload.cc',
         'model/workload/gradient-layout.cc',
         'model/flow/scheduler-state.cc',
@@ -88,6 +89,7 @@ def build(bld):
         'helper/allreduce-helper.cc',
         'helper/background-traffic-helper.cc',
         'helper/flow-ecmp-routing-helper.cc',
+        'helper/dcn-animation-helper.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('allreduce')
@@ -108,6 +110,7 @@ def build(bld):
         'model/topology/job-view.h',
         'model/topology/flow-tree.h',
         'model/topology/server-translations.h',
+        'model/topology/topology-layout.h',
         'model/workload/workload.h',
         'model/workload/gradient-layout.h',
         'model/flow/scheduler-state.h',
@@ -168,6 +171,7 @@ def build(bld):
         'helper/allreduce-helper.h',
         'helper/background-traffic-helper.h',
         'helper/flow-ecmp-routing-helper.h',
+        'helper/dcn-animation-helper.h',
     ]
 
     # The experiment layer: a library of its own beside the module, which the examples and

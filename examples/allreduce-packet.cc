@@ -18,6 +18,7 @@
 //   allreduce-packet --topology=bcube:n=3,k=1 --scheduler=drl --stragglers=2:500us
 //   allreduce-packet --topology=bcube:n=3,k=1 --decisions=replay --link-down=4 --link-down=9
 //   allreduce-packet --topology=bcube:n=3,k=1 --background-load=0.3 --slow-links=0.25:0.5
+//   allreduce-packet --topology=bcube:n=3,k=1 --netanim=bcube.xml   (an animation for NetAnim)
 //
 // With a scheduler, the scheduler decides online inside the simulation (--decisions=online,
 // the default but for optimal): it sees which workloads are done, in flight and ready, which
@@ -90,6 +91,9 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                   "0,4,8,12 or 0-7 (default: rank i on server i)",
                   o.ranks);
     cmd.AddFlag("pcap", "write pcap traces to OUT-<node>-<device>.pcap", o.pcap);
+    cmd.AddString("netanim",
+                  "write a NetAnim animation trace (XML) to this file; small topologies only",
+                  o.config.netanimFile);
     cmd.AddChoice("format", "output format", o.format, {"text", "json"});
     cmd.AddChoice("values", "integer (sums exact) or float gradients", o.config.values,
                   {"integer", "float"});

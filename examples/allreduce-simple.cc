@@ -9,6 +9,7 @@
 //   allreduce-simple
 //   allreduce-simple --topology=dcell:n=4,k=1 --scheduler=greedy
 //   NS_LOG=AllReduceSimple=info allreduce-simple
+//   allreduce-simple --netanim=bcube.xml      (an animation for NetAnim, small topologies)
 //
 // Copy it into scratch/ of an ns-3 tree that has contrib/allreduce, and change a line.
 //
@@ -29,9 +30,13 @@ main(int argc, char* argv[])
 {
     std::string topology = "bcube:n=3,k=1";
     std::string scheduler = "balanced";
+    std::string netanim;
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "topology spec, e.g. bcube:n=3,k=1 or fattree:k=4", topology);
     cmd.AddValue("scheduler", "ps, ring, greedy, balanced, drl (with LibTorch), ...", scheduler);
+    cmd.AddValue("netanim",
+                 "write a NetAnim animation trace to this file (small topologies)",
+                 netanim);
     cmd.Parse(argc, argv);
 
     try
@@ -53,6 +58,13 @@ main(int argc, char* argv[])
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(1 << 20));
         allreduce.Install(CreateScheduler(scheduler));
 
+        // Optional: an animation trace for NetAnim (nodes in rows, every packet sent).
+        DcnAnimationHelper animation;
+        if (!netanim.empty())
+        {
+            animation.Enable(dcn, netanim);
+        }
+
         // 3. Run, then read the result and verify every server's vector.
         Simulator::Run();
         Ptr<AllReduceController> controller = allreduce.GetController();
@@ -63,6 +75,10 @@ main(int argc, char* argv[])
                   << "completion  " << result.completionTime * 1e3 << " ms"
                   << (result.finished ? "" : " (did not finish: " + result.error + ")") << "\n"
                   << verification.message << "\n";
+        if (!netanim.empty())
+        {
+            std::cout << "animation   " << animation.Close() << "\n";
+        }
         Simulator::Destroy();
         return result.finished && verification.verified ? 0 : 2;
     }

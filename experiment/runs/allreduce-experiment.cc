@@ -10,6 +10,7 @@
 #include "ns3/background-traffic-helper.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/dcn-animation-helper.h"
 #include "ns3/dcn-topology-helper.h"
 #include "ns3/double.h"
 #include "ns3/flow-monitor-helper.h"
@@ -425,6 +426,10 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     {
         CheckWritable("pcap traces", config.pcapPrefix);
     }
+    if (!config.netanimFile.empty())
+    {
+        DcnAnimationHelper::CheckSize(topo); // before anything is built
+    }
     return settings;
 }
 
@@ -768,6 +773,11 @@ RunPacketAllReduce(const Plan& plan,
     {
         dcn.EnablePcapAll(config.pcapPrefix);
     }
+    DcnAnimationHelper animation;
+    if (!config.netanimFile.empty())
+    {
+        animation.Enable(dcn, config.netanimFile);
+    }
     FlowMonitorHelper flowHelper;
     Ptr<FlowMonitor> monitor;
     if (config.flowMonitor)
@@ -784,6 +794,7 @@ RunPacketAllReduce(const Plan& plan,
     report.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     report.events = Simulator::GetEventCount();
+    report.animation = animation.Close();
     ReportPacketRun(plan, config, settings, controller, links, start, report);
     if (monitor)
     {

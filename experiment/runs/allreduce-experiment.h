@@ -130,6 +130,8 @@ struct PacketRunConfig
     uint32_t backgroundSeed{1};         //!< who sends background traffic to whom
     double stallTimeout{1};             //!< seconds without progress that end the run
     std::string pcapPrefix;             //!< write pcap traces with this prefix (empty: none)
+    std::string netanimFile;            //!< write a NetAnim animation trace to this file (empty:
+                                        //!< none; DcnAnimationHelper, small topologies only)
     bool flowMonitor{true};             //!< collect per-flow statistics with FlowMonitor
 };
 
@@ -193,6 +195,8 @@ struct PacketRunReport
     uint64_t events{0};                    //!< simulator events executed
     double wallSeconds{0};                 //!< wall-clock time of Simulator::Run
     std::vector<std::string> notes;        //!< for the user, e.g. a fault that never fired
+    std::string animation;                 //!< what the NetAnim trace holds (DcnAnimationHelper::
+                                           //!< Close), empty without one
     /// \return per directed link, the busy fraction bytes·8 / (its rate · completion time)
     std::vector<double> GetLinkUtilization() const;
 };

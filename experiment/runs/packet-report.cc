@@ -111,8 +111,12 @@ PrintPacketReport(std::ostream& os,
        << " packets lost\n"
        << "links       utilization mean " << totals.meanUtilization << ", max "
        << totals.maxUtilization << "\n"
-       << "simulation  " << report.events << " events in " << report.wallSeconds << " s wall\n"
-       << report.verification.message << "\n";
+       << "simulation  " << report.events << " events in " << report.wallSeconds << " s wall\n";
+    if (!report.animation.empty())
+    {
+        os << "animation   " << report.animation << "\n";
+    }
+    os << report.verification.message << "\n";
     os.flags(flags);
     os.precision(precision);
 }
@@ -192,6 +196,10 @@ WritePacketReportJson(std::ostream& os,
     if (!figure.empty())
     {
         doc["figure"] = figure;
+    }
+    if (!report.animation.empty())
+    {
+        doc["animation"] = report.animation;
     }
     if (!r.error.empty())
     {

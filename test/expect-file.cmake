@@ -1,0 +1,20 @@
+# Checks a file that an example wrote: its beginning (the first 64 KiB) and its end (the last
+# 64 bytes) against regular expressions; used by ctest for files too large to print whole.
+#   cmake -DFILE=path -DEXPECT_HEAD="..." -DEXPECT_TAIL="..." -P expect-file.cmake
+if(NOT EXISTS "${FILE}")
+  message(FATAL_ERROR "${FILE} was not written")
+endif()
+file(SIZE "${FILE}" size)
+file(READ "${FILE}" head LIMIT 65536)
+set(offset 0)
+if(size GREATER 64)
+  math(EXPR offset "${size} - 64")
+endif()
+file(READ "${FILE}" tail OFFSET ${offset})
+message("${FILE}: ${size} bytes")
+if(NOT "${head}" MATCHES "${EXPECT_HEAD}")
+  message(FATAL_ERROR "its beginning does not match: ${EXPECT_HEAD}\n${head}")
+endif()
+if(NOT "${tail}" MATCHES "${EXPECT_TAIL}")
+  message(FATAL_ERROR "its end does not match: ${EXPECT_TAIL}\n${tail}")
+endif()
