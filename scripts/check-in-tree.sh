@@ -71,6 +71,12 @@ run() {
 run "allreduce-simple --scheduler=drl"
 run "allreduce-simple --scheduler=optimal"
 run "allreduce-your-network --network=leaf-spine --routing=network-ecmp"
+run "allreduce-your-network --network=inet:$src/contrib/allreduce/examples/two-pods.inet --routing=network"
+run "allreduce-your-scheduler"
+run "allreduce-traces --out=$cache/allreduce-traces"
+run "allreduce-simple --topology=bcube:n=2,k=1 --netanim=$cache/bcube.xml"
+grep -q '^<anim ver="netanim-' "$cache/bcube.xml" && grep -q '<node id="7"' "$cache/bcube.xml" &&
+  tail -1 "$cache/bcube.xml" | grep -q '</anim>' || { echo "NetAnim trace incomplete" >&2; exit 1; }
 run "dcn-topology --topology=bcube:n=3,k=1"
 run "allreduce-rounds --topology=dcell:n=4,k=1 --scheduler=drl"
 run "allreduce-packet --topology=bcube:n=3,k=1 --scheduler=greedy --mode=async --gradient-bytes=64KiB --out=$cache/allreduce-packet"
