@@ -1,0 +1,69 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_SUITE_CASES_H
+#define NS3_ALLREDUCE_SUITE_CASES_H
+
+// The cases of the ns-3 TestSuite "allreduce", one file per subsystem
+// (allreduce-suite-SUBSYSTEM.cc); test/allreduce-test-suite.cc adds them all to the one suite.
+// Internal to the tests: not installed, not part of the module.
+
+#include "ns3/test.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+namespace allreduce_suite
+{
+
+/// Cases of one subsystem, each with how long it runs (every one QUICK unless it must not be).
+using Cases = std::vector<std::pair<TestCase*, TestCase::TestDuration>>;
+
+/// \return every registered scheduler at flow level
+Cases MakeSchedulerCases();
+/// \return DcnTopologyHelper's network: nodes, devices, routes, packets along the flow trees
+Cases MakeNetworkCases();
+/// \return the packet-level AllReduce with exact verification
+Cases MakePacketCases();
+
+/**
+ * \param f what to run
+ * \return the message of the std::invalid_argument or std::runtime_error that f throws, or ""
+ *         when it throws none (ns-3's TestCase does not catch exceptions: one escaping would
+ *         end the whole test-runner)
+ */
+template <typename F>
+std::string
+ErrorOf(F f)
+{
+    try
+    {
+        f();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    catch (const std::runtime_error& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+/// \return true when text contains part
+inline bool
+Mentions(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace allreduce_suite
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_SUITE_CASES_H */
