@@ -89,6 +89,7 @@ def build(bld):
     module_test = bld.create_ns3_module_test_library('allreduce')
     module_test.source = [
         'test/allreduce-test-suite.cc',
+        'test/allreduce-suite-topology.cc',
         'test/allreduce-suite-schedulers.cc',
         'test/allreduce-suite-network.cc',
         'test/allreduce-suite-packet.cc',

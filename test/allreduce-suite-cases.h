@@ -24,6 +24,8 @@ namespace allreduce_suite
 /// Cases of one subsystem, each with how long it runs (every one QUICK unless it must not be).
 using Cases = std::vector<std::pair<TestCase*, TestCase::TestDuration>>;
 
+/// \return topology generators, Jellyfish seeds, topology files and refused specs
+Cases MakeTopologyCases();
 /// \return every registered scheduler at flow level
 Cases MakeSchedulerCases();
 /// \return DcnTopologyHelper's network: nodes, devices, routes, packets along the flow trees

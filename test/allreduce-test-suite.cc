@@ -22,7 +22,8 @@ class AllReduceTestSuite : public TestSuite
         : TestSuite("allreduce", UNIT)
     {
         using namespace ns3::allreduce_suite;
-        for (Cases (*make)() : {&MakeSchedulerCases,
+        for (Cases (*make)() : {&MakeTopologyCases,
+                                &MakeSchedulerCases,
                                 &MakeNetworkCases,
                                 &MakePacketCases})
         {
