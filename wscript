@@ -90,6 +90,7 @@ def build(bld):
     module_test.source = [
         'test/allreduce-test-suite.cc',
         'test/allreduce-suite-topology.cc',
+        'test/allreduce-suite-workload.cc',
         'test/allreduce-suite-schedulers.cc',
         'test/allreduce-suite-network.cc',
         'test/allreduce-suite-packet.cc',

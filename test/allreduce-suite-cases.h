@@ -26,6 +26,8 @@ using Cases = std::vector<std::pair<TestCase*, TestCase::TestDuration>>;
 
 /// \return topology generators, Jellyfish seeds, topology files and refused specs
 Cases MakeTopologyCases();
+/// \return workload sets, the validator, the lower bounds and schedule files
+Cases MakeWorkloadCases();
 /// \return every registered scheduler at flow level
 Cases MakeSchedulerCases();
 /// \return DcnTopologyHelper's network: nodes, devices, routes, packets along the flow trees

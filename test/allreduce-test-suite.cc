@@ -23,6 +23,7 @@ class AllReduceTestSuite : public TestSuite
     {
         using namespace ns3::allreduce_suite;
         for (Cases (*make)() : {&MakeTopologyCases,
+                                &MakeWorkloadCases,
                                 &MakeSchedulerCases,
                                 &MakeNetworkCases,
                                 &MakePacketCases})
