@@ -28,7 +28,7 @@ using Cases = std::vector<std::pair<TestCase*, TestCase::TestDuration>>;
 Cases MakeTopologyCases();
 /// \return workload sets, the validator, the lower bounds and schedule files
 Cases MakeWorkloadCases();
-/// \return every registered scheduler at flow level
+/// \return every registered scheduler at flow level (optimal and drl, or their refusal)
 Cases MakeSchedulerCases();
 /// \return DcnTopologyHelper's network: nodes, devices, routes, packets along the flow trees
 Cases MakeNetworkCases();
