@@ -94,6 +94,7 @@ def build(bld):
         'test/allreduce-suite-schedulers.cc',
         'test/allreduce-suite-network.cc',
         'test/allreduce-suite-packet.cc',
+        'test/allreduce-suite-cluster.cc',
     ]
 
     headers = bld(features='ns3header')

@@ -34,6 +34,8 @@ Cases MakeSchedulerCases();
 Cases MakeNetworkCases();
 /// \return the packet-level AllReduce with exact verification
 Cases MakePacketCases();
+/// \return several jobs on one cluster, at flow level and packet level
+Cases MakeClusterCases();
 
 /**
  * \param f what to run

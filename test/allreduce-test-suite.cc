@@ -26,7 +26,8 @@ class AllReduceTestSuite : public TestSuite
                                 &MakeWorkloadCases,
                                 &MakeSchedulerCases,
                                 &MakeNetworkCases,
-                                &MakePacketCases})
+                                &MakePacketCases,
+                                &MakeClusterCases})
         {
             for (const auto& [testCase, duration] : make())
             {
