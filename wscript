@@ -95,6 +95,7 @@ def build(bld):
         'test/allreduce-suite-network.cc',
         'test/allreduce-suite-packet.cc',
         'test/allreduce-suite-cluster.cc',
+        'test/allreduce-suite-aggregation.cc',
     ]
 
     headers = bld(features='ns3header')

@@ -36,6 +36,8 @@ Cases MakeNetworkCases();
 Cases MakePacketCases();
 /// \return several jobs on one cluster, at flow level and packet level
 Cases MakeClusterCases();
+/// \return switches that aggregate, at flow level and packet level
+Cases MakeAggregationCases();
 
 /**
  * \param f what to run

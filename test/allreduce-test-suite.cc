@@ -27,7 +27,8 @@ class AllReduceTestSuite : public TestSuite
                                 &MakeSchedulerCases,
                                 &MakeNetworkCases,
                                 &MakePacketCases,
-                                &MakeClusterCases})
+                                &MakeClusterCases,
+                                &MakeAggregationCases})
         {
             for (const auto& [testCase, duration] : make())
             {
