@@ -96,6 +96,7 @@ def build(bld):
         'test/allreduce-suite-packet.cc',
         'test/allreduce-suite-cluster.cc',
         'test/allreduce-suite-aggregation.cc',
+        'test/allreduce-suite-msccl.cc',
     ]
 
     headers = bld(features='ns3header')

@@ -38,6 +38,8 @@ Cases MakePacketCases();
 Cases MakeClusterCases();
 /// \return switches that aggregate, at flow level and packet level
 Cases MakeAggregationCases();
+/// \return MSCCL algorithm files out and in, at flow level and packet level
+Cases MakeMscclCases();
 
 /**
  * \param f what to run

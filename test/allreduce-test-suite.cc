@@ -3,9 +3,10 @@
  */
 
 // The ns-3 TestSuite "allreduce", the one ns-3's test-runner runs inside an ns-3 tree
-// (./test.py --suite=allreduce) and the module's allreduce-test-runner runs standalone. Its
-// cases live one file per subsystem (allreduce-suite-*.cc), in the order of the manual's "How
-// the code is organized". The GoogleTest tests (*-test.cc) go further, standalone only.
+// (./test.py --suite=allreduce) and the module's allreduce-test-runner runs standalone. It
+// covers every subsystem; its cases live one file per subsystem (allreduce-suite-*.cc), in the
+// order of the manual's "How the code is organized". The GoogleTest tests (*-test.cc) go
+// further, standalone only.
 
 #include "allreduce-suite-cases.h"
 
@@ -28,7 +29,8 @@ class AllReduceTestSuite : public TestSuite
                                 &MakeNetworkCases,
                                 &MakePacketCases,
                                 &MakeClusterCases,
-                                &MakeAggregationCases})
+                                &MakeAggregationCases,
+                                &MakeMscclCases})
         {
             for (const auto& [testCase, duration] : make())
             {
