@@ -8,6 +8,7 @@
 // every aggregating switch adding the real values to exact sums.
 
 #include "allreduce-suite-cases.h"
+#include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
@@ -26,11 +27,7 @@ namespace
 Topology
 AggregatingStar(uint32_t slots = Topology::UNLIMITED_SLOTS)
 {
-    Topology t("star4", 4, 1);
-    for (uint32_t s = 0; s < 4; ++s)
-    {
-        t.AddLink(s, 4);
-    }
+    Topology t = test::StarOfFour();
     t.SetAggregatorSlots(4, slots);
     return t;
 }
@@ -39,12 +36,7 @@ AggregatingStar(uint32_t slots = Topology::UNLIMITED_SLOTS)
 Topology
 LeftRackAggregates()
 {
-    Topology t("two racks", 4, 2);
-    t.AddLink(0, 4);
-    t.AddLink(1, 4);
-    t.AddLink(2, 5);
-    t.AddLink(3, 5);
-    t.AddLink(4, 5);
+    Topology t = test::Dumbbell();
     t.SetAggregatorSlots(4, Topology::UNLIMITED_SLOTS);
     return t;
 }
@@ -264,8 +256,7 @@ class AggregationPacketTestCase : public TestCase
     {
         const Topology racks = LeftRackAggregates();
         DcnTopologyHelper dcn(racks);
-        dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-        dcn.Install();
+        InstallNetwork(dcn);
         AllReduceHelper allreduce(dcn);
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(4096));
         allreduce.SetControllerAttribute("Mode", StringValue("async"));
@@ -292,8 +283,7 @@ class AggregationPacketTestCase : public TestCase
         const Topology fattree = BuildTopology("fattree:k=4,ina=all");
         const Plan plan = CreateScheduler("balanced")->MakePlan(fattree, 1);
         DcnTopologyHelper network(fattree);
-        network.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-        network.Install();
+        InstallNetwork(network);
         AllReduceHelper replay(network);
         replay.SetControllerAttribute("GradientBytes", UintegerValue(16384));
         NS_TEST_EXPECT_MSG_EQ(replay.Install(plan).GetN(), 36, "16 servers and 20 switches");

@@ -9,6 +9,8 @@
 // (allreduce-suite-SUBSYSTEM.cc); test/allreduce-test-suite.cc adds them all to the one suite.
 // Internal to the tests: not installed, not part of the module.
 
+#include "ns3/dcn-topology-helper.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 
 #include <stdexcept>
@@ -40,6 +42,16 @@ Cases MakeClusterCases();
 Cases MakeAggregationCases();
 /// \return MSCCL algorithm files out and in, at flow level and packet level
 Cases MakeMscclCases();
+
+/// Installs the network of the packet-level cases: every link 10 Gbit/s with 1 us of delay.
+/// \param dcn the network, not yet installed
+inline void
+InstallNetwork(DcnTopologyHelper& dcn)
+{
+    dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+    dcn.SetChannelAttribute("Delay", StringValue("1us"));
+    dcn.Install();
+}
 
 /**
  * \param f what to run

@@ -8,6 +8,7 @@
 // (doc/allreduce.rst, "Several jobs").
 
 #include "allreduce-suite-cases.h"
+#include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
@@ -17,22 +18,10 @@
 
 using namespace ns3;
 using namespace ns3::allreduce_suite;
+using ns3::test::Dumbbell;
 
 namespace
 {
-
-/// Servers 0 and 1 on switch 4, servers 2 and 3 on switch 5, one link 4 - 5 between them.
-Topology
-Dumbbell()
-{
-    Topology t("dumbbell", 4, 2);
-    t.AddLink(0, 4);
-    t.AddLink(1, 4);
-    t.AddLink(2, 5);
-    t.AddLink(3, 5);
-    t.AddLink(4, 5);
-    return t;
-}
 
 /// A job arriving at `arrival` on `servers` servers whose rounds take 1 s at 32 kbit/s
 /// (pieces of 4,000 bytes), `iterations` AllReduces, no computing.
@@ -204,9 +193,7 @@ class ClusterPacketTestCase : public TestCase
     {
         const Topology cluster = Dumbbell();
         DcnTopologyHelper network(cluster);
-        network.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-        network.SetChannelAttribute("Delay", StringValue("1us"));
-        network.Install();
+        InstallNetwork(network);
         Ptr<SharedLinks> links;
         if (joint)
         {

@@ -60,9 +60,7 @@ class MscclRoundTripTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(read.schedule.GetNRounds(), 11, "through ReadPlanFile");
 
         DcnTopologyHelper dcn(bcube);
-        dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-        dcn.SetChannelAttribute("Delay", StringValue("1us"));
-        dcn.Install();
+        InstallNetwork(dcn);
         AllReduceHelper allreduce(dcn);
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(8192));
         allreduce.Install(imported.plan);

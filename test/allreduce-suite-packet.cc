@@ -75,15 +75,6 @@ namespace
 /// Bytes of every server's gradient in the helper cases: 4,096 float32 values.
 constexpr uint64_t GRADIENT_BYTES = 16384;
 
-/// A network of the topology at 10 Gbit/s and 1 us per link, installed.
-void
-InstallNetwork(DcnTopologyHelper& dcn)
-{
-    dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-    dcn.SetChannelAttribute("Delay", StringValue("1us"));
-    dcn.Install();
-}
-
 } // namespace
 
 /**

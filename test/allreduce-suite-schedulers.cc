@@ -9,29 +9,15 @@
 // (doc/allreduce.rst, "Schedulers").
 
 #include "allreduce-suite-cases.h"
+#include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
 #include <fstream>
-#include <sstream>
 
 using namespace ns3;
 using namespace ns3::allreduce_suite;
-
-namespace
-{
-
-/// Four servers and two switches, written in the topology file format.
-Topology
-TwoSwitches()
-{
-    std::istringstream is("topology two-switches\nservers 4\nswitches 2\n"
-                          "link 0 4\nlink 1 4\nlink 2 5\nlink 3 5\nlink 4 5\nlink 0 5\n");
-    return ReadTopology(is, "two-switches.topo");
-}
-
-} // namespace
 
 /**
  * \ingroup allreduce-tests
@@ -104,7 +90,7 @@ class FlowSchedulerTestCase : public TestCase
             true,
             m_name << " twice gave two schedules");
 
-        std::vector<Topology> topologies{TwoSwitches()};
+        std::vector<Topology> topologies{test::TwoSwitchesFile()};
         for (const char* spec :
              {"dcell:n=3,k=1", "fattree:k=4", "jellyfish:switches=6,degree=3,seed=2"})
         {
@@ -226,9 +212,7 @@ class DrlSchedulerTestCase : public TestCase
         const WorkloadSet workloads = flow->MakeWorkloads(bcube, 1);
         const Schedule decided = RunRounds(*flow, workloads);
         DcnTopologyHelper dcn(bcube);
-        dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-        dcn.SetChannelAttribute("Delay", StringValue("1us"));
-        dcn.Install();
+        InstallNetwork(dcn);
         AllReduceHelper allreduce(dcn);
         allreduce.SetControllerAttribute("Mode", StringValue("barrier"));
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(8192));

@@ -8,6 +8,7 @@
 // "Validator and schedule files").
 
 #include "allreduce-suite-cases.h"
+#include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
 
@@ -20,15 +21,6 @@ using namespace ns3::allreduce_suite;
 
 namespace
 {
-
-/// Four servers and two switches, written in the topology file format.
-Topology
-TwoSwitches()
-{
-    std::istringstream is("topology two-switches\nservers 4\nswitches 2\n"
-                          "link 0 4\nlink 1 4\nlink 2 5\nlink 3 5\nlink 4 5\nlink 0 5\n");
-    return ReadTopology(is, "two-switches.topo");
-}
 
 /// A reduce workload of chunk 0 across the switch (node 4) of four servers.
 Workload
@@ -48,12 +40,7 @@ StarReduce(uint32_t id, uint32_t src, uint32_t dst, std::vector<uint32_t> carrie
 WorkloadSet
 OnStar(const std::vector<Workload>& list)
 {
-    Topology t("star4", 4, 1);
-    for (uint32_t s = 0; s < 4; ++s)
-    {
-        t.AddLink(s, 4);
-    }
-    return WorkloadSet(t, list, WorkloadSemantics::MERGE, 1);
+    return WorkloadSet(test::StarOfFour(), list, WorkloadSemantics::MERGE, 1);
 }
 
 /// \return the validator's verdict: "valid" or its reason
@@ -85,7 +72,7 @@ class WorkloadSetTestCase : public TestCase
   private:
     void DoRun() override
     {
-        std::vector<Topology> topologies{TwoSwitches()};
+        std::vector<Topology> topologies{test::TwoSwitchesFile()};
         for (const char* spec : {"bcube:n=3,k=1",
                                  "dcell:n=3,k=1",
                                  "fattree:k=4",
