@@ -8,7 +8,7 @@
 // every aggregating switch adding the real values to exact sums.
 
 #include "allreduce-suite-cases.h"
-#include "test-topologies.h"
+#include "test-fixtures.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
@@ -19,18 +19,12 @@
 
 using namespace ns3;
 using namespace ns3::allreduce_suite;
+using ns3::test::AggregatingStar;
+using ns3::test::ChunkByChunk;
+using ns3::test::FindWorkload;
 
 namespace
 {
-
-/// Four servers on one switch (node 4), which aggregates with the given slots.
-Topology
-AggregatingStar(uint32_t slots = Topology::UNLIMITED_SLOTS)
-{
-    Topology t = test::StarOfFour();
-    t.SetAggregatorSlots(4, slots);
-    return t;
-}
 
 /// Servers 0, 1 on switch 4 and 2, 3 on switch 5, joined 4 - 5; only switch 4 aggregates.
 Topology
@@ -46,46 +40,6 @@ WorkloadSet
 Build(const Topology& t)
 {
     return WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1);
-}
-
-/// \return the id of the workload of a chunk in a phase from src to dst (NO_INDEX: none)
-uint32_t
-Find(const WorkloadSet& ws, uint32_t chunk, Phase phase, uint32_t src, uint32_t dst)
-{
-    for (const Workload& w : ws.GetAll())
-    {
-        if (w.chunk == chunk && w.phase == phase && w.src == src && w.dst == dst)
-        {
-            return w.id;
-        }
-    }
-    return NO_INDEX;
-}
-
-/// The star's chunks one after the other, four rounds each: the sources up to the switch,
-/// the switch's sum to the root, the root's complete sum back up, the switch's copies down.
-Schedule
-ChunkByChunk(const WorkloadSet& ws)
-{
-    Schedule s;
-    for (uint32_t c = 0; c < 4; ++c)
-    {
-        std::vector<uint32_t> up;
-        std::vector<uint32_t> down;
-        for (uint32_t src = 0; src < 4; ++src)
-        {
-            if (src != c)
-            {
-                up.push_back(Find(ws, c, Phase::REDUCE, src, 4));
-                down.push_back(Find(ws, c, Phase::GATHER, 4, src));
-            }
-        }
-        s.rounds.push_back(up);
-        s.rounds.push_back({Find(ws, c, Phase::REDUCE, 4, c)});
-        s.rounds.push_back({Find(ws, c, Phase::GATHER, c, 4)});
-        s.rounds.push_back(down);
-    }
-    return s;
 }
 
 /// \return the aggregating switches of a spec's topology
@@ -183,7 +137,7 @@ class AggregationFlowTestCase : public TestCase
     {
         const WorkloadSet ws = Build(AggregatingStar());
         NS_TEST_EXPECT_MSG_EQ(ws.GetN(), 32, "per chunk 3 parts up, 1 sum, 1 back, 3 copies");
-        const uint32_t sum = Find(ws, 0, Phase::REDUCE, 4, 0);
+        const uint32_t sum = FindWorkload(ws, 0, Phase::REDUCE, 4, 0);
         NS_TEST_ASSERT_MSG_NE(sum, NO_INDEX, "the switch sends chunk 0's sum to server 0");
         NS_TEST_EXPECT_MSG_EQ((ws.GetCarries(sum) == std::vector<uint32_t>{1, 2, 3}),
                               true,
@@ -203,7 +157,7 @@ class AggregationFlowTestCase : public TestCase
         // One slot: chunk 1's first part cannot join chunk 0's first round.
         const WorkloadSet one = Build(AggregatingStar(1));
         Schedule early = ChunkByChunk(one);
-        const uint32_t moved = Find(one, 1, Phase::REDUCE, 0, 4);
+        const uint32_t moved = FindWorkload(one, 1, Phase::REDUCE, 0, 4);
         auto& from = early.rounds[4];
         from.erase(std::find(from.begin(), from.end(), moved));
         early.rounds[0].push_back(moved);

@@ -9,11 +9,12 @@
 // (allreduce-suite-SUBSYSTEM.cc); test/allreduce-test-suite.cc adds them all to the one suite.
 // Internal to the tests: not installed, not part of the module.
 
+#include "test-fixtures.h"
+
 #include "ns3/dcn-topology-helper.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,30 +54,9 @@ InstallNetwork(DcnTopologyHelper& dcn)
     dcn.Install();
 }
 
-/**
- * \param f what to run
- * \return the message of the std::invalid_argument or std::runtime_error that f throws, or ""
- *         when it throws none (ns-3's TestCase does not catch exceptions: one escaping would
- *         end the whole test-runner)
- */
-template <typename F>
-std::string
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    catch (const std::runtime_error& e)
-    {
-        return e.what();
-    }
-    return "";
-}
+// test::ErrorOf (test-fixtures.h) turns an exception into its message: ns-3's TestCase does
+// not catch exceptions, and one escaping would end the whole test-runner.
+using test::ErrorOf;
 
 /// \return true when text contains part
 inline bool

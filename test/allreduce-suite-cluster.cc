@@ -8,7 +8,7 @@
 // (doc/allreduce.rst, "Several jobs").
 
 #include "allreduce-suite-cases.h"
-#include "test-topologies.h"
+#include "test-fixtures.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
@@ -19,6 +19,7 @@
 using namespace ns3;
 using namespace ns3::allreduce_suite;
 using ns3::test::Dumbbell;
+using ns3::test::SequencePlacement;
 
 namespace
 {
@@ -46,50 +47,6 @@ FlowConfig(ClusterMode mode)
     config.linkRateBps = 32000;
     return config;
 }
-
-/// Places each job on the next list of servers given, in arrival order.
-class SequencePlacement : public PlacementPolicy
-{
-  public:
-    /// \return the object TypeId
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::AllReduceSuiteSequencePlacement")
-                                .SetParent<PlacementPolicy>()
-                                .SetGroupName("AllReduce");
-        return tid;
-    }
-
-    /// \param placements per job, its servers
-    explicit SequencePlacement(std::vector<std::vector<uint32_t>> placements = {})
-        : m_placements(std::move(placements))
-    {
-    }
-
-    std::string GetName() const override
-    {
-        return "sequence";
-    }
-
-  protected:
-    std::vector<uint32_t> DoPlace(const Topology&, const PlacementRequest& request) override
-    {
-        const std::vector<uint32_t>& next = m_placements.at(m_next);
-        for (uint32_t s : next)
-        {
-            if (!request.free[s])
-            {
-                return {};
-            }
-        }
-        ++m_next;
-        return next;
-    }
-
-  private:
-    std::vector<std::vector<uint32_t>> m_placements; //!< per job, its servers
-    size_t m_next{0};                                //!< the next job's
-};
 
 /// \return jobs on servers {0, 2} and {1, 3} of the dumbbell: both cross link 4 - 5
 Ptr<PlacementPolicy>

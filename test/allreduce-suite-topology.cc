@@ -6,6 +6,7 @@
 // files and the messages of refused specs (doc/allreduce.rst, "Topology").
 
 #include "allreduce-suite-cases.h"
+#include "test-fixtures.h"
 
 #include "ns3/allreduce-module.h"
 
@@ -15,33 +16,11 @@
 
 using namespace ns3;
 using namespace ns3::allreduce_suite;
+using ns3::test::Pow;
+using ns3::test::SwitchDegree;
 
 namespace
 {
-
-/// \return base to the power exp
-uint32_t
-Pow(uint32_t base, uint32_t exp)
-{
-    uint32_t r = 1;
-    for (uint32_t i = 0; i < exp; ++i)
-    {
-        r *= base;
-    }
-    return r;
-}
-
-/// \return the number of switch neighbours of a node
-uint32_t
-SwitchDegree(const Topology& t, uint32_t node)
-{
-    uint32_t d = 0;
-    for (uint32_t v : t.GetNeighbors(node))
-    {
-        d += t.IsServer(v) ? 0 : 1;
-    }
-    return d;
-}
 
 /// \return the links of a topology as (a, b) pairs, in order
 std::vector<std::pair<uint32_t, uint32_t>>

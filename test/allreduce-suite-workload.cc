@@ -8,7 +8,7 @@
 // "Validator and schedule files").
 
 #include "allreduce-suite-cases.h"
-#include "test-topologies.h"
+#include "test-fixtures.h"
 
 #include "ns3/allreduce-module.h"
 
@@ -18,30 +18,11 @@
 
 using namespace ns3;
 using namespace ns3::allreduce_suite;
+using ns3::test::OnStar;
+using ns3::test::StarReduce;
 
 namespace
 {
-
-/// A reduce workload of chunk 0 across the switch (node 4) of four servers.
-Workload
-StarReduce(uint32_t id, uint32_t src, uint32_t dst, std::vector<uint32_t> carries)
-{
-    Workload w;
-    w.id = id;
-    w.chunk = 0;
-    w.src = src;
-    w.dst = dst;
-    w.path = {src, 4, dst};
-    w.carries = std::move(carries);
-    return w;
-}
-
-/// \return workloads written by hand on four servers around switch 4
-WorkloadSet
-OnStar(const std::vector<Workload>& list)
-{
-    return WorkloadSet(test::StarOfFour(), list, WorkloadSemantics::MERGE, 1);
-}
 
 /// \return the validator's verdict: "valid" or its reason
 std::string
