@@ -95,6 +95,14 @@ def build(bld):
     module_test = bld.create_ns3_module_test_library('allreduce')
     module_test.source = [
         'test/allreduce-test-suite.cc',
+        'test/allreduce-suite-topology.cc',
+        'test/allreduce-suite-workload.cc',
+        'test/allreduce-suite-schedulers.cc',
+        'test/allreduce-suite-network.cc',
+        'test/allreduce-suite-packet.cc',
+        'test/allreduce-suite-cluster.cc',
+        'test/allreduce-suite-aggregation.cc',
+        'test/allreduce-suite-msccl.cc',
     ]
 
     headers = bld(features='ns3header')

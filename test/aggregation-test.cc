@@ -22,14 +22,8 @@ using namespace ns3;
 namespace
 {
 
-/// Four servers on one switch (node 4), which aggregates with the given slots.
-Topology
-AggregatingStar(uint32_t slots = Topology::UNLIMITED_SLOTS)
-{
-    Topology t = test::StarOfFour();
-    t.SetAggregatorSlots(4, slots);
-    return t;
-}
+using ns3::test::AggregatingStar;
+using ns3::test::ChunkByChunk;
 
 /// The dumbbell (servers 0, 1 on switch 4, servers 2, 3 on switch 5), with aggregating
 /// switches as asked.
@@ -74,32 +68,6 @@ Find(const WorkloadSet& ws, uint32_t chunk, Phase phase, uint32_t src, uint32_t 
                   << src << " to " << dst;
     static const Workload none;
     return none;
-}
-
-/// Runs every chunk of the star one after the other: sources up, switch to root, root to
-/// switch, switch down; four rounds per chunk.
-Schedule
-ChunkByChunk(const WorkloadSet& ws)
-{
-    Schedule s;
-    for (uint32_t c = 0; c < 4; ++c)
-    {
-        std::vector<uint32_t> up;
-        std::vector<uint32_t> down;
-        for (uint32_t src = 0; src < 4; ++src)
-        {
-            if (src != c)
-            {
-                up.push_back(Find(ws, c, Phase::REDUCE, src, 4).id);
-                down.push_back(Find(ws, c, Phase::GATHER, 4, src).id);
-            }
-        }
-        s.rounds.push_back(up);
-        s.rounds.push_back({Find(ws, c, Phase::REDUCE, 4, c).id});
-        s.rounds.push_back({Find(ws, c, Phase::GATHER, c, 4).id});
-        s.rounds.push_back(down);
-    }
-    return s;
 }
 
 } // namespace

@@ -8,7 +8,7 @@
 // whole traces run in one ns-3 simulation, every AllReduce exact.
 
 #include "packet-cluster.h"
-#include "test-topologies.h"
+#include "test-fixtures.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
@@ -20,6 +20,7 @@
 
 using namespace ns3;
 using ns3::test::Dumbbell;
+using ns3::test::SequencePlacement;
 
 namespace
 {
@@ -64,48 +65,6 @@ List(const std::string& servers)
     list->SetAttribute("Servers", StringValue(servers));
     return list;
 }
-
-/// Places each job on the next list of servers given, in arrival order.
-class SequencePlacement : public PlacementPolicy
-{
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::ClusterTestSequencePlacement")
-                                .SetParent<PlacementPolicy>()
-                                .SetGroupName("AllReduce");
-        return tid;
-    }
-
-    explicit SequencePlacement(std::vector<std::vector<uint32_t>> placements = {})
-        : m_placements(std::move(placements))
-    {
-    }
-
-    std::string GetName() const override
-    {
-        return "sequence";
-    }
-
-  protected:
-    std::vector<uint32_t> DoPlace(const Topology&, const PlacementRequest& request) override
-    {
-        const std::vector<uint32_t>& next = m_placements.at(m_next);
-        for (uint32_t s : next)
-        {
-            if (!request.free[s])
-            {
-                return {};
-            }
-        }
-        ++m_next;
-        return next;
-    }
-
-  private:
-    std::vector<std::vector<uint32_t>> m_placements;
-    size_t m_next{0};
-};
 
 } // namespace
 

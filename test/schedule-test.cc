@@ -5,6 +5,8 @@
 // The validator catches every kind of broken schedule; schedule files round-trip and bad ones
 // are refused with the field named.
 
+#include "test-fixtures.h"
+
 #include "ns3/allreduce-module.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +19,9 @@ using namespace ns3;
 namespace
 {
 
+using ns3::test::OnStar;
+using ns3::test::StarReduce;
+
 Plan
 GreedyPlan(const std::string& spec)
 {
@@ -28,32 +33,6 @@ Verdict(const Plan& p, const Schedule& s)
 {
     const ScheduleCheck c = ValidateSchedule(p.workloads, s);
     return c.valid ? "valid" : c.error;
-}
-
-/// Four servers 0..3 on switch 4: one topology with every workload written out by hand.
-WorkloadSet
-HandMade(const std::vector<Workload>& list)
-{
-    Topology t("star4", 4, 1);
-    for (uint32_t s = 0; s < 4; ++s)
-    {
-        t.AddLink(s, 4);
-    }
-    return WorkloadSet(t, list, WorkloadSemantics::MERGE, 1);
-}
-
-/// A reduce workload of chunk 0.
-Workload
-Reduce(uint32_t id, uint32_t src, uint32_t dst, std::vector<uint32_t> carries)
-{
-    Workload w;
-    w.id = id;
-    w.chunk = 0;
-    w.src = src;
-    w.dst = dst;
-    w.path = {src, 4, dst};
-    w.carries = std::move(carries);
-    return w;
 }
 
 std::string
@@ -142,8 +121,8 @@ TEST(Validator, FindsMissingAndRepeatedWorkloads)
 TEST(Validator, FindsAContributionAddedTwice)
 {
     // 1 and 2 both send server 1's contribution to 0 (2 got it from 1 first).
-    const WorkloadSet ws = HandMade({Reduce(0, 1, 2, {1}), Reduce(1, 2, 0, {1, 2}),
-                                     Reduce(2, 1, 0, {1})});
+    const WorkloadSet ws =
+        OnStar({StarReduce(0, 1, 2, {1}), StarReduce(1, 2, 0, {1, 2}), StarReduce(2, 1, 0, {1})});
     Schedule s;
     s.rounds = {{0}, {1}, {2}};
     const ScheduleCheck c = ValidateSchedule(ws, s);
@@ -154,7 +133,7 @@ TEST(Validator, FindsAContributionAddedTwice)
 
 TEST(Validator, FindsDataCarriedThatTheSenderDoesNotHold)
 {
-    const WorkloadSet ws = HandMade({Reduce(0, 1, 0, {1, 3})});
+    const WorkloadSet ws = OnStar({StarReduce(0, 1, 0, {1, 3})});
     Schedule s;
     s.rounds = {{0}};
     EXPECT_EQ(ValidateSchedule(ws, s).error,
@@ -166,7 +145,7 @@ TEST(Validator, FindsAnIncompleteAllReduce)
 {
     // Everything reaches server 0's chunk, but nothing is gathered back.
     const WorkloadSet ws =
-        HandMade({Reduce(0, 1, 0, {1}), Reduce(1, 2, 0, {2}), Reduce(2, 3, 0, {3})});
+        OnStar({StarReduce(0, 1, 0, {1}), StarReduce(1, 2, 0, {2}), StarReduce(2, 3, 0, {3})});
     Schedule s;
     s.rounds = {{0}, {1}, {2}};
     EXPECT_EQ(ValidateSchedule(ws, s).error,
@@ -246,9 +225,9 @@ TEST(Validator, RefusesCarriesThatLeaveOutWhatTheSenderHolds)
 {
     // Server 2 holds 1's and its own contribution and sends both; saying {2} would make the
     // receiver count 1 twice once 1's contribution arrives another way.
-    Workload second = Reduce(1, 2, 0, {2});
+    Workload second = StarReduce(1, 2, 0, {2});
     second.deps = {0};
-    const WorkloadSet ws = HandMade({Reduce(0, 1, 2, {1}), second});
+    const WorkloadSet ws = OnStar({StarReduce(0, 1, 2, {1}), second});
     Schedule s;
     s.rounds = {{0}, {1}};
     EXPECT_EQ(ValidateSchedule(ws, s).error,
@@ -285,9 +264,9 @@ TEST(Validator, RefusesSemanticsThatDoNotMatchTheWorkloads)
 
 TEST(Validator, RefusesADependencyListedTwice)
 {
-    Workload second = Reduce(1, 2, 0, {1, 2});
+    Workload second = StarReduce(1, 2, 0, {1, 2});
     second.deps = {0, 0};
-    EXPECT_THROW(HandMade({Reduce(0, 1, 2, {1}), second}), std::invalid_argument);
+    EXPECT_THROW(OnStar({StarReduce(0, 1, 2, {1}), second}), std::invalid_argument);
 }
 
 TEST(ScheduleFile, RoundTripsThroughJson)

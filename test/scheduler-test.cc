@@ -6,6 +6,7 @@
 // its floors, results are deterministic, and a user's own scheduler plugs in by name.
 
 #include "paper-topologies.h"
+#include "test-topologies.h"
 
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
@@ -29,15 +30,6 @@ SchedulerNames()
         names.push_back(entry.first);
     }
     return names;
-}
-
-/// Four servers and two switches written in the topology file format.
-Topology
-FileTopology()
-{
-    std::istringstream is("topology two-switches\nservers 4\nswitches 2\n"
-                          "link 0 4\nlink 1 4\nlink 2 5\nlink 3 5\nlink 4 5\nlink 0 5\n");
-    return ReadTopology(is, "two-switches.topo");
 }
 
 } // namespace
@@ -126,7 +118,7 @@ TEST(Schedulers, EverySchedulerIsValidOnEveryTopology)
     {
         topologies.push_back(BuildTopology(spec));
     }
-    topologies.push_back(FileTopology());
+    topologies.push_back(test::TwoSwitchesFile());
     for (const Topology& t : topologies)
     {
         for (const auto& name : RunnableSchedulerNames())

@@ -5,9 +5,11 @@
 #ifndef NS3_ALLREDUCE_TEST_HELPERS_H
 #define NS3_ALLREDUCE_TEST_HELPERS_H
 
-// Small helpers several tests share.
+// Small helpers several GoogleTest tests share (with the experiment layer); ErrorOf and the
+// hand-made fixtures are in test-fixtures.h.
 
 #include "allreduce-experiment.h"
+#include "test-fixtures.h"
 
 #include "ns3/allreduce-module.h"
 
@@ -18,22 +20,6 @@ namespace ns3
 {
 namespace test
 {
-
-/// \return the message of the std::invalid_argument that f throws, or "" when it throws none
-template <typename F>
-std::string
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "";
-}
 
 /// \return a packet-level run small enough for a unit test: 8 KiB per server, no flow monitor
 inline PacketRunConfig

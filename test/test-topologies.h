@@ -9,6 +9,8 @@
 
 #include "ns3/allreduce-module.h"
 
+#include <sstream>
+
 namespace ns3
 {
 namespace test
@@ -37,6 +39,16 @@ Dumbbell()
     t.AddLink(3, 5);
     t.AddLink(4, 5);
     return t;
+}
+
+/// Four servers and two switches (4, 5) with server 0 on both, written in the topology file
+/// format and read back.
+inline Topology
+TwoSwitchesFile()
+{
+    std::istringstream is("topology two-switches\nservers 4\nswitches 2\n"
+                          "link 0 4\nlink 1 4\nlink 2 5\nlink 3 5\nlink 4 5\nlink 0 5\n");
+    return ReadTopology(is, "two-switches.topo");
 }
 
 } // namespace test

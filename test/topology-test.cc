@@ -17,33 +17,8 @@
 
 using namespace ns3;
 
-namespace
-{
-
-uint32_t
-Pow(uint32_t base, uint32_t exp)
-{
-    uint32_t r = 1;
-    for (uint32_t i = 0; i < exp; ++i)
-    {
-        r *= base;
-    }
-    return r;
-}
-
-/// Number of switch neighbours of a switch.
-uint32_t
-SwitchDegree(const Topology& t, uint32_t node)
-{
-    uint32_t d = 0;
-    for (uint32_t v : t.GetNeighbors(node))
-    {
-        d += t.IsServer(v) ? 0 : 1;
-    }
-    return d;
-}
-
-} // namespace
+using ns3::test::Pow;
+using ns3::test::SwitchDegree;
 
 TEST(BCube, ThreeByOneHasFifteenNodesAndEighteenLinks)
 {
