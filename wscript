@@ -100,6 +100,7 @@ def build(bld):
         'test/allreduce-suite-schedulers.cc',
         'test/allreduce-suite-network.cc',
         'test/allreduce-suite-packet.cc',
+        'test/allreduce-suite-your-network.cc',
         'test/allreduce-suite-cluster.cc',
         'test/allreduce-suite-aggregation.cc',
         'test/allreduce-suite-msccl.cc',

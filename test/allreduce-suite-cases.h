@@ -37,6 +37,8 @@ Cases MakeSchedulerCases();
 Cases MakeNetworkCases();
 /// \return the packet-level AllReduce with exact verification
 Cases MakePacketCases();
+/// \return AllReduce on a network the user built: the module's routes and the network's own
+Cases MakeYourNetworkCases();
 /// \return several jobs on one cluster, at flow level and packet level
 Cases MakeClusterCases();
 /// \return switches that aggregate, at flow level and packet level

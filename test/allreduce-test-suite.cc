@@ -28,6 +28,7 @@ class AllReduceTestSuite : public TestSuite
                                 &MakeSchedulerCases,
                                 &MakeNetworkCases,
                                 &MakePacketCases,
+                                &MakeYourNetworkCases,
                                 &MakeClusterCases,
                                 &MakeAggregationCases,
                                 &MakeMscclCases})
