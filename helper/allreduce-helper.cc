@@ -127,9 +127,6 @@ AllReduceHelper::DoInstall(
     {
         servers[s] = view ? view->ToCluster(s) : s;
     }
-    const auto clusterPath = [view](const std::vector<uint32_t>& path) {
-        return view ? view->ToCluster(path) : path;
-    };
     ApplicationContainer apps;
     std::vector<Ptr<AllReduceApplication>> list;
     std::vector<Ipv4Address> addresses;
@@ -158,35 +155,18 @@ AllReduceHelper::DoInstall(
             addresses.push_back(address);
         }
     }
+    if (m_network.IsReadNetwork() && !m_network.UsesNetworkRouting() &&
+        !m_network.HasModuleRouting())
+    {
+        throw std::invalid_argument("the network you built has no routes chosen for the "
+                                    "AllReduce: call InstallWorkloadRoutes() (the module's "
+                                    "routes, beside yours) or UseNetworkRouting() (your routing) "
+                                    "on its DcnTopologyHelper first");
+    }
     Ptr<AllReduceController> controller = m_controllerFactory.Create<AllReduceController>();
     setup(*controller, list, addresses); // throws before anything changes
     controller->SetLinkStateCallback(MakeCallback(&DcnTopologyHelper::IsLinkUp, &m_network));
-    m_paths = nullptr;
-    if (m_network.UsesNetworkRouting())
-    {
-        // The network routes; the module reads the paths the packets take.
-        m_paths = CreateObject<PathRecorder>();
-        std::vector<std::pair<Ptr<NetDevice>, Ptr<NetDevice>>> links;
-        for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
-        {
-            const NetDeviceContainer devices = m_network.GetLinkDevices(link);
-            links.emplace_back(devices.Get(0), devices.Get(1));
-        }
-        m_paths->Watch(topo, links);
-    }
-    else
-    {
-        DcnTopologyHelper* network = &m_network;
-        AllReduceController* raw = PeekPointer(controller);
-        controller->SetRouteCallback(
-            Callback<void, uint32_t>([network, raw, clusterPath](uint32_t w) {
-                const Workload& wl = raw->GetWorkloads().Get(w);
-                network->InstallFlowRoute(clusterPath(wl.path),
-                                          raw->GetSourcePort(w),
-                                          raw->GetApplication(wl.dst)->GetPort());
-            }));
-        m_network.AddLinkStateCallback(MakeCallback(&AllReduceController::NotifyLinkState, raw));
-    }
+    Route(controller, view);
     Ptr<LinkLoadMonitor> monitor;
     if (!view)
     {
@@ -214,6 +194,45 @@ AllReduceHelper::DoInstall(
     m_controller = controller;
     m_monitor = monitor;
     return apps;
+}
+
+void
+AllReduceHelper::Route(Ptr<AllReduceController> controller, const JobView* view)
+{
+    m_paths = nullptr;
+    if (m_network.UsesNetworkRouting())
+    {
+        // The network routes: the paths the packets take are read from the simulation, one
+        // per connection (its 5-tuple). The recorder lives as long as the controller, to which
+        // it is aggregated. (With the module's routes a persistent connection carries
+        // workloads along different paths, each pinned by its route: nothing to read.)
+        const Topology& topo = m_network.GetTopology();
+        m_paths = CreateObject<PathRecorder>();
+        std::vector<std::pair<Ptr<NetDevice>, Ptr<NetDevice>>> links;
+        for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+        {
+            const NetDeviceContainer devices = m_network.GetLinkDevices(link);
+            links.emplace_back(devices.Get(0), devices.Get(1));
+        }
+        m_paths->Watch(topo, links);
+        controller->AggregateObject(m_paths);
+    }
+    if (m_network.UsesNetworkRouting())
+    {
+        return; // the network routes, and routes around links that go down
+    }
+    DcnTopologyHelper* network = &m_network;
+    AllReduceController* raw = PeekPointer(controller);
+    const auto clusterPath = [view](const std::vector<uint32_t>& path) {
+        return view ? view->ToCluster(path) : path;
+    };
+    controller->SetRouteCallback(Callback<void, uint32_t>([network, raw, clusterPath](uint32_t w) {
+        const Workload& wl = raw->GetWorkloads().Get(w);
+        network->InstallFlowRoute(clusterPath(wl.path),
+                                  raw->GetSourcePort(w),
+                                  raw->GetApplication(wl.dst)->GetPort());
+    }));
+    m_network.AddLinkStateCallback(MakeCallback(&AllReduceController::NotifyLinkState, raw));
 }
 
 Ptr<AllReduceController>

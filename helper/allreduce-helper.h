@@ -96,7 +96,9 @@ class AllReduceHelper
     ApplicationContainer Install(const WorkloadSet& workloads, const Schedule& schedule);
 
     /**
-     * Installs the applications and a controller whose scheduler decides online.
+     * Installs the applications and a controller whose scheduler decides online. When the
+     * network uses its own routing (DcnTopologyHelper::UseNetworkRouting), each workload's
+     * path is replaced by the one the routing gives (DcnTopologyHelper::FollowNetworkRouting).
      * \param scheduler the scheduler
      * \param workloads the workloads it schedules, for the network's topology
      * \return the applications, server i's at index i (then the aggregating switches', in
@@ -143,8 +145,8 @@ class AllReduceHelper
     /**
      * \param workload a workload of the last Install
      * \return the model node ids its transfer took: read from the simulation when the network
-     *         uses its own routing (empty while it has not started), otherwise the workload's
-     *         path, to which the module's routes pin it
+     *         uses its own routing (empty while no packet of it was seen), otherwise the
+     *         workload's path, to which the module's routes pin it
      * \throws std::logic_error before Install
      */
     std::vector<uint32_t> GetTakenPath(uint32_t workload) const;
@@ -171,6 +173,13 @@ class AllReduceHelper
                                  const std::vector<Ptr<AllReduceApplication>>&,
                                  const std::vector<Ipv4Address>&)>& setup);
 
+    /**
+     * Routes the controller's transfers: the module's flow routes (and rerouting around links
+     * that go down), or none when the network uses its own routing; on a network the user
+     * built, a PathRecorder reads the paths taken.
+     * \param controller the controller, set up \param view a job's view, or null
+     */
+    void Route(Ptr<AllReduceController> controller, const JobView* view);
     /// Throws std::invalid_argument, saying why, when the network uses its own routing.
     void RefuseWithNetworkRouting(const std::string& why) const;
 

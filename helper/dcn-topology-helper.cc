@@ -79,7 +79,7 @@ DcnTopologyHelper::RefuseOnReadNetwork(const std::string& step) const
                                ": this helper took a network you built, whose nodes, links, "
                                "stack and addresses stay yours; set it with your own ns-3 "
                                "helpers, and choose the AllReduce's routes with "
-                               "InstallWorkloadRoutes()");
+                               "InstallWorkloadRoutes() or UseNetworkRouting()");
     }
 }
 
@@ -123,6 +123,12 @@ DcnTopologyHelper::UsesNetworkRouting() const
     return m_networkRouting;
 }
 
+bool
+DcnTopologyHelper::HasModuleRouting() const
+{
+    return !m_routing.empty();
+}
+
 std::vector<uint32_t>
 DcnTopologyHelper::GetNetworkPath(uint32_t from,
                                   uint32_t to,
@@ -138,8 +144,6 @@ DcnTopologyHelper::GetNetworkPath(uint32_t from,
     TcpHeader tcp;
     tcp.SetSourcePort(sourcePort);
     tcp.SetDestinationPort(destinationPort);
-    Ptr<Packet> probe = Create<Packet>();
-    probe->AddHeader(tcp);
     std::ostringstream where;
     where << "from server " << from << " (" << source << ") to server " << to << " ("
           << destination << ")";
@@ -150,15 +154,24 @@ DcnTopologyHelper::GetNetworkPath(uint32_t from,
         const std::string here = "ns-3 node " + std::to_string(node->GetId());
         Ptr<Ipv4RoutingProtocol> routing = node->GetObject<Ipv4>()->GetRoutingProtocol();
         Socket::SocketErrno error;
+        Ptr<Packet> probe = Create<Packet>(); // a fresh one per hop: nothing carries over
+        probe->AddHeader(tcp);
         Ptr<Ipv4Route> route =
             routing ? routing->RouteOutput(probe, header, nullptr, error) : nullptr;
-        if (!route || !route->GetOutputDevice() || !route->GetOutputDevice()->GetChannel() ||
-            route->GetOutputDevice()->GetChannel()->GetNDevices() != 2)
+        if (!route || !route->GetOutputDevice())
         {
             throw std::invalid_argument(
                 "the network's routing has no route " + where.str() + " at " + here +
                 ": populate the routing tables first (e.g. "
                 "Ipv4GlobalRoutingHelper::PopulateRoutingTables), or check the address plan");
+        }
+        if (!route->GetOutputDevice()->GetChannel() ||
+            route->GetOutputDevice()->GetChannel()->GetNDevices() != 2)
+        {
+            throw std::invalid_argument(
+                "the network's routing sends packets " + where.str() + " at " + here +
+                " out of its " + route->GetOutputDevice()->GetInstanceTypeId().GetName() +
+                ", not a point-to-point link of the network");
         }
         Ptr<Channel> channel = route->GetOutputDevice()->GetChannel();
         Ptr<NetDevice> peer =
@@ -414,9 +427,12 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
             if (!list)
             {
                 throw std::invalid_argument(
-                    "InstallFlowTreeRoutes needs Ipv4ListRouting (InternetStackHelper's default) "
-                    "on every node; node " + std::to_string(node) + " has " +
-                    ipv4->GetRoutingProtocol()->GetInstanceTypeId().GetName());
+                    "the module's routing goes into an Ipv4ListRouting (InternetStackHelper's "
+                    "default) on every node; ns-3 node " +
+                    std::to_string(m_nodes.Get(node)->GetId()) + " has " +
+                    (ipv4->GetRoutingProtocol()
+                         ? ipv4->GetRoutingProtocol()->GetInstanceTypeId().GetName()
+                         : std::string("no routing")));
             }
             Ptr<FlowPathRouting> routing = CreateObject<FlowPathRouting>();
             if (m_topology.IsServer(node) || m_topology.IsAggregator(node))

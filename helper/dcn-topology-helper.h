@@ -68,7 +68,8 @@ class DcnTopologyHelper
      * point-to-point channels. Nothing of the network is changed: the steps that build
      * (Install, CreateNodesAndLinks, InstallStack, AssignIpv4Addresses) and the settings they
      * take (SetDeviceAttribute, SetQueue, SetTrafficControl, ...) are refused. What is left is
-     * to choose the routes of the AllReduce's transfers: InstallWorkloadRoutes().
+     * to choose the routes of the AllReduce's transfers: InstallWorkloadRoutes() or
+     * UseNetworkRouting().
      * \code
      *   PointToPointDumbbellHelper dumbbell(3, leaf, 3, leaf, bottleneck);
      *   ... // your stack, addresses and routing
@@ -161,20 +162,26 @@ class DcnTopologyHelper
     /**
      * For a network you built: the AllReduce's transfers follow your network's own routing
      * (e.g. ns-3's global routing), and the module installs no route. Each workload's path is
-     * then the one your routing gives (GetNetworkPath), so that the scheduler decides on the
-     * paths the packets take; AllReduceHelper reads each transfer's real path from the
-     * simulation (PathRecorder) and reports it. The module does not route around links that
-     * go down then: that is your routing's job.
+     * then the one your routing gives between its two ends (GetNetworkPath, without ports:
+     * under ECMP per flow a transfer may take another of the equal-cost paths, since its
+     * connection's ports are chosen when it opens); AllReduceHelper reads each transfer's real
+     * path from the simulation (PathRecorder) and reports it (GetTakenPath). The module does
+     * not route around links that go down then: that is your routing's job.
      * \throws std::logic_error on a network this helper built, or after InstallWorkloadRoutes
      */
     void UseNetworkRouting();
     /// \return true after UseNetworkRouting()
     bool UsesNetworkRouting() const;
+    /// \return true once the module's routing is in the nodes (InstallFlowTreeRoutes,
+    ///         InstallWorkloadRoutes)
+    bool HasModuleRouting() const;
     /**
      * The path your network's routing gives a packet from one server to another: asks each
      * node's IPv4 routing (RouteOutput, as for a packet it sends) for the next hop, from the
      * sender's first address to the receiver's, with the ports given (per-flow ECMP hashes
-     * them).
+     * them). Forwarding nodes ask RouteInput instead; the two agree for static, global and
+     * FlowEcmpRouting, not for routing that draws at random per packet (global routing's
+     * RandomEcmpRouting) or computes paths at the source (Nix-vector).
      * \param from a server \param to another server
      * \param sourcePort the sender's port \param destinationPort the receiver's port
      * \return model node ids from `from` to `to`

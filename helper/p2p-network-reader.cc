@@ -193,11 +193,22 @@ P2pNetworkReader::ReadLinks(Network& network) const
         }
         if (!linked && network.topology.IsServer(a))
         {
+            std::string peers;
+            for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+            {
+                if (Ptr<NetDevice> peer = PeerOf(node->GetDevice(d)))
+                {
+                    peers += (peers.empty() ? "" : ", ") + Name(peer->GetNode());
+                }
+            }
             throw std::invalid_argument(
                 Name(node) + " (server " + std::to_string(a) +
-                ") has no point-to-point link to the network (its devices: " +
-                DeviceTypes(node) + "); the AllReduce runs over point-to-point channels only: "
-                "link it with a PointToPointHelper");
+                ") has no point-to-point link to the network" +
+                (peers.empty() ? " (its devices: " + DeviceTypes(node) +
+                                     "); the AllReduce runs over point-to-point channels only: "
+                                     "link it with a PointToPointHelper"
+                               : ": its links go to " + peers +
+                                     ", which are not named as switches; name them too"));
         }
     }
 }

@@ -33,7 +33,7 @@ namespace ns3
  * node named twice, or both as a server and as a switch; a server without a point-to-point
  * link (e.g. reached only through CSMA); two links between one pair of nodes; a network that
  * is not connected; a node without an internet stack; a link end without an IPv4 address; two
- * link ends outside one subnet; two servers with one address.
+ * link ends outside one subnet; an address used twice.
  */
 class P2pNetworkReader
 {

@@ -103,7 +103,8 @@ FlowEcmpRouting::Lookup(const Ipv4Header& header,
                                           entry->GetDestNetworkMask().IsMatch(
                                               destination,
                                               entry->GetDestNetwork());
-            if (match && (!oif || oif == m_ipv4->GetNetDevice(entry->GetInterface())))
+            if (match && m_ipv4->IsUp(entry->GetInterface()) &&
+                (!oif || oif == m_ipv4->GetNetDevice(entry->GetInterface())))
             {
                 routes.push_back(entry);
             }
@@ -118,9 +119,12 @@ FlowEcmpRouting::Lookup(const Ipv4Header& header,
         return nullptr;
     }
     // TCP (6) and UDP (17) headers both start with the source and destination ports.
+    // Not when the packet holds no such header: a later fragment, or a packet an unbound UDP
+    // socket asks a route for before it adds its header (its source address is still Any).
     uint8_t ports[4] = {0, 0, 0, 0};
     if (packet && (header.GetProtocol() == 6 || header.GetProtocol() == 17) &&
-        packet->GetSize() >= 4)
+        packet->GetSize() >= 4 && header.GetFragmentOffset() == 0 &&
+        header.GetSource() != Ipv4Address::GetAny())
     {
         packet->CopyData(ports, 4);
     }

@@ -29,6 +29,10 @@ namespace ns3
  * Add it to each node's Ipv4ListRouting above global routing (FlowEcmpRoutingHelper, e.g. at
  * priority -5 with global routing at -10), then populate global routing's tables as usual.
  * Where it finds no route (no global routing, no route) the next protocol of the list decides.
+ * Unlike global routing it skips routes whose interface is down, and counts AS-external routes
+ * with the network routes (global routing takes them only when no network route matches).
+ * Each lookup reads the table anew (GetRoute), in time that grows with the square of its
+ * routes: made for the networks a user wires by hand, not for thousands of routes.
  */
 class FlowEcmpRouting : public Ipv4RoutingProtocol
 {

@@ -4,7 +4,9 @@
 
 #include "path-recorder.h"
 
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -38,7 +40,13 @@ PathRecorder::~PathRecorder() = default;
 void
 PathRecorder::DoDispose()
 {
+    // The devices may outlive the recorder: leave their traces.
+    for (size_t d = 0; d < m_devices.size(); ++d)
+    {
+        m_devices[d]->TraceDisconnectWithoutContext("PhyTxBegin", m_callbacks[d]);
+    }
     m_devices.clear();
+    m_callbacks.clear();
     Object::DoDispose();
 }
 
@@ -52,16 +60,30 @@ PathRecorder::Watch(const Topology& topology,
                                     " links given for a topology of " +
                                     std::to_string(topology.GetNLinks()));
     }
-    m_topology = topology;
-    for (const auto& [a, b] : links)
+    if (!m_devices.empty())
     {
-        for (const Ptr<NetDevice>& device : {a, b})
+        throw std::logic_error("PathRecorder::Watch ran already; use one recorder per network");
+    }
+    m_topology = topology;
+    for (uint32_t l = 0; l < links.size(); ++l)
+    {
+        const TopologyLink& link = topology.GetLink(l);
+        for (const auto& [device, node] : {std::make_pair(links[l].first, link.a),
+                                            std::make_pair(links[l].second, link.b)})
         {
             const auto directed = static_cast<uint32_t>(m_devices.size());
+            Callback<void, Ptr<const Packet>> sent =
+                MakeCallback(&PathRecorder::Sent, this).Bind(directed);
+            device->TraceConnectWithoutContext("PhyTxBegin", sent);
             m_devices.push_back(device);
-            device->TraceConnectWithoutContext(
-                "PhyTxBegin",
-                MakeCallback(&PathRecorder::Sent, this).Bind(directed));
+            m_callbacks.push_back(sent);
+            // Whose address it is: a path is complete when it reaches its destination's node.
+            Ptr<Ipv4> ipv4 = device->GetNode()->GetObject<Ipv4>();
+            const int32_t iface = ipv4 ? ipv4->GetInterfaceForDevice(device) : -1;
+            for (uint32_t i = 0; iface >= 0 && i < ipv4->GetNAddresses(iface); ++i)
+            {
+                m_nodeOf[ipv4->GetAddress(iface, i).GetLocal()] = node;
+            }
         }
     }
 }
@@ -79,7 +101,8 @@ PathRecorder::Sent(uint32_t directedLink, Ptr<const Packet> packet)
     }
     const uint8_t protocol = bytes[PPP + 9];
     const uint32_t ports = PPP + 4 * uint32_t(bytes[PPP] & 0x0f);
-    if ((protocol != 6 && protocol != 17) || got < ports + 4)
+    const bool laterFragment = ((bytes[PPP + 6] & 0x1f) | bytes[PPP + 7]) != 0; // no ports
+    if ((protocol != 6 && protocol != 17) || got < ports + 4 || laterFragment)
     {
         return;
     }
@@ -102,14 +125,26 @@ PathRecorder::Sent(uint32_t directedLink, Ptr<const Packet> packet)
         const TopologyLink& link = m_topology.GetLink(directed / 2);
         return directed % 2 == 0 ? link.a : link.b;
     };
-    if (first || (flow.id == id && head(flow.directed.back()) == tail(directedLink)))
+    const auto destination = m_nodeOf.find(std::get<2>(key));
+    const bool complete = !first && destination != m_nodeOf.end() &&
+                          head(flow.directed.back()) == destination->second;
+    if (!first && !complete && flow.id != id && tail(directedLink) == tail(flow.directed[0]))
+    {
+        // The packet the path was read from did not arrive (lost, or still on its way): read
+        // it again from this newer one, which leaves the source.
+        flow.directed.clear();
+        flow.id = id;
+        flow.directed.push_back(directedLink);
+        m_pathSeen(key, GetPath(key));
+    }
+    else if (first || (!complete && flow.id == id && head(flow.directed.back()) == tail(directedLink)))
     {
         flow.id = id;
         flow.directed.push_back(directedLink);
         m_pathSeen(key, GetPath(key));
     }
-    else if (std::find(flow.directed.begin(), flow.directed.end(), directedLink) ==
-             flow.directed.end())
+    else if (complete && std::find(flow.directed.begin(), flow.directed.end(), directedLink) ==
+                             flow.directed.end())
     {
         flow.split = true;
     }

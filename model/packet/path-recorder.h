@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_PATH_RECORDER_H
 #define NS3_ALLREDUCE_PATH_RECORDER_H
 
+#include "ns3/callback.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device.h"
 #include "ns3/object.h"
@@ -28,9 +29,11 @@ namespace ns3
  *
  * It listens to the PhyTxBegin trace of the two devices of every topology link (link i's end a
  * sends on directed link 2i, its end b on 2i+1) and reads the addresses, ports and IPv4
- * identification of each packet. A flow's path is the one its first packet took, hop by hop;
- * a later packet of the flow on a link off that path (per-packet ECMP, a route that changed)
- * marks the flow as split.
+ * identification of each packet. A flow's path is the one its first packet took, hop by hop,
+ * to the destination's node (read again from a newer packet leaving the source when that one
+ * did not arrive); once the path is complete, a later packet of the flow on a link off it
+ * (per-packet ECMP, a route that changed) marks the flow as split. Later IP fragments (no
+ * ports) are not read.
  */
 class PathRecorder : public Object
 {
@@ -51,7 +54,8 @@ class PathRecorder : public Object
      * Watches every link of a network.
      * \param topology the network's topology
      * \param links per topology link, its devices at end a and end b
-     * \throws std::invalid_argument when the numbers of links differ
+     * \throws std::invalid_argument when the numbers of links differ, std::logic_error when
+     *         it watches a network already
      */
     void Watch(const Topology& topology,
                const std::vector<std::pair<Ptr<NetDevice>, Ptr<NetDevice>>>& links);
@@ -90,6 +94,8 @@ class PathRecorder : public Object
 
     Topology m_topology;                 //!< the network
     std::vector<Ptr<NetDevice>> m_devices; //!< per directed link, its sending device
+    std::vector<Callback<void, Ptr<const Packet>>> m_callbacks; //!< per directed link, ours
+    std::map<Ipv4Address, uint32_t> m_nodeOf; //!< each link end's address -> its model node
     std::map<FlowKey, Flow> m_flows;     //!< per flow, what is known
     TracedCallback<const FlowKey&, const std::vector<uint32_t>&> m_pathSeen; //!< PathSeen
 };
