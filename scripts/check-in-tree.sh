@@ -62,8 +62,8 @@ echo "== ./test.py --suite=allreduce (ns-3's test runner)"
 sed 's/\x1b\[[0-9;]*m//g' "$cache/test.log" | grep -q "^\[1/1\] PASS: TestSuite allreduce" ||
   { echo "TestSuite allreduce did not pass" >&2; exit 1; }
 
-# Every example as a user runs it in-tree, with small inputs; drl with the shipped checkpoints,
-# found from the module's own directory.
+# Every example as a user runs it in-tree, with small inputs (seconds each, in ns-3's debug
+# build); drl with the shipped checkpoints, found from the module's own directory.
 run() {
   echo "== ./ns3 run \"$1\""
   ./ns3 run --no-build "$1"
@@ -80,4 +80,9 @@ grep -q '^<anim ver="netanim-' "$cache/bcube.xml" && grep -q '<node id="7"' "$ca
 run "dcn-topology --topology=bcube:n=3,k=1"
 run "allreduce-rounds --topology=dcell:n=4,k=1 --scheduler=drl"
 run "allreduce-packet --topology=bcube:n=3,k=1 --scheduler=greedy --mode=async --gradient-bytes=64KiB --out=$cache/allreduce-packet"
+run "allreduce-table --schedulers=greedy --seeds=1 --aggregation=none --generalization= --out=$cache/allreduce-table"
+run "allreduce-packet-table --topologies=bcube:n=2,k=1 --schedulers=greedy,drl --gradient-bytes=64KiB --out=$cache/allreduce-packet-table"
+run "allreduce-dynamic --topologies=bcube:n=2,k=1 --schedulers=greedy,drl --scenarios=none,link-down --gradient-bytes=64KiB --out=$cache/allreduce-dynamic"
+run "allreduce-cluster --topology=bcube:n=3,k=1 --jobs=3 --sizes=2,4 --iterations=1 --gradient-bytes=64KiB --level=packet"
+run "allreduce-train --topology=bcube:n=2,k=1 --iterations=1 --episodes=1 --out=$cache/allreduce-train"
 echo "in-tree build, TestSuite and examples: OK"
