@@ -18,6 +18,8 @@ def build(bld):
     module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications', 'traffic-control',
                                                 'flow-monitor', 'stats', 'mobility', 'netanim'])
     module.use.append('TINYXML2')
+    # netanim is optional in CMake (ALLREDUCE_OPTIONAL_NS3_MODULES); waf-based ns-3 builds it.
+    module.env.append_value('DEFINES', 'ALLREDUCE_HAVE_NETANIM')
     module.source = [
         'model/common/size-limits.cc',
         'model/common/text-file.cc',

@@ -4,7 +4,9 @@
 
 #include "dcn-animation-helper.h"
 
+#ifdef ALLREDUCE_HAVE_NETANIM
 #include "ns3/animation-interface.h"
+#endif
 #include "ns3/constant-position-mobility-model.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -84,6 +86,12 @@ DcnAnimationHelper::Enable(const DcnTopologyHelper& network, const std::string& 
     }
     const Topology& topology = network.GetTopology();
     CheckSize(topology);
+#ifndef ALLREDUCE_HAVE_NETANIM
+    throw std::invalid_argument(
+        "this build of the allreduce module has no NetAnim: ns-3's netanim module was not "
+        "enabled where it was built; enable it (e.g. ./ns3 configure --enable-modules "
+        "\"allreduce;netanim\", or all modules) and build again");
+#else
     {
         // AnimationInterface ends the program when it cannot open its file: try first.
         std::error_code ignored;
@@ -99,7 +107,7 @@ DcnAnimationHelper::Enable(const DcnTopologyHelper& network, const std::string& 
         }
     }
     const TopologyLayout layout = InstallPositions(network);
-    m_animation = std::make_unique<AnimationInterface>(file); // writes the nodes and links now
+    m_animation = std::make_shared<AnimationInterface>(file); // writes the nodes and links now
     m_animation->SetMaxPktsPerTraceFile(MAX_PACKETS);
     m_file = file;
     m_nodes = topology.GetNNodes();
@@ -119,6 +127,7 @@ DcnAnimationHelper::Enable(const DcnTopologyHelper& network, const std::string& 
                                            "link " + std::to_string(i));
     }
     NS_LOG_INFO("NetAnim trace " << file << ": " << m_nodes << " nodes");
+#endif
 }
 
 AnimationInterface*
@@ -134,6 +143,7 @@ DcnAnimationHelper::Close()
     {
         return "";
     }
+#ifdef ALLREDUCE_HAVE_NETANIM
     const uint64_t packets = m_animation->GetTracePktCount();
     m_animation.reset(); // writes the closing </anim>
     const std::string line = m_file + " (" + std::to_string(m_nodes) + " nodes, ";
@@ -144,6 +154,9 @@ DcnAnimationHelper::Close()
                "is not in it; a smaller run, e.g. a smaller gradient, fits whole)";
     }
     return line + std::to_string(packets) + " packets)";
+#else
+    return "";
+#endif
 }
 
 } // namespace ns3

@@ -97,7 +97,9 @@ class DcnAnimationHelper
     std::string Close();
 
   private:
-    std::unique_ptr<AnimationInterface> m_animation; //!< the trace being written, if any
+    /// the trace being written, if any (shared_ptr: its deleter is made where the type is
+    /// complete, in a build with ns-3's netanim module)
+    std::shared_ptr<AnimationInterface> m_animation;
     std::string m_file;                              //!< its file
     uint32_t m_nodes{0};                             //!< the nodes it shows
 };
