@@ -4,6 +4,8 @@
 
 #include "link-load-monitor.h"
 
+#include "ppp-ipv4-flow.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -72,23 +74,9 @@ LinkLoadMonitor::AddLink(Ptr<NetDevice> a, Ptr<NetDevice> b)
 bool
 LinkLoadMonitor::IsOwn(Ptr<const Packet> packet, uint16_t ownPort)
 {
-    // PPP header (2 bytes), the IPv4 header (IHL words), then the TCP or UDP ports.
-    constexpr uint32_t PPP = 2;
-    uint8_t bytes[PPP + 60 + 4];
-    const uint32_t got = packet->CopyData(bytes, sizeof(bytes));
-    if (got < PPP + 20 || bytes[0] != 0x00 || bytes[1] != 0x21 || (bytes[PPP] >> 4) != 4)
-    {
-        return false;
-    }
-    const uint8_t protocol = bytes[PPP + 9];
-    const uint32_t ports = PPP + 4 * uint32_t(bytes[PPP] & 0x0f);
-    if ((protocol != 6 && protocol != 17) || got < ports + 4)
-    {
-        return false;
-    }
-    const auto source = static_cast<uint16_t>(bytes[ports] << 8 | bytes[ports + 1]);
-    const auto destination = static_cast<uint16_t>(bytes[ports + 2] << 8 | bytes[ports + 3]);
-    return source == ownPort || destination == ownPort;
+    PppIpv4Flow flow;
+    return ReadPppIpv4Flow(packet, flow) &&
+           (flow.sourcePort == ownPort || flow.destinationPort == ownPort);
 }
 
 void

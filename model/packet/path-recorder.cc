@@ -4,6 +4,8 @@
 
 #include "path-recorder.h"
 
+#include "ppp-ipv4-flow.h"
+
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -91,30 +93,13 @@ PathRecorder::Watch(const Topology& topology,
 void
 PathRecorder::Sent(uint32_t directedLink, Ptr<const Packet> packet)
 {
-    // PPP header (2 bytes), the IPv4 header (IHL words), then the TCP or UDP ports.
-    constexpr uint32_t PPP = 2;
-    uint8_t bytes[PPP + 60 + 4];
-    const uint32_t got = packet->CopyData(bytes, sizeof(bytes));
-    if (got < PPP + 20 || bytes[0] != 0x00 || bytes[1] != 0x21 || (bytes[PPP] >> 4) != 4)
+    PppIpv4Flow read;
+    if (!ReadPppIpv4Flow(packet, read) || read.laterFragment) // a later fragment has no ports
     {
         return;
     }
-    const uint8_t protocol = bytes[PPP + 9];
-    const uint32_t ports = PPP + 4 * uint32_t(bytes[PPP] & 0x0f);
-    const bool laterFragment = ((bytes[PPP + 6] & 0x1f) | bytes[PPP + 7]) != 0; // no ports
-    if ((protocol != 6 && protocol != 17) || got < ports + 4 || laterFragment)
-    {
-        return;
-    }
-    const auto word = [&bytes](uint32_t at) {
-        return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 |
-               uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
-    };
-    const FlowKey key{Ipv4Address(word(PPP + 12)),
-                      static_cast<uint16_t>(bytes[ports] << 8 | bytes[ports + 1]),
-                      Ipv4Address(word(PPP + 16)),
-                      static_cast<uint16_t>(bytes[ports + 2] << 8 | bytes[ports + 3])};
-    const auto id = static_cast<uint16_t>(bytes[PPP + 4] << 8 | bytes[PPP + 5]);
+    const FlowKey key{read.source, read.sourcePort, read.destination, read.destinationPort};
+    const uint16_t id = read.identification;
     const auto [it, first] = m_flows.try_emplace(key);
     Flow& flow = it->second;
     const auto head = [this](uint32_t directed) {
