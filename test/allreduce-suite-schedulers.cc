@@ -207,16 +207,17 @@ class DrlSchedulerTestCase : public TestCase
                                     "drl against ps on " << random.GetName());
 
         // Online inside ns-3, barrier mode: one decision per round, the rounds it decides on a
-        // RoundEngine (its greedy online decoding), exact sums.
+        // RoundEngine (following the plan MakeWorkloads made: 8 rounds), exact sums.
         Ptr<AllReduceScheduler> flow = CreateScheduler("drl");
         const WorkloadSet workloads = flow->MakeWorkloads(bcube, 1);
         const Schedule decided = RunRounds(*flow, workloads);
+        NS_TEST_EXPECT_MSG_EQ(decided.GetNRounds(), 8, "drl follows its plan on a RoundEngine");
         DcnTopologyHelper dcn(bcube);
         InstallNetwork(dcn);
         AllReduceHelper allreduce(dcn);
         allreduce.SetControllerAttribute("Mode", StringValue("barrier"));
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(8192));
-        allreduce.Install(CreateScheduler("drl"), workloads);
+        allreduce.Install(flow, workloads);
         Simulator::Run();
         Ptr<AllReduceController> controller = allreduce.GetController();
         const AllReduceRunResult& result = controller->GetResult();

@@ -409,6 +409,74 @@ TEST(DrlEnvironment, RestoreGoesBackToTheSavedRound)
     EXPECT_THROW(other->Restore(saved), std::invalid_argument);
 }
 
+
+TEST(DrlEnvironment, StartsFromALiveState)
+{
+    // Receding-horizon decoding: a live state mid-run (three rounds of greedy, then one link
+    // down and one workload in flight) becomes the start of every episode. What it finished
+    // or has in flight counts as sent before; the first round decided holds only workloads
+    // the state lets start now; a decoded plan sends exactly the rest, validly.
+    const Topology t = BuildTopology("dcell:n=4,k=1");
+    const WorkloadSet ws =
+        WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1);
+    Ptr<AllReduceScheduler> greedy = CreateScheduler("greedy");
+    greedy->Prepare(ws);
+    RoundEngine live(ws);
+    for (int r = 0; r < 3; ++r)
+    {
+        greedy->SelectRound(live);
+        live.CloseRound();
+    }
+    const uint32_t inFlight = live.GetReady().front();
+    live.Start(inFlight);
+    const uint32_t down = ws.Get(live.GetReady().back()).links.front() / 2;
+    live.SetLinkDown(down, true);
+    std::set<uint32_t> allowed;
+    for (uint32_t id : live.GetReady())
+    {
+        if (live.CanStart(id))
+        {
+            allowed.insert(id);
+        }
+    }
+    ASSERT_FALSE(allowed.empty());
+
+    DrlEnvironment env(ws);
+    ASSERT_TRUE(env.StartFrom(live));
+    EXPECT_EQ(env.GetNSent(), live.GetNDone() + 1);
+    EXPECT_GE(env.GetStartRound(), 3u);
+    const uint32_t start = env.GetStartRound();
+    const DrlPolicy policy(DrlHyperParams{});
+    const Plan plan = policy.Decode(env, 2, 7);
+    const auto& rounds = plan.schedule.rounds;
+    ASSERT_GT(rounds.size(), start);
+    for (uint32_t id : rounds[start])
+    {
+        EXPECT_TRUE(allowed.count(id)) << "workload " << id << " could not start now";
+    }
+    std::set<uint32_t> rest;
+    for (size_t r = start; r < rounds.size(); ++r)
+    {
+        rest.insert(rounds[r].begin(), rounds[r].end());
+    }
+    EXPECT_EQ(rest.size(), ws.GetN() - live.GetNDone() - 1);
+    EXPECT_FALSE(rest.count(inFlight));
+    EXPECT_TRUE(ValidateSchedule(ws, plan.schedule).valid);
+    // Reset comes back to the live state, and the same seed decodes the same plan.
+    env.Reset();
+    EXPECT_EQ(env.GetRound(), start);
+    EXPECT_EQ(policy.Decode(env, 2, 7).schedule.rounds, rounds);
+
+    // A state that lets nothing start now gives no start, and changes nothing.
+    RoundEngine blocked(ws);
+    for (uint32_t l = 0; l < t.GetNLinks(); ++l)
+    {
+        blocked.SetLinkDown(l, true);
+    }
+    DrlEnvironment fresh(ws);
+    EXPECT_FALSE(fresh.StartFrom(blocked));
+    EXPECT_EQ(fresh.GetStartRound(), 0u);
+}
 TEST(DrlEnvironment, BadUseIsRefused)
 {
     auto env = Env("bcube:n=3,k=1", 1);
@@ -1002,21 +1070,36 @@ TEST(DrlScheduler, DecidesEachRoundOnTheStateItIsGiven)
         WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1);
     Ptr<AllReduceScheduler> drl = CreateScheduler("drl");
     drl->SetAttribute("Model", StringValue(""));
+    const DrlPolicy policy =
+        DrlPolicy::Load(GetDrlModelDirectory() + "/" + GetDrlModelName(t.GetName()) + ".pt");
+    DrlEnvironment env(ws);
+    const Plan greedyEpisode = policy.Decode(env, 0, 1);
 
-    // From the start, deciding round by round is the greedy episode of the policy.
+    // Online "greedy": from the start, deciding round by round is the greedy episode.
     {
+        drl->SetAttribute("Online", StringValue("greedy"));
         const Schedule online = RunRounds(*drl, ws);
-        const DrlPolicy policy = DrlPolicy::Load(
-            GetDrlModelDirectory() + "/" + GetDrlModelName(t.GetName()) + ".pt");
-        DrlEnvironment env(ws);
-        const Plan offline = policy.Decode(env, 0, 1);
-        ASSERT_EQ(online.rounds.size(), offline.schedule.rounds.size());
+        drl->SetAttribute("Online", StringValue("plan"));
+        ASSERT_EQ(online.rounds.size(), greedyEpisode.schedule.rounds.size());
         for (size_t r = 0; r < online.rounds.size(); ++r)
         {
             std::vector<uint32_t> mine = online.rounds[r];
             std::sort(mine.begin(), mine.end());
-            EXPECT_EQ(mine, offline.schedule.rounds[r]) << "round " << r;
+            EXPECT_EQ(mine, greedyEpisode.schedule.rounds[r]) << "round " << r;
         }
+    }
+    // Online "plan" (the default), on workloads that are not its plan's: it searches from the
+    // first decision's state and follows what it found, never worse than the greedy episode,
+    // and the same again for the same seed.
+    {
+        const Schedule first = RunRounds(*drl, ws);
+        const auto* decoding = &DynamicCast<DrlScheduler>(drl)->GetDecoding();
+        EXPECT_FALSE(decoding->followsPlan);
+        EXPECT_EQ(decoding->replans, 1u) << decoding->DescribeOnline();
+        EXPECT_EQ(decoding->lastReplan, "no plan yet");
+        EXPECT_LE(first.GetNRounds(), greedyEpisode.schedule.GetNRounds());
+        EXPECT_TRUE(ValidateSchedule(ws, first).valid);
+        EXPECT_EQ(RunRounds(*drl, ws).rounds, first.rounds);
     }
 
     // A state no plan foresaw: greedy ran the first three rounds, then a link went down for
@@ -1049,6 +1132,8 @@ TEST(DrlScheduler, DecidesEachRoundOnTheStateItIsGiven)
         ASSERT_LT(engine.GetRound(), 10 * ws.GetN()) << "drl does not finish";
     }
     EXPECT_GT(done, 0u);
+    // The link went down under its plan: it searched again from the state, at least once.
+    EXPECT_GE(DynamicCast<DrlScheduler>(drl)->GetDecoding().replans, 2u);
     Schedule s;
     s.rounds = engine.GetRounds();
     const ScheduleCheck check = ValidateSchedule(ws, s);
@@ -1332,31 +1417,48 @@ TEST(DrlScheduler, PacketLevelRunEndsWithTheExactSum)
 TEST(DrlScheduler, DecidesOnlineInsideNs3AsItDecidesAtFlowLevel)
 {
     // Online in barrier mode, drl takes one decision per round, on the simulation's state, and
-    // decides what it decides on a RoundEngine: its greedy decoding, replayed, is the same run.
+    // decides what it decides on a RoundEngine: with nothing perturbed it follows the plan it
+    // made (MakeWorkloads keeps it), so the run is its replay, to the nanosecond.
     torch::set_num_threads(1);
     const Topology topo = BuildTopology("bcube:n=3,k=1");
-    Ptr<AllReduceScheduler> flow = CreateScheduler("drl");
+    Ptr<DrlScheduler> flow = DynamicCast<DrlScheduler>(CreateScheduler("drl"));
     Plan plan;
     plan.workloads = flow->MakeWorkloads(topo, 1);
     plan.schedule = RunRounds(*flow, plan.workloads);
+    EXPECT_EQ(plan.schedule.GetNRounds(), 8u);
+    EXPECT_EQ(flow->GetDecoding().replans, 0u) << flow->GetDecoding().DescribeOnline();
     PacketRunConfig config;
     config.gradientBytes = 8192;
     config.flowMonitor = false;
     const PacketRunReport replay = RunPacketAllReduce(plan, config);
     config.decisions = "online";
-    const PacketRunReport online = RunPacketAllReduce(plan, config, CreateScheduler("drl"));
-    ASSERT_TRUE(online.result.finished) << online.result.error;
-    EXPECT_TRUE(online.verification.verified) << online.verification.message;
+    for (const char* mode : {"barrier", "async"})
+    {
+        config.mode = mode;
+        PacketRunConfig replayed = config;
+        replayed.decisions = "replay";
+        const PacketRunReport played = RunPacketAllReduce(plan, replayed);
+        const PacketRunReport online = RunPacketAllReduce(plan, config, flow);
+        ASSERT_TRUE(online.result.finished) << online.result.error;
+        EXPECT_TRUE(online.verification.verified) << online.verification.message;
+        EXPECT_TRUE(flow->GetDecoding().followsPlan) << mode;
+        EXPECT_EQ(flow->GetDecoding().replans, 0u) << mode;
+        EXPECT_EQ(online.result.transferStart, played.result.transferStart) << mode;
+        EXPECT_EQ(online.result.completionTime, played.result.completionTime) << mode;
+    }
+    config.mode = "barrier";
+    const PacketRunReport online = RunPacketAllReduce(plan, config, flow);
     EXPECT_EQ(online.result.decisions, online.run.schedule.GetNRounds());
     EXPECT_EQ(online.run.schedule.rounds, plan.schedule.rounds);
     EXPECT_EQ(online.result.completionTime, replay.result.completionTime);
-    // With a link down mid-run it still completes exactly, around the link.
+    // With a link down mid-run it searches again and still completes exactly, around the link.
     config.linkDowns = {{9, 0.3 * replay.result.completionTime}};
     config.stallTimeout = 0.05;
-    const PacketRunReport down = RunPacketAllReduce(plan, config, CreateScheduler("drl"));
+    const PacketRunReport down = RunPacketAllReduce(plan, config, flow);
     ASSERT_TRUE(down.result.finished) << down.result.error;
     EXPECT_TRUE(down.verification.verified) << down.verification.message;
     EXPECT_EQ(down.result.decisions, down.run.schedule.GetNRounds());
+    EXPECT_GE(flow->GetDecoding().replans, 1u) << flow->GetDecoding().DescribeOnline();
 }
 
 #endif // ALLREDUCE_HAVE_TORCH

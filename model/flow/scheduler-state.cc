@@ -27,6 +27,12 @@ SchedulerState::GetAwaitingGradient() const
     return {};
 }
 
+bool
+SchedulerState::HasBarriers() const
+{
+    return true;
+}
+
 uint32_t
 SchedulerState::GetNDone() const
 {

@@ -101,6 +101,14 @@ class SchedulerState
      *         every gradient is ready at the start, is none
      */
     virtual std::vector<uint32_t> GetAwaitingGradient() const;
+    /**
+     * \return true when the workloads started at a decision all finish before the next
+     *         decision starts more (rounds are barriers: flow level, packet-level barrier
+     *         mode; a decision may still add to the round in flight when a late gradient
+     *         arrives); false in packet-level async mode, where a decision comes whenever a
+     *         transfer finishes. The default is true
+     */
+    virtual bool HasBarriers() const;
 
     /// \return the number of finished workloads
     uint32_t GetNDone() const;

@@ -47,6 +47,11 @@ DrlEnvironment::Init()
 void
 DrlEnvironment::Reset()
 {
+    if (m_start)
+    {
+        Restore(*m_start);
+        return;
+    }
     m_engine->Reset();
     m_state = m_engine.get();
     const uint32_t roots = m_catalogue.GetNRoots();
@@ -129,9 +134,83 @@ DrlEnvironment::Restore(const Snapshot& s)
     m_open = false;
 }
 
+bool
+DrlEnvironment::StartFrom(const SchedulerState& state)
+{
+    CheckObservable(state);
+    std::vector<uint8_t> allowed(m_catalogue.GetSet(0).GetN(), 0);
+    bool any = false;
+    for (uint32_t id : state.GetReady())
+    {
+        if (state.CanStart(id))
+        {
+            allowed[id] = 1;
+            any = true;
+        }
+    }
+    if (!any)
+    {
+        return false;
+    }
+    m_start.reset();
+    m_allowedNow.clear();
+    Reset();
+    std::vector<uint32_t> sent = state.GetFinished();
+    sent.insert(sent.end(), state.GetStarted().begin(), state.GetStarted().end());
+    SendBefore(sent);
+    m_allowedNow = std::move(allowed);
+    m_start = std::make_unique<Snapshot>(Save());
+    return true;
+}
+
+void
+DrlEnvironment::SendBefore(const std::vector<uint32_t>& sent)
+{
+    const auto close = [this]() {
+        m_engine->CloseRound();
+        ++m_round;
+    };
+    for (uint32_t id : sent)
+    {
+        if (!m_engine->CanStart(id) && !m_engine->GetStarted().empty())
+        {
+            close(); // it shares a link with this round's, or depends on one of them
+        }
+        if (!m_engine->CanStart(id))
+        {
+            throw std::logic_error("DrlEnvironment::StartFrom: workload " + std::to_string(id) +
+                                   " was sent before what it depends on; please report this");
+        }
+        m_engine->Start(id);
+        m_roundOf[0][id] = m_round;
+    }
+    if (!m_engine->GetStarted().empty())
+    {
+        close();
+    }
+    m_sent = static_cast<uint32_t>(sent.size());
+    m_loads.RecountLeft(*m_engine);
+    CountRootsDone();
+    m_loads.ComputeLoads(*m_engine, m_committed);
+}
+
+uint32_t
+DrlEnvironment::GetStartRound() const
+{
+    return m_start ? m_start->round : 0;
+}
+
+bool
+DrlEnvironment::IsAllowedNow(uint32_t e) const
+{
+    return m_allowedNow.empty() || m_round != GetStartRound() || m_allowedNow[e] != 0;
+}
+
 void
 DrlEnvironment::UseTranslations(const ServerTranslations& translations)
 {
+    m_start.reset(); // symmetric decoding starts from the beginning
+    m_allowedNow.clear();
     m_orbits = std::make_unique<DrlOrbits>(m_catalogue, translations);
     m_rescanOnPick = true; // an orbit's links are not all indexed by its representative
     Reset();
@@ -324,7 +403,7 @@ DrlEnvironment::GetTreeMask() const
     {
         const uint32_t t = m_catalogue.GetTreeOfEngineId(id);
         const uint32_t c = m_committed[m_catalogue.GetTree(t).root];
-        mask[t] = c == NO_INDEX || c == t;
+        mask[t] |= (c == NO_INDEX || c == t) && IsAllowedNow(id);
     }
     return mask;
 }
@@ -433,7 +512,7 @@ DrlEnvironment::Conflicts(uint32_t set, uint32_t id) const
             }
         }
     }
-    else if (!m_state->CanStart(e))
+    else if (!m_state->CanStart(e) || !IsAllowedNow(e))
     {
         return true;
     }

@@ -115,9 +115,27 @@ class DrlEnvironment
     DrlEnvironment(const DrlEnvironment&) = delete;
     DrlEnvironment& operator=(const DrlEnvironment&) = delete;
 
-    /// Back to round 0, nothing sent, no root committed, acting on the environment's own
-    /// RoundEngine.
+    /// Back to the start (round 0, nothing sent, no root committed, or the state StartFrom
+    /// made the start), acting on the environment's own RoundEngine.
     void Reset();
+
+    /**
+     * Makes a live state the start of every episode from now on (receding-horizon decoding,
+     * doc/allreduce.rst, "Deciding live: follow the plan, search again"): what the state
+     * finished, and what it has in flight, is sent in the rounds before (one round per run of
+     * workloads that can share one, in the order they finished, then those in flight), and in
+     * the first round to decide only the workloads the state lets start now (state.CanStart:
+     * links in flight, down or held by others, late gradients) may be picked; from the round
+     * after, the network is taken to be whole again. Reset, and so every search, then comes
+     * back here. For an environment of one candidate set whose workloads the state runs.
+     * \param state the live state
+     * \return false, and nothing changed, when the state lets nothing start now (a search
+     *         would have no first round)
+     * \throws std::invalid_argument as Observe
+     */
+    bool StartFrom(const SchedulerState& state);
+    /// \return the round the episodes start from (StartFrom's rounds before; 0 without it)
+    uint32_t GetStartRound() const;
 
     /**
      * What an episode has done up to the end of a round, to come back to (Save, Restore):
@@ -329,6 +347,11 @@ class DrlEnvironment
     DrlRoundCandidates::ConflictTest MakeConflictTest() const;
     /// \return the workloads one decision starts (symmetric: the orbit's size, else 1)
     uint32_t DecisionSize() const;
+    /// \param e an engine workload \return false when StartFrom's first round forbids it now
+    bool IsAllowedNow(uint32_t e) const;
+    /// Sends the given workloads, done or in flight in a live state, in rounds of their own
+    /// (StartFrom). \param sent the workloads, in the order they finished
+    void SendBefore(const std::vector<uint32_t>& sent);
 
     DrlTreeCatalogue m_catalogue;                   //!< the trees and workloads
     std::unique_ptr<RoundEngine> m_engine;          //!< runs the sets (offline episodes)
@@ -355,6 +378,11 @@ class DrlEnvironment
     uint32_t m_rootsDone{0};                      //!< roots whose committed tree is done
     uint32_t m_round{0};                          //!< closed rounds
     bool m_open{false};                           //!< a round is open
+
+    // the start (StartFrom)
+    std::unique_ptr<Snapshot> m_start;  //!< where Reset goes back to (null: the beginning)
+    std::vector<uint8_t> m_allowedNow;  //!< per engine workload, 1 when it may be picked in
+                                        //!< the first round after m_start (empty: all)
 };
 
 /**

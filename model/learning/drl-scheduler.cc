@@ -10,6 +10,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/string.h"
@@ -209,6 +210,29 @@ DrlDecoding::DescribeSearch() const
     return os.str();
 }
 
+std::string
+DrlDecoding::DescribeOnline() const
+{
+    if (decisions == 0)
+    {
+        return "";
+    }
+    std::ostringstream os;
+    os << decisions << " decisions on "
+       << (followsPlan ? "the plan made beforehand" : "a plan made at the first decision")
+       << ", " << replans << " searches from the live state (" << replanScheduled
+       << " workloads scheduled)";
+    if (unplannable > 0)
+    {
+        os << ", " << unplannable << " waits with nothing able to start";
+    }
+    if (!lastReplan.empty())
+    {
+        os << "; last: " << lastReplan;
+    }
+    return os.str();
+}
+
 TypeId
 DrlScheduler::GetTypeId()
 {
@@ -263,6 +287,26 @@ DrlScheduler::GetTypeId()
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&DrlScheduler::m_rescoreShare),
                           MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("Online",
+                          "How SelectRound decides: plan (follow a plan; search again from "
+                          "the live state when it departs from the plan) or greedy (both "
+                          "policies greedily at every decision, no search)",
+                          EnumValue(DrlScheduler::PLAN),
+                          MakeEnumAccessor(&DrlScheduler::m_online),
+                          MakeEnumChecker(DrlScheduler::PLAN, "plan", DrlScheduler::GREEDY, "greedy"))
+            .AddAttribute("ReplanBudget",
+                          "What a search from the live state may spend besides its greedy "
+                          "episode, in the unit of SearchBudget (workloads scheduled times "
+                          "the greedy episode's rounds): work, not time, so that the "
+                          "simulation stays deterministic",
+                          UintegerValue(2000000),
+                          MakeUintegerAccessor(&DrlScheduler::m_replanBudget),
+                          MakeUintegerChecker<uint64_t>())
+            .AddTraceSource("Replan",
+                            "Online, the live state departed from the plan and drl searched "
+                            "again from it",
+                            MakeTraceSourceAccessor(&DrlScheduler::m_replan),
+                            "ns3::DrlScheduler::ReplanCallback")
             .AddTraceSource("SearchProgress",
                             "MakePlan's search went one step further: an episode decoded, or "
                             "a round decided by the rollout",
@@ -296,6 +340,12 @@ const DrlDecoding&
 DrlScheduler::GetDecoding() const
 {
     return m_decoding;
+}
+
+WorkloadSet
+DrlScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
+{
+    return MakePlan(topology, pieces).workloads;
 }
 
 #ifdef ALLREDUCE_HAVE_TORCH
@@ -355,14 +405,55 @@ DrlScheduler::GetPolicy(const Topology& topology)
     return *m_policy;
 }
 
+namespace
+{
+
+/// \return true when both sets have the same workloads on the same paths
+bool
+SamePaths(const WorkloadSet& a, const WorkloadSet& b)
+{
+    if (a.GetN() != b.GetN() || a.GetPieces() != b.GetPieces())
+    {
+        return false;
+    }
+    for (uint32_t id = 0; id < a.GetN(); ++id)
+    {
+        if (a.Get(id).path != b.Get(id).path)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// \return "workload ID (server A -> B)"
+std::string
+Name(const WorkloadSet& workloads, uint32_t id)
+{
+    const Workload& w = workloads.Get(id);
+    return "workload " + std::to_string(id) + " (" + std::to_string(w.src) + " -> " +
+           std::to_string(w.dst) + ")";
+}
+
+} // namespace
+
 void
 DrlScheduler::Prepare(const WorkloadSet& workloads)
 {
     GetPolicy(workloads.GetTopology());
-    m_decoding.searched = false; // online: no search
-    m_decoding.symmetry.clear();
     m_env = std::make_unique<DrlEnvironment>(workloads);
     m_rng.seed(m_seed);
+    m_follower = nullptr;
+    m_decoding.decisions = 0;
+    m_decoding.replans = 0;
+    m_decoding.unplannable = 0;
+    m_decoding.replanScheduled = 0;
+    m_decoding.lastReplan.clear();
+    m_decoding.followsPlan = m_online == PLAN && m_hasPlan && SamePaths(m_plan.workloads, workloads);
+    if (m_decoding.followsPlan)
+    {
+        Follow(m_plan.schedule, workloads);
+    }
 }
 
 void
@@ -372,11 +463,145 @@ DrlScheduler::SelectRound(SchedulerState& state)
     {
         throw std::logic_error("drl: SelectRound before Prepare");
     }
-    m_env->Observe(state);
-    if (!m_env->IsDone())
+    ++m_decoding.decisions;
+    if (m_online == GREEDY)
     {
-        m_policy->ActRound(*m_env, DrlPolicy::Mode::GREEDY, m_rng);
+        m_env->Observe(state);
+        if (!m_env->IsDone())
+        {
+            m_policy->ActRound(*m_env, DrlPolicy::Mode::GREEDY, m_rng);
+        }
+        return;
     }
+    if (state.IsDone())
+    {
+        return;
+    }
+    const std::string why = WhyReplan(state);
+    if (!why.empty())
+    {
+        Replan(state, why);
+    }
+    if (m_follower)
+    {
+        m_follower->SetOrder(state.HasBarriers() ? ReplayScheduler::ROUNDS
+                                                 : ReplayScheduler::LIST);
+        m_follower->SelectRound(state);
+    }
+}
+
+void
+DrlScheduler::Follow(Schedule rounds, const WorkloadSet& workloads)
+{
+    m_follower = CreateObject<ReplayScheduler>();
+    m_follower->SetSchedule(std::move(rounds));
+    m_follower->Prepare(workloads);
+    m_plannedPaths.resize(workloads.GetN());
+    for (uint32_t id = 0; id < workloads.GetN(); ++id)
+    {
+        m_plannedPaths[id] = workloads.Get(id).path;
+    }
+}
+
+std::string
+DrlScheduler::WhyReplan(const SchedulerState& state)
+{
+    if (!m_follower)
+    {
+        return "no plan yet";
+    }
+    const WorkloadSet& workloads = state.GetWorkloads();
+    const auto& rounds = m_follower->GetPlan().schedule.rounds;
+    const uint32_t frontier = m_follower->GetFrontier(state);
+    if (frontier == rounds.size())
+    {
+        return "the plan is used up";
+    }
+    // Links our own transfers hold: in async mode, waiting for them is part of the plan.
+    std::vector<uint8_t> own(workloads.GetNDirectedLinks(), 0);
+    for (uint32_t id : state.GetStarted())
+    {
+        for (uint32_t l : workloads.Get(id).links)
+        {
+            own[l] = 1;
+        }
+    }
+    const std::vector<uint32_t> late = state.GetAwaitingGradient();
+    // Where rounds are barriers, the round to start must start whole, unless a late gradient
+    // lets some of it join the round in flight.
+    const bool whole = state.HasBarriers() && state.GetStarted().empty();
+    std::vector<uint8_t> planned(workloads.GetNDirectedLinks(), 0);
+    for (uint32_t id : rounds[frontier])
+    {
+        const WorkloadStatus status = state.GetStatus(id);
+        if (status == WorkloadStatus::STARTED || status == WorkloadStatus::DONE)
+        {
+            continue;
+        }
+        const Workload& w = workloads.Get(id);
+        if (w.path != m_plannedPaths[id])
+        {
+            return Name(workloads, id) + " was routed around a link that is down";
+        }
+        if (std::binary_search(late.begin(), late.end(), id))
+        {
+            return Name(workloads, id) + " waits for a late gradient";
+        }
+        for (uint32_t l : w.links)
+        {
+            if (state.IsLinkDown(l))
+            {
+                return Name(workloads, id) + " needs directed link " + std::to_string(l) +
+                       ", which is down";
+            }
+            if (state.IsLinkBusy(l) && !own[l])
+            {
+                return Name(workloads, id) + " needs directed link " + std::to_string(l) +
+                       ", which other traffic holds";
+            }
+            if (whole && planned[l]++)
+            {
+                return "planned round " + std::to_string(frontier) +
+                       " uses directed link " + std::to_string(l) + " twice";
+            }
+        }
+        if (whole && status != WorkloadStatus::READY)
+        {
+            return Name(workloads, id) + " of the round to start is not ready";
+        }
+    }
+    return "";
+}
+
+void
+DrlScheduler::Replan(const SchedulerState& state, const std::string& why)
+{
+    auto env = std::make_unique<DrlEnvironment>(state.GetWorkloads());
+    if (!env->StartFrom(state))
+    {
+        // Nothing can start now: wait on the plan there is (a transfer, a gradient or a link
+        // will bring the next decision).
+        ++m_decoding.unplannable;
+        m_replan(state.GetTime(), why, 0);
+        return;
+    }
+    const uint64_t seed = DrlPolicy::SampleSeed(m_seed, 1 + m_decoding.replans);
+    DrlDecodeStats stats;
+    Plan plan = m_policy->Decode(*env, m_samples, seed, &stats, m_replanBudget);
+    const uint64_t left = stats.budget - std::min(stats.budget, stats.scheduled);
+    DrlRolloutStats rollout;
+    plan = DrlRollout(*m_policy, *env, std::move(plan), m_rolloutBranches, seed, left, &rollout);
+    Schedule next;
+    const auto& rounds = plan.schedule.rounds;
+    next.rounds.assign(rounds.begin() + std::min<size_t>(env->GetStartRound(), rounds.size()),
+                       rounds.end());
+    ++m_decoding.replans;
+    m_decoding.replanScheduled += stats.scheduled + rollout.scheduled;
+    m_decoding.lastReplan = why;
+    NS_LOG_INFO("drl at t=" << state.GetTime() << " s: " << why << "; searched again: "
+                            << next.GetNRounds() << " rounds from here");
+    m_replan(state.GetTime(), why, next.GetNRounds());
+    Follow(std::move(next), state.GetWorkloads());
 }
 
 Plan
@@ -433,6 +658,8 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
         throw std::logic_error("drl: the policy's schedule is invalid (" + check.error +
                                "); please report this");
     }
+    m_plan = plan;
+    m_hasPlan = true;
     return plan;
 }
 

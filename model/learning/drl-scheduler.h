@@ -6,6 +6,7 @@
 #define NS3_ALLREDUCE_DRL_SCHEDULER_H
 
 #include "ns3/allreduce-scheduler.h"
+#include "ns3/replay-scheduler.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -122,6 +123,13 @@ struct DrlDecoding
     DrlRolloutStats rollout;     //!< the rollout search of the last MakePlan
     double rescoreShare{0};      //!< the RescoreShare attribute
     std::string symmetry;        //!< symmetric decoding: the translations' group (empty: none)
+    // online (SelectRound)
+    bool followsPlan{false};     //!< the run started on the plan MakePlan made for it
+    uint32_t decisions{0};       //!< decision points seen
+    uint32_t replans{0};         //!< searches from the live state
+    uint32_t unplannable{0};     //!< decisions that wanted one, but nothing could start then
+    uint64_t replanScheduled{0}; //!< workloads those searches scheduled (their work)
+    std::string lastReplan;      //!< why the last search from the live state ran
 
     /// \return "topology", "general", "given" or "none"
     std::string GetSourceName() const;
@@ -129,6 +137,8 @@ struct DrlDecoding
     std::string DescribeModel() const;
     /// \return one line: the search of the last MakePlan (empty when none ran)
     std::string DescribeSearch() const;
+    /// \return one line: how the last online run decided (empty when none ran)
+    std::string DescribeOnline() const;
 };
 
 /**
@@ -155,13 +165,22 @@ std::string GetDrlCheckpointInfo(const std::string& path);
  * within a round, DrlPolicy::SetRescoreShare). GetDecoding says which checkpoint was used and
  * how the search went; the trace source SearchProgress reports it as it goes.
  *
- * Online, SelectRound runs both policies greedily on whatever state it is given (a RoundEngine
- * another scheduler started, the packet-level controller): the upper policy selects which
- * chunks' trees may send, the lower one picks their ready workloads, masked by the links the
- * state has busy or down. Given fixed workloads (Prepare, any semantics) every chunk has its
- * one tree. Offline, MakePlan searches: it runs the greedy episode and Samples sampled ones on
- * the checkpoint's candidate trees per root (so the upper level also chooses routing), keeps
- * the one with the fewest rounds, and tries to improve on it by the rollout search.
+ * Online (doc/allreduce.rst, "Deciding live: follow the plan, search again"), SelectRound
+ * decides on whatever state it is given (a RoundEngine another scheduler started, the
+ * packet-level controller) by a receding horizon: it follows a plan as ReplayScheduler does
+ * (the first planned round not wholly started where rounds are barriers, every ready workload
+ * in plan order in async mode) while the live state agrees with what the plan expects; when
+ * it does not (a planned workload held up by a link down or used by other traffic or jobs, a
+ * late gradient, workloads routed around a failure, a plan used up), it searches again from
+ * the live state with the same policies (DrlEnvironment::StartFrom, then Decode's greedy and
+ * sampled episodes and the rollout, within ReplanBudget) and follows the new plan. The plan
+ * it starts with is MakePlan's when the run's workloads are that plan's (MakeWorkloads
+ * returns them), else a search from the start. Deterministic: the budget counts work, and
+ * the searches' seeds follow from Seed. With Online "greedy", both policies instead act
+ * greedily on the live state at every decision, with no plan and no search. Offline,
+ * MakePlan searches: it runs the greedy episode and Samples sampled ones on the checkpoint's
+ * candidate trees per root (so the upper level also chooses routing), keeps the one with the
+ * fewest rounds, and tries to improve on it by the rollout search.
  */
 class DrlScheduler : public AllReduceScheduler
 {
@@ -174,9 +193,20 @@ class DrlScheduler : public AllReduceScheduler
     DrlScheduler();
     ~DrlScheduler() override;
 
+    /// How SelectRound decides.
+    enum Online
+    {
+        PLAN,   //!< follow a plan, search again when the state departs from it
+        GREEDY, //!< both policies greedily at every decision, no search
+    };
+
     std::string GetName() const override;
+    /// \return the workloads of MakePlan's plan (its search chooses the flow trees), which
+    ///         is kept for Prepare
+    WorkloadSet MakeWorkloads(const Topology& topology, uint32_t pieces) override;
     void Prepare(const WorkloadSet& workloads) override;
-    /// Both policies decide on the state given, greedily: no plan is made beforehand.
+    /// Follows the plan, searching again from the state given when it departs from it (the
+    /// Online attribute; see the class).
     void SelectRound(SchedulerState& state) override;
     Plan MakePlan(const Topology& topology, uint32_t pieces) override;
 
@@ -205,6 +235,14 @@ class DrlScheduler : public AllReduceScheduler
                                            uint32_t total,
                                            uint32_t best);
 
+    /**
+     * TracedCallback signature of a search from the live state.
+     * \param seconds the state's time (flow level: 0)
+     * \param why what departed from the plan
+     * \param rounds rounds of the new plan from now (0: nothing could start, no new plan)
+     */
+    typedef void (*ReplanCallback)(double seconds, const std::string& why, uint32_t rounds);
+
   private:
     /**
      * \param topology the topology to schedule
@@ -213,6 +251,22 @@ class DrlScheduler : public AllReduceScheduler
      *         aggregating switches (DrlPolicy::CheckSees)
      */
     const DrlPolicy& GetPolicy(const Topology& topology);
+    /**
+     * \param state the live state
+     * \return why the plan cannot be followed from this state (empty: it can)
+     */
+    std::string WhyReplan(const SchedulerState& state);
+    /**
+     * Searches from the live state and follows the new plan (unless nothing can start now).
+     * \param state the live state \param why what departed from the plan
+     */
+    void Replan(const SchedulerState& state, const std::string& why);
+    /**
+     * Follows these rounds from now.
+     * \param rounds the rounds (workloads of the run) \param workloads the run's workloads,
+     *        with the paths the rounds were planned on
+     */
+    void Follow(Schedule rounds, const WorkloadSet& workloads);
 
     std::string m_model;                 //!< Model attribute
     uint32_t m_samples{32};              //!< Samples attribute
@@ -221,6 +275,14 @@ class DrlScheduler : public AllReduceScheduler
     uint64_t m_searchBudget{100000000};  //!< SearchBudget attribute
     uint32_t m_seed{1};                  //!< Seed attribute
     double m_rescoreShare{0.5};          //!< RescoreShare attribute
+    Online m_online{PLAN};               //!< Online attribute
+    uint64_t m_replanBudget{2000000};    //!< ReplanBudget attribute
+    Plan m_plan;                         //!< MakePlan's last plan
+    bool m_hasPlan{false};               //!< whether m_plan is one
+    Ptr<ReplayScheduler> m_follower;     //!< follows the plan online (null: none yet)
+    std::vector<std::vector<uint32_t>> m_plannedPaths; //!< per workload, its path when planned
+    /// the Replan trace source
+    TracedCallback<double, const std::string&, uint32_t> m_replan;
     std::string m_loadedPath;            //!< path of m_policy
     DrlDecoding m_decoding;              //!< what was loaded and how it searched
     std::shared_ptr<DrlPolicy> m_policy; //!< the loaded policies

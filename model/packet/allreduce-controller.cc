@@ -467,6 +467,7 @@ AllReduceController::Begin()
     NS_LOG_FUNCTION(this);
     m_origin = Simulator::Now();
     m_state = std::make_unique<PacketSchedulerState>(m_workloads);
+    m_state->SetBarriers(m_mode == BARRIER);
     ResetRun();
     m_ended = false;
     if (m_sharedLinks)

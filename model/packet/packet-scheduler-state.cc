@@ -137,6 +137,18 @@ PacketSchedulerState::GetLinkRate(uint32_t directedLink) const
 }
 
 bool
+PacketSchedulerState::HasBarriers() const
+{
+    return m_barriers;
+}
+
+void
+PacketSchedulerState::SetBarriers(bool barriers)
+{
+    m_barriers = barriers;
+}
+
+bool
 PacketSchedulerState::CanStart(uint32_t id) const
 {
     if (id >= m_status.size() || m_status[id] != WorkloadStatus::READY)

@@ -62,6 +62,10 @@ class PacketSchedulerState : public SchedulerState
     double GetLinkLoad(uint32_t directedLink) const override;
     double GetLinkRate(uint32_t directedLink) const override;
     std::vector<uint32_t> GetAwaitingGradient() const override;
+    bool HasBarriers() const override;
+
+    /// \param barriers false in async mode (SchedulerState::HasBarriers); true by default
+    void SetBarriers(bool barriers);
 
     /// \param seconds simulated seconds since the AllReduce started
     void SetTime(double seconds);
@@ -177,6 +181,7 @@ class PacketSchedulerState : public SchedulerState
     std::vector<uint8_t> m_held;              //!< per server, 1 while its gradient is not ready
     uint32_t m_nHeld{0};                      //!< servers held
     uint32_t m_round{0};                      //!< decisions that started something
+    bool m_barriers{true};                    //!< see HasBarriers
     double m_time{0};                         //!< simulated seconds since the start
 };
 

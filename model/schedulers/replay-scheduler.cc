@@ -63,6 +63,12 @@ ReplayScheduler::SetSchedule(Schedule schedule)
     m_loaded.clear();
 }
 
+void
+ReplayScheduler::SetOrder(Order order)
+{
+    m_order = order;
+}
+
 const Plan&
 ReplayScheduler::GetPlan()
 {
@@ -141,6 +147,28 @@ ReplayScheduler::Prepare(const WorkloadSet& workloads)
     m_next = 0;
 }
 
+uint32_t
+ReplayScheduler::GetFrontier(const SchedulerState& state)
+{
+    const auto& rounds = m_plan.schedule.rounds;
+    const auto wholeStarted = [&state](const std::vector<uint32_t>& round) {
+        for (uint32_t id : round)
+        {
+            const WorkloadStatus s = state.GetStatus(id);
+            if (s != WorkloadStatus::STARTED && s != WorkloadStatus::DONE)
+            {
+                return false;
+            }
+        }
+        return true;
+    };
+    while (m_next < rounds.size() && wholeStarted(rounds[m_next]))
+    {
+        ++m_next;
+    }
+    return m_next;
+}
+
 void
 ReplayScheduler::SelectRound(SchedulerState& state)
 {
@@ -160,22 +188,7 @@ ReplayScheduler::SelectRound(SchedulerState& state)
         return;
     }
     const auto& rounds = m_plan.schedule.rounds;
-    const auto wholeStarted = [&state](const std::vector<uint32_t>& round) {
-        for (uint32_t id : round)
-        {
-            const WorkloadStatus s = state.GetStatus(id);
-            if (s != WorkloadStatus::STARTED && s != WorkloadStatus::DONE)
-            {
-                return false;
-            }
-        }
-        return true;
-    };
-    while (m_next < rounds.size() && wholeStarted(rounds[m_next]))
-    {
-        ++m_next;
-    }
-    if (m_next == rounds.size())
+    if (GetFrontier(state) == rounds.size())
     {
         return;
     }

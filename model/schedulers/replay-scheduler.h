@@ -56,6 +56,8 @@ class ReplayScheduler : public AllReduceScheduler
      * \param plan the workloads and the rounds to replay
      */
     void SetPlan(Plan plan);
+    /// \param order the order of the replay (the Order attribute)
+    void SetOrder(Order order);
     /**
      * The rounds to replay over the workloads Prepare will be given.
      * \param schedule the rounds
@@ -63,6 +65,12 @@ class ReplayScheduler : public AllReduceScheduler
     void SetSchedule(Schedule schedule);
     /// \return the plan (read from File on first use)
     const Plan& GetPlan();
+    /**
+     * \param state the state the plan is replayed on
+     * \return the frontier: the first planned round not wholly started or done in the state,
+     *         the one ROUNDS replays next (the number of rounds once every one is)
+     */
+    uint32_t GetFrontier(const SchedulerState& state);
 
   private:
     /**
