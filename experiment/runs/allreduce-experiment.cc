@@ -795,6 +795,10 @@ RunPacketAllReduce(const Plan& plan,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     report.events = Simulator::GetEventCount();
     report.animation = animation.Close();
+    if (Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(scheduler))
+    {
+        report.drl = drl->GetDecoding();
+    }
     ReportPacketRun(plan, config, settings, controller, links, start, report);
     if (monitor)
     {

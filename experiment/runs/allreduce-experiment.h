@@ -7,10 +7,12 @@
 
 #include "ns3/allreduce-controller.h"
 #include "ns3/allreduce-scheduler.h"
+#include "ns3/drl-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/plan.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -197,6 +199,7 @@ struct PacketRunReport
     std::vector<std::string> notes;        //!< for the user, e.g. a fault that never fired
     std::string animation;                 //!< what the NetAnim trace holds (DcnAnimationHelper::
                                            //!< Close), empty without one
+    std::optional<DrlDecoding> drl;        //!< how drl decided, when it decided online
     /// \return per directed link, the busy fraction bytes·8 / (its rate · completion time)
     std::vector<double> GetLinkUtilization() const;
 };

@@ -82,9 +82,18 @@ PrintPacketReport(std::ostream& os,
     os
        << "decisions   " << config.decisions << ": " << r.decisions << " decision points, "
        << report.run.schedule.GetNRounds() << " rounds run, " << r.rerouted
-       << " workloads re-routed\n"
+       << " workloads re-routed"
+       << (config.decisions == "online"
+               ? "; " + FormatNumber(r.decisionWallS * 1e3) + " ms deciding (wall clock; " +
+                     "longest decision " + FormatNumber(r.decisionWallMaxS * 1e3) + " ms)"
+               : std::string())
+       << "\n"
        << "gradient    " << config.gradientBytes << " bytes per server, " << config.values
        << " values\n";
+    if (report.drl)
+    {
+        os << "drl online  " << report.drl->DescribeOnline() << "\n";
+    }
     if (topo.CountUnevenLinks() != 0 || config.backgroundLoad != 0)
     {
         os << "conditions  " << topo.CountUnevenLinks() << " links with their own rate or delay";
@@ -171,6 +180,8 @@ WritePacketReportJson(std::ostream& os,
         {"rounds", plan.schedule.GetNRounds()},
         {"decision_mode", config.decisions},
         {"decisions", r.decisions},
+        {"decision_wall_s", r.decisionWallS},
+        {"decision_wall_max_s", r.decisionWallMaxS},
         {"rounds_run", report.run.schedule.GetNRounds()},
         {"rerouted", r.rerouted},
         {"uneven_links", topo.CountUnevenLinks()},
@@ -196,6 +207,16 @@ WritePacketReportJson(std::ostream& os,
     if (!figure.empty())
     {
         doc["figure"] = figure;
+    }
+    if (report.drl)
+    {
+        doc["drl_online"] = {{"follows_plan", report.drl->followsPlan},
+                             {"decisions", report.drl->decisions},
+                             {"replans", report.drl->replans},
+                             {"replan_workloads", report.drl->replanScheduled},
+                             {"replans_kept_plan", report.drl->kept},
+                             {"waits_unplannable", report.drl->unplannable},
+                             {"last_replan", report.drl->lastReplan}};
     }
     if (!report.animation.empty())
     {

@@ -218,6 +218,9 @@ DynamicTable::RunScheduler(const Topology& topo,
         row.decisions = online.result.decisions;
         row.onlineRounds = online.run.schedule.GetNRounds();
         row.rerouted = online.result.rerouted;
+        row.decisionWallS = online.result.decisionWallS;
+        row.decisionWallMaxS = online.result.decisionWallMaxS;
+        row.replans = online.drl ? online.drl->replans : 0;
         // A replayed plan may stall, or a connection time out, on the failed link.
         Check(row, scenario == "link-down" && !replay.result.finished);
         m_rows.push_back(std::move(row));
@@ -312,6 +315,10 @@ DynamicTable::Print(std::ostream& os) const
         of += row.onlineFinished;
         yes += row.onlineFinished && (!row.replayFinished || row.onlineTime <= row.replayTime);
     }
+    os << "\n";
+    PrintTimes(os);
+    os << "\n";
+    PrintDecisionTimes(os);
     os << "\nonline no slower than replay (a stalled replay counts as slower):";
     for (const auto& scenario : m_config.scenarios)
     {
@@ -323,6 +330,86 @@ DynamicTable::Print(std::ostream& os) const
        << " links, " << run.delay << " delay, seed " << m_config.seed << "\n"
        << "every online run verified exactly: " << (m_failed.empty() ? "yes" : "NO") << " ("
        << FormatFixed(m_seconds, 1) << " s)\n";
+}
+
+void
+DynamicTable::PrintTimes(std::ostream& os) const
+{
+    TextColumns table;
+    table.AddColumn("scheduler", TextColumns::LEFT);
+    for (const auto& scenario : m_config.scenarios)
+    {
+        table.AddColumn(scenario);
+    }
+    for (const auto& name : m_config.schedulers)
+    {
+        for (const bool online : {false, true})
+        {
+            std::vector<std::string> cells{name + (online ? " online" : " replay")};
+            for (const auto& scenario : m_config.scenarios)
+            {
+                std::vector<double> times;
+                uint32_t unfinished = 0;
+                for (const auto& row : m_rows)
+                {
+                    if (row.scheduler != name || row.scenario != scenario)
+                    {
+                        continue;
+                    }
+                    const bool finished = online ? row.onlineFinished : row.replayFinished;
+                    unfinished += !finished;
+                    if (finished)
+                    {
+                        times.push_back((online ? row.onlineTime : row.replayTime) * 1e3);
+                    }
+                }
+                std::string cell = times.empty() ? "-" : FormatFixed(GeometricMean(times), 3);
+                if (unfinished)
+                {
+                    cell += " (" + std::to_string(unfinished) + " stalled)";
+                }
+                cells.push_back(cell);
+            }
+            table.AddRow(std::move(cells));
+        }
+    }
+    os << "completion time, ms, geometric mean over the topologies where the run finished:\n";
+    table.Print(os);
+}
+
+void
+DynamicTable::PrintDecisionTimes(std::ostream& os) const
+{
+    TextColumns table;
+    table.AddColumn("scheduler", TextColumns::LEFT);
+    for (const char* header : {"decisions", "ms each", "longest ms", "searches"})
+    {
+        table.AddColumn(header);
+    }
+    for (const auto& name : m_config.schedulers)
+    {
+        uint64_t decisions = 0;
+        uint64_t replans = 0;
+        double wall = 0;
+        double longest = 0;
+        for (const auto& row : m_rows)
+        {
+            if (row.scheduler == name)
+            {
+                decisions += row.decisions;
+                replans += row.replans;
+                wall += row.decisionWallS;
+                longest = std::max(longest, row.decisionWallMaxS);
+            }
+        }
+        table.AddRow({name,
+                      std::to_string(decisions),
+                      FormatFixed(decisions ? wall * 1e3 / decisions : 0, 3),
+                      FormatFixed(longest * 1e3, 1),
+                      std::to_string(replans)});
+    }
+    os << "online decisions, wall clock (every scenario; drl's searches from the live state):\n";
+    table.Print(os);
 }
 
 void
@@ -341,7 +428,10 @@ DynamicTable::WriteCsv(std::ostream& os) const
                                "online_finished",
                                "decisions",
                                "online_rounds",
-                               "rerouted"})
+                               "rerouted",
+                               "decision_wall_s",
+                               "decision_wall_max_s",
+                               "replans"})
     {
         table.AddColumn(header);
     }
@@ -359,7 +449,10 @@ DynamicTable::WriteCsv(std::ostream& os) const
                       row.onlineFinished ? "true" : "false",
                       std::to_string(row.decisions),
                       std::to_string(row.onlineRounds),
-                      std::to_string(row.rerouted)});
+                      std::to_string(row.rerouted),
+                      FormatNumber(row.decisionWallS),
+                      FormatNumber(row.decisionWallMaxS),
+                      std::to_string(row.replans)});
     }
     table.WriteCsv(os);
 }
@@ -381,7 +474,10 @@ DynamicTable::WriteJson(std::ostream& os) const
                                      {"completion_time_s", row.onlineTime},
                                      {"decisions", row.decisions},
                                      {"rounds_run", row.onlineRounds},
-                                     {"rerouted", row.rerouted}}},
+                                     {"rerouted", row.rerouted},
+                                     {"decision_wall_s", row.decisionWallS},
+                                     {"decision_wall_max_s", row.decisionWallMaxS},
+                                     {"replans", row.replans}}},
                          {"online_over_replay", row.GetRatio()}};
         if (!row.replayError.empty())
         {

@@ -51,6 +51,9 @@ struct DynamicTableRow
     uint32_t decisions{0};    //!< online decision points
     uint32_t onlineRounds{0}; //!< rounds online started
     uint32_t rerouted{0};     //!< workloads online routed around a failed link
+    double decisionWallS{0};  //!< wall-clock seconds online spent deciding, in all
+    double decisionWallMaxS{0}; //!< the longest online decision, wall-clock seconds
+    uint32_t replans{0};      //!< drl: searches from the live state (others: 0)
 
     /// \return online's completion time over replay's (0 when either did not finish)
     double GetRatio() const;
@@ -113,6 +116,11 @@ class DynamicTable : public TableExperiment
                       ProgressReporter* progress);
     /// Notes the first run that did not end with the exact sum, unless it may stall.
     void Check(const DynamicTableRow& row, bool replayMayStall);
+    /// Prints each scheduler's completion times, replayed and online, per scenario.
+    /// \param os where to
+    void PrintTimes(std::ostream& os) const;
+    /// Prints the wall-clock time each scheduler took per online decision. \param os where to
+    void PrintDecisionTimes(std::ostream& os) const;
 
     DynamicTableConfig m_config;         //!< what runs
     std::vector<DynamicTableRow> m_rows; //!< the results

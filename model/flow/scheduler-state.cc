@@ -4,6 +4,8 @@
 
 #include "scheduler-state.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -31,6 +33,18 @@ bool
 SchedulerState::HasBarriers() const
 {
     return true;
+}
+
+double
+SchedulerState::GetTransferLength(uint32_t id) const
+{
+    double rate = 1;
+    const auto& links = GetWorkloads().Get(id).links;
+    for (uint32_t l : links)
+    {
+        rate = std::min(rate, GetLinkRate(l));
+    }
+    return links.size() / rate;
 }
 
 uint32_t

@@ -110,6 +110,12 @@ class SchedulerState
      */
     virtual bool HasBarriers() const;
 
+    /**
+     * \param id a workload
+     * \return how long its transfer is, relative to one link at the fastest rate: the links
+     *         of its path over the slowest one's rate (GetLinkRate)
+     */
+    double GetTransferLength(uint32_t id) const;
     /// \return the number of finished workloads
     uint32_t GetNDone() const;
     /// \return true when every workload finished

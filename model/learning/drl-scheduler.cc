@@ -222,6 +222,10 @@ DrlDecoding::DescribeOnline() const
        << (followsPlan ? "the plan made beforehand" : "a plan made at the first decision")
        << ", " << replans << " searches from the live state (" << replanScheduled
        << " workloads scheduled)";
+    if (kept > 0)
+    {
+        os << ", " << kept << " of them kept the plan (it had fewer rounds left)";
+    }
     if (unplannable > 0)
     {
         os << ", " << unplannable << " waits with nothing able to start";
@@ -447,6 +451,7 @@ DrlScheduler::Prepare(const WorkloadSet& workloads)
     m_decoding.decisions = 0;
     m_decoding.replans = 0;
     m_decoding.unplannable = 0;
+    m_decoding.kept = 0;
     m_decoding.replanScheduled = 0;
     m_decoding.lastReplan.clear();
     m_decoding.followsPlan = m_online == PLAN && m_hasPlan && SamePaths(m_plan.workloads, workloads);
@@ -477,10 +482,10 @@ DrlScheduler::SelectRound(SchedulerState& state)
     {
         return;
     }
-    const std::string why = WhyReplan(state);
-    if (!why.empty())
+    const Departure departure = Depart(state);
+    if (!departure.why.empty())
     {
-        Replan(state, why);
+        Replan(state, departure);
     }
     if (m_follower)
     {
@@ -494,6 +499,7 @@ void
 DrlScheduler::Follow(Schedule rounds, const WorkloadSet& workloads)
 {
     m_follower = CreateObject<ReplayScheduler>();
+    m_follower->SetWorkAhead(true);
     m_follower->SetSchedule(std::move(rounds));
     m_follower->Prepare(workloads);
     m_plannedPaths.resize(workloads.GetN());
@@ -503,19 +509,19 @@ DrlScheduler::Follow(Schedule rounds, const WorkloadSet& workloads)
     }
 }
 
-std::string
-DrlScheduler::WhyReplan(const SchedulerState& state)
+DrlScheduler::Departure
+DrlScheduler::Depart(const SchedulerState& state)
 {
     if (!m_follower)
     {
-        return "no plan yet";
+        return {"no plan yet", true};
     }
     const WorkloadSet& workloads = state.GetWorkloads();
     const auto& rounds = m_follower->GetPlan().schedule.rounds;
     const uint32_t frontier = m_follower->GetFrontier(state);
     if (frontier == rounds.size())
     {
-        return "the plan is used up";
+        return {"the plan is used up", true};
     }
     // Links our own transfers hold: in async mode, waiting for them is part of the plan.
     std::vector<uint8_t> own(workloads.GetNDirectedLinks(), 0);
@@ -541,41 +547,45 @@ DrlScheduler::WhyReplan(const SchedulerState& state)
         const Workload& w = workloads.Get(id);
         if (w.path != m_plannedPaths[id])
         {
-            return Name(workloads, id) + " was routed around a link that is down";
+            return {Name(workloads, id) + " was routed around a link that is down", true};
         }
         if (std::binary_search(late.begin(), late.end(), id))
         {
-            return Name(workloads, id) + " waits for a late gradient";
+            return {Name(workloads, id) + " waits for a late gradient", false};
         }
         for (uint32_t l : w.links)
         {
             if (state.IsLinkDown(l))
             {
-                return Name(workloads, id) + " needs directed link " + std::to_string(l) +
-                       ", which is down";
+                return {Name(workloads, id) + " needs directed link " + std::to_string(l) +
+                            ", which is down",
+                        true};
             }
             if (state.IsLinkBusy(l) && !own[l])
             {
-                return Name(workloads, id) + " needs directed link " + std::to_string(l) +
-                       ", which other traffic holds";
+                return {Name(workloads, id) + " needs directed link " + std::to_string(l) +
+                            ", which other traffic holds",
+                        false};
             }
             if (whole && planned[l]++)
             {
-                return "planned round " + std::to_string(frontier) +
-                       " uses directed link " + std::to_string(l) + " twice";
+                return {"planned round " + std::to_string(frontier) + " uses directed link " +
+                            std::to_string(l) + " twice",
+                        true};
             }
         }
         if (whole && status != WorkloadStatus::READY)
         {
-            return Name(workloads, id) + " of the round to start is not ready";
+            return {Name(workloads, id) + " of the round to start is not ready", true};
         }
     }
-    return "";
+    return {};
 }
 
 void
-DrlScheduler::Replan(const SchedulerState& state, const std::string& why)
+DrlScheduler::Replan(const SchedulerState& state, const Departure& departure)
 {
+    const std::string& why = departure.why;
     auto env = std::make_unique<DrlEnvironment>(state.GetWorkloads());
     if (!env->StartFrom(state))
     {
@@ -598,6 +608,20 @@ DrlScheduler::Replan(const SchedulerState& state, const std::string& why)
     ++m_decoding.replans;
     m_decoding.replanScheduled += stats.scheduled + rollout.scheduled;
     m_decoding.lastReplan = why;
+    if (!departure.broken)
+    {
+        const auto left = static_cast<uint32_t>(m_follower->GetPlan().schedule.GetNRounds() -
+                                                m_follower->GetFrontier(state));
+        if (next.GetNRounds() > left)
+        {
+            ++m_decoding.kept;
+            NS_LOG_INFO("drl at t=" << state.GetTime() << " s: " << why << "; kept the plan ("
+                                    << left << " rounds left; the search found "
+                                    << next.GetNRounds() << ")");
+            m_replan(state.GetTime(), why, left);
+            return;
+        }
+    }
     NS_LOG_INFO("drl at t=" << state.GetTime() << " s: " << why << "; searched again: "
                             << next.GetNRounds() << " rounds from here");
     m_replan(state.GetTime(), why, next.GetNRounds());

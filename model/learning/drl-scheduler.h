@@ -128,6 +128,7 @@ struct DrlDecoding
     uint32_t decisions{0};       //!< decision points seen
     uint32_t replans{0};         //!< searches from the live state
     uint32_t unplannable{0};     //!< decisions that wanted one, but nothing could start then
+    uint32_t kept{0};            //!< searches whose plan took more rounds than the one kept
     uint64_t replanScheduled{0}; //!< workloads those searches scheduled (their work)
     std::string lastReplan;      //!< why the last search from the live state ran
 
@@ -251,16 +252,26 @@ class DrlScheduler : public AllReduceScheduler
      *         aggregating switches (DrlPolicy::CheckSees)
      */
     const DrlPolicy& GetPolicy(const Topology& topology);
+    /// How the live state departs from the plan being followed.
+    struct Departure
+    {
+        std::string why;     //!< what departed (empty: nothing, follow the plan)
+        bool broken{false};  //!< the plan cannot be followed any more (else it is only held
+                             //!< up: a late gradient, links other traffic holds)
+    };
     /**
      * \param state the live state
-     * \return why the plan cannot be followed from this state (empty: it can)
+     * \return how the state departs from the plan being followed
      */
-    std::string WhyReplan(const SchedulerState& state);
+    Departure Depart(const SchedulerState& state);
     /**
-     * Searches from the live state and follows the new plan (unless nothing can start now).
-     * \param state the live state \param why what departed from the plan
+     * Searches from the live state and follows the new plan: always when the plan is
+     * broken, and when it is only held up if the new plan takes no more rounds from here than
+     * the plan left (following it, the held-up round starts what it can and the rounds after
+     * work ahead). Nothing changes when nothing can start now.
+     * \param state the live state \param departure how it departs from the plan
      */
-    void Replan(const SchedulerState& state, const std::string& why);
+    void Replan(const SchedulerState& state, const Departure& departure);
     /**
      * Follows these rounds from now.
      * \param rounds the rounds (workloads of the run) \param workloads the run's workloads,

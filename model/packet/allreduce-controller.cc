@@ -16,6 +16,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 namespace ns3
@@ -590,6 +591,7 @@ AllReduceController::Decide(bool joinRound)
     }
     const auto ready = static_cast<uint32_t>(m_state->GetReady().size());
     const auto inFlight = static_cast<uint32_t>(m_state->GetStarted().size());
+    const auto wallStart = std::chrono::steady_clock::now();
     try
     {
         m_scheduler->SelectRound(*m_state);
@@ -600,6 +602,10 @@ AllReduceController::Decide(bool joinRound)
             "' failed: " + e.what());
         return;
     }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    m_result.decisionWallS += wall;
+    m_result.decisionWallMaxS = std::max(m_result.decisionWallMaxS, wall);
     ++m_result.decisions;
     const std::vector<uint32_t> started = m_state->TakeStarted();
     NS_LOG_DEBUG("decision " << m_result.decisions << ": " << ready << " ready, " << inFlight

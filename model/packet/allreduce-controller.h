@@ -50,6 +50,9 @@ struct AllReduceRunResult
     uint64_t payloadBytes{0};      //!< gradient bytes sent, summed over transfers
     uint32_t transfersFinished{0}; //!< transfers finished
     uint32_t decisions{0};         //!< decision points at which the scheduler was asked
+    double decisionWallS{0};       //!< wall-clock seconds the scheduler took to decide, in all
+                                   //!< (reported only: the simulation does not depend on it)
+    double decisionWallMaxS{0};    //!< the longest of those decisions, wall-clock seconds
     uint32_t rerouted{0};          //!< workloads routed around a link that was down
 };
 

@@ -77,18 +77,6 @@ PriorityListScheduler::GetPriority(uint32_t /* id */, uint64_t pathOrder, IdSpan
     return pathOrder;
 }
 
-double
-PriorityListScheduler::GetLength(const SchedulerState& state, uint32_t id)
-{
-    double rate = 1;
-    const auto& links = state.GetWorkloads().Get(id).links;
-    for (uint32_t l : links)
-    {
-        rate = std::min(rate, state.GetLinkRate(l));
-    }
-    return links.size() / rate;
-}
-
 void
 PriorityListScheduler::PlanRounds(const SchedulerState& state)
 {
@@ -111,7 +99,7 @@ PriorityListScheduler::PlanRounds(const SchedulerState& state)
         for (uint32_t id : m_rounds[round])
         {
             m_plannedRound[id] = round;
-            m_roundLength[round] = std::max(m_roundLength[round], GetLength(state, id));
+            m_roundLength[round] = std::max(m_roundLength[round], state.GetTransferLength(id));
         }
     }
     m_frontier = 0;
@@ -340,7 +328,7 @@ PriorityListScheduler::TryStart(SchedulerState& state, uint32_t id, const std::v
     }
     // Ahead of the plan, only what the frontier round's longest transfer covers.
     const bool ahead = !m_rounds.empty() && m_plannedRound[id] > m_frontier;
-    if (!state.CanStart(id) || (ahead && GetLength(state, id) > m_longest))
+    if (!state.CanStart(id) || (ahead && state.GetTransferLength(id) > m_longest))
     {
         return false;
     }

@@ -89,12 +89,6 @@ class PriorityListScheduler : public AllReduceScheduler
      * \param state the state of the run in progress
      */
     void PlanRounds(const SchedulerState& state);
-    /**
-     * \param state a state \param id a workload
-     * \return how long its transfer is: the links of its path over the slowest one's rate
-     */
-    static double GetLength(const SchedulerState& state, uint32_t id);
-
     /// A ready workload and its place in the order: greater goes first (plan round, then
     /// priority, then the lower id).
     struct Entry

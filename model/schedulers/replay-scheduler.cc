@@ -4,6 +4,7 @@
 
 #include "replay-scheduler.h"
 
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/string.h"
 
@@ -37,7 +38,18 @@ ReplayScheduler::GetTypeId()
                           MakeEnumChecker(ReplayScheduler::ROUNDS,
                                           "rounds",
                                           ReplayScheduler::LIST,
-                                          "list"));
+                                          "list"))
+            .AddAttribute("WorkAhead",
+                          "rounds: when the first round not wholly started cannot start whole "
+                          "now (a workload of it waits for a late gradient, or a link of its "
+                          "is down or held by other traffic), also start ready workloads of "
+                          "later rounds, in plan order, whose transfers are no longer (path "
+                          "links over the slowest link's relative rate) than that round's "
+                          "longest, which a barrier waits for anyway, and that leave the links "
+                          "that round still needs free",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&ReplayScheduler::m_workAhead),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -67,6 +79,12 @@ void
 ReplayScheduler::SetOrder(Order order)
 {
     m_order = order;
+}
+
+void
+ReplayScheduler::SetWorkAhead(bool workAhead)
+{
+    m_workAhead = workAhead;
 }
 
 const Plan&
@@ -130,10 +148,11 @@ ReplayScheduler::Prepare(const WorkloadSet& workloads)
 {
     const Plan& plan = GetPlan();
     m_position.assign(workloads.GetN(), NO_INDEX);
+    m_roundOf.assign(workloads.GetN(), NO_INDEX);
     uint32_t position = 0;
-    for (const auto& round : plan.schedule.rounds)
+    for (uint32_t r = 0; r < plan.schedule.rounds.size(); ++r)
     {
-        for (uint32_t id : round)
+        for (uint32_t id : plan.schedule.rounds[r])
         {
             if (id >= workloads.GetN())
             {
@@ -142,6 +161,7 @@ ReplayScheduler::Prepare(const WorkloadSet& workloads)
                                             std::to_string(workloads.GetN()));
             }
             m_position[id] = position++;
+            m_roundOf[id] = r;
         }
     }
     m_next = 0;
@@ -188,13 +208,66 @@ ReplayScheduler::SelectRound(SchedulerState& state)
         return;
     }
     const auto& rounds = m_plan.schedule.rounds;
-    if (GetFrontier(state) == rounds.size())
+    const uint32_t frontier = GetFrontier(state);
+    if (frontier == rounds.size())
     {
         return;
     }
-    for (uint32_t id : rounds[m_next])
+    bool whole = true;
+    double longest = 0;
+    for (uint32_t id : rounds[frontier])
     {
+        longest = std::max(longest, state.GetTransferLength(id));
+        const WorkloadStatus status = state.GetStatus(id);
+        if (status == WorkloadStatus::STARTED || status == WorkloadStatus::DONE)
+        {
+            continue;
+        }
         if (state.CanStart(id))
+        {
+            state.Start(id);
+        }
+        else
+        {
+            whole = false;
+        }
+    }
+    if (m_workAhead && !whole)
+    {
+        StartAhead(state, frontier, longest);
+    }
+}
+
+void
+ReplayScheduler::StartAhead(SchedulerState& state, uint32_t frontier, double longest)
+{
+    // The links the frontier round still needs stay free for it: what it waits for (a late
+    // gradient, a link) then starts the moment it comes, as in the replay.
+    const WorkloadSet& workloads = state.GetWorkloads();
+    std::vector<uint8_t> reserved(workloads.GetNDirectedLinks(), 0);
+    for (uint32_t id : m_plan.schedule.rounds[frontier])
+    {
+        if (state.GetStatus(id) != WorkloadStatus::STARTED &&
+            state.GetStatus(id) != WorkloadStatus::DONE)
+        {
+            for (uint32_t l : workloads.Get(id).links)
+            {
+                reserved[l] = 1;
+            }
+        }
+    }
+    const auto free = [&](uint32_t id) {
+        const auto& links = workloads.Get(id).links;
+        return std::none_of(links.begin(), links.end(), [&](uint32_t l) { return reserved[l]; });
+    };
+    std::vector<uint32_t> ready = state.GetReady();
+    std::sort(ready.begin(), ready.end(), [this](uint32_t a, uint32_t b) {
+        return m_position.at(a) < m_position.at(b);
+    });
+    for (uint32_t id : ready)
+    {
+        if (m_position[id] != NO_INDEX && m_roundOf[id] > frontier &&
+            state.GetTransferLength(id) <= longest && free(id) && state.CanStart(id))
         {
             state.Start(id);
         }

@@ -21,7 +21,9 @@ namespace ns3
  * point, in the order of Order:
  *  - ROUNDS: it starts the workloads of the first planned round not yet wholly started that
  *    the state lets start. On a RoundEngine driven from the start this is the plan, round for
- *    round; the packet-level controller replays barrier runs so.
+ *    round; the packet-level controller replays barrier runs so. With WorkAhead, when that
+ *    round cannot start whole now, it also starts what of later rounds a barrier waits for
+ *    anyway (as PriorityListScheduler's FollowPlanWhenLate does; `drl` follows its plans so).
  *  - LIST: it starts every ready workload the state lets start, in plan order (round by round,
  *    then in the order within the round), whatever its round: the packet-level controller
  *    replays async runs so.
@@ -58,6 +60,8 @@ class ReplayScheduler : public AllReduceScheduler
     void SetPlan(Plan plan);
     /// \param order the order of the replay (the Order attribute)
     void SetOrder(Order order);
+    /// \param workAhead the WorkAhead attribute
+    void SetWorkAhead(bool workAhead);
     /**
      * The rounds to replay over the workloads Prepare will be given.
      * \param schedule the rounds
@@ -81,6 +85,13 @@ class ReplayScheduler : public AllReduceScheduler
      *         another number of pieces
      */
     const Plan& GetPlanFor(const Topology& topology, uint32_t pieces);
+    /**
+     * WorkAhead: starts ready workloads planned after the frontier, in plan order, that are
+     * no longer than its longest.
+     * \param state the state \param frontier the frontier round \param longest its longest
+     *        transfer (SchedulerState::GetTransferLength)
+     */
+    void StartAhead(SchedulerState& state, uint32_t frontier, double longest);
 
     std::string m_file;     //!< File attribute
     std::string m_loaded;   //!< the file m_plan was read from
@@ -88,7 +99,9 @@ class ReplayScheduler : public AllReduceScheduler
     bool m_hasPlan{false};  //!< whether m_plan was set or read
     uint32_t m_next{0};     //!< first planned round not wholly started
     Order m_order{ROUNDS};  //!< Order attribute
+    bool m_workAhead{false}; //!< WorkAhead attribute
     std::vector<uint32_t> m_position; //!< per workload, its place in plan order (Prepare)
+    std::vector<uint32_t> m_roundOf;  //!< per workload, its planned round (Prepare)
 };
 
 } // namespace ns3
