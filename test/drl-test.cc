@@ -1414,6 +1414,66 @@ TEST(DrlScheduler, PacketLevelRunEndsWithTheExactSum)
     }
 }
 
+TEST(DrlScheduler, LateGradientsHoldItsPlanUpAndItWorksAhead)
+{
+    // Two servers late: the frontier round waits for them, so drl searches from the live
+    // state, keeps the plan unless the search needs no more rounds than the plan has left,
+    // and works ahead meanwhile, leaving the links the frontier needs free; it finishes no
+    // later than replaying its plan, which waits, and the sums are exact.
+    torch::set_num_threads(1);
+    Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(CreateScheduler("drl"));
+    const Plan plan = drl->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    PacketRunConfig config;
+    config.gradientBytes = 65536;
+    config.flowMonitor = false;
+    config.stragglers = "2:30us";
+    const PacketRunReport replay = RunPacketAllReduce(plan, config);
+    config.decisions = "online";
+    const PacketRunReport online = RunPacketAllReduce(plan, config, drl);
+    ASSERT_TRUE(online.result.finished) << online.result.error;
+    EXPECT_TRUE(online.verification.verified && online.verification.exact)
+        << online.verification.message;
+    const DrlDecoding& d = drl->GetDecoding();
+    EXPECT_GE(d.replans, 1u) << d.DescribeOnline();
+    EXPECT_NE(d.lastReplan.find("late gradient"), std::string::npos) << d.lastReplan;
+    EXPECT_LE(online.result.completionTime, replay.result.completionTime);
+    EXPECT_GT(online.result.decisionWallS, 0);
+}
+
+TEST(DrlScheduler, LinksHeldByOthersHoldItsPlanUp)
+{
+    // At flow level, another job holds a link the plan's first rounds use, for three rounds:
+    // drl never starts a workload on it while held, works around it and ends within the
+    // plan's rounds plus the three.
+    torch::set_num_threads(1);
+    Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(CreateScheduler("drl"));
+    const Plan plan = drl->MakePlan(BuildTopology("dcell:n=4,k=1"), 1);
+    const WorkloadSet& ws = plan.workloads;
+    const uint32_t held = ws.Get(plan.schedule.rounds.front().front()).links.front();
+    drl->Prepare(ws);
+    RoundEngine engine(ws);
+    while (!engine.IsDone())
+    {
+        const bool holding = engine.GetRound() < 3;
+        engine.SetLinkHeld(held, holding);
+        drl->SelectRound(engine);
+        ASSERT_FALSE(engine.GetStarted().empty()) << "round " << engine.GetRound();
+        for (uint32_t id : engine.GetStarted())
+        {
+            const auto& links = ws.Get(id).links;
+            EXPECT_FALSE(holding && std::count(links.begin(), links.end(), held))
+                << "workload " << id << " on the held link";
+        }
+        engine.CloseRound();
+        ASSERT_LT(engine.GetRound(), 10 * ws.GetN()) << "drl does not finish";
+    }
+    EXPECT_LE(engine.GetRound(), plan.schedule.GetNRounds() + 3);
+    EXPECT_GE(drl->GetDecoding().replans, 1u);
+    Schedule s;
+    s.rounds = engine.GetRounds();
+    EXPECT_TRUE(ValidateSchedule(ws, s).valid);
+}
+
 TEST(DrlScheduler, DecidesOnlineInsideNs3AsItDecidesAtFlowLevel)
 {
     // Online in barrier mode, drl takes one decision per round, on the simulation's state, and
