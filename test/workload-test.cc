@@ -338,3 +338,25 @@ TEST(Workloads, TooManyPiecesAreRefusedBeforeAllocating)
                                     4000000000u),
                  std::invalid_argument);
 }
+
+TEST(Workloads, MoveToTheSameGraphWithOtherLinkRates)
+{
+    // The dynamic experiment runs a plan on slowed links: the same workloads, paths and
+    // dependencies on a topology whose links have other rates; another graph is refused.
+    const Topology t = BuildTopology("bcube:n=3,k=1");
+    const WorkloadSet ws =
+        WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1);
+    Topology slow = t;
+    SlowDownLinks(slow, 0.25, 0.5, 1);
+    const WorkloadSet moved = ws.OnTopology(slow);
+    EXPECT_EQ(moved.GetTopology().CountUnevenLinks(), slow.CountUnevenLinks());
+    EXPECT_GT(moved.GetTopology().CountUnevenLinks(), 0u);
+    ASSERT_EQ(moved.GetN(), ws.GetN());
+    for (uint32_t id = 0; id < ws.GetN(); ++id)
+    {
+        EXPECT_EQ(moved.Get(id).path, ws.Get(id).path);
+    }
+    const Schedule s = RunRounds(*CreateScheduler("balanced"), ws);
+    EXPECT_TRUE(ValidateSchedule(moved, s).valid);
+    EXPECT_THROW(ws.OnTopology(BuildTopology("dcell:n=2,k=1")), std::invalid_argument);
+}

@@ -10,7 +10,6 @@
 #include "text-columns.h"
 
 #include "ns3/portable-random.h"
-#include "ns3/replay-scheduler.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/topology-generators.h"
 
@@ -197,10 +196,9 @@ DynamicTable::RunScheduler(const Topology& topo,
         {
             Topology slow = topo;
             SlowDownLinks(slow, SLOW_SHARE, SLOW_FACTOR, m_config.seed);
-            Ptr<ReplayScheduler> onSlow = CreateObject<ReplayScheduler>();
-            onSlow->SetPlan(plan);
-            runs = onSlow->MakePlan(slow, plan.workloads.GetPieces());
-            runs.schedule.scheduler = plan.schedule.scheduler;
+            // The same workloads and rounds on the slowed network (the plan's own topology
+            // would run every link at full rate).
+            runs.workloads = plan.workloads.OnTopology(slow);
             row.conditions = std::to_string(slow.CountUnevenLinks()) + " links at " +
                              FormatNumber(SLOW_FACTOR) + "x rate";
         }

@@ -1354,6 +1354,19 @@ WorkloadSet::GetTopology() const
     return m_topology;
 }
 
+WorkloadSet
+WorkloadSet::OnTopology(const Topology& topology) const
+{
+    const std::string differs = m_topology.DescribeDifference(topology);
+    if (!differs.empty())
+    {
+        throw std::invalid_argument("the workloads are on another graph: " + differs);
+    }
+    WorkloadSet moved = *this;
+    moved.m_topology = topology;
+    return moved;
+}
+
 WorkloadSemantics
 WorkloadSet::GetSemantics() const
 {

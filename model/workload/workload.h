@@ -261,6 +261,13 @@ class WorkloadSet
     std::vector<uint32_t> GetCarries(uint32_t id) const;
     /// \return the topology the workloads run on
     const Topology& GetTopology() const;
+    /**
+     * \param topology the same graph (Topology::DescribeDifference finds no difference), e.g.
+     *        with other link rates or delays (LinkProperties)
+     * \return these workloads, paths and dependencies as they are, on it
+     * \throws std::invalid_argument saying how it differs when it is another graph
+     */
+    WorkloadSet OnTopology(const Topology& topology) const;
     /// \return the semantics they were built with
     WorkloadSemantics GetSemantics() const;
     /// \return pieces per chunk
