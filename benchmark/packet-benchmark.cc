@@ -19,8 +19,9 @@
 // events and events per second, simulated time.
 //
 // DrlOnlineBench: the cost of drl's decisions inside ns-3 (BCube(3,1) and DCell(4,1), 1 MiB,
-// barrier), unperturbed (it follows its plan) and with a link down at 0.3 ms (it searches
-// again from the live state): the wall time per decision, the longest, and the searches.
+// barrier), unperturbed (it follows its plan) and with a link down at 0.3 ms, about a third
+// of the way through either run (it searches again from the live state): the wall time per
+// decision, the longest, and the searches.
 //
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=Packet
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=LargePacket
@@ -323,8 +324,8 @@ DrlOnlineBench(benchmark::State& state)
     config.stallTimeout = 0.05;
     if (linkDown)
     {
-        // The dynamic table's failure: a link whose loss leaves the graph connected, at 30%
-        // of the unperturbed run.
+        // The dynamic table's failing link (its loss leaves the graph connected), at 0.3 ms:
+        // about a third of the way through the unperturbed runs (0.83 and 0.96 ms).
         config.linkDowns = {{DynamicTable::DrawFailingLink(topology, 1), 0.3e-3}};
     }
     double decideSeconds = 0;

@@ -1132,7 +1132,8 @@ TEST(DrlScheduler, DecidesEachRoundOnTheStateItIsGiven)
         ASSERT_LT(engine.GetRound(), 10 * ws.GetN()) << "drl does not finish";
     }
     EXPECT_GT(done, 0u);
-    // The link went down under its plan: it searched again from the state, at least once.
+    // It searched from the first decision's state (these workloads are not its plan's), and
+    // again once the down link broke the plan it had found.
     EXPECT_GE(DynamicCast<DrlScheduler>(drl)->GetDecoding().replans, 2u);
     Schedule s;
     s.rounds = engine.GetRounds();

@@ -200,6 +200,12 @@ DrlEnvironment::GetStartRound() const
     return m_start ? m_start->round : 0;
 }
 
+uint32_t
+DrlEnvironment::GetStartSent() const
+{
+    return m_start ? m_start->sent : 0;
+}
+
 bool
 DrlEnvironment::IsAllowedNow(uint32_t e) const
 {

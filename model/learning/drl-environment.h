@@ -136,6 +136,9 @@ class DrlEnvironment
     bool StartFrom(const SchedulerState& state);
     /// \return the round the episodes start from (StartFrom's rounds before; 0 without it)
     uint32_t GetStartRound() const;
+    /// \return the workloads sent before the start (StartFrom's; 0 without it), so that a
+    ///         search counts only what it schedules itself
+    uint32_t GetStartSent() const;
 
     /**
      * What an episode has done up to the end of a round, to come back to (Save, Restore):

@@ -834,9 +834,12 @@ DrlPolicy::Decode(DrlEnvironment& env,
     DrlDecodeStats s;
     s.budget = budget;
     uint32_t episodes = samples + 1; // that may run
+    // From a live state (DrlEnvironment::StartFrom), only what is left counts.
+    const uint32_t before = env.GetStartSent();
+    const uint32_t toSend = env.GetNTotal() - before;
     for (uint32_t i = 0; i <= samples; ++i)
     {
-        if (i > 0 && (s.scheduled > s.budget || s.budget - s.scheduled < env.GetNTotal()))
+        if (i > 0 && (s.scheduled > s.budget || s.budget - s.scheduled < toSend))
         {
             s.skipped = samples - i + 1;
             break;
@@ -847,15 +850,15 @@ DrlPolicy::Decode(DrlEnvironment& env,
         const DrlEpisode e = Run(env, mode, mode, rng, false, nullptr, bestRounds);
         if (i > 0)
         {
-            s.scheduled += env.GetNSent();
+            s.scheduled += env.GetNSent() - before;
         }
         else
         {
             // The budget in workloads, now that an episode's rounds are known.
             s.budget = budget == std::numeric_limits<uint64_t>::max()
                            ? budget
-                           : budget / std::max<uint32_t>(1, e.rounds);
-            episodes = 1 + (s.budget >= env.GetNTotal() ? samples : 0);
+                           : budget / std::max<uint32_t>(1, e.rounds - env.GetStartRound());
+            episodes = 1 + (s.budget >= toSend ? samples : 0);
         }
         if (e.cut)
         {

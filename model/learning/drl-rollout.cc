@@ -6,6 +6,7 @@
 
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <limits>
 #include <random>
 #include <utility>
@@ -52,8 +53,11 @@ DrlRollout(const DrlPolicy& policy,
     s.incumbent = best.schedule.GetNRounds();
     env.Reset();
     // Each state's decisions are completed: about half an episode each, per round decided.
-    const uint64_t rounds = bestValue == NONE ? env.GetBound() : bestValue.first;
-    s.estimate = uint64_t{branches} * rounds * env.GetNTotal() / 2;
+    // From a live state (DrlEnvironment::StartFrom), only the rounds and workloads left count.
+    const uint64_t rounds =
+        bestValue == NONE ? env.GetBound() : bestValue.first - std::min(bestValue.first,
+                                                                        env.GetStartRound());
+    s.estimate = uint64_t{branches} * rounds * (env.GetNTotal() - env.GetStartSent()) / 2;
     s.skipped = branches == 0 || s.estimate > budget;
     DrlEnvironment::Snapshot here = env.Save();
     if (!s.skipped && progress)

@@ -218,6 +218,11 @@ DrlDecoding::DescribeOnline() const
         return "";
     }
     std::ostringstream os;
+    if (greedy)
+    {
+        os << decisions << " decisions, each by both policies greedily (Online=greedy)";
+        return os.str();
+    }
     os << decisions << " decisions on "
        << (followsPlan ? "the plan made beforehand" : "a plan made at the first decision")
        << ", " << replans << " searches from the live state (" << replanScheduled
@@ -448,12 +453,14 @@ DrlScheduler::Prepare(const WorkloadSet& workloads)
     m_env = std::make_unique<DrlEnvironment>(workloads);
     m_rng.seed(m_seed);
     m_follower = nullptr;
+    m_heldAt = NO_INDEX;
     m_decoding.decisions = 0;
     m_decoding.replans = 0;
     m_decoding.unplannable = 0;
     m_decoding.kept = 0;
     m_decoding.replanScheduled = 0;
     m_decoding.lastReplan.clear();
+    m_decoding.greedy = m_online == GREEDY;
     m_decoding.followsPlan = m_online == PLAN && m_hasPlan && SamePaths(m_plan.workloads, workloads);
     if (m_decoding.followsPlan)
     {
@@ -483,7 +490,15 @@ DrlScheduler::SelectRound(SchedulerState& state)
         return;
     }
     const Departure departure = Depart(state);
-    if (!departure.why.empty())
+    // Held up where a search already kept the plan: follow it (working ahead) until the plan
+    // breaks, the frontier moves, or a round's worth of workloads (the plan's mean round) has
+    // finished since, so that the searches stay a few per round in async mode too.
+    const auto& planned = m_follower ? m_follower->GetPlan().schedule : m_plan.schedule;
+    const uint32_t roundSize =
+        planned.GetNRounds() == 0 ? 1 : state.GetWorkloads().GetN() / planned.GetNRounds();
+    const bool searchedHere = departure.frontier == m_heldAt &&
+                              state.GetNDone() < m_heldDone + std::max<uint32_t>(1, roundSize);
+    if (!departure.why.empty() && (departure.broken || !searchedHere))
     {
         Replan(state, departure);
     }
@@ -499,7 +514,9 @@ void
 DrlScheduler::Follow(Schedule rounds, const WorkloadSet& workloads)
 {
     m_follower = CreateObject<ReplayScheduler>();
+    m_follower->SetAttribute("File", StringValue("")); // whatever the default, this plan
     m_follower->SetWorkAhead(true);
+    m_heldAt = NO_INDEX;
     m_follower->SetSchedule(std::move(rounds));
     m_follower->Prepare(workloads);
     m_plannedPaths.resize(workloads.GetN());
@@ -534,9 +551,10 @@ DrlScheduler::Depart(const SchedulerState& state)
     }
     const std::vector<uint32_t> late = state.GetAwaitingGradient();
     // Where rounds are barriers, the round to start must start whole, unless a late gradient
-    // lets some of it join the round in flight.
+    // lets some of it join the round in flight. A broken plan goes before a held-up one.
     const bool whole = state.HasBarriers() && state.GetStarted().empty();
     std::vector<uint8_t> planned(workloads.GetNDirectedLinks(), 0);
+    Departure heldUp;
     for (uint32_t id : rounds[frontier])
     {
         const WorkloadStatus status = state.GetStatus(id);
@@ -547,11 +565,11 @@ DrlScheduler::Depart(const SchedulerState& state)
         const Workload& w = workloads.Get(id);
         if (w.path != m_plannedPaths[id])
         {
-            return {Name(workloads, id) + " was routed around a link that is down", true};
+            return {Name(workloads, id) + " was routed around a link that is down", true, frontier};
         }
-        if (std::binary_search(late.begin(), late.end(), id))
+        if (heldUp.why.empty() && std::binary_search(late.begin(), late.end(), id))
         {
-            return {Name(workloads, id) + " waits for a late gradient", false};
+            heldUp = {Name(workloads, id) + " waits for a late gradient", false, frontier};
         }
         for (uint32_t l : w.links)
         {
@@ -559,27 +577,78 @@ DrlScheduler::Depart(const SchedulerState& state)
             {
                 return {Name(workloads, id) + " needs directed link " + std::to_string(l) +
                             ", which is down",
-                        true};
+                        true,
+                        frontier};
             }
-            if (state.IsLinkBusy(l) && !own[l])
+            if (heldUp.why.empty() && state.IsLinkBusy(l) && !own[l])
             {
-                return {Name(workloads, id) + " needs directed link " + std::to_string(l) +
-                            ", which other traffic holds",
-                        false};
+                heldUp = {Name(workloads, id) + " needs directed link " + std::to_string(l) +
+                              ", which other traffic holds",
+                          false,
+                          frontier};
             }
             if (whole && planned[l]++)
             {
                 return {"planned round " + std::to_string(frontier) + " uses directed link " +
                             std::to_string(l) + " twice",
-                        true};
+                        true,
+                        frontier};
             }
         }
-        if (whole && status != WorkloadStatus::READY)
+        if (whole && status == WorkloadStatus::WAITING &&
+            !std::binary_search(late.begin(), late.end(), id))
         {
-            return {Name(workloads, id) + " of the round to start is not ready", true};
+            return {Name(workloads, id) + " of the round to start is not ready", true, frontier};
         }
     }
-    return {};
+    return heldUp;
+}
+
+Plan
+DrlScheduler::Search(DrlEnvironment& env,
+                     uint64_t budget,
+                     uint64_t seed,
+                     DrlDecodeStats& stats,
+                     DrlRolloutStats& rollout,
+                     bool progress)
+{
+    if (progress)
+    {
+        m_searchProgress("episode", 0, m_samples + 1, 0);
+    }
+    Plan plan = m_policy->Decode(env,
+                                 m_samples,
+                                 seed,
+                                 &stats,
+                                 budget,
+                                 [this, progress](uint32_t done, uint32_t episodes, uint32_t best) {
+                                     if (progress)
+                                     {
+                                         m_searchProgress("episode", done, episodes, best);
+                                     }
+                                 });
+    const uint64_t left = stats.budget - std::min(stats.budget, stats.scheduled);
+    const uint32_t incumbent = plan.schedule.GetNRounds();
+    plan = DrlRollout(*m_policy,
+                      env,
+                      std::move(plan),
+                      m_rolloutBranches,
+                      seed,
+                      left,
+                      &rollout,
+                      [this, incumbent, progress](uint32_t rounds, uint32_t best) {
+                          if (progress)
+                          {
+                              m_searchProgress("rollout", rounds, incumbent, best);
+                          }
+                      });
+    const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
+    if (!check.valid)
+    {
+        throw std::logic_error("drl: the policy's schedule is invalid (" + check.error +
+                               "); please report this");
+    }
+    return plan;
 }
 
 void
@@ -592,15 +661,15 @@ DrlScheduler::Replan(const SchedulerState& state, const Departure& departure)
         // Nothing can start now: wait on the plan there is (a transfer, a gradient or a link
         // will bring the next decision).
         ++m_decoding.unplannable;
-        m_replan(state.GetTime(), why, 0);
+        NS_LOG_INFO("drl at t=" << state.GetTime() << " s: " << why
+                                << "; nothing can start now: waits on the plan");
+        m_replan(state.GetTime(), why, 0, false);
         return;
     }
     const uint64_t seed = DrlPolicy::SampleSeed(m_seed, 1 + m_decoding.replans);
     DrlDecodeStats stats;
-    Plan plan = m_policy->Decode(*env, m_samples, seed, &stats, m_replanBudget);
-    const uint64_t left = stats.budget - std::min(stats.budget, stats.scheduled);
     DrlRolloutStats rollout;
-    plan = DrlRollout(*m_policy, *env, std::move(plan), m_rolloutBranches, seed, left, &rollout);
+    const Plan plan = Search(*env, m_replanBudget, seed, stats, rollout, false);
     Schedule next;
     const auto& rounds = plan.schedule.rounds;
     next.rounds.assign(rounds.begin() + std::min<size_t>(env->GetStartRound(), rounds.size()),
@@ -615,16 +684,18 @@ DrlScheduler::Replan(const SchedulerState& state, const Departure& departure)
         if (next.GetNRounds() > left)
         {
             ++m_decoding.kept;
+            m_heldAt = departure.frontier;
+            m_heldDone = state.GetNDone();
             NS_LOG_INFO("drl at t=" << state.GetTime() << " s: " << why << "; kept the plan ("
                                     << left << " rounds left; the search found "
                                     << next.GetNRounds() << ")");
-            m_replan(state.GetTime(), why, left);
+            m_replan(state.GetTime(), why, next.GetNRounds(), false);
             return;
         }
     }
     NS_LOG_INFO("drl at t=" << state.GetTime() << " s: " << why << "; searched again: "
                             << next.GetNRounds() << " rounds from here");
-    m_replan(state.GetTime(), why, next.GetNRounds());
+    m_replan(state.GetTime(), why, next.GetNRounds(), true);
     Follow(std::move(next), state.GetWorkloads());
 }
 
@@ -645,43 +716,17 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
                                                  policy.GetTreeSeed(),
                                                  pieces);
     m_decoding.symmetry = translations.GetDescription();
-    m_searchProgress("episode", 0, m_samples + 1, 0);
     DrlDecodeStats stats;
-    Plan plan = policy.Decode(*env,
-                              m_samples,
-                              m_seed,
-                              &stats,
-                              m_searchBudget,
-                              [this](uint32_t done, uint32_t episodes, uint32_t best) {
-                                  m_searchProgress("episode", done, episodes, best);
-                              });
+    Plan plan = Search(*env, m_searchBudget, m_seed, stats, m_decoding.rollout, true);
     m_decoding.searched = true;
     m_decoding.samples = m_samples;
     m_decoding.finished = stats.finished;
     m_decoding.cut = stats.cut;
     m_decoding.skipped = stats.skipped;
     m_decoding.budget = stats.budget;
-    m_decoding.sampledRounds = plan.schedule.GetNRounds();
-    const uint64_t left = stats.budget - std::min(stats.budget, stats.scheduled);
-    const uint32_t incumbent = m_decoding.sampledRounds;
-    plan = DrlRollout(policy,
-                      *env,
-                      std::move(plan),
-                      m_rolloutBranches,
-                      m_seed,
-                      left,
-                      &m_decoding.rollout,
-                      [this, incumbent](uint32_t rounds, uint32_t best) {
-                          m_searchProgress("rollout", rounds, incumbent, best);
-                      });
+    m_decoding.sampledRounds = m_decoding.rollout.incumbent;
     m_searchProgress("done", 0, 0, plan.schedule.GetNRounds());
     plan.schedule.scheduler = GetName();
-    const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
-    if (!check.valid)
-    {
-        throw std::logic_error("drl: the policy's schedule is invalid (" + check.error +
-                               "); please report this");
-    }
     m_plan = plan;
     m_hasPlan = true;
     return plan;

@@ -28,6 +28,7 @@ namespace ns3
 
 class DrlEnvironment;
 class DrlPolicy;
+struct DrlDecodeStats;
 
 /**
  * \ingroup allreduce-learning
@@ -124,6 +125,7 @@ struct DrlDecoding
     double rescoreShare{0};      //!< the RescoreShare attribute
     std::string symmetry;        //!< symmetric decoding: the translations' group (empty: none)
     // online (SelectRound)
+    bool greedy{false};          //!< Online was greedy (no plan, no search)
     bool followsPlan{false};     //!< the run started on the plan MakePlan made for it
     uint32_t decisions{0};       //!< decision points seen
     uint32_t replans{0};         //!< searches from the live state
@@ -240,9 +242,15 @@ class DrlScheduler : public AllReduceScheduler
      * TracedCallback signature of a search from the live state.
      * \param seconds the state's time (flow level: 0)
      * \param why what departed from the plan
-     * \param rounds rounds of the new plan from now (0: nothing could start, no new plan)
+     * \param rounds rounds of the plan the search found, from now (0: nothing could start,
+     *        no search)
+     * \param adopted true when drl follows that plan from now, false when it kept its own
+     *        (fewer rounds left) or nothing could start
      */
-    typedef void (*ReplanCallback)(double seconds, const std::string& why, uint32_t rounds);
+    typedef void (*ReplanCallback)(double seconds,
+                                   const std::string& why,
+                                   uint32_t rounds,
+                                   bool adopted);
 
   private:
     /**
@@ -258,6 +266,7 @@ class DrlScheduler : public AllReduceScheduler
         std::string why;     //!< what departed (empty: nothing, follow the plan)
         bool broken{false};  //!< the plan cannot be followed any more (else it is only held
                              //!< up: a late gradient, links other traffic holds)
+        uint32_t frontier{NO_INDEX}; //!< the plan's frontier round it was found in
     };
     /**
      * \param state the live state
@@ -272,6 +281,22 @@ class DrlScheduler : public AllReduceScheduler
      * \param state the live state \param departure how it departs from the plan
      */
     void Replan(const SchedulerState& state, const Departure& departure);
+    /**
+     * The search of MakePlan and of Replan: Decode's greedy and sampled episodes, then the
+     * rollout, within a budget.
+     * \param env the environment (from the start, or a live state's: StartFrom)
+     * \param budget the budget (SearchBudget's unit) \param seed the seed
+     * \param[out] stats how Decode went \param[out] rollout how the rollout went
+     * \param progress whether to fire SearchProgress
+     * \return the plan found, validated
+     * \throws std::logic_error when it is invalid (a bug)
+     */
+    Plan Search(DrlEnvironment& env,
+                uint64_t budget,
+                uint64_t seed,
+                DrlDecodeStats& stats,
+                DrlRolloutStats& rollout,
+                bool progress);
     /**
      * Follows these rounds from now.
      * \param rounds the rounds (workloads of the run) \param workloads the run's workloads,
@@ -293,7 +318,9 @@ class DrlScheduler : public AllReduceScheduler
     Ptr<ReplayScheduler> m_follower;     //!< follows the plan online (null: none yet)
     std::vector<std::vector<uint32_t>> m_plannedPaths; //!< per workload, its path when planned
     /// the Replan trace source
-    TracedCallback<double, const std::string&, uint32_t> m_replan;
+    TracedCallback<double, const std::string&, uint32_t, bool> m_replan;
+    uint32_t m_heldAt{NO_INDEX};         //!< the frontier where a search last kept the plan
+    uint32_t m_heldDone{0};              //!< workloads the state had finished then
     std::string m_loadedPath;            //!< path of m_policy
     DrlDecoding m_decoding;              //!< what was loaded and how it searched
     std::shared_ptr<DrlPolicy> m_policy; //!< the loaded policies
