@@ -137,7 +137,7 @@ DrlEnvironment::Restore(const Snapshot& s)
 bool
 DrlEnvironment::StartFrom(const SchedulerState& state)
 {
-    CheckObservable(state);
+    CheckObservable(state, "StartFrom");
     std::vector<uint8_t> allowed(m_catalogue.GetSet(0).GetN(), 0);
     bool any = false;
     for (uint32_t id : state.GetReady())
@@ -235,18 +235,18 @@ DrlEnvironment::DecisionSize() const
 }
 
 void
-DrlEnvironment::CheckObservable(const SchedulerState& state) const
+DrlEnvironment::CheckObservable(const SchedulerState& state, const std::string& caller) const
 {
     if (IsSymmetric())
     {
-        throw std::invalid_argument("DrlEnvironment::Observe: symmetric decoding plans "
+        throw std::invalid_argument("DrlEnvironment::" + caller + ": symmetric decoding plans "
                                     "offline; observe with an environment of one set");
     }
     const WorkloadSet& mine = m_catalogue.GetSet(0);
     if (m_catalogue.GetNSets() != 1 || state.GetWorkloads().GetN() != mine.GetN())
     {
         throw std::invalid_argument(
-            "DrlEnvironment::Observe: the state runs " +
+            "DrlEnvironment::" + caller + ": the state runs " +
             std::to_string(state.GetWorkloads().GetN()) + " workloads; the environment has " +
             std::to_string(m_catalogue.GetNSets()) + " candidate set(s) of " +
             std::to_string(mine.GetN()) +
@@ -257,7 +257,9 @@ DrlEnvironment::CheckObservable(const SchedulerState& state) const
 void
 DrlEnvironment::Observe(SchedulerState& state)
 {
-    CheckObservable(state);
+    CheckObservable(state, "Observe");
+    m_start.reset(); // a live state acted on directly: no start of episodes to come back to
+    m_allowedNow.clear();
     // What the last round did is known only when this decision follows the one before it on
     // the same state (m_round is still the round of that decision).
     const uint32_t trees = m_catalogue.GetNTrees();

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -327,8 +328,9 @@ class DrlEnvironment
   private:
     /// Builds the engine and starts the first episode (Reset).
     void Init();
-    /// Throws when Observe cannot act on the state. \param state the state
-    void CheckObservable(const SchedulerState& state) const;
+    /// Throws when Observe or StartFrom cannot act on the state. \param state the state
+    /// \param caller the one asking, for the message
+    void CheckObservable(const SchedulerState& state, const std::string& caller) const;
     /// The roots whose committed tree is done (m_rootsDone), counted afresh.
     void CountRootsDone();
     /**
