@@ -444,10 +444,24 @@ TEST(DrlEnvironment, StartsFromALiveState)
     DrlEnvironment env(ws);
     ASSERT_TRUE(env.StartFrom(live));
     EXPECT_EQ(env.GetNSent(), live.GetNDone() + 1);
+    EXPECT_EQ(env.GetStartSent(), live.GetNDone() + 1);
     EXPECT_GE(env.GetStartRound(), 3u);
     const uint32_t start = env.GetStartRound();
-    const DrlPolicy policy(DrlHyperParams{});
-    const Plan plan = policy.Decode(env, 2, 7);
+    // An episode: every selectable tree, the last pickable candidate first.
+    const auto playToEnd = [&env]() {
+        while (!env.IsDone())
+        {
+            env.SelectTrees(std::vector<uint8_t>(env.GetNTrees(), 0));
+            while (env.CanPick())
+            {
+                const auto& mask = env.GetCandidateMask();
+                env.Pick(static_cast<uint32_t>(mask.rend() - std::find(mask.rbegin(), mask.rend(), 1) - 1));
+            }
+            env.CloseRound();
+        }
+        return env.GetPlan();
+    };
+    const Plan plan = playToEnd();
     const auto& rounds = plan.schedule.rounds;
     ASSERT_GT(rounds.size(), start);
     for (uint32_t id : rounds[start])
@@ -462,10 +476,11 @@ TEST(DrlEnvironment, StartsFromALiveState)
     EXPECT_EQ(rest.size(), ws.GetN() - live.GetNDone() - 1);
     EXPECT_FALSE(rest.count(inFlight));
     EXPECT_TRUE(ValidateSchedule(ws, plan.schedule).valid);
-    // Reset comes back to the live state, and the same seed decodes the same plan.
+    // Reset comes back to the live state, and the same decisions give the same plan.
     env.Reset();
     EXPECT_EQ(env.GetRound(), start);
-    EXPECT_EQ(policy.Decode(env, 2, 7).schedule.rounds, rounds);
+    EXPECT_EQ(env.GetNSent(), live.GetNDone() + 1);
+    EXPECT_EQ(playToEnd().schedule.rounds, rounds);
 
     // A state that lets nothing start now gives no start, and changes nothing.
     RoundEngine blocked(ws);
