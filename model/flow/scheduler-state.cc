@@ -48,6 +48,20 @@ SchedulerState::GetTransferLength(uint32_t id) const
 }
 
 uint32_t
+SchedulerState::GetFrontier(const std::vector<std::vector<uint32_t>>& rounds, uint32_t from) const
+{
+    const auto started = [this](uint32_t id) {
+        const WorkloadStatus status = GetStatus(id);
+        return status == WorkloadStatus::STARTED || status == WorkloadStatus::DONE;
+    };
+    while (from < rounds.size() && std::all_of(rounds[from].begin(), rounds[from].end(), started))
+    {
+        ++from;
+    }
+    return from;
+}
+
+uint32_t
 SchedulerState::GetNDone() const
 {
     return static_cast<uint32_t>(GetFinished().size());

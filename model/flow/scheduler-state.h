@@ -116,6 +116,13 @@ class SchedulerState
      *         of its path over the slowest one's rate (GetLinkRate)
      */
     double GetTransferLength(uint32_t id) const;
+    /**
+     * \param rounds planned rounds of these workloads
+     * \param from a round before which every round is known to be wholly started or done
+     * \return the plan's frontier: the first round from `from` on not wholly started or done
+     *         (rounds.size() when there is none)
+     */
+    uint32_t GetFrontier(const std::vector<std::vector<uint32_t>>& rounds, uint32_t from = 0) const;
     /// \return the number of finished workloads
     uint32_t GetNDone() const;
     /// \return true when every workload finished

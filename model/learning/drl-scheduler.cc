@@ -435,15 +435,6 @@ SamePaths(const WorkloadSet& a, const WorkloadSet& b)
     return true;
 }
 
-/// \return "workload ID (server A -> B)"
-std::string
-Name(const WorkloadSet& workloads, uint32_t id)
-{
-    const Workload& w = workloads.Get(id);
-    return "workload " + std::to_string(id) + " (" + std::to_string(w.src) + " -> " +
-           std::to_string(w.dst) + ")";
-}
-
 } // namespace
 
 void
@@ -565,24 +556,24 @@ DrlScheduler::Depart(const SchedulerState& state)
         const Workload& w = workloads.Get(id);
         if (w.path != m_plannedPaths[id])
         {
-            return {Name(workloads, id) + " was routed around a link that is down", true, frontier};
+            return {workloads.Describe(id) + " was routed around a link that is down", true, frontier};
         }
         if (heldUp.why.empty() && std::binary_search(late.begin(), late.end(), id))
         {
-            heldUp = {Name(workloads, id) + " waits for a late gradient", false, frontier};
+            heldUp = {workloads.Describe(id) + " waits for a late gradient", false, frontier};
         }
         for (uint32_t l : w.links)
         {
             if (state.IsLinkDown(l))
             {
-                return {Name(workloads, id) + " needs directed link " + std::to_string(l) +
+                return {workloads.Describe(id) + " needs directed link " + std::to_string(l) +
                             ", which is down",
                         true,
                         frontier};
             }
             if (heldUp.why.empty() && state.IsLinkBusy(l) && !own[l])
             {
-                heldUp = {Name(workloads, id) + " needs directed link " + std::to_string(l) +
+                heldUp = {workloads.Describe(id) + " needs directed link " + std::to_string(l) +
                               ", which other traffic holds",
                           false,
                           frontier};
@@ -598,7 +589,7 @@ DrlScheduler::Depart(const SchedulerState& state)
         if (whole && status == WorkloadStatus::WAITING &&
             !std::binary_search(late.begin(), late.end(), id))
         {
-            return {Name(workloads, id) + " of the round to start is not ready", true, frontier};
+            return {workloads.Describe(id) + " of the round to start is not ready", true, frontier};
         }
     }
     return heldUp;

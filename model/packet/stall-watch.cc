@@ -85,18 +85,7 @@ StallWatch::GetWorkloads() const
 std::string
 StallWatch::Describe(uint32_t workload) const
 {
-    const Workload& w = GetWorkloads().Get(workload);
-    const Topology& topo = m_planned->GetTopology();
-    std::ostringstream os;
-    os << "workload " << w.id << " (" << ToString(w.phase) << ", chunk " << w.chunk << ", piece "
-       << w.piece << ", " << topo.GetNodeName(w.src) << " -> " << topo.GetNodeName(w.dst)
-       << ", path";
-    for (size_t i = 0; i < w.path.size(); ++i)
-    {
-        os << (i ? "-" : " ") << w.path[i];
-    }
-    os << ")";
-    return os.str();
+    return GetWorkloads().Describe(workload);
 }
 
 int64_t

@@ -261,15 +261,7 @@ PriorityListScheduler::SelectRound(SchedulerState& state)
     m_longest = std::numeric_limits<double>::infinity();
     if (byPlan)
     {
-        const auto started = [&state](uint32_t id) {
-            return state.GetStatus(id) == WorkloadStatus::STARTED ||
-                   state.GetStatus(id) == WorkloadStatus::DONE;
-        };
-        while (m_frontier < m_rounds.size() &&
-               std::all_of(m_rounds[m_frontier].begin(), m_rounds[m_frontier].end(), started))
-        {
-            ++m_frontier;
-        }
+        m_frontier = state.GetFrontier(m_rounds, m_frontier);
         if (m_frontier < m_rounds.size())
         {
             m_longest = m_roundLength[m_frontier];

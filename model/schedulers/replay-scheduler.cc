@@ -170,23 +170,18 @@ ReplayScheduler::Prepare(const WorkloadSet& workloads)
 uint32_t
 ReplayScheduler::GetFrontier(const SchedulerState& state)
 {
-    const auto& rounds = m_plan.schedule.rounds;
-    const auto wholeStarted = [&state](const std::vector<uint32_t>& round) {
-        for (uint32_t id : round)
-        {
-            const WorkloadStatus s = state.GetStatus(id);
-            if (s != WorkloadStatus::STARTED && s != WorkloadStatus::DONE)
-            {
-                return false;
-            }
-        }
-        return true;
-    };
-    while (m_next < rounds.size() && wholeStarted(rounds[m_next]))
-    {
-        ++m_next;
-    }
+    m_next = state.GetFrontier(m_plan.schedule.rounds, m_next);
     return m_next;
+}
+
+std::vector<uint32_t>
+ReplayScheduler::GetReadyInPlanOrder(const SchedulerState& state) const
+{
+    std::vector<uint32_t> ready = state.GetReady();
+    std::sort(ready.begin(), ready.end(), [this](uint32_t a, uint32_t b) {
+        return m_position.at(a) < m_position.at(b);
+    });
+    return ready;
 }
 
 void
@@ -194,11 +189,7 @@ ReplayScheduler::SelectRound(SchedulerState& state)
 {
     if (m_order == LIST)
     {
-        std::vector<uint32_t> ready = state.GetReady();
-        std::sort(ready.begin(), ready.end(), [this](uint32_t a, uint32_t b) {
-            return m_position.at(a) < m_position.at(b);
-        });
-        for (uint32_t id : ready)
+        for (uint32_t id : GetReadyInPlanOrder(state))
         {
             if (m_position[id] != NO_INDEX && state.CanStart(id))
             {
@@ -260,11 +251,7 @@ ReplayScheduler::StartAhead(SchedulerState& state, uint32_t frontier, double lon
         const auto& links = workloads.Get(id).links;
         return std::none_of(links.begin(), links.end(), [&](uint32_t l) { return reserved[l]; });
     };
-    std::vector<uint32_t> ready = state.GetReady();
-    std::sort(ready.begin(), ready.end(), [this](uint32_t a, uint32_t b) {
-        return m_position.at(a) < m_position.at(b);
-    });
-    for (uint32_t id : ready)
+    for (uint32_t id : GetReadyInPlanOrder(state))
     {
         if (m_position[id] != NO_INDEX && m_roundOf[id] > frontier &&
             state.GetTransferLength(id) <= longest && free(id) && state.CanStart(id))

@@ -92,6 +92,9 @@ class ReplayScheduler : public AllReduceScheduler
      *        transfer (SchedulerState::GetTransferLength)
      */
     void StartAhead(SchedulerState& state, uint32_t frontier, double longest);
+    /// \param state the state \return its ready workloads, in plan order (those the plan
+    ///        does not name last)
+    std::vector<uint32_t> GetReadyInPlanOrder(const SchedulerState& state) const;
 
     std::string m_file;     //!< File attribute
     std::string m_loaded;   //!< the file m_plan was read from

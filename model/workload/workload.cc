@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -1352,6 +1353,22 @@ const Topology&
 WorkloadSet::GetTopology() const
 {
     return m_topology;
+}
+
+std::string
+WorkloadSet::Describe(uint32_t id) const
+{
+    const Workload& w = Get(id);
+    std::ostringstream os;
+    os << "workload " << w.id << " (" << ToString(w.phase) << ", chunk " << w.chunk << ", piece "
+       << w.piece << ", " << m_topology.GetNodeName(w.src) << " -> "
+       << m_topology.GetNodeName(w.dst) << ", path";
+    for (size_t i = 0; i < w.path.size(); ++i)
+    {
+        os << (i ? "-" : " ") << w.path[i];
+    }
+    os << ")";
+    return os.str();
 }
 
 WorkloadSet

@@ -262,6 +262,12 @@ class WorkloadSet
     /// \return the topology the workloads run on
     const Topology& GetTopology() const;
     /**
+     * \param id a workload
+     * \return "workload 3 (reduce, chunk 1, piece 0, 0 -> 4, path 0-9-4)", with the
+     *         topology's node names, for messages and reports
+     */
+    std::string Describe(uint32_t id) const;
+    /**
      * \param topology the same graph (Topology::DescribeDifference finds no difference), e.g.
      *        with other link rates or delays (LinkProperties)
      * \return these workloads, paths and dependencies as they are, on it
