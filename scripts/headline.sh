@@ -4,7 +4,7 @@
 # figure (PREFIX.png, with gnuplot) under results/, and ends with the paths of every file written.
 #
 #   bash scripts/headline.sh          the short headline: 3 to 6 minutes here once built
-#   bash scripts/headline.sh --full   everything the manual reports: about 55 minutes here
+#   bash scripts/headline.sh --full   everything the manual reports: about 37 minutes here
 #   bash scripts/headline.sh --help
 #
 # Times on this 2-core machine from a built tree, with other jobs sharing it. Short: 3 min 6 s
@@ -72,8 +72,8 @@ writing their tables and figures to results/, and prints the path of every file 
                                           scenario                            ~40 s
                  allreduce-cluster        as in --full                        ~40 s
   --full       everything the manual reports: the four programs with their default
-               options, about 55 minutes (the manual's times: table ~10 min, packet
-               table ~12.5 min, dynamic ~30 min, cluster ~1 min)
+               options, about 37 minutes (the manual's times: table ~10 min, packet
+               table ~12.5 min, dynamic ~14 min, cluster ~1 min)
   --help       this text
 
 The script's header comment says which numbers the short headline prints differently.
