@@ -23,6 +23,7 @@ def build(bld):
     module.source = [
         'model/common/size-limits.cc',
         'model/common/text-file.cc',
+        'model/common/quantity.cc',
         'model/common/portable-random.cc',
         'model/common/short-name-registry.cc',
         'model/topology/topology.cc',
@@ -114,6 +115,7 @@ def build(bld):
     headers.source = [
         'model/common/size-limits.h',
         'model/common/text-file.h',
+        'model/common/quantity.h',
         'model/common/portable-random.h',
         'model/common/id-span.h',
         'model/common/short-name-registry.h',

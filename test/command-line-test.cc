@@ -7,6 +7,10 @@
 #include "checked-command-line.h"
 
 #include "ns3/allreduce-module.h"
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
+#include "ns3/queue-size.h"
+#include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -86,9 +90,13 @@ TEST(CommandLine, BadValuesNameTheOptionAndTheRange)
     EXPECT_EQ(ParseError(cmd, {"--loss=nan"}), "--loss must be a number from 0 to 1, got 'nan'");
     EXPECT_EQ(ParseError(cmd, {"--loss=inf"}), "--loss must be a number from 0 to 1, got 'inf'");
     EXPECT_EQ(ParseError(cmd, {"--delay=xyz"}),
-              "--delay must be a time such as 1us, 100ms or 2s (units ns, us, ms, s, min), got "
-              "'xyz'");
-    EXPECT_EQ(ParseError(cmd, {"--delay=-1s"}), "--delay must be from 0s to 10s, got '-1s'");
+              "--delay is not a time: give a time such as 1us, 2.5ms or 3s (a number alone is "
+              "seconds) in whole nanoseconds up to 1e9s (units ns, us, ms, s, min), got 'xyz'");
+    EXPECT_EQ(ParseError(cmd, {"--delay=-1s"}).substr(0, 29), "--delay must not be negative:");
+    EXPECT_EQ(ParseError(cmd, {"--delay=11s"}), "--delay must be from 0s to 10s, got '11s'");
+    // ns-3 cannot represent less than a nanosecond: refused, not rounded to 0.
+    EXPECT_EQ(ParseError(cmd, {"--delay=0.4ns"}).substr(0, 48),
+              "--delay is finer than a nanosecond (ns-3's time ");
 }
 
 TEST(CommandLine, UnknownOptionsAndStrayArgumentsAreRefused)
@@ -118,4 +126,86 @@ TEST(CommandLine, SizesAndTimesParseStrictly)
     EXPECT_EQ(ParseTimeValue("t", "1min"), Seconds(60));
     EXPECT_THROW(ParseTimeValue("t", "1 us"), std::invalid_argument);
     EXPECT_THROW(ParseTimeValue("t", "1fortnight"), std::invalid_argument);
+}
+
+TEST(Quantity, RatesTimesAndSizesAreReadExactlyOrRefused)
+{
+    EXPECT_EQ(Quantity::ParseRate("r", "10Gbps"), 10000000000u);
+    EXPECT_EQ(Quantity::ParseRate("r", "1e10bps"), 10000000000u);
+    EXPECT_EQ(Quantity::ParseRate("r", "2.5Mbps"), 2500000u);
+    EXPECT_EQ(Quantity::ParseRate("r", "1Tbps"), 1000000000000u);
+    EXPECT_EQ(Quantity::ParseRate("r", "1KBps"), 8000u);
+    EXPECT_EQ(Quantity::FormatRate(1000000000000u), "1000Gbps"); // ns-3's DataRate reads it
+    EXPECT_EQ(Quantity::FormatRate(2500000u), "2500Kbps");
+    for (const char* bad : {"0bps", "0.5bps", "1e16Gbps", "10 Gbps", "10GB", "-1Gbps", "nan",
+                            "1e99999999bps", "Gbps", "1.2.3Gbps", "1e-3bps"})
+    {
+        EXPECT_THROW(Quantity::ParseRate("r", bad), std::invalid_argument) << bad;
+    }
+    EXPECT_EQ(Quantity::ParseTimeNs("t", "1400ns"), 1400);
+    EXPECT_EQ(Quantity::ParseTimeNs("t", "1.4us"), 1400);
+    EXPECT_EQ(Quantity::ParseTimeNs("t", "1e-6"), 1000);
+    EXPECT_EQ(Quantity::ParseTimeNs("t", "-2ms", true, true), -2000000);
+    EXPECT_EQ(Quantity::ParseTimeNs("t", "1e9"), Quantity::MAX_TIME_NS);
+    for (const char* bad : {"0.4ns", "1e10", "1e10s", "1ps", "-1s", "1s ", ""})
+    {
+        EXPECT_THROW(Quantity::ParseTimeNs("t", bad), std::invalid_argument) << bad;
+    }
+    EXPECT_THROW(Quantity::ParseTimeNs("t", "3", false), std::invalid_argument);
+    EXPECT_EQ(Quantity::ParseSize("s", "1.5KiB"), 1536u);
+    EXPECT_EQ(Quantity::ParseSize("s", "4e6"), 4000000u);
+    EXPECT_THROW(Quantity::ParseSize("s", "1.3B"), std::invalid_argument);
+    EXPECT_THROW(Quantity::ParseSize("s", "2e18"), std::invalid_argument);
+}
+
+TEST(CommandLine, RatesAreKeptAsTextNs3Reads)
+{
+    std::string rate = "10Gbps";
+    CheckedCommandLine cmd("prog", "test");
+    cmd.AddDataRate("data-rate", "rate", rate);
+    EXPECT_EQ(ParseError(cmd, {"--data-rate=1Tbps"}), "");
+    EXPECT_EQ(rate, "1000Gbps");
+    EXPECT_EQ(DataRate(rate).GetBitRate(), 1000000000000u);
+    EXPECT_EQ(ParseError(cmd, {"--data-rate=1e10bps"}), "");
+    EXPECT_EQ(rate, "10Gbps");
+    EXPECT_EQ(ParseError(cmd, {"--data-rate=2000Tbps"}).substr(0, 33),
+              "--data-rate is above 1000Tbps: gi");
+}
+
+TEST(CommandLine, Ns3AttributesAreCheckedBeforeNs3SeesThem)
+{
+    uint32_t pieces = 1;
+    CheckedCommandLine cmd("prog", "test");
+    cmd.AddInteger("pieces", "k", pieces, 1, 100);
+    // Each of these aborts inside ns-3's own CommandLine.
+    EXPECT_EQ(ParseError(cmd, {"--ns3::TcpSocket::SegmentSize=1e3"}).substr(0, 43),
+              "--ns3::TcpSocket::SegmentSize must be uint3");
+    EXPECT_EQ(ParseError(cmd, {"--ns3::TcpSocket::ConnTimeout=0.5x"}).substr(0, 45),
+              "--ns3::TcpSocket::ConnTimeout is not a time: ");
+    EXPECT_EQ(ParseError(cmd, {"--ns3::Bogus::X=1"}).substr(0, 38),
+              "--ns3::Bogus::X: no ns-3 type 'ns3::Bo");
+    EXPECT_EQ(ParseError(cmd, {"--ns3::TcpSocket::Bogus=1"}),
+              "--ns3::TcpSocket::Bogus: ns3::TcpSocket has no attribute 'Bogus'; see "
+              "--PrintAttributes=ns3::TcpSocket");
+    EXPECT_EQ(ParseError(cmd, {"--PrintAttributes=ns3::Bogus"}),
+              "--PrintAttributes=ns3::Bogus: ns-3 has no type of that name; --PrintTypeIds "
+              "lists the types");
+    // A good one is set as the attribute's initial value.
+    EXPECT_EQ(ParseError(cmd, {"--ns3::TcpSocket::SegmentSize=1400"}), "");
+    UintegerValue size;
+    TypeId::AttributeInformation info;
+    ASSERT_TRUE(TypeId::LookupByName("ns3::TcpSocket").LookupAttributeByName("SegmentSize", &info));
+    EXPECT_EQ(DynamicCast<const UintegerValue>(info.initialValue)->Get(), 1400u);
+    Config::Reset();
+}
+
+TEST(CommandLine, QueueSizesArePacketsOrBytes)
+{
+    EXPECT_EQ(ParseQueueSize("q", "1000p"), QueueSize("1000p"));
+    EXPECT_EQ(ParseQueueSize("q", "4MB"), QueueSize(QueueSizeUnit::BYTES, 4000000));
+    EXPECT_EQ(ParseQueueSize("q", "64KiB"), QueueSize(QueueSizeUnit::BYTES, 65536));
+    for (const char* bad : {"0p", "0", "1.5p", "5GB", "lots", "p", "-1p"})
+    {
+        EXPECT_THROW(ParseQueueSize("q", bad), std::invalid_argument) << bad;
+    }
 }

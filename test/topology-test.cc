@@ -512,12 +512,12 @@ TEST(TopologyFile, BadLinkColumnsAreRefusedWithTheLine)
 {
     for (const auto& [column, says] :
          std::vector<std::pair<std::string, std::string>>{
-             {"rate=0Gbps", "rate must be a positive data rate"},
-             {"rate=fast", "rate must be a positive data rate"},
-             {"rate=10GB", "rate must be a positive data rate"},
-             {"rate=2000Tbps", "rate must be a positive data rate"},
-             {"delay=1.5ns", "delay must be a time of whole nanoseconds"},
-             {"delay=-1us", "delay must be a time"},
+             {"rate=0Gbps", "rate is zero: give a rate from 1bps to 1000Tbps"},
+             {"rate=fast", "rate is not a rate"},
+             {"rate=10GB", "rate is not a rate"},
+             {"rate=2000Tbps", "rate is above 1000Tbps"},
+             {"delay=1.5ns", "delay is finer than a nanosecond"},
+             {"delay=-1us", "delay must not be negative"},
              {"factor=0", "factor must be a number in (0, 1000]"},
              {"factor=0.5x", "factor must be a number"},
              {"speed=2", "unknown link column 'speed=2'"},

@@ -4,7 +4,14 @@
 
 #include "checked-command-line.h"
 
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/integer.h"
+#include "ns3/quantity.h"
 #include "ns3/string.h"
+#include "ns3/uinteger.h"
 #include "ns3/text-file.h"
 
 #include <algorithm>
@@ -63,86 +70,113 @@ FormatTime(Time t)
     return text[0] == '+' ? text.substr(1) : text;
 }
 
-/// Splits "2.5ms" into its number "2.5" and its unit "ms".
-std::pair<std::string, std::string>
-SplitUnit(const std::string& text)
+/// Refuses --PrintAttributes or --PrintGroup of a type or group ns-3 does not have.
+void
+CheckPrintArgument(const std::string& name, const std::string& value)
 {
-    size_t cut = text.size();
-    while (cut > 0 && std::isalpha(static_cast<unsigned char>(text[cut - 1])))
+    bool known = false;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN() && !known; ++i)
     {
-        --cut;
+        const TypeId tid = TypeId::GetRegistered(i);
+        known = name == "PrintAttributes" ? tid.GetName() == value : tid.GetGroupName() == value;
     }
-    return {text.substr(0, cut), text.substr(cut)};
+    if (!known)
+    {
+        throw std::invalid_argument(
+            "--" + name + "=" + Abbreviate(value) + ": ns-3 has no " +
+            (name == "PrintAttributes" ? "type of that name; --PrintTypeIds lists the types"
+                                       : "group of that name; --PrintGroups lists the groups"));
+    }
 }
 
 } // namespace
 
+Ptr<AttributeValue>
+ReadAttributeValue(const std::string& subject,
+                   const TypeId::AttributeInformation& info,
+                   const std::string& text)
+{
+    const std::string kind = info.checker->GetValueTypeName();
+    Ptr<AttributeValue> value;
+    double real = 0;
+    uint64_t whole = 0;
+    const bool negative = !text.empty() && text[0] == '-';
+    if (kind == "ns3::DoubleValue")
+    {
+        value = ParseDecimal(text, real) ? Create<DoubleValue>(real) : nullptr;
+    }
+    else if (kind == "ns3::UintegerValue")
+    {
+        value = ParseWholeNumber(text, UINT64_MAX, whole) ? Create<UintegerValue>(whole) : nullptr;
+    }
+    else if (kind == "ns3::IntegerValue")
+    {
+        value = ParseWholeNumber(negative ? text.substr(1) : text, INT64_MAX, whole)
+                    ? Create<IntegerValue>(negative ? -static_cast<int64_t>(whole)
+                                                    : static_cast<int64_t>(whole))
+                    : nullptr;
+    }
+    else if (kind == "ns3::TimeValue")
+    {
+        value = Create<TimeValue>(NanoSeconds(Quantity::ParseTimeNs(subject, text, true, true)));
+    }
+    else if (kind == "ns3::DataRateValue")
+    {
+        value = Create<DataRateValue>(DataRate(Quantity::ParseRate(subject, text)));
+    }
+    else if (kind == "ns3::BooleanValue")
+    {
+        const bool on = text == "true" || text == "1";
+        value = on || text == "false" || text == "0" ? Create<BooleanValue>(on) : nullptr;
+    }
+    else if (kind == "ns3::QueueSizeValue")
+    {
+        value = Create<QueueSizeValue>(ParseQueueSize(subject, text));
+    }
+    else
+    {
+        value = info.checker->CreateValidValue(StringValue(text));
+    }
+    if (!value || !info.checker->Check(*value))
+    {
+        throw std::invalid_argument(subject + " must be " +
+                                    info.checker->GetUnderlyingTypeInformation() + " (" +
+                                    info.help + "), got '" + Abbreviate(text) + "'");
+    }
+    return value;
+}
+
+QueueSize
+ParseQueueSize(const std::string& subject, const std::string& text)
+{
+    uint64_t n = 0;
+    const bool packets = !text.empty() && text.back() == 'p';
+    if (packets ? !ParseWholeNumber(text.substr(0, text.size() - 1), UINT32_MAX, n)
+                : (n = Quantity::ParseSize(subject, text)) > UINT32_MAX)
+    {
+        throw std::invalid_argument(subject + " must be a count of packets such as 1000p or a "
+                                    "size in bytes such as 4MB or 64KiB, at most 4294967295 of "
+                                    "either, got '" + Abbreviate(text) + "'");
+    }
+    if (n == 0)
+    {
+        throw std::invalid_argument(subject + " must be above 0 (a queue of 0 drops every "
+                                    "packet), got '" + Abbreviate(text) + "'");
+    }
+    return QueueSize(packets ? QueueSizeUnit::PACKETS : QueueSizeUnit::BYTES,
+                     static_cast<uint32_t>(n));
+}
+
 uint64_t
 ParseByteSize(const std::string& option, const std::string& text)
 {
-    const auto [number, unit] = SplitUnit(text);
-    static const std::pair<const char*, double> UNITS[] = {
-        {"", 1},
-        {"B", 1},
-        {"kB", 1e3},
-        {"KB", 1e3},
-        {"MB", 1e6},
-        {"GB", 1e9},
-        {"KiB", 1024.0},
-        {"MiB", 1024.0 * 1024},
-        {"GiB", 1024.0 * 1024 * 1024},
-    };
-    double scale = 0;
-    for (const auto& [name, factor] : UNITS)
-    {
-        scale = unit == name ? factor : scale;
-    }
-    double value = 0;
-    if (scale == 0 || !ParseDecimal(number, value) || value < 0)
-    {
-        Refuse(option, text, "must be a size in bytes such as 4194304, 4MB or 4MiB");
-    }
-    const double bytes = value * scale;
-    if (bytes != std::floor(bytes))
-    {
-        Refuse(option, text, "must be a whole number of bytes");
-    }
-    if (bytes > 1e18)
-    {
-        Refuse(option, text, "is far too large (at most 10^18 bytes)");
-    }
-    return static_cast<uint64_t>(bytes);
+    return Quantity::ParseSize("--" + option, text);
 }
 
 Time
 ParseTimeValue(const std::string& option, const std::string& text)
 {
-    const auto [number, unit] = SplitUnit(text);
-    static const std::pair<const char*, double> UNITS[] = {
-        {"", 1},
-        {"s", 1},
-        {"ms", 1e-3},
-        {"us", 1e-6},
-        {"ns", 1e-9},
-        {"min", 60},
-    };
-    double scale = 0;
-    for (const auto& [name, factor] : UNITS)
-    {
-        scale = unit == name ? factor : scale;
-    }
-    double value = 0;
-    if (scale == 0 || !ParseDecimal(number, value))
-    {
-        Refuse(option, text, "must be a time such as 1us, 100ms or 2s (units ns, us, ms, s, min)");
-    }
-    const double seconds = value * scale;
-    if (std::fabs(seconds) > 1e9)
-    {
-        Refuse(option, text, "is far too large (at most 10^9 seconds)");
-    }
-    // Nanoseconds as a whole number: the value no longer passes through ns-3's own parser.
-    return NanoSeconds(static_cast<int64_t>(std::llround(seconds * 1e9)));
+    return NanoSeconds(Quantity::ParseTimeNs("--" + option, text));
 }
 
 CheckedCommandLine::CheckedCommandLine(const std::string& program, const std::string& usage)
@@ -338,21 +372,8 @@ CheckedCommandLine::AddDataRate(const std::string& name,
                                 std::string& value)
 {
     Add(name, help, value, [name, &value](const std::string& text) {
-        const auto [number, unit] = SplitUnit(text);
-        static const char* const UNITS[] = {"bps", "kbps", "Kbps", "Mbps", "Gbps", "Tbps",
-                                            "Bps", "kBps", "KBps", "MBps", "GBps"};
-        bool known = false;
-        for (const char* u : UNITS)
-        {
-            known = known || unit == u;
-        }
-        double v = 0;
-        if (!known || !ParseDecimal(number, v) || !(v > 0) || v > 1e15)
-        {
-            Refuse(name, text, "must be a positive rate such as 10Gbps or 100Mbps (units bps, "
-                               "kbps, Mbps, Gbps, Tbps, or Bps, KBps, MBps, GBps for bytes)");
-        }
-        value = text;
+        // Kept as text ns-3's DataRate reads (it reads neither Tbps nor exponents).
+        value = Quantity::FormatRate(Quantity::ParseRate("--" + name, text));
     });
 }
 
@@ -390,7 +411,16 @@ CheckedCommandLine::Parse(int argc, char* argv[])
         o.given = false; // each Parse reads its own arguments
         o.texts.clear();
     }
-    m_cmd.Parse(argc, argv);
+    // ns-3 aborts on an attribute value or a type it cannot read: those arguments are ours.
+    std::vector<char*> rest;
+    for (int i = 0; i < argc; ++i)
+    {
+        if (i == 0 || !HandleNs3Argument(argv[i]))
+        {
+            rest.push_back(argv[i]);
+        }
+    }
+    m_cmd.Parse(static_cast<int>(rest.size()), rest.data());
     for (const Option& o : m_options)
     {
         if (o.texts.size() > 1 && !o.repeatable)
@@ -406,6 +436,55 @@ CheckedCommandLine::Parse(int argc, char* argv[])
             o.convert(text);
         }
     }
+}
+
+bool
+CheckedCommandLine::HandleNs3Argument(const std::string& arg)
+{
+    const size_t start = arg.find_first_not_of('-');
+    const size_t eq = arg.find('=');
+    const std::string name =
+        start == std::string::npos ? "" : arg.substr(start, eq == std::string::npos ? eq : eq - start);
+    const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    if (name == "PrintAttributes" || name == "PrintGroup")
+    {
+        CheckPrintArgument(name, value);
+        return false; // ns-3 prints it
+    }
+    if (name.rfind("ns3::", 0) != 0)
+    {
+        return false;
+    }
+    const size_t cut = name.rfind("::");
+    const std::string typeName = name.substr(0, cut);
+    const std::string attribute = cut < 5 ? "" : name.substr(cut + 2);
+    TypeId tid;
+    if (cut < 5 || !TypeId::LookupByNameFailSafe(typeName, &tid))
+    {
+        throw std::invalid_argument("--" + Abbreviate(name) + ": no ns-3 type '" +
+                                    Abbreviate(typeName) + "'; give --ns3::TYPE::ATTRIBUTE=VALUE "
+                                    "with a type of --PrintTypeIds");
+    }
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(attribute, &info))
+    {
+        throw std::invalid_argument("--" + Abbreviate(name) + ": " + typeName +
+                                    " has no attribute '" + Abbreviate(attribute) +
+                                    "'; see --PrintAttributes=" + typeName);
+    }
+    if (!(info.flags & TypeId::ATTR_CONSTRUCT))
+    {
+        throw std::invalid_argument("--" + Abbreviate(name) + ": " + attribute +
+                                    " cannot be set from the command line (it has no initial "
+                                    "value); see --PrintAttributes=" + typeName);
+    }
+    const Ptr<AttributeValue> checked = ReadAttributeValue("--" + name, info, value);
+    if (!Config::SetDefaultFailSafe(name, *checked))
+    {
+        throw std::invalid_argument("--" + Abbreviate(name) + " could not be set to '" +
+                                    Abbreviate(value) + "'");
+    }
+    return true;
 }
 
 bool
@@ -480,7 +559,13 @@ CheckedCommandLine::SetAttributes(ObjectBase* object,
                                                                             : " are options") +
                                             " of " + owner);
             }
-            object->SetAttribute(attribute, StringValue(o.text));
+            TypeId::AttributeInformation info;
+            if (!object->GetInstanceTypeId().LookupAttributeByName(attribute, &info) ||
+                !object->SetAttributeFailSafe(attribute,
+                                              *ReadAttributeValue("--" + o.name, info, o.text)))
+            {
+                throw std::invalid_argument("--" + o.name + " cannot be set on " + owner);
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 
 #include "topology.h"
 
+#include "ns3/quantity.h"
 #include "ns3/size-limits.h"
 #include "ns3/text-file.h"
 
@@ -532,108 +533,6 @@ CheckTopologySize(const std::string& what, uint64_t servers, uint64_t switches, 
         " links (about " + FormatGiB(limitBytes) + "). Choose smaller parameters.");
 }
 
-namespace
-{
-
-/// A unit of a quantity and how many base units it holds.
-struct Unit
-{
-    const char* name; //!< e.g. "Gbps"
-    uint64_t scale;   //!< base units in one
-};
-
-/// Data rate units, largest first (SI, as ns-3's DataRate: 1 Kbps = 1000 bps).
-const std::vector<Unit> RATE_UNITS{{"Tbps", 1000000000000},
-                                   {"Gbps", 1000000000},
-                                   {"Mbps", 1000000},
-                                   {"Kbps", 1000},
-                                   {"kbps", 1000},
-                                   {"bps", 1}};
-/// Delay units in nanoseconds, largest first.
-const std::vector<Unit> DELAY_UNITS{{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}};
-
-/// \return value in the largest unit that holds it whole, e.g. "10Gbps", "1500ns"
-std::string
-FormatScaled(uint64_t value, const std::vector<Unit>& units)
-{
-    const Unit* best = nullptr;
-    for (const Unit& u : units)
-    {
-        if (value % u.scale == 0 && (!best || u.scale > best->scale))
-        {
-            best = &u;
-        }
-    }
-    return std::to_string(value / best->scale) + best->name;
-}
-
-/**
- * Parses a decimal number with a unit, e.g. "2.5Gbps" or "10us", into base units.
- * \return false when the text is not a non-negative number followed by one of the units, or
- *         the value is not a whole number of base units or exceeds max
- */
-bool
-ParseScaled(const std::string& text, const std::vector<Unit>& units, uint64_t max, uint64_t& value)
-{
-    size_t digits = 0;
-    while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) ||
-                                    text[digits] == '.'))
-    {
-        ++digits;
-    }
-    const std::string number = text.substr(0, digits);
-    const std::string unit = text.substr(digits);
-    if (number.empty() || number.size() > 30 ||
-        std::count(number.begin(), number.end(), '.') > 1 || number == ".")
-    {
-        return false;
-    }
-    for (const Unit& u : units)
-    {
-        if (unit != u.name)
-        {
-            continue;
-        }
-        // Exact decimal arithmetic: whole part times scale, plus the fraction's digits.
-        const auto dot = number.find('.');
-        const std::string whole = number.substr(0, dot);
-        std::string fraction = dot == std::string::npos ? "" : number.substr(dot + 1);
-        uint64_t scale = u.scale;
-        unsigned __int128 v = 0;
-        for (char c : whole)
-        {
-            v = v * 10 + static_cast<unsigned>(c - '0');
-            if (v > max)
-            {
-                return false;
-            }
-        }
-        v *= scale;
-        for (char c : fraction)
-        {
-            if (scale % 10 != 0)
-            {
-                if (c != '0')
-                {
-                    return false; // finer than a base unit
-                }
-                continue;
-            }
-            scale /= 10;
-            v += static_cast<unsigned>(c - '0') * scale;
-        }
-        if (v > max)
-        {
-            return false;
-        }
-        value = static_cast<uint64_t>(v);
-        return true;
-    }
-    return false;
-}
-
-} // namespace
-
 void
 WriteTopology(const Topology& topology, std::ostream& os)
 {
@@ -652,7 +551,7 @@ WriteTopology(const Topology& topology, std::ostream& os)
         const LinkProperties& p = topology.GetLinkProperties(i);
         if (p.rateBps != 0)
         {
-            os << " rate=" << FormatScaled(p.rateBps, RATE_UNITS);
+            os << " rate=" << Quantity::FormatRate(p.rateBps);
         }
         if (p.rateFactor != 1)
         {
@@ -662,7 +561,7 @@ WriteTopology(const Topology& topology, std::ostream& os)
         }
         if (p.delayNs >= 0)
         {
-            os << " delay=" << FormatScaled(static_cast<uint64_t>(p.delayNs), DELAY_UNITS);
+            os << " delay=" << Quantity::FormatTime(p.delayNs);
         }
         os << "\n";
     }
@@ -829,6 +728,20 @@ class TopologyFileReader
     }
 
   private:
+    /// \return read(), its error prefixed with the file and line
+    template <typename Read>
+    auto ReadQuantity(Read read) const
+    {
+        try
+        {
+            return read();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Fail(e.what());
+        }
+    }
+
     /// Throws what, citing the source and the line.
     [[noreturn]] void Fail(const std::string& what) const
     {
@@ -959,29 +872,17 @@ class TopologyFileReader
             {
                 Fail("'" + Abbreviate(key, 40) + "' is given twice on one link");
             }
-            uint64_t v = 0;
             if (key == "rate")
             {
-                if (!ParseScaled(value, RATE_UNITS, Topology::MAX_RATE_BPS, v) || v == 0)
-                {
-                    Fail("rate must be a positive data rate up to 1000Tbps, e.g. rate=40Gbps "
-                         "(units bps, Kbps, Mbps, Gbps, Tbps), got '" +
-                         Abbreviate(value, 40) + "'");
-                }
-                p.rateBps = v;
+                p.rateBps = ReadQuantity([&] { return Quantity::ParseRate("rate", value); });
             }
             else if (key == "delay")
             {
-                if (!ParseScaled(value,
-                                 DELAY_UNITS,
-                                 static_cast<uint64_t>(Topology::MAX_DELAY_NS),
-                                 v))
+                p.delayNs = ReadQuantity([&] { return Quantity::ParseTimeNs("delay", value, false); });
+                if (p.delayNs > Topology::MAX_DELAY_NS)
                 {
-                    Fail("delay must be a time of whole nanoseconds up to 1000s, e.g. delay=2us "
-                         "(units ns, us, ms, s), got '" +
-                         Abbreviate(value, 40) + "'");
+                    Fail("delay must be at most 1000s, got '" + Abbreviate(value, 40) + "'");
                 }
-                p.delayNs = static_cast<int64_t>(v);
             }
             else if (key == "factor")
             {
