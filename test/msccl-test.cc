@@ -125,6 +125,19 @@ class Generator
         return m_algo;
     }
 
+    /// \return a new threadblock of rank r, even where one has these peers and channel
+    uint32_t NewThreadblock(uint32_t r, int32_t send, int32_t recv, uint32_t chan = 0)
+    {
+        auto& tbs = m_algo.gpus[r].threadblocks;
+        MscclThreadblock tb;
+        tb.send = send;
+        tb.recv = recv;
+        tb.chan = chan;
+        tbs.push_back(tb);
+        m_algo.nchannels = std::max(m_algo.nchannels, chan + 1);
+        return static_cast<uint32_t>(tbs.size() - 1);
+    }
+
   private:
     MscclAlgorithm m_algo;
     std::map<std::tuple<uint32_t, int32_t, int32_t, uint32_t>, uint32_t> m_tb;
@@ -544,11 +557,11 @@ TEST(Msccl, MalformedFilesAreRefusedWithTheirLine)
     EXPECT_NE(refused(edited("depid=\"-1\" deps=\"-1\"", "depid=\"4\" deps=\"0\""))
                   .find("not a threadblock"),
               std::string::npos);
-    // Two threadblocks sending to one peer on one channel.
+    // Two threadblocks sending to one peer on one channel, nothing ordering them.
     Generator twoTbs(2, 2);
     twoTbs.Add(0, twoTbs.Threadblock(0, 1, -1), MscclStepType::SEND, 'i', 0, 'i', 0);
     twoTbs.Add(0, twoTbs.Threadblock(0, 1, 1), MscclStepType::SEND, 'i', 1, 'i', 1);
-    EXPECT_NE(ErrorOf([&] { twoTbs.Get(); }).find("one threadblock per peer and channel"),
+    EXPECT_NE(ErrorOf([&] { twoTbs.Get(); }).find("no dependency orders them"),
               std::string::npos);
 }
 
@@ -664,6 +677,254 @@ TEST(Msccl, ExportRefusesWhatMscclCannotHold)
               std::string::npos);
 }
 
+
+/**
+ * An AllReduce of 2 ranks with two threadblocks per (peer, channel) on each rank, one per phase
+ * as msccl-tools may assign them: the reduce-scatter's send (tb 0) and receive (tb 1), then the
+ * gather's send (tb 2, after both) and receive (tb 3, after tb 1's receive unless not ordered).
+ */
+Generator
+TwoPhases(bool ordered)
+{
+    Generator g(2, 2);
+    std::vector<Place> sent(2);
+    std::vector<Place> reduced(2);
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        const auto peer = static_cast<int32_t>(1 - r);
+        sent[r] = g.Add(r, g.NewThreadblock(r, peer, -1), MscclStepType::SEND, 'i', peer, 'i', peer);
+    }
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        reduced[r] = g.Add(r, g.NewThreadblock(r, -1, static_cast<int32_t>(1 - r)),
+                           MscclStepType::RECV_REDUCE_COPY, 'i', r, 'i', r);
+    }
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        const auto peer = static_cast<int32_t>(1 - r);
+        g.Add(r, g.NewThreadblock(r, peer, -1), MscclStepType::SEND, 'i', r, 'i', r, 1,
+              {sent[r], reduced[r]});
+    }
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        const auto peer = static_cast<int32_t>(1 - r);
+        g.Add(r, g.NewThreadblock(r, -1, peer), MscclStepType::RECV, 'i', -1, 'i', peer, 1,
+              ordered ? std::vector<Place>{reduced[r]} : std::vector<Place>{});
+    }
+    return g;
+}
+
+TEST(MscclExecutor, SeveralThreadblocksOnOnePeerAndChannelMeetInTheirOrder)
+{
+    const MscclAlgorithm algo = TwoPhases(true).Get();
+    ASSERT_EQ(algo.gpus[0].threadblocks.size(), 4U);
+    // Rank 0 sends chunk 1 (its part) from tb 0, then chunk 0's sum from tb 2: rank 1 meets
+    // them with tb 1's rrc and tb 3's r, in that order.
+    const auto transfers = SimulateMscclAlgorithm(algo, "two-phases");
+    ASSERT_EQ(transfers.size(), 4U);
+    std::vector<std::tuple<uint32_t, uint32_t, uint32_t, size_t>> fromRank0;
+    for (const MscclTransfer& t : transfers)
+    {
+        if (t.src == 0)
+        {
+            fromRank0.emplace_back(t.threadblock, t.step, t.chunk, t.carries.size());
+        }
+    }
+    EXPECT_EQ(fromRank0, (std::vector<std::tuple<uint32_t, uint32_t, uint32_t, size_t>>{
+                             {0, 0, 1, 1}, {2, 1, 0, 2}}));
+    const MscclImport imported =
+        ImportMscclAlgorithm(algo, "two-phases", BuildTopology("bcube:n=2,k=1"), {});
+    const SchedulerResult result = EvaluatePlan(imported.plan);
+    EXPECT_TRUE(result.check.valid) << result.check.error;
+}
+
+TEST(MscclExecutor, UnorderedThreadblocksOnOnePeerAndChannelAreARace)
+{
+    const std::string error = ErrorOf([] { TwoPhases(false).Get(); });
+    // Rank 0's two receives from rank 1 on channel 0: tb 1's rrc and tb 3's r.
+    EXPECT_NE(error.find("'generated' line "), std::string::npos) << error;
+    EXPECT_NE(error.find("both receive from rank 1 on channel 0, and no dependency orders them"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("rank 0, threadblock 3, step 0: it and step 0 of threadblock 1 (line "),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("make one wait for the other"), std::string::npos) << error;
+}
+
+/// \return the error reading the XML of a 2-rank ring with `from` replaced by `to` (once)
+std::string
+EditedRingError(const std::string& from, const std::string& to)
+{
+    std::string text = Ring(2, 1).Xml();
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    return ErrorOf([&] { ParseMscclXml(text, "f.xml"); });
+}
+
+TEST(MscclExecutor, ItsLimitsAreRefusedWithWhatWouldBeAccepted)
+{
+    const auto has = [](const std::string& error, const std::string& part) {
+        EXPECT_NE(error.find(part), std::string::npos) << error;
+    };
+    has(EditedRingError("cnt=\"1\"", "cnt=\"72\""), "0..71 (the MSCCL executor moves at most 71");
+    has(EditedRingError("nchannels=\"1\"", "nchannels=\"33\""), "0..32 (the MSCCL executor has 32");
+    has(EditedRingError("ngpus=\"2\"", "ngpus=\"1025\""), "1..1024");
+    has(EditedRingError("nchunksperloop=\"2\"", "nchunksperloop=\"40000\""), "1..32768");
+    has(EditedRingError("<tb id=\"0\"", "<tb id=\"1\""), "without a gap");
+    has(EditedRingError("proto=\"Simple\"", "proto=\"Fast\""), "Simple, LL or LL128");
+    has(EditedRingError("name=\"test\"", "name=\"" + std::string(300, 'a') + "\""),
+        "300 characters long; the MSCCL executor reads at most 255");
+    // 65 steps in one threadblock (the 65th is named).
+    std::string ring = Ring(2, 1).Xml();
+    const size_t step = ring.find("<step ");
+    const std::string line = ring.substr(step, ring.find("/>", step) + 2 - step);
+    std::string extra;
+    for (int i = 0; i < 62; ++i)
+    {
+        extra += line;
+    }
+    ring.insert(step, extra);
+    const std::string steps = ErrorOf([&] { ParseMscclXml(ring, "f.xml"); });
+    has(steps, "step 64 of threadblock 0 on rank 0: threadblock 0 has 65 steps; the MSCCL "
+               "executor runs at most 64 per threadblock");
+    // 33 threadblocks of a rank that send on channel 0.
+    Generator wide(2, 2);
+    for (int i = 0; i < 33; ++i)
+    {
+        wide.NewThreadblock(0, 1, -1);
+    }
+    has(ErrorOf([&] { wide.Get(); }),
+        "rank 0, threadblock 32: it is the 33th threadblock of the rank that sends on channel 0; "
+        "the MSCCL executor takes at most 32 per channel");
+    // A step waiting for threadblock 128.
+    Generator far(2, 2);
+    for (int i = 0; i < 129; ++i)
+    {
+        far.NewThreadblock(0, -1, -1, static_cast<uint32_t>(i % 32));
+    }
+    far.Add(0, 128, MscclStepType::COPY, 'i', 0, 'i', 1);
+    far.Add(0, 0, MscclStepType::COPY, 'i', 1, 'i', 0, 1, {{128, 0}});
+    has(ErrorOf([&] { far.Get(); }), "depid' must be a whole number -1..127 (the MSCCL executor "
+                                     "keeps depid in 8 bits");
+    // 65 threadblocks of 64 steps: more elements than the executor's reader keeps.
+    Generator big(2, 2);
+    for (uint32_t t = 0; t < 65; ++t)
+    {
+        const uint32_t tb = big.NewThreadblock(0, -1, -1, t % 32);
+        for (int s = 0; s < 64; ++s)
+        {
+            big.Add(0, tb, MscclStepType::COPY, 'i', 0, 'i', 1);
+        }
+    }
+    has(ErrorOf([&] { big.Get(); }), "rank 0: the executor's XML reader would keep 4228 "
+                                     "elements for it (<algo>, 2 <gpu>s, its <tb>s and <step>s), "
+                                     "more than its 4095");
+}
+
+TEST(MscclExecutor, NopStepsAreCheckedAsTheExecutorReadsThem)
+{
+    const auto has = [](const std::string& error, const std::string& part) {
+        EXPECT_NE(error.find(part), std::string::npos) << error;
+    };
+    // Rank 0's steps in the 2-rank ring: s (chunk 0), rrcs, rcs... ; the first made a nop.
+    has(EditedRingError("type=\"s\"", "type=\"nop\""),
+        "rank 0, threadblock 0, step 0: 'nop': a nop that waits for nothing");
+    Generator waited(2, 2);
+    const uint32_t a = waited.NewThreadblock(0, -1, -1);
+    const uint32_t b = waited.NewThreadblock(0, -1, -1);
+    waited.Add(0, a, MscclStepType::COPY, 'i', 0, 'i', 1);
+    waited.Add(0, b, MscclStepType::COPY, 'i', 1, 'i', 0, 1, {{a, 0}, {a, 0}});
+    // b: nop waiting for a, then the copy waiting for a; the copy without its own wait.
+    waited.Raw().gpus[0].threadblocks[b].steps[1].depid = -1;
+    waited.Raw().gpus[0].threadblocks[b].steps[1].deps = -1;
+    has(ErrorOf([&] { waited.Get(); }),
+        "rank 0, threadblock 1, step 1: 'cpy': it follows nop steps but waits for nothing");
+    // A step waiting for a nop.
+    waited.Raw().gpus[0].threadblocks[b].steps[1].depid = 1;
+    waited.Raw().gpus[0].threadblocks[b].steps[1].deps = 0;
+    waited.Raw().gpus[0].threadblocks[b].steps[0].hasdep = true;
+    waited.Raw().gpus[0].threadblocks[b].steps.pop_back();
+    waited.Add(0, a, MscclStepType::COPY, 'i', 0, 'i', 1, 1, {{b, 0}});
+    has(ErrorOf([&] { waited.Get(); }), "'nop': hasdep=\"1\" on a nop");
+}
+
+TEST(MscclExecutor, TextBetweenElementsAndDeclarationsAreRefused)
+{
+    const auto has = [](const std::string& error, const std::string& part) {
+        EXPECT_NE(error.find(part), std::string::npos) << error;
+    };
+    has(EditedRingError("<tb id=\"0\"", "hello<tb id=\"0\""),
+        "f.xml' line 2: <gpu>: has text 'hello' at line 3; a <gpu> holds only <tb> elements");
+    has(EditedRingError("<gpu id=\"1\"", "x<gpu id=\"1\""), "has text 'x'");
+    has(EditedRingError("<step s=\"0\"", "<![CDATA[ ]]><step s=\"0\""), "has text");
+    has(EditedRingError("hasdep=\"0\"/>", "hasdep=\"0\">2</step>"),
+        "has text '2' at line 4; a <step> holds nothing");
+    has(EditedRingError("hasdep=\"0\"/>", "hasdep=\"0\"><step/></step>"),
+        "has a <step> at line 4; a <step> holds nothing");
+    has(EditedRingError("<algo", "<?xml version=\"1.0\"?>\n<algo"),
+        "f.xml' line 1: 'xml version=\"1.0\"' outside <algo>");
+    // Comments and blanks stay accepted.
+    EXPECT_EQ(EditedRingError("<tb id=\"0\"", "<!-- a comment -->\n  \t<tb id=\"0\""), "");
+}
+
+TEST(MscclExecutor, MscclToolsNdv2AllReduceImportsValidatesAndRunsAtFlowLevel)
+{
+    const std::string path = ALLREDUCE_SOURCE_DIR "/test/data/msccl-ndv2-allreduce.xml";
+    const MscclAlgorithm algo = ReadMscclFile(path);
+    EXPECT_EQ(algo.name, "allreduce_ndv2");
+    EXPECT_EQ(algo.GetNRanks(), 8U);
+    EXPECT_EQ(algo.nchannels, 2U);
+    // Per rank: 3 x 2 chunks in (rrc), 1 + 1 across (rrc, s back), 3 x 2 out: 8 x 3 + 8 + 8 + 8
+    // x 3 sends of cnt 2 counted per chunk.
+    const auto transfers = SimulateMscclAlgorithm(algo, path);
+    EXPECT_EQ(transfers.size(), 8U * 3 * 2 + 8 + 8 + 8U * 3 * 2);
+    for (const char* spec : {"fattree:k=4", "bcube:n=3,k=1", "file:" ALLREDUCE_SOURCE_DIR
+                                                             "/test/data/ring8.topo"})
+    {
+        SCOPED_TRACE(spec);
+        const MscclImport imported = ImportMscclAlgorithm(algo, path, BuildTopology(spec), {});
+        const SchedulerResult result = EvaluatePlan(imported.plan);
+        EXPECT_TRUE(result.check.valid) << result.check.error;
+        EXPECT_EQ(result.plan.workloads.GetN(), transfers.size());
+    }
+    // Written back, it reads the same (and with the attributes the executor requires).
+    std::ostringstream xml;
+    WriteMscclXml(xml, algo);
+    EXPECT_NE(xml.str().find("outofplace=\"0\" minBytes=\"0\" maxBytes=\"0\""), std::string::npos);
+    EXPECT_EQ(SimulateMscclAlgorithm(ParseMscclXml(xml.str(), "back"), "back").size(),
+              transfers.size());
+}
+
+TEST(MscclExecutor, ExportSplitsLongThreadblocksWithinTheExecutorsLimits)
+{
+    // ring with 5 pieces on BCube(3,1): each rank sends 80 pieces to its successor on one
+    // channel, more than one threadblock of 64 steps holds.
+    const Topology topology = BuildTopology("bcube:n=3,k=1");
+    const SchedulerResult original = EvaluateScheduler(topology, "ring", 5);
+    ASSERT_TRUE(original.check.valid);
+    const MscclAlgorithm algo =
+        ExportMscclAlgorithm(original.plan.workloads, original.plan.schedule);
+    uint32_t shared = 0; // ranks with several threadblocks on one (peer, channel)
+    for (const MscclGpu& gpu : algo.gpus)
+    {
+        std::map<std::tuple<int32_t, int32_t, uint32_t>, uint32_t> count;
+        for (const MscclThreadblock& tb : gpu.threadblocks)
+        {
+            EXPECT_LE(tb.steps.size(), MSCCL_MAX_STEPS);
+            shared += ++count[{tb.send, tb.recv, tb.chan}] == 2 ? 1 : 0;
+        }
+    }
+    EXPECT_GT(shared, 0U);
+    std::ostringstream xml;
+    WriteMscclXml(xml, algo);
+    const MscclImport back =
+        ImportMscclAlgorithm(ParseMscclXml(xml.str(), "export"), "export", topology, {});
+    const SchedulerResult again = EvaluatePlan(back.plan);
+    EXPECT_TRUE(again.check.valid) << again.check.error;
+    EXPECT_EQ(RoundsByWorkload(again.plan), RoundsByWorkload(original.plan));
+}
 } // namespace
 
 namespace
@@ -692,6 +953,25 @@ TEST(MscclPacket, ImportedAlgorithmsSumExactlyAtPacketLevel)
                 EXPECT_TRUE(report.verification.verified) << report.verification.message;
                 EXPECT_TRUE(report.verification.exact);
             }
+        }
+    }
+}
+
+TEST(MscclPacket, MscclToolsNdv2AllReduceSumsExactlyAtPacketLevel)
+{
+    const std::string path = ALLREDUCE_SOURCE_DIR "/test/data/msccl-ndv2-allreduce.xml";
+    const MscclAlgorithm algo = ReadMscclFile(path);
+    for (const char* spec : {"fattree:k=4", "bcube:n=3,k=1"})
+    {
+        const Plan plan = ImportMscclAlgorithm(algo, path, BuildTopology(spec), {}).plan;
+        for (const std::string mode : {"barrier", "async"})
+        {
+            SCOPED_TRACE(std::string(spec) + ", " + mode);
+            const PacketRunReport report = RunPacketAllReduce(plan, ns3::test::SmallPacketRun(mode));
+            ASSERT_TRUE(report.result.finished) << report.result.error;
+            EXPECT_EQ(report.result.transfersFinished, plan.workloads.GetN());
+            EXPECT_TRUE(report.verification.verified) << report.verification.message;
+            EXPECT_TRUE(report.verification.exact);
         }
     }
 }

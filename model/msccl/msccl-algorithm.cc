@@ -6,12 +6,14 @@
 
 #include "ns3/text-file.h"
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <tinyxml2.h>
+#include <tuple>
 #include <utility>
 
 namespace ns3
@@ -66,6 +68,13 @@ class Attributes
                 Fail("unknown attribute '" + Abbreviate(a->Name()) + "' (a <" +
                      element.Name() + "> has " + list + ")");
             }
+            const size_t length = std::string(a->Value()).size();
+            if (length > MSCCL_MAX_ATTRIBUTE_LENGTH)
+            {
+                Fail("attribute '" + std::string(a->Name()) + "' is " + std::to_string(length) +
+                     " characters long; the MSCCL executor reads at most " +
+                     std::to_string(MSCCL_MAX_ATTRIBUTE_LENGTH) + " (MAX_STR_LEN)");
+            }
         }
     }
 
@@ -98,7 +107,7 @@ class Attributes
      * \return the attribute as a whole number from -1 (when allowed) to max
      * \throws when it is missing, not a whole number or out of range
      */
-    int64_t Number(const char* name, int64_t min, int64_t max) const
+    int64_t Number(const char* name, int64_t min, int64_t max, const std::string& why = "") const
     {
         const std::string text = Text(name);
         uint64_t value = 0;
@@ -113,14 +122,19 @@ class Attributes
             }
         }
         Fail(std::string("attribute '") + name + "' must be a whole number " +
-             std::to_string(min) + ".." + std::to_string(max) + ", got '" + Abbreviate(text) +
+             std::to_string(min) + ".." + std::to_string(max) +
+             (why.empty() ? std::string() : " (" + why + ")") + ", got '" + Abbreviate(text) +
              "'");
     }
 
     /// \return the attribute as a number, or fallback when it is not given
-    int64_t NumberOr(const char* name, int64_t min, int64_t max, int64_t fallback) const
+    int64_t NumberOr(const char* name,
+                     int64_t min,
+                     int64_t max,
+                     int64_t fallback,
+                     const std::string& why = "") const
     {
-        return Has(name) ? Number(name, min, max) : fallback;
+        return Has(name) ? Number(name, min, max, why) : fallback;
     }
 
     /// \return the buffer named by the attribute: 'i', 'o' or 's'
@@ -141,17 +155,43 @@ class Attributes
     std::string m_where;                    //!< the element, for errors
 };
 
-/// \return the child elements of e, each checked to be named `name`
+/**
+ * \return the child elements of e, each checked to be named `name` (none when name is empty);
+ *         text other than blanks between them is refused, as the MSCCL executor refuses it
+ */
 std::vector<const tinyxml2::XMLElement*>
-Children(const Attributes& parent, const tinyxml2::XMLElement& e, const char* name)
+Children(const Attributes& parent, const tinyxml2::XMLElement& e, const std::string& name)
 {
+    const std::string holds = name.empty() ? "nothing" : "only <" + name + "> elements";
     std::vector<const tinyxml2::XMLElement*> out;
-    for (const tinyxml2::XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement())
+    for (const tinyxml2::XMLNode* node = e.FirstChild(); node; node = node->NextSibling())
     {
-        if (std::string(c->Name()) != name)
+        const std::string at = " at line " + std::to_string(node->GetLineNum());
+        if (node->ToComment())
         {
-            parent.Fail("has a <" + Abbreviate(c->Name()) + "> at line " +
-                        std::to_string(c->GetLineNum()) + "; it may only hold <" + name + ">");
+            continue;
+        }
+        if (const tinyxml2::XMLText* text = node->ToText())
+        {
+            const std::string value = text->Value();
+            const size_t start = value.find_first_not_of(" \t\r\n");
+            if (!text->CData() && start == std::string::npos)
+            {
+                continue;
+            }
+            const size_t from = start == std::string::npos ? 0 : start;
+            const size_t end = value.find_last_not_of(" \t\r\n");
+            parent.Fail("has text '" +
+                        Abbreviate(start == std::string::npos ? value
+                                                              : value.substr(from, end + 1 - from)) +
+                        "'" + at + "; a <" + e.Name() + "> holds " +
+                        holds + " (the MSCCL executor refuses text there)");
+        }
+        const tinyxml2::XMLElement* c = node->ToElement();
+        if (!c || c->Name() != name)
+        {
+            parent.Fail("has " + (c ? "a <" + Abbreviate(c->Name()) + ">" : std::string("markup")) +
+                        at + "; a <" + e.Name() + "> holds " + holds);
         }
         out.push_back(c);
     }
@@ -217,9 +257,19 @@ ReadSteps(const std::string& source,
     static const std::set<std::string> known = {
         "s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep"};
     const auto steps = Children(tbAttributes, tbElement, "step");
+    if (steps.size() > MSCCL_MAX_STEPS)
+    {
+        const Attributes a(source, *steps[MSCCL_MAX_STEPS], StepName(rank, tbId, MSCCL_MAX_STEPS),
+                           known);
+        a.Fail("threadblock " + std::to_string(tbId) + " has " + std::to_string(steps.size()) +
+               " steps; the MSCCL executor runs at most " + std::to_string(MSCCL_MAX_STEPS) +
+               " per threadblock (MSCCL_MAX_NUM_STEPS of its default build): split it into "
+               "threadblocks on the same peers and channel, each waiting for the one before");
+    }
     for (size_t k = 0; k < steps.size(); ++k)
     {
         const Attributes a(source, *steps[k], StepName(rank, tbId, k), known);
+        Children(a, *steps[k], ""); // a <step> holds nothing
         MscclStep step;
         step.line = static_cast<uint32_t>(steps[k]->GetLineNum());
         const int64_t s = a.Number("s", 0, INT32_MAX);
@@ -236,8 +286,18 @@ ReadSteps(const std::string& source,
                    Abbreviate(type) + "'");
         }
         step.type = found->second;
-        // msccl-tools writes cnt="0" on nop steps, which move nothing.
-        step.cnt = static_cast<uint32_t>(a.NumberOr("cnt", 0, MSCCL_MAX_CHUNKS, 1));
+        // msccl-tools writes cnt="0" on nop steps, which move nothing (the executor ignores it).
+        if (step.type == MscclStepType::NOP)
+        {
+            step.cnt = static_cast<uint32_t>(a.NumberOr("cnt", 0, MSCCL_MAX_CHUNKS, 1));
+        }
+        else
+        {
+            step.cnt = static_cast<uint32_t>(
+                a.NumberOr("cnt", 0, MSCCL_MAX_COUNT, 1,
+                           "the MSCCL executor moves at most " + std::to_string(MSCCL_MAX_COUNT) +
+                               " chunks in one step, MSCCL_MAX_COUNT - 1"));
+        }
         if (step.cnt == 0 && step.type != MscclStepType::NOP)
         {
             a.Fail("a '" + type + "' step moves cnt chunks, at least 1, got cnt=\"0\"");
@@ -253,7 +313,7 @@ ReadSteps(const std::string& source,
         const auto buffer = [&](const char* bufName, const char* offName, char& buf,
                                 int64_t& off) {
             buf = a.Buffer(bufName);
-            off = a.Number(offName, 0, MSCCL_MAX_CHUNKS);
+            off = a.Number(offName, 0, MSCCL_MAX_CHUNKS - 1);
             const char actual = inplace && buf == 'o' ? 'i' : buf; // in place, o is i
             const uint32_t size =
                 actual == 'i' ? gpu.iChunks : (actual == 'o' ? gpu.oChunks : gpu.sChunks);
@@ -274,7 +334,10 @@ ReadSteps(const std::string& source,
         {
             buffer("dstbuf", "dstoff", step.dstbuf, step.dstoff);
         }
-        step.depid = static_cast<int32_t>(a.NumberOr("depid", -1, INT32_MAX, -1));
+        step.depid = static_cast<int32_t>(
+            a.NumberOr("depid", -1, MSCCL_MAX_DEPID, -1,
+                       "the MSCCL executor keeps depid in 8 bits; a step can wait only for "
+                       "threadblocks 0.." + std::to_string(MSCCL_MAX_DEPID)));
         step.deps = static_cast<int32_t>(a.NumberOr("deps", -1, INT32_MAX, -1));
         if ((step.depid < 0) != (step.deps < 0))
         {
@@ -309,6 +372,18 @@ ParseAlgoElement(tinyxml2::XMLDocument& doc, const std::string& text, const std:
                                     std::to_string(doc.ErrorLineNum()) + ": not well-formed XML (" +
                                     doc.ErrorName() + ")");
     }
+    for (const tinyxml2::XMLNode* node = doc.FirstChild(); node; node = node->NextSibling())
+    {
+        const tinyxml2::XMLText* text = node->ToText();
+        if (node->ToDeclaration() || node->ToUnknown() ||
+            (text && std::string(text->Value()).find_first_not_of(" \t\r\n") != std::string::npos))
+        {
+            throw std::invalid_argument(
+                "MSCCL algorithm '" + source + "' line " + std::to_string(node->GetLineNum()) +
+                ": '" + Abbreviate(node->Value()) + "' outside <algo>; the MSCCL executor reads "
+                "only the <algo> element and comments (no XML declaration <?xml ...?>): remove it");
+        }
+    }
     const tinyxml2::XMLElement* root = doc.RootElement();
     if (!root || std::string(root->Name()) != "algo" || root->NextSiblingElement())
     {
@@ -331,6 +406,11 @@ ReadAlgoAttributes(const Attributes& a, MscclAlgorithm& algo)
 {
     algo.name = a.Has("name") ? a.Text("name") : "";
     algo.proto = a.Has("proto") ? a.Text("proto") : "Simple";
+    if (algo.proto != "Simple" && algo.proto != "LL" && algo.proto != "LL128")
+    {
+        a.Fail("proto must be Simple, LL or LL128 (the MSCCL executor's protocols), got '" +
+               Abbreviate(algo.proto) + "'");
+    }
     algo.coll = a.Text("coll");
     if (algo.coll != "allreduce")
     {
@@ -341,9 +421,16 @@ ReadAlgoAttributes(const Attributes& a, MscclAlgorithm& algo)
     {
         a.Fail("redop is '" + Abbreviate(a.Text("redop")) + "'; the AllReduce here sums");
     }
-    const auto ngpus = static_cast<uint32_t>(a.Number("ngpus", 1, MSCCL_MAX_RANKS));
-    algo.nchunksperloop = static_cast<uint32_t>(a.Number("nchunksperloop", 1, MSCCL_MAX_CHUNKS));
-    algo.nchannels = static_cast<uint32_t>(a.Number("nchannels", 0, 1024));
+    const auto ngpus = static_cast<uint32_t>(
+        a.Number("ngpus", 1, MSCCL_MAX_RANKS, "the MSCCL executor reads at most " +
+                                                   std::to_string(MSCCL_MAX_RANKS) + " <gpu>s"));
+    algo.nchunksperloop = static_cast<uint32_t>(
+        a.Number("nchunksperloop", 1, MSCCL_MAX_CHUNKS,
+                 "the MSCCL executor names chunks 0.." + std::to_string(MSCCL_MAX_CHUNKS - 1) +
+                     " of a buffer"));
+    algo.nchannels = static_cast<uint32_t>(
+        a.Number("nchannels", 0, MSCCL_MAX_CHANNELS,
+                 "the MSCCL executor has " + std::to_string(MSCCL_MAX_CHANNELS) + " channels"));
     algo.inplace = a.Number("inplace", 0, 1) == 1;
     if (a.Has("outofplace") && (a.Number("outofplace", 0, 1) == 1) == algo.inplace)
     {
@@ -352,17 +439,11 @@ ReadAlgoAttributes(const Attributes& a, MscclAlgorithm& algo)
     return ngpus;
 }
 
-/// Per (peer, channel), the threadblock of a rank that sends to (receives from) the peer on it.
-using Connections = std::map<std::pair<int32_t, uint32_t>, uint32_t>;
-
 /**
- * Reads one <tb> of a rank (not yet its steps) and checks it on its own and against the
- * rank's threadblocks before it.
+ * Reads one <tb> of a rank (not yet its steps) and checks it on its own.
  * \param source the file \param t the element \param rank the rank
  * \param count the rank's threadblocks \param algo the algorithm, its GPU being read
  * \param[in,out] tbElement per threadblock id of the rank, its element once read
- * \param[in,out] sendChannel the rank's threadblocks that send, by (peer, channel)
- * \param[in,out] recvChannel the rank's threadblocks that receive, by (peer, channel)
  */
 void
 ReadThreadblock(const std::string& source,
@@ -370,14 +451,14 @@ ReadThreadblock(const std::string& source,
                 uint32_t rank,
                 size_t count,
                 MscclAlgorithm& algo,
-                std::vector<const tinyxml2::XMLElement*>& tbElement,
-                Connections& sendChannel,
-                Connections& recvChannel)
+                std::vector<const tinyxml2::XMLElement*>& tbElement)
 {
     const uint32_t ngpus = algo.GetNRanks();
     const std::string rankName = "rank " + std::to_string(rank);
     const Attributes ta(source, t, rankName + ", <tb>", {"id", "send", "recv", "chan"});
-    const auto tbId = static_cast<uint32_t>(ta.Number("id", 0, static_cast<int64_t>(count) - 1));
+    const auto tbId = static_cast<uint32_t>(
+        ta.Number("id", 0, static_cast<int64_t>(count) - 1,
+                  "the MSCCL executor needs a rank's threadblocks numbered from 0 without a gap"));
     if (tbElement[tbId])
     {
         ta.Fail("threadblock " + std::to_string(tbId) + " is given twice (ids are 0.." +
@@ -390,7 +471,8 @@ ReadThreadblock(const std::string& source,
     tb.line = static_cast<uint32_t>(t.GetLineNum());
     tb.send = static_cast<int32_t>(ta.Number("send", -1, ngpus - 1));
     tb.recv = static_cast<int32_t>(ta.Number("recv", -1, ngpus - 1));
-    tb.chan = static_cast<uint32_t>(ta.Number("chan", 0, 1023));
+    tb.chan = static_cast<uint32_t>(ta.Number("chan", 0, MSCCL_MAX_CHANNELS - 1,
+                                              "the MSCCL executor's channels"));
     if (tb.send == static_cast<int32_t>(rank) || tb.recv == static_cast<int32_t>(rank))
     {
         ta.Fail(name + " names its own rank as a peer");
@@ -399,24 +481,6 @@ ReadThreadblock(const std::string& source,
     {
         ta.Fail(name + ": chan " + std::to_string(tb.chan) + " is not below nchannels (" +
                 std::to_string(algo.nchannels) + ")");
-    }
-    // MSCCL connects one threadblock per peer and channel in each direction.
-    for (auto* side : {&sendChannel, &recvChannel})
-    {
-        const int32_t peer = side == &sendChannel ? tb.send : tb.recv;
-        if (peer < 0)
-        {
-            continue;
-        }
-        const auto inserted = side->emplace(std::make_pair(peer, tb.chan), tbId);
-        if (!inserted.second)
-        {
-            ta.Fail(name + " and threadblock " + std::to_string(inserted.first->second) +
-                    " both " + (side == &sendChannel ? "send to" : "receive from") +
-                    " rank " + std::to_string(peer) + " on channel " +
-                    std::to_string(tb.chan) + "; MSCCL allows one threadblock per peer "
-                    "and channel in each direction");
-        }
     }
     ReadSteps(source, t, ta, rank, tbId, gpu, algo.inplace, tb);
 }
@@ -443,9 +507,11 @@ ReadGpu(const std::string& source,
     gpuElement[id] = &g;
     MscclGpu& gpu = algo.gpus[id];
     gpu.line = static_cast<uint32_t>(g.GetLineNum());
-    gpu.iChunks = static_cast<uint32_t>(ga.Number("i_chunks", 0, MSCCL_MAX_CHUNKS));
-    gpu.oChunks = static_cast<uint32_t>(ga.Number("o_chunks", 0, MSCCL_MAX_CHUNKS));
-    gpu.sChunks = static_cast<uint32_t>(ga.Number("s_chunks", 0, MSCCL_MAX_CHUNKS));
+    const std::string offsets = "the MSCCL executor names chunks 0.." +
+                                std::to_string(MSCCL_MAX_CHUNKS - 1) + " of a buffer";
+    gpu.iChunks = static_cast<uint32_t>(ga.Number("i_chunks", 0, MSCCL_MAX_CHUNKS, offsets));
+    gpu.oChunks = static_cast<uint32_t>(ga.Number("o_chunks", 0, MSCCL_MAX_CHUNKS, offsets));
+    gpu.sChunks = static_cast<uint32_t>(ga.Number("s_chunks", 0, MSCCL_MAX_CHUNKS, offsets));
     const std::string rank = "rank " + std::to_string(id);
     if (gpu.iChunks != algo.nchunksperloop)
     {
@@ -459,13 +525,17 @@ ReadGpu(const std::string& source,
                 std::to_string(algo.nchunksperloop) + "), got " + std::to_string(gpu.oChunks));
     }
     const auto tbs = Children(ga, g, "tb");
+    if (tbs.size() > MSCCL_MAX_THREADBLOCKS)
+    {
+        ga.Fail(rank + " has " + std::to_string(tbs.size()) + " threadblocks; the MSCCL executor "
+                "runs at most " + std::to_string(MSCCL_MAX_THREADBLOCKS) + " on a rank "
+                "(MSCCL_MAX_NUM_THREAD_BLOCKS)");
+    }
     gpu.threadblocks.resize(tbs.size());
     std::vector<const tinyxml2::XMLElement*> tbElement(tbs.size(), nullptr);
-    Connections sendChannel;
-    Connections recvChannel;
     for (const tinyxml2::XMLElement* t : tbs)
     {
-        ReadThreadblock(source, *t, id, tbs.size(), algo, tbElement, sendChannel, recvChannel);
+        ReadThreadblock(source, *t, id, tbs.size(), algo, tbElement);
     }
 }
 
@@ -599,6 +669,328 @@ WritesDestination(MscclStepType type)
     }
 }
 
+namespace
+{
+
+/// Where an error is: "MSCCL algorithm 'f' line 12: rank 0, threadblock 3, step 2: ".
+std::string
+At(const std::string& prefix, uint32_t line, uint32_t rank, int64_t tb = -1, int64_t step = -1)
+{
+    return prefix + (line ? " line " + std::to_string(line) : std::string()) + ": rank " +
+           std::to_string(rank) + (tb >= 0 ? ", threadblock " + std::to_string(tb) : "") +
+           (step >= 0 ? ", step " + std::to_string(step) : "") + ": ";
+}
+
+/// Refuses sizes beyond the executor's: ranks, chunks, channels, threadblocks, steps and
+/// elements of a rank, and threadblocks per channel.
+void
+CheckSizes(const MscclAlgorithm& algo, const std::string& prefix)
+{
+    const auto beyond = [&prefix](const std::string& what) {
+        throw std::invalid_argument(prefix + ": " + what);
+    };
+    if (algo.GetNRanks() > MSCCL_MAX_RANKS || algo.nchunksperloop > MSCCL_MAX_CHUNKS ||
+        algo.nchannels > MSCCL_MAX_CHANNELS)
+    {
+        beyond(std::to_string(algo.GetNRanks()) + " ranks, " + std::to_string(algo.nchunksperloop) +
+               " chunks and " + std::to_string(algo.nchannels) + " channels; the MSCCL executor "
+               "takes at most " + std::to_string(MSCCL_MAX_RANKS) + " ranks, " +
+               std::to_string(MSCCL_MAX_CHUNKS) + " chunks and " +
+               std::to_string(MSCCL_MAX_CHANNELS) + " channels");
+    }
+    for (uint32_t r = 0; r < algo.GetNRanks(); ++r)
+    {
+        const MscclGpu& gpu = algo.gpus[r];
+        uint64_t elements = 1 + uint64_t{algo.GetNRanks()} + gpu.threadblocks.size();
+        // per channel: threadblocks with a send peer, with a recv peer
+        std::map<uint32_t, std::pair<uint32_t, uint32_t>> perChannel;
+        for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
+        {
+            const MscclThreadblock& tb = gpu.threadblocks[t];
+            elements += tb.steps.size();
+            if (t >= MSCCL_MAX_THREADBLOCKS || tb.steps.size() > MSCCL_MAX_STEPS ||
+                tb.chan >= algo.nchannels)
+            {
+                throw std::invalid_argument(
+                    At(prefix, tb.line, r, t) + std::to_string(tb.steps.size()) + " steps on "
+                    "channel " + std::to_string(tb.chan) + "; the MSCCL executor runs at most " +
+                    std::to_string(MSCCL_MAX_THREADBLOCKS) + " threadblocks of " +
+                    std::to_string(MSCCL_MAX_STEPS) + " steps (MSCCL_MAX_NUM_STEPS) on a rank, "
+                    "on channels below nchannels (" + std::to_string(algo.nchannels) + ")");
+            }
+            auto& count = perChannel[tb.chan];
+            for (const bool send : {true, false})
+            {
+                if ((send ? tb.send : tb.recv) >= 0 &&
+                    ++(send ? count.first : count.second) > MSCCL_MAX_THREADBLOCKS_PER_CHANNEL)
+                {
+                    throw std::invalid_argument(
+                        At(prefix, tb.line, r, t) + "it is the " +
+                        std::to_string(MSCCL_MAX_THREADBLOCKS_PER_CHANNEL + 1) +
+                        "th threadblock of the rank that " + (send ? "sends" : "receives") +
+                        " on channel " + std::to_string(tb.chan) + "; the MSCCL executor takes "
+                        "at most " + std::to_string(MSCCL_MAX_THREADBLOCKS_PER_CHANNEL) +
+                        " per channel (MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL): put some on "
+                        "another channel");
+                }
+            }
+        }
+        if (elements > MSCCL_MAX_ELEMENTS)
+        {
+            throw std::invalid_argument(
+                At(prefix, gpu.line, r) + "the executor's XML reader would keep " +
+                std::to_string(elements) + " elements for it (<algo>, " +
+                std::to_string(algo.GetNRanks()) + " <gpu>s, its <tb>s and <step>s), more than "
+                "its " + std::to_string(MSCCL_MAX_ELEMENTS) + " (MAX_NODES - 1): use fewer "
+                "steps or threadblocks");
+        }
+    }
+}
+
+/**
+ * Refuses a step the executor would read otherwise than the simulation: a cnt or depid beyond
+ * its fields, a nop without a dependency (it would number the steps after it one lower), a nop
+ * waited for (it never signals one), a step right after nops that does not wait itself (the
+ * executor refuses it: "the last reduction must be a part of the first immediate instruction").
+ */
+void
+CheckSteps(const MscclAlgorithm& algo, const std::string& prefix)
+{
+    for (uint32_t r = 0; r < algo.GetNRanks(); ++r)
+    {
+        const MscclGpu& gpu = algo.gpus[r];
+        for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
+        {
+            const MscclThreadblock& tb = gpu.threadblocks[t];
+            bool afterNop = false;
+            for (uint32_t s = 0; s < tb.steps.size(); ++s)
+            {
+                const MscclStep& step = tb.steps[s];
+                const auto fail = [&](const std::string& what) {
+                    throw std::invalid_argument(At(prefix, step.line, r, t, s) + "'" +
+                                                ToString(step.type) + "': " + what);
+                };
+                const bool nop = step.type == MscclStepType::NOP;
+                if ((!nop && step.cnt > MSCCL_MAX_COUNT) || step.depid > MSCCL_MAX_DEPID)
+                {
+                    fail("cnt " + std::to_string(step.cnt) + ", depid " +
+                         std::to_string(step.depid) + "; the MSCCL executor takes cnt 1.." +
+                         std::to_string(MSCCL_MAX_COUNT) + " and depid -1.." +
+                         std::to_string(MSCCL_MAX_DEPID) + " (8 bits)");
+                }
+                if (nop && step.depid < 0)
+                {
+                    fail("a nop that waits for nothing (depid=\"-1\"): the MSCCL executor "
+                         "would number the steps after it one lower, so steps waiting for them "
+                         "would wait for others; remove it");
+                }
+                if (nop && step.hasdep)
+                {
+                    fail("hasdep=\"1\" on a nop: the MSCCL executor never signals a nop, so a "
+                         "step waiting for it would wait for a later step, or forever; make it "
+                         "wait for the step after the nop");
+                }
+                if (!nop && afterNop && step.depid < 0)
+                {
+                    fail("it follows nop steps but waits for nothing itself (depid=\"-1\"); the "
+                         "MSCCL executor refuses that (it hands the nops' waits to the step "
+                         "after them, which must wait too): give it one of the nops' depid/deps");
+                }
+                afterNop = nop;
+            }
+        }
+    }
+}
+
+/// The steps of one rank as a graph: an edge from each step to the steps that wait for it
+/// (the next step of its threadblock, and those naming it in depid/deps).
+struct RankSteps
+{
+    std::vector<uint32_t> first;              //!< per threadblock (and one past), its step 0's node
+    std::vector<std::vector<uint32_t>> next;  //!< per node, the nodes that wait for it
+    std::vector<uint32_t> position;           //!< per node, its place in a topological order
+
+    /// \return the threadblock of a node
+    uint32_t ThreadblockOf(uint32_t v) const
+    {
+        return static_cast<uint32_t>(std::upper_bound(first.begin(), first.end(), v) -
+                                     first.begin() - 1);
+    }
+};
+
+/// \return the graph of a rank's steps; its positions are empty when the graph has a cycle
+RankSteps
+BuildRankSteps(const MscclGpu& gpu)
+{
+    RankSteps g;
+    g.first.assign(gpu.threadblocks.size() + 1, 0);
+    for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
+    {
+        g.first[t + 1] = g.first[t] + static_cast<uint32_t>(gpu.threadblocks[t].steps.size());
+    }
+    const uint32_t n = g.first.back();
+    g.next.resize(n);
+    std::vector<uint32_t> waits(n, 0);
+    for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
+    {
+        const auto& steps = gpu.threadblocks[t].steps;
+        for (uint32_t s = 0; s < steps.size(); ++s)
+        {
+            const uint32_t v = g.first[t] + s;
+            if (s > 0)
+            {
+                g.next[v - 1].push_back(v);
+                ++waits[v];
+            }
+            if (steps[s].depid >= 0)
+            {
+                g.next[g.first[steps[s].depid] + steps[s].deps].push_back(v);
+                ++waits[v];
+            }
+        }
+    }
+    std::vector<uint32_t> order;
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        if (waits[v] == 0)
+        {
+            order.push_back(v);
+        }
+    }
+    for (size_t i = 0; i < order.size(); ++i)
+    {
+        for (uint32_t w : g.next[order[i]])
+        {
+            if (--waits[w] == 0)
+            {
+                order.push_back(w);
+            }
+        }
+    }
+    if (order.size() == n)
+    {
+        g.position.resize(n);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            g.position[order[i]] = i;
+        }
+    }
+    return g;
+}
+
+/// \return true when step `to` waits, directly or through others, for step `from`
+bool
+Reaches(const RankSteps& g, uint32_t from, uint32_t to)
+{
+    std::vector<uint32_t> stack{from};
+    std::set<uint32_t> seen{from};
+    while (!stack.empty())
+    {
+        const uint32_t v = stack.back();
+        stack.pop_back();
+        if (v == to)
+        {
+            return true;
+        }
+        for (uint32_t w : g.next[v])
+        {
+            // Nothing after `to` in the order leads back to it.
+            if (g.position[w] <= g.position[to] && seen.insert(w).second)
+            {
+                stack.push_back(w);
+            }
+        }
+    }
+    return false;
+}
+
+/**
+ * Checks that the sends (or receives) of rank r on each (peer, channel) shared by several
+ * threadblocks are ordered by the rank's dependencies: program order in a threadblock and
+ * depid/deps. A rank whose dependencies form a cycle is left to the simulation (a deadlock).
+ */
+void
+CheckChannelOrder(const MscclAlgorithm& algo, uint32_t r, const std::string& prefix)
+{
+    const MscclGpu& gpu = algo.gpus[r];
+    // Per (receives?, peer, channel), the threadblocks that use it.
+    std::map<std::tuple<bool, int32_t, uint32_t>, std::vector<uint32_t>> users;
+    bool shared = false;
+    for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
+    {
+        const MscclThreadblock& tb = gpu.threadblocks[t];
+        for (const bool receives : {false, true})
+        {
+            const int32_t peer = receives ? tb.recv : tb.send;
+            if (peer >= 0)
+            {
+                auto& list = users[{receives, peer, tb.chan}];
+                list.push_back(t);
+                shared = shared || list.size() > 1;
+            }
+        }
+    }
+    const RankSteps g = shared ? BuildRankSteps(gpu) : RankSteps{};
+    if (g.position.empty())
+    {
+        return; // one threadblock per (peer, channel), or a cycle the simulation names
+    }
+    for (const auto& [key, tbs] : users)
+    {
+        const auto [receives, peer, chan] = key;
+        std::vector<std::pair<uint32_t, uint32_t>> uses; // (position, node), in order
+        for (uint32_t t = 0; tbs.size() > 1 && t < tbs.size(); ++t)
+        {
+            const auto& steps = gpu.threadblocks[tbs[t]].steps;
+            for (uint32_t s = 0; s < steps.size(); ++s)
+            {
+                const uint32_t v = g.first[tbs[t]] + s;
+                if (receives ? Receives(steps[s].type) : Sends(steps[s].type))
+                {
+                    uses.emplace_back(g.position[v], v);
+                }
+            }
+        }
+        std::sort(uses.begin(), uses.end());
+        for (size_t i = 1; i < uses.size(); ++i)
+        {
+            const uint32_t a = uses[i - 1].second;
+            const uint32_t b = uses[i].second;
+            const uint32_t ta = g.ThreadblockOf(a);
+            const uint32_t tb = g.ThreadblockOf(b);
+            if (ta == tb || Reaches(g, a, b))
+            {
+                continue;
+            }
+            const uint32_t lineA = gpu.threadblocks[ta].steps[a - g.first[ta]].line;
+            const std::string other = "rank " + std::to_string(peer);
+            throw std::invalid_argument(
+                At(prefix, gpu.threadblocks[tb].steps[b - g.first[tb]].line, r, tb,
+                   b - g.first[tb]) +
+                "it and step " + std::to_string(a - g.first[ta]) + " of threadblock " +
+                std::to_string(ta) + (lineA ? " (line " + std::to_string(lineA) + ")" : "") +
+                " both " + (receives ? "receive from " : "send to ") + other + " on channel " +
+                std::to_string(chan) + ", and no dependency orders them (steps of one "
+                "threadblock run in order, depid/deps order others): the MSCCL executor would "
+                "race them on its one connection, so which one meets " + other + "'s next " +
+                (receives ? "send" : "receive") + " is not decided; make one wait for the other");
+        }
+    }
+}
+
+} // namespace
+
+void
+CheckMscclExecutorRules(const MscclAlgorithm& algorithm, const std::string& prefix)
+{
+    CheckSizes(algorithm, prefix);
+    CheckSteps(algorithm, prefix);
+    for (uint32_t r = 0; r < algorithm.GetNRanks(); ++r)
+    {
+        CheckChannelOrder(algorithm, r, prefix);
+    }
+}
+
 MscclAlgorithm
 ParseMscclXml(const std::string& text, const std::string& source)
 {
@@ -624,6 +1016,7 @@ ParseMscclXml(const std::string& text, const std::string& source)
         ReadGpu(source, *g, algo, gpuElement);
     }
     CheckDependencies(source, algo);
+    CheckMscclExecutorRules(algo, "MSCCL algorithm '" + source + "'");
     return algo;
 }
 
@@ -645,6 +1038,10 @@ WriteMscclXml(std::ostream& os, const MscclAlgorithm& algorithm)
     printer.PushAttribute("ngpus", algorithm.GetNRanks());
     printer.PushAttribute("coll", algorithm.coll.c_str());
     printer.PushAttribute("inplace", algorithm.inplace ? 1 : 0);
+    // The executor (Azure/msccl-executor-nccl) requires these; 0 and 0: any size.
+    printer.PushAttribute("outofplace", algorithm.inplace ? 0 : 1);
+    printer.PushAttribute("minBytes", 0);
+    printer.PushAttribute("maxBytes", 0);
     for (uint32_t r = 0; r < algorithm.GetNRanks(); ++r)
     {
         const MscclGpu& gpu = algorithm.gpus[r];

@@ -120,25 +120,69 @@ struct MscclAlgorithm
     }
 };
 
-/// Largest number of ranks an algorithm file may have.
-constexpr uint32_t MSCCL_MAX_RANKS = 1U << 16;
-/// Largest number of chunks in one buffer of an algorithm file.
-constexpr uint32_t MSCCL_MAX_CHUNKS = 1U << 24;
+/*
+ * The MSCCL executor's limits, as its parser and kernel take a file (Azure/msccl-executor-nccl:
+ * src/misc/msccl/msccl_parser.cc, src/include/msccl/msccl_struct.h, src/include/msccl/
+ * msccl_parser.h, src/include/device.h, makefiles/common.mk). A file within them runs there.
+ */
+
+/// Largest number of ranks: the executor's XML reader keeps at most 1024 children of one
+/// element (MAX_SUBS, msccl_parser.h), here the <gpu>s of <algo>.
+constexpr uint32_t MSCCL_MAX_RANKS = 1024;
+/// Largest number of chunks in one buffer: the executor keeps a step's offsets in 16 bits
+/// (int16_t srcOffset, dstOffset of mscclTransmission, msccl_struct.h), so offsets stop at 32767.
+constexpr uint32_t MSCCL_MAX_CHUNKS = 32768;
+/// Largest number of steps of a threadblock (s="0".."63"): MSCCL_MAX_NUM_STEPS, 64 in the
+/// executor's default build (makefiles/common.mk; msccl_parser.cc refuses s >= it).
+constexpr uint32_t MSCCL_MAX_STEPS = 64;
+/// Largest cnt of a step that moves data: msccl_parser.cc refuses cnt >= MSCCL_MAX_COUNT (72).
+constexpr uint32_t MSCCL_MAX_COUNT = 71;
+/// Largest number of channels: MAXCHANNELS (device.h); chan is 0..31, nchannels at most 32.
+constexpr uint32_t MSCCL_MAX_CHANNELS = 32;
+/// Largest number of threadblocks of a rank: MSCCL_MAX_NUM_THREAD_BLOCKS (32 per channel x 32).
+constexpr uint32_t MSCCL_MAX_THREADBLOCKS = 1024;
+/// Largest number of threadblocks of a rank on one channel with a send peer, and with a recv
+/// peer: MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL (msccl_struct.h, checked in msccl_parser.cc).
+constexpr uint32_t MSCCL_MAX_THREADBLOCKS_PER_CHANNEL = 32;
+/// Largest depid: the executor keeps it in 8 bits (int8_t dependentBid, msccl_struct.h).
+constexpr int32_t MSCCL_MAX_DEPID = 127;
+/// Largest number of elements the executor's XML reader keeps for one rank: <algo>, every
+/// <gpu>, and the rank's <tb>s and <step>s, below MAX_NODES (4096, msccl_parser.h).
+constexpr uint32_t MSCCL_MAX_ELEMENTS = 4095;
+/// Longest attribute value the executor's XML reader holds (MAX_STR_LEN, msccl_parser.h).
+constexpr uint32_t MSCCL_MAX_ATTRIBUTE_LENGTH = 255;
 
 /**
  * \ingroup allreduce-msccl
  * Reads an MSCCL algorithm from its XML text and checks its structure: the elements and
- * attributes (unknown ones are refused), numbers, ranks and threadblock ids, steps numbered
- * from 0, buffers and offsets within the buffer sizes, step types against the threadblock's
- * peers, dependencies that name an existing step marked hasdep, and at most one threadblock
- * per (send peer, channel) and per (recv peer, channel) on a rank. Whether the algorithm
- * computes an AllReduce is SimulateMscclAlgorithm's job.
+ * attributes (unknown ones, text between elements and an XML declaration are refused),
+ * numbers, ranks and threadblock ids, steps numbered from 0, buffers and offsets within the
+ * buffer sizes, step types against the threadblock's peers, dependencies that name an
+ * existing step marked hasdep, and CheckMscclExecutorRules. Whether the algorithm computes an
+ * AllReduce is SimulateMscclAlgorithm's job.
  * \param text the XML
  * \param source name used in errors (a file name)
  * \return the algorithm
  * \throws std::invalid_argument naming the source, the line and what is wrong
  */
 MscclAlgorithm ParseMscclXml(const std::string& text, const std::string& source);
+
+/**
+ * \ingroup allreduce-msccl
+ * Checks what the MSCCL executor needs beyond a well-formed file (doc/allreduce.rst, "MSCCL
+ * algorithm files"): its limits (the MSCCL_MAX_ constants), nop steps as it reads them (each
+ * waits for a step of another threadblock, none is waited for, and the step after nops waits
+ * too), and an order on each (peer, channel). A rank may have several threadblocks that send to
+ * one peer on one channel (or receive from it): the k-th send from rank a to rank b on a
+ * channel meets the k-th receive at b from a on it, so the sends (and the receives) of a rank
+ * on one (peer, channel) must be ordered by the rank's dependencies (the steps of a threadblock
+ * one after another, and depid/deps); two that are not race on the executor's one connection.
+ * \param algorithm the algorithm
+ * \param prefix the start of an error: "MSCCL algorithm 'f.xml'"
+ * \throws std::invalid_argument naming the rank, threadblock and step (and line, when read from
+ *         a file), the limit and what would be accepted
+ */
+void CheckMscclExecutorRules(const MscclAlgorithm& algorithm, const std::string& prefix);
 
 /**
  * \ingroup allreduce-msccl
@@ -150,7 +194,8 @@ MscclAlgorithm ReadMscclFile(const std::string& path);
 
 /**
  * \ingroup allreduce-msccl
- * Writes an algorithm as MSCCL XML, every step with all its attributes.
+ * Writes an algorithm as MSCCL XML, every step with all its attributes, and <algo> with every
+ * attribute the executor requires (outofplace, minBytes="0" and maxBytes="0": any size).
  * \param os where to write
  * \param algorithm the algorithm
  */

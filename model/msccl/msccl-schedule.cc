@@ -377,10 +377,11 @@ CheckExportable(const WorkloadSet& workloads, const Schedule& schedule)
     const uint32_t k = workloads.GetPieces();
     if (n > MSCCL_MAX_RANKS || uint64_t{n} * k > MSCCL_MAX_CHUNKS)
     {
-        throw std::invalid_argument("cannot export to MSCCL: " + std::to_string(n) +
-                                    " servers x " + std::to_string(k) + " pieces is beyond an "
-                                    "algorithm file's " + std::to_string(MSCCL_MAX_RANKS) +
-                                    " ranks and " + std::to_string(MSCCL_MAX_CHUNKS) + " chunks");
+        throw std::invalid_argument(
+            "cannot export to MSCCL: " + std::to_string(n) + " servers x " + std::to_string(k) +
+            " pieces is beyond the MSCCL executor's " + std::to_string(MSCCL_MAX_RANKS) +
+            " ranks and " + std::to_string(MSCCL_MAX_CHUNKS) + " chunks (servers x pieces); "
+            "use fewer pieces");
     }
     for (const Workload& w : workloads.GetAll())
     {
@@ -415,8 +416,12 @@ RoundOf(const WorkloadSet& workloads, const Schedule& schedule)
     return roundOf;
 }
 
-/// \return per workload, its channel: the i-th workload between the same two servers in one
-///         round takes channel i
+/**
+ * \return per workload, its channel: the i-th workload between the same two servers in one
+ *         round takes channel i
+ * \throws std::invalid_argument when a round has more workloads between two servers than the
+ *         MSCCL executor has channels
+ */
 std::vector<uint32_t>
 ChannelOf(const WorkloadSet& workloads, const Schedule& schedule)
 {
@@ -430,6 +435,16 @@ ChannelOf(const WorkloadSet& workloads, const Schedule& schedule)
         {
             const Workload& w = workloads.Get(id);
             chanOf[id] = used[{w.src, w.dst, r}]++;
+            if (chanOf[id] >= MSCCL_MAX_CHANNELS)
+            {
+                const Topology& topology = workloads.GetTopology();
+                throw std::invalid_argument(
+                    "cannot export to MSCCL: round " + std::to_string(r) + " has more than " +
+                    std::to_string(MSCCL_MAX_CHANNELS) + " workloads from " +
+                    topology.GetNodeName(w.src) + " to " + topology.GetNodeName(w.dst) +
+                    "; each takes a channel of its own, and the MSCCL executor has " +
+                    std::to_string(MSCCL_MAX_CHANNELS) + " (use fewer pieces)");
+            }
         }
     }
     return chanOf;
@@ -541,7 +556,7 @@ class StepWriter
     StepWriter(MscclAlgorithm& algo,
                const WorkloadSet& workloads,
                const std::vector<uint32_t>& chanOf,
-               const ThreadblockIds& tbOf);
+               ThreadblockIds tbOf);
 
     /// Writes the step of one send or receive (and the nop steps before it), after the
     /// steps of every event before it.
@@ -577,11 +592,22 @@ class StepWriter
     StepPlace AddStep(uint32_t r, uint32_t t, MscclStep step, const StepPlace* dep, uint32_t end);
     /// Records, per round the schedule ends a step by, the step estimated to end latest.
     void RecordEnd(uint32_t r, uint32_t round, const StepPlace& placed);
+    /**
+     * Picks the threadblock of rank r for a step on (peer, channel) that waits for deps: the
+     * current one, or when the step and its nops would take it beyond MSCCL_MAX_STEPS, a new
+     * one on the same peer and channel that waits for the last step of the full one (so
+     * the sends and receives on that peer and channel keep their order).
+     * \param[in,out] deps the step's dependencies; on return those on other threadblocks,
+     *        sorted, each once
+     * \return the threadblock
+     */
+    uint32_t PickThreadblock(uint32_t r, const std::pair<uint32_t, uint32_t>& key,
+                             std::vector<StepPlace>& deps);
 
     MscclAlgorithm& m_algo;               //!< the algorithm
     const WorkloadSet& m_workloads;       //!< the workloads
     const std::vector<uint32_t>& m_chanOf; //!< per workload, its channel
-    const ThreadblockIds& m_tbOf;         //!< per rank, its threadblocks by (peer, channel)
+    ThreadblockIds m_tbOf; //!< per rank, its threadblock by (peer, channel) (the latest one)
     std::map<Cell, StepPlace> m_lastWrite;              //!< the last receive into each cell
     std::map<Cell, std::vector<StepPlace>> m_readsSince; //!< the sends of each cell since then
     /// Per rank, threadblock and step: the round its step ends by.
@@ -594,11 +620,11 @@ class StepWriter
 StepWriter::StepWriter(MscclAlgorithm& algo,
                        const WorkloadSet& workloads,
                        const std::vector<uint32_t>& chanOf,
-                       const ThreadblockIds& tbOf)
+                       ThreadblockIds tbOf)
     : m_algo(algo),
       m_workloads(workloads),
       m_chanOf(chanOf),
-      m_tbOf(tbOf),
+      m_tbOf(std::move(tbOf)),
       m_finish(algo.GetNRanks()),
       m_endsBy(algo.GetNRanks())
 {
@@ -687,14 +713,59 @@ StepWriter::RecordEnd(uint32_t r, uint32_t round, const StepPlace& placed)
     }
 }
 
+/// \return deps without those on threadblock t, sorted, each once
+std::vector<StepPlace>
+OnOtherThreadblocks(std::vector<StepPlace> deps, uint32_t t)
+{
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    deps.erase(std::remove_if(deps.begin(), deps.end(),
+                              [t](const StepPlace& d) { return d.first == t; }),
+               deps.end());
+    return deps;
+}
+
+uint32_t
+StepWriter::PickThreadblock(uint32_t r,
+                            const std::pair<uint32_t, uint32_t>& key,
+                            std::vector<StepPlace>& deps)
+{
+    const uint32_t t = m_tbOf[r].at(key);
+    std::vector<StepPlace> other = OnOtherThreadblocks(deps, t);
+    const auto& steps = m_algo.gpus[r].threadblocks[t].steps;
+    // The step and a nop before it for each dependency but one.
+    if (steps.size() + std::max<size_t>(other.size(), 1) <= MSCCL_MAX_STEPS)
+    {
+        deps = std::move(other);
+        return t;
+    }
+    MscclThreadblock next;
+    next.chan = key.second;
+    auto& tbs = m_algo.gpus[r].threadblocks;
+    const auto added = static_cast<uint32_t>(tbs.size());
+    deps.emplace_back(t, static_cast<uint32_t>(steps.size() - 1));
+    tbs.push_back(next);
+    m_finish[r].emplace_back();
+    m_tbOf[r][key] = added;
+    deps = OnOtherThreadblocks(deps, added);
+    if (deps.size() > MSCCL_MAX_STEPS)
+    {
+        throw std::invalid_argument(
+            "cannot export to MSCCL: a step of rank " + std::to_string(r) + " waits for " +
+            std::to_string(deps.size()) + " steps of other threadblocks, and a threadblock of "
+            "the MSCCL executor holds " + std::to_string(MSCCL_MAX_STEPS) + " steps");
+    }
+    return added;
+}
+
 void
 StepWriter::Add(const Event& e)
 {
     const Workload& w = m_workloads.Get(e.workload);
     const uint32_t r = e.rank;
     const uint32_t peer = e.kind == 0 ? w.dst : w.src;
-    const uint32_t t = m_tbOf[r].at({peer, m_chanOf[w.id]});
-    MscclThreadblock& tb = m_algo.gpus[r].threadblocks[t];
+    const std::pair<uint32_t, uint32_t> key{peer, m_chanOf[w.id]};
+    uint32_t t = m_tbOf[r].at(key);
     const uint64_t chunk = uint64_t{w.chunk} * m_workloads.GetPieces() + w.piece;
     const Cell cell{r, chunk};
     std::vector<StepPlace> deps = DataDeps(e.kind, cell);
@@ -709,11 +780,8 @@ StepWriter::Add(const Event& e)
     }
     // Steps of the same threadblock come before it anyway; each other one needs a depid,
     // the extra ones on nop steps first.
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    deps.erase(std::remove_if(deps.begin(), deps.end(),
-                              [t](const StepPlace& d) { return d.first == t; }),
-               deps.end());
+    t = PickThreadblock(r, key, deps);
+    MscclThreadblock& tb = m_algo.gpus[r].threadblocks[t];
     for (size_t d = 1; d < deps.size(); ++d)
     {
         MscclStep nop;
@@ -764,6 +832,9 @@ ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uin
     {
         steps.Add(e);
     }
+    // Whatever the sizes above did not foresee (threadblocks per rank or channel, elements).
+    CheckMscclExecutorRules(algo, "cannot export to MSCCL: the algorithm would not run on the "
+                                  "MSCCL executor");
     if (unpinned)
     {
         *unpinned = steps.GetNotPinned();
