@@ -20,7 +20,7 @@ cmake -S "$repo/fuzz" -B "$build" -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" 
 cmake --build "$build" -j "${JOBS:-$(nproc)}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-for target in topology-spec topology-file schedule-json msccl-xml; do
+for target in topology-spec topology-file schedule-json msccl-xml job-trace aggregator-rounds; do
   work=$build/corpus/$target
   mkdir -p "$work"
   echo "== fuzz-$target for $seconds s (seeds: fuzz/corpus/$target, $(ls "$repo/fuzz/corpus/$target" | wc -l) files)"

@@ -61,3 +61,13 @@ TEST(FuzzCorpus, MscclFilesReplayWithoutAFinding)
 {
     EXPECT_GE(Replay("msccl-xml", &allreduce_fuzz::FuzzMscclXml), 6u);
 }
+
+TEST(FuzzCorpus, JobTracesReplayWithoutAFinding)
+{
+    EXPECT_GE(Replay("job-trace", &allreduce_fuzz::FuzzJobTrace), 12u);
+}
+
+TEST(FuzzCorpus, AggregatorTopologiesReplayWithoutAFinding)
+{
+    EXPECT_GE(Replay("aggregator-rounds", &allreduce_fuzz::FuzzAggregatorRounds), 10u);
+}
