@@ -925,6 +925,22 @@ TEST(MscclExecutor, ExportSplitsLongThreadblocksWithinTheExecutorsLimits)
     EXPECT_TRUE(again.check.valid) << again.check.error;
     EXPECT_EQ(RoundsByWorkload(again.plan), RoundsByWorkload(original.plan));
 }
+TEST(MscclExecutor, ExportSpreadsManyPeersOverChannels)
+{
+    // greedy on fat-tree k=8: a server exchanges with all 127 others, more than the executor's
+    // 32 threadblocks on one channel; the export spreads them over channels, and the file reads
+    // (within every limit) and imports to the same rounds.
+    const Topology topology = BuildTopology("fattree:k=8");
+    const SchedulerResult original = EvaluateScheduler(topology, "greedy", 1);
+    ASSERT_TRUE(original.check.valid);
+    std::ostringstream xml;
+    WriteMscclXml(xml, ExportMscclAlgorithm(original.plan.workloads, original.plan.schedule));
+    const MscclAlgorithm algo = ParseMscclXml(xml.str(), "export");
+    EXPECT_GT(algo.nchannels, 1U);
+    const MscclImport back = ImportMscclAlgorithm(algo, "export", topology, {});
+    EXPECT_EQ(back.plan.schedule.GetNRounds(), original.plan.schedule.GetNRounds());
+}
+
 } // namespace
 
 namespace

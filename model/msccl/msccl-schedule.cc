@@ -18,6 +18,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -417,16 +418,23 @@ RoundOf(const WorkloadSet& workloads, const Schedule& schedule)
 }
 
 /**
- * \return per workload, its channel: the i-th workload between the same two servers in one
- *         round takes channel i
- * \throws std::invalid_argument when a round has more workloads between two servers than the
- *         MSCCL executor has channels
+ * \return per workload, its channel: the lowest one that no other workload between the same two
+ *         servers takes in its round (the i-th takes channel i) and on which neither server
+ *         already has the MSCCL executor's 32 threadblocks (one per peer and channel)
+ * \throws std::invalid_argument when no channel is left for a workload
  */
 std::vector<uint32_t>
 ChannelOf(const WorkloadSet& workloads, const Schedule& schedule)
 {
     std::vector<uint32_t> chanOf(workloads.GetN(), 0);
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> used;
+    // Per (sender, receiver, round), the channels its workloads took.
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<uint32_t>> used;
+    // Per (server, channel), the peers it has a threadblock for on the channel.
+    std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> peersOn;
+    const auto fits = [&peersOn](uint32_t server, uint32_t chan, uint32_t peer) {
+        const auto& peers = peersOn[{server, chan}];
+        return peers.count(peer) || peers.size() < MSCCL_MAX_THREADBLOCKS_PER_CHANNEL;
+    };
     for (uint32_t r = 0; r < schedule.rounds.size(); ++r)
     {
         std::vector<uint32_t> ids = schedule.rounds[r];
@@ -434,17 +442,29 @@ ChannelOf(const WorkloadSet& workloads, const Schedule& schedule)
         for (uint32_t id : ids)
         {
             const Workload& w = workloads.Get(id);
-            chanOf[id] = used[{w.src, w.dst, r}]++;
-            if (chanOf[id] >= MSCCL_MAX_CHANNELS)
+            auto& taken = used[{w.src, w.dst, r}];
+            uint32_t c = 0;
+            while (c < MSCCL_MAX_CHANNELS &&
+                   (taken.count(c) || !fits(w.src, c, w.dst) || !fits(w.dst, c, w.src)))
+            {
+                ++c;
+            }
+            if (c == MSCCL_MAX_CHANNELS)
             {
                 const Topology& topology = workloads.GetTopology();
                 throw std::invalid_argument(
-                    "cannot export to MSCCL: round " + std::to_string(r) + " has more than " +
-                    std::to_string(MSCCL_MAX_CHANNELS) + " workloads from " +
+                    "cannot export to MSCCL: workload " + std::to_string(id) + " from " +
                     topology.GetNodeName(w.src) + " to " + topology.GetNodeName(w.dst) +
-                    "; each takes a channel of its own, and the MSCCL executor has " +
-                    std::to_string(MSCCL_MAX_CHANNELS) + " (use fewer pieces)");
+                    " in round " + std::to_string(r) + " finds no channel: each workload between "
+                    "two servers in a round takes a channel of its own, and the MSCCL executor has " +
+                    std::to_string(MSCCL_MAX_CHANNELS) + " channels of " +
+                    std::to_string(MSCCL_MAX_THREADBLOCKS_PER_CHANNEL) + " peers per server (use "
+                    "fewer pieces or servers)");
             }
+            taken.insert(c);
+            peersOn[{w.src, c}].insert(w.dst);
+            peersOn[{w.dst, c}].insert(w.src);
+            chanOf[id] = c;
         }
     }
     return chanOf;
