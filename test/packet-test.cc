@@ -1106,6 +1106,30 @@ TEST(PacketTransport, EveryTcpAndQueueDiscVerifies)
     EXPECT_EQ(GetQueueDisc(dctcp), "red");
 }
 
+TEST(PacketTransport, EveryQueueDiscTakesEverySizeUnit)
+{
+    // ns-3's fq_codel keeps a limit of 0 packets when given bytes, which drops every packet: a
+    // byte limit is held above it (ByteLimitQueueDisc), and red's thresholds follow the unit.
+    const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
+    for (const std::string queue : {"fq-codel", "red", "none"})
+    {
+        for (const std::string size : {"300p", "1MB", "1MiB", "600KB", "512KiB", "2000000B",
+                                       "1e6", "4500B"})
+        {
+            PacketRunConfig config = SmallPacketRun("barrier");
+            config.gradientBytes = 256 * 1024;
+            config.tcp = queue == "red" ? "dctcp" : "cubic";
+            config.queueDisc = queue;
+            config.queueSize = size;
+            const PacketRunReport report = RunPacketAllReduce(plan, config);
+            ASSERT_TRUE(report.result.finished) << queue << " " << size << ": "
+                                                << report.result.error;
+            EXPECT_TRUE(report.verification.verified) << queue << " " << size;
+        }
+    }
+    Simulator::Destroy();
+}
+
 TEST(PacketTransport, TransportOptionsThatCannotWorkAreRefused)
 {
     const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
@@ -1144,9 +1168,9 @@ TEST(PacketTransport, TransportOptionsThatCannotWorkAreRefused)
             c.queueDisc = "fq-codel";
         },
         "dctcp needs queues that mark ECN");
-    for (const std::string size : {"12", "0p", "p", "10 p", "5GB", "99999999999p"})
+    for (const std::string size : {"12", "1499B", "0p", "p", "10 p", "5GB", "99999999999p"})
     {
-        refuses([size](PacketRunConfig& c) { c.queueSize = size; }, "queue size must be");
+        refuses([size](PacketRunConfig& c) { c.queueSize = size; }, "--queue-size");
     }
     DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
     EXPECT_THROW(dcn.SetTcpCongestionControl("ns3::Node"), std::invalid_argument);

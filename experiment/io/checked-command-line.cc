@@ -163,6 +163,11 @@ ParseQueueSize(const std::string& subject, const std::string& text)
         throw std::invalid_argument(subject + " must be above 0 (a queue of 0 drops every "
                                     "packet), got '" + Abbreviate(text) + "'");
     }
+    if (!packets && n < 1500)
+    {
+        throw std::invalid_argument(subject + " must hold at least one full packet (1500 bytes, "
+                                    "the links' MTU), got '" + Abbreviate(text) + "'");
+    }
     return QueueSize(packets ? QueueSizeUnit::PACKETS : QueueSizeUnit::BYTES,
                      static_cast<uint32_t>(n));
 }

@@ -16,6 +16,7 @@
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/ipv4-flow-classifier.h"
 #include "ns3/log.h"
+#include "ns3/object-factory.h"
 #include "ns3/queue-size.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -243,24 +244,56 @@ struct RunSettings
     StragglerSpec stragglers; //!< late gradients
     std::string tcpType;     //!< the TCP congestion control's TypeId name
     std::string queueDisc;   //!< "fq-codel", "red" or "none" ("auto" resolved)
+    QueueSize queueSize;     //!< every queue's limit (the queue disc's default when not given)
 };
 
 /**
- * \param size a queue size as given, e.g. "1000p", "4MB", "64KiB"
- * \return whether ns-3's QueueSize reads it (which aborts on what it cannot read)
+ * \param queueDisc a --queue-disc ("none": the devices' FIFO queue) \param size its limit
+ * \return the TypeId name of the queue that holds that limit: fq_codel counts packets, so a
+ *         byte limit is a ByteLimitQueueDisc over it
  */
-bool
-IsQueueSize(const std::string& size)
+std::string
+QueueTypeName(const std::string& queueDisc, const QueueSize& size)
 {
-    size_t digits = 0;
-    while (digits < size.size() && std::isdigit(static_cast<unsigned char>(size[digits])))
+    const bool bytes = size.GetUnit() == QueueSizeUnit::BYTES;
+    return queueDisc == "red"        ? "ns3::RedQueueDisc"
+           : queueDisc != "fq-codel" ? "ns3::DropTailQueue<Packet>"
+           : bytes                   ? "ns3::ByteLimitQueueDisc"
+                                     : "ns3::FqCoDelQueueDisc";
+}
+
+/**
+ * Refuses a queue size the queue cannot take. ns-3's queue discs that count in one unit only
+ * (fq_codel, fq_pie, fq_cobalt, pfifo_fast: packets) keep a limit of 0 when given another, and
+ * a queue of 0 drops every packet: the run then fails far from its cause. Asked of the queue
+ * itself, so that any queue type is covered.
+ * \param typeName the queue's TypeId name \param size the size asked for \param text as typed
+ * \param shown the queue as the user chose it, e.g. "--queue-disc=fq-codel"
+ * \throws std::invalid_argument naming --queue-size and what the queue takes
+ */
+void
+CheckQueueTakes(const std::string& typeName,
+                const QueueSize& size,
+                const std::string& text,
+                const std::string& shown)
+{
+    ObjectFactory factory(typeName);
+    const Ptr<Object> queue = factory.Create<Object>();
+    QueueSizeValue kept;
+    if (queue->SetAttributeFailSafe("MaxSize", QueueSizeValue(size)) &&
+        queue->GetAttributeFailSafe("MaxSize", kept) && kept.Get() == size)
     {
-        ++digits;
+        return;
     }
-    const std::string unit = size.substr(digits);
-    return digits > 0 && digits <= 9 && std::stoul(size.substr(0, digits)) > 0 &&
-           (unit == "p" || unit == "B" || unit == "KB" || unit == "KiB" || unit == "MB" ||
-            unit == "MiB");
+    const bool bytes = size.GetUnit() == QueueSizeUnit::BYTES;
+    std::ostringstream os;
+    os << "--queue-size=" << text << ": " << shown << " (ns-3's " << typeName
+       << ") counts its limit in " << (bytes ? "packets" : "bytes") << " only; give "
+       << (bytes ? std::to_string(std::max<uint32_t>(1, size.GetValue() / 1500)) +
+                       "p (that many 1500-byte packets)"
+                 : std::to_string(uint64_t{size.GetValue()} * 1500) + "B")
+       << (bytes ? ", or a queue disc that counts bytes (red, none)" : "");
+    throw std::invalid_argument(os.str());
 }
 
 /**
@@ -277,9 +310,7 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
         dcn.DisableTrafficControl();
         if (!config.queueSize.empty())
         {
-            dcn.SetQueue("ns3::DropTailQueue<Packet>",
-                         "MaxSize",
-                         QueueSizeValue(QueueSize(config.queueSize)));
+            dcn.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(settings.queueSize));
         }
         return;
     }
@@ -293,23 +324,25 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
         // As ns-3's DCTCP example (examples/tcp/dctcp-example.cc): marking on the instantaneous
         // queue (QW 1) between thresholds set by the link rate, 4 MB of buffer in packets.
         const bool fast = settings.rate.GetBitRate() >= 10000000000ULL;
+        // RED compares its thresholds with the queue in the queue's unit: in bytes, the
+        // thresholds are the same numbers of mean-sized packets.
+        const double unit = settings.queueSize.GetUnit() == QueueSizeUnit::BYTES ? 1500 : 1;
         tc.SetRootQueueDisc("ns3::RedQueueDisc",
                             "UseEcn", BooleanValue(true),
                             "UseHardDrop", BooleanValue(false),
                             "MeanPktSize", UintegerValue(1500),
                             "QW", DoubleValue(1),
-                            "MinTh", DoubleValue(fast ? 50 : 20),
-                            "MaxTh", DoubleValue(fast ? 150 : 60),
-                            "MaxSize", QueueSizeValue(QueueSize(config.queueSize.empty()
-                                                                    ? "2666p"
-                                                                    : config.queueSize)),
+                            "MinTh", DoubleValue((fast ? 50 : 20) * unit),
+                            "MaxTh", DoubleValue((fast ? 150 : 60) * unit),
+                            "MaxSize", QueueSizeValue(settings.queueSize),
                             "LinkBandwidth", DataRateValue(settings.rate),
                             "LinkDelay", TimeValue(settings.delay));
     }
     else
     {
-        tc.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
-                            "MaxSize", QueueSizeValue(QueueSize(config.queueSize)));
+        tc.SetRootQueueDisc(QueueTypeName(settings.queueDisc, settings.queueSize),
+                            "MaxSize",
+                            QueueSizeValue(settings.queueSize));
     }
     tc.SetQueueLimits("ns3::DynamicQueueLimits");
     dcn.SetTrafficControl(tc);
@@ -362,10 +395,17 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
         throw std::invalid_argument("dctcp needs queues that mark ECN: use the queue disc red "
                                     "(or auto), not " + settings.queueDisc);
     }
-    if (!config.queueSize.empty() && !IsQueueSize(config.queueSize))
+    if (!config.queueSize.empty())
     {
-        throw std::invalid_argument("queue size must be a count of packets or bytes such as "
-                                    "1000p, 4MB or 64KiB, got '" + config.queueSize + "'");
+        settings.queueSize = ParseQueueSize("--queue-size", config.queueSize);
+        CheckQueueTakes(QueueTypeName(settings.queueDisc, settings.queueSize),
+                        settings.queueSize,
+                        config.queueSize,
+                        "--queue-disc=" + settings.queueDisc);
+    }
+    else
+    {
+        settings.queueSize = QueueSize(settings.queueDisc == "red" ? "2666p" : "10240p");
     }
     settings.rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
     // ns-3's own Time parser aborts on a bad unit: ours throws.
@@ -570,8 +610,9 @@ AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
                   "devices' FIFO queues) or auto (red for dctcp, else fq-codel)",
                   config.queueDisc, {"auto", "fq-codel", "red", "none"});
     cmd.AddString("queue-size",
-                  "limit of every queue, e.g. 1000p or 4MB (default: ns-3's for the queue: "
-                  "10240p fq-codel, 2666p red, 100p device FIFO)",
+                  "limit of every queue: packets such as 1000p, or bytes such as 4MB for red "
+                  "and none (ns-3's fq-codel counts packets only; default: ns-3's for the "
+                  "queue: 10240p fq-codel, 2666p red, 100p device FIFO)",
                   config.queueSize);
 }
 
