@@ -40,6 +40,7 @@ DrlEnvironment::Init()
 {
     // One engine runs every candidate set, so that it alone tracks the links in use.
     m_engine = std::make_unique<RoundEngine>(m_catalogue.GetEngineWorkloads());
+    m_slots = DrlSlotTracker(m_catalogue);
     m_rescanOnPick = m_catalogue.GetTopology().CountAggregators() > 0;
     Reset();
 }
@@ -53,6 +54,7 @@ DrlEnvironment::Reset()
         return;
     }
     m_engine->Reset();
+    m_slots.Reset();
     m_state = m_engine.get();
     const uint32_t roots = m_catalogue.GetNRoots();
     const uint32_t trees = m_catalogue.GetNTrees();
@@ -96,6 +98,7 @@ DrlEnvironment::Save() const
     }
     Snapshot s;
     s.engine = std::make_unique<RoundEngine>(*m_engine);
+    s.slots = m_slots.GetUsage();
     s.committed = m_committed;
     s.loads = m_loads;
     s.treeSentLast = m_treeSentLast;
@@ -118,6 +121,7 @@ DrlEnvironment::Restore(const Snapshot& s)
                                     "environment");
     }
     *m_engine = *s.engine;
+    m_slots.SetUsage(s.slots);
     m_state = m_engine.get();
     m_committed = s.committed;
     m_loads.Restore(s.loads);
@@ -411,7 +415,11 @@ DrlEnvironment::GetTreeMask() const
     {
         const uint32_t t = m_catalogue.GetTreeOfEngineId(id);
         const uint32_t c = m_committed[m_catalogue.GetTree(t).root];
-        mask[t] |= (c == NO_INDEX || c == t) && IsAllowedNow(id);
+        // Ready is not enough: a workload whose aggregating switch has no free slot (another
+        // chunk holds it) cannot start, and a tree of such workloads only would give the
+        // round nothing to pick.
+        mask[t] |= (c == NO_INDEX || c == t) && IsAllowedNow(id) && m_state->CanStart(id) &&
+                   m_slots.CanStart(id);
     }
     return mask;
 }
@@ -520,7 +528,7 @@ DrlEnvironment::Conflicts(uint32_t set, uint32_t id) const
             }
         }
     }
-    else if (!m_state->CanStart(e) || !IsAllowedNow(e))
+    else if (!m_state->CanStart(e) || !IsAllowedNow(e) || !m_slots.CanStart(e))
     {
         return true;
     }
@@ -568,6 +576,7 @@ DrlEnvironment::StartWorkload(uint32_t set, uint32_t e)
     const uint32_t tree = m_catalogue.GetTreeOf(set, local);
     const uint32_t root = m_catalogue.GetTree(tree).root;
     m_state->Start(e);
+    m_slots.Start(e);
     if (m_committed[root] == NO_INDEX)
     {
         m_committed[root] = tree;
@@ -618,6 +627,10 @@ DrlEnvironment::CloseRound()
                                                            "rounds"));
     }
     m_engine->CloseRound();
+    for (uint32_t e : GetLastRound())
+    {
+        m_slots.Finish(e);
+    }
     for (uint32_t t = 0; t < m_catalogue.GetNTrees(); ++t)
     {
         if (m_treeSentLast[t] == 0)

@@ -148,6 +148,7 @@ class DrlEnvironment
     struct Snapshot
     {
         std::unique_ptr<RoundEngine> engine;        //!< the engine's state
+        DrlSlotTracker::Usage slots;                //!< m_slots' counts
         std::vector<uint32_t> committed;            //!< m_committed
         DrlLoadTracker loads;                       //!< m_loads
         std::vector<uint32_t> treeSentLast;         //!< m_treeSentLast
@@ -242,8 +243,9 @@ class DrlEnvironment
 
     /// \return per tree, TREE_FEATURES values (row-major), for the round about to start
     std::vector<float> GetTreeFeatures() const;
-    /// \return per tree, 1 when it can be selected: a ready workload and its root not
-    ///         committed to another tree
+    /// \return per tree, 1 when it can be selected: a ready workload that can start now (its
+    ///         links free, a slot on its aggregating switches) and its root not committed to
+    ///         another tree
     std::vector<uint8_t> GetTreeMask() const;
     /**
      * Starts a round with these trees selected. No root is left out: a root with a selectable
@@ -364,6 +366,9 @@ class DrlEnvironment
                                                     //!< one given to Observe
     std::unique_ptr<DrlOrbits> m_orbits;            //!< symmetric decoding's (else null)
     DrlLoadTracker m_loads;                         //!< what is left, and its link loads
+    DrlSlotTracker m_slots;                         //!< aggregating switches' slots in use
+                                                    //!< (several sets: the engine's union
+                                                    //!< has no limits)
     DrlRoundCandidates m_candidates;                //!< this round's candidates
     DrlTreeObservation m_treeObservation;           //!< what the upper level sees
     DrlCandidateObservation m_candidateObservation; //!< what the lower level sees

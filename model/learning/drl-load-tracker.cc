@@ -4,6 +4,8 @@
 
 #include "drl-load-tracker.h"
 
+#include "ns3/aggregator-slots.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -195,6 +197,148 @@ DrlLoadTracker::GetRoundsLeftBound(const std::vector<uint32_t>& committed) const
         }
     }
     return bound;
+}
+
+DrlSlotTracker::DrlSlotTracker(const DrlTreeCatalogue& catalogue)
+{
+    const Topology& topology = catalogue.GetTopology();
+    const uint32_t nSets = catalogue.GetNSets();
+    m_limited = nSets > 1 && AggregatorSlots::HasLimitedSlots(topology);
+    if (!m_limited)
+    {
+        return;
+    }
+    m_slots.assign(topology.GetNNodes(), 0);
+    for (uint32_t v = topology.GetNServers(); v < topology.GetNNodes(); ++v)
+    {
+        const uint32_t slots = topology.GetAggregatorSlots(v);
+        m_slots[v] = slots == Topology::UNLIMITED_SLOTS ? 0 : slots;
+    }
+    const uint32_t pieces = catalogue.GetSet(0).GetPieces();
+    const uint64_t perSet = 2ULL * catalogue.GetNRoots() * pieces;
+    std::vector<std::vector<Hold>> byGroup(perSet * nSets);
+    m_group.assign(catalogue.GetEngineWorkloads().GetN(), 0);
+    m_source.assign(m_group.size(), 0);
+    for (uint32_t j = 0; j < nSets; ++j)
+    {
+        for (const Workload& w : catalogue.GetSet(j).GetAll())
+        {
+            const uint64_t group =
+                j * perSet + (uint64_t{w.chunk} * pieces + w.piece) * 2 + (w.phase == Phase::GATHER);
+            m_group[catalogue.GetOffset(j) + w.id] = static_cast<uint32_t>(group);
+            m_source[catalogue.GetOffset(j) + w.id] = w.src;
+            if (m_slots[w.src] == 0)
+            {
+                continue;
+            }
+            auto& holds = byGroup[group];
+            auto it = std::find_if(holds.begin(), holds.end(), [&w](const Hold& h) {
+                return h.node == w.src;
+            });
+            if (it == holds.end())
+            {
+                holds.push_back({w.src, 0});
+                it = holds.end() - 1;
+            }
+            ++it->sends;
+        }
+    }
+    for (const auto& holds : byGroup)
+    {
+        m_first.push_back(static_cast<uint32_t>(m_holds.size()));
+        m_holds.insert(m_holds.end(), holds.begin(), holds.end());
+    }
+    m_first.push_back(static_cast<uint32_t>(m_holds.size()));
+    Reset();
+}
+
+bool
+DrlSlotTracker::IsLimited() const
+{
+    return m_limited;
+}
+
+void
+DrlSlotTracker::Reset()
+{
+    if (!m_limited)
+    {
+        return;
+    }
+    m_usage.sends.resize(m_holds.size());
+    for (size_t i = 0; i < m_holds.size(); ++i)
+    {
+        m_usage.sends[i] = m_holds[i].sends;
+    }
+    m_usage.started.assign(m_first.size() - 1, 0);
+    m_usage.used.assign(m_slots.size(), 0);
+}
+
+bool
+DrlSlotTracker::CanStart(uint32_t e) const
+{
+    if (!m_limited || m_usage.started[m_group[e]] > 0)
+    {
+        return true;
+    }
+    const uint32_t group = m_group[e];
+    for (uint32_t i = m_first[group]; i < m_first[group + 1]; ++i)
+    {
+        if (m_usage.used[m_holds[i].node] >= m_slots[m_holds[i].node])
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+void
+DrlSlotTracker::Start(uint32_t e)
+{
+    if (!m_limited)
+    {
+        return;
+    }
+    const uint32_t group = m_group[e];
+    if (m_usage.started[group]++ == 0)
+    {
+        for (uint32_t i = m_first[group]; i < m_first[group + 1]; ++i)
+        {
+            ++m_usage.used[m_holds[i].node];
+        }
+    }
+}
+
+void
+DrlSlotTracker::Finish(uint32_t e)
+{
+    if (!m_limited)
+    {
+        return;
+    }
+    const uint32_t group = m_group[e];
+    for (uint32_t i = m_first[group]; i < m_first[group + 1]; ++i)
+    {
+        if (m_holds[i].node == m_source[e] && --m_usage.sends[i] == 0)
+        {
+            --m_usage.used[m_holds[i].node];
+        }
+    }
+}
+
+const DrlSlotTracker::Usage&
+DrlSlotTracker::GetUsage() const
+{
+    return m_usage;
+}
+
+void
+DrlSlotTracker::SetUsage(const Usage& usage)
+{
+    if (m_limited)
+    {
+        m_usage = usage;
+    }
 }
 
 } // namespace ns3

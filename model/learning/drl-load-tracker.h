@@ -156,6 +156,69 @@ class DrlLoadTracker
     std::vector<uint32_t> m_touched;                //!< scratch: the links counted there
 };
 
+
+/**
+ * \ingroup allreduce-learning
+ * The slot rule of aggregating switches (AggregatorSlots, doc/allreduce.rst, "Aggregation in
+ * the network") over the candidate sets of a DrlTreeCatalogue run side by side on one engine.
+ * The engine of their union would take a chunk piece's workloads of every set as one group:
+ * the first start would hold a slot on every switch any of the root's candidate trees sends
+ * from, and give it back only once the candidates never chosen had sent too, so that one-slot
+ * switches stayed full and nothing could start. Here a group is one set's chunk piece in one
+ * phase (a root runs the workloads of one set only), and the slots in use are counted over
+ * all sets, as the plan's own engine counts them. Limited only when the catalogue has several
+ * sets on a topology with a finite number of slots somewhere (then the engine's union is on a
+ * copy without limits, DrlTreeCatalogue::GetEngineWorkloads).
+ */
+class DrlSlotTracker
+{
+  public:
+    /// What changes as workloads start and finish (a snapshot of it: GetUsage, SetUsage).
+    struct Usage
+    {
+        std::vector<uint32_t> sends;   //!< per hold, the group's sends from it not finished
+        std::vector<uint32_t> started; //!< per group, workloads started
+        std::vector<uint32_t> used;    //!< per node, slots in use
+    };
+
+    /// Counts nothing: every workload may start as far as slots go.
+    DrlSlotTracker() = default;
+    /// \param catalogue the sets (engine ids: GetOffset(set) + id)
+    explicit DrlSlotTracker(const DrlTreeCatalogue& catalogue);
+
+    /// \return true when slots are counted
+    bool IsLimited() const;
+    /// Back to the start: every slot free.
+    void Reset();
+    /// \param e an engine workload \return true when its group holds its slots already or
+    ///        every switch of its group has one free
+    bool CanStart(uint32_t e) const;
+    /// Records a start (the first of its group takes the group's slots). \param e it
+    void Start(uint32_t e);
+    /// Records a finish (a switch's last send of the group frees its slot). \param e it
+    void Finish(uint32_t e);
+    /// \return the counts, for SetUsage
+    const Usage& GetUsage() const;
+    /// \param usage counts GetUsage gave (of this tracker)
+    void SetUsage(const Usage& usage);
+
+  private:
+    /// One switch a group takes a slot on.
+    struct Hold
+    {
+        uint32_t node;  //!< the switch
+        uint32_t sends; //!< the group's sends from it
+    };
+
+    std::vector<uint32_t> m_group;  //!< per engine workload, its group
+    std::vector<uint32_t> m_source; //!< per engine workload, the node it sends from
+    std::vector<uint32_t> m_first; //!< per group, its first entry in m_holds (and one more)
+    std::vector<Hold> m_holds;     //!< per group, the switches it holds
+    std::vector<uint32_t> m_slots; //!< per node, its slots (0: not counted)
+    Usage m_usage;                 //!< the counts
+    bool m_limited{false};         //!< slots are counted
+};
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_DRL_LOAD_TRACKER_H */

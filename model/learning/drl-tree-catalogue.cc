@@ -44,7 +44,7 @@ DrlTreeCatalogue::Index()
     // One engine runs every candidate set, so that it alone tracks the links in use.
     if (m_sets.size() > 1)
     {
-        m_union = WorkloadSet::Concatenate(m_sets, &m_offset);
+        m_union = WorkloadSet::Concatenate(UnionParts(), &m_offset);
     }
     else
     {
@@ -58,6 +58,35 @@ DrlTreeCatalogue::Index()
             m_engineTree[m_offset[m_tree[t].set] + id] = t;
         }
     }
+}
+
+std::vector<WorkloadSet>
+DrlTreeCatalogue::UnionParts() const
+{
+    // An engine of the union would count a chunk piece's workloads of every set as one slot
+    // group, whose candidates never chosen never give their slots back: on a copy without
+    // limits, DrlSlotTracker counts them per set instead.
+    Topology unlimited = m_sets.front().GetTopology();
+    bool limited = false;
+    for (uint32_t v = unlimited.GetNServers(); v < unlimited.GetNNodes(); ++v)
+    {
+        const uint32_t slots = unlimited.GetAggregatorSlots(v);
+        if (slots > 0 && slots != Topology::UNLIMITED_SLOTS)
+        {
+            unlimited.SetAggregatorSlots(v, Topology::UNLIMITED_SLOTS);
+            limited = true;
+        }
+    }
+    if (!limited)
+    {
+        return m_sets;
+    }
+    std::vector<WorkloadSet> parts;
+    for (const WorkloadSet& set : m_sets)
+    {
+        parts.emplace_back(unlimited, set.GetList(), set.GetSemantics(), set.GetPieces());
+    }
+    return parts;
 }
 
 void

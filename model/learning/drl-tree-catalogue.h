@@ -144,7 +144,9 @@ class DrlTreeCatalogue
         return m_sets.front().GetNDirectedLinks();
     }
 
-    /// \return the workloads the environment's engine runs: every set's side by side
+    /// \return the workloads the environment's engine runs: every set's side by side (when
+    ///         several, on a copy of the topology whose aggregating switches have unlimited
+    ///         slots: the slots are counted per set by DrlSlotTracker)
     const WorkloadSet& GetEngineWorkloads() const
     {
         return m_sets.size() > 1 ? m_union : m_sets.front();
@@ -223,6 +225,9 @@ class DrlTreeCatalogue
   private:
     /// Indexes the trees, measures the scales, and lays the sets side by side for the engine.
     void Index();
+    /// \return the sets as the engine's union holds them: on a copy of the topology without
+    ///         slot limits when it has some (DrlSlotTracker counts them), else as they are
+    std::vector<WorkloadSet> UnionParts() const;
     /// Per root, its candidate trees (m_tree, m_rootTrees, m_treeOf, m_setTree, m_total).
     void IndexTrees();
     /**
