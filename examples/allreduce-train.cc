@@ -31,7 +31,10 @@
 #include "ns3/core-module.h"
 #include "ns3/drl-trainer.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -142,7 +145,57 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                    256);
 }
 
+/// Refuses options that would be ignored given the others (call after Parse).
+void
+RefuseIgnoredOptions(const CheckedCommandLine& cmd, const Options& o)
+{
+    cmd.RefuseWith("resume",
+                   {"imitation-steps"},
+                   "the warm start ran at the start of the run in --out, and a resumed run goes "
+                   "on with PPO iterations");
+    if (o.iterations == 0)
+    {
+        // Only the warm start and its evaluation run: PPO's options act on nothing.
+        for (const char* ppo : {"upper-iterations", "lower-iterations", "learning-rate",
+                                "minibatch", "epochs", "target-kl", "entropy"})
+        {
+            if (cmd.IsGiven(ppo))
+            {
+                throw std::invalid_argument(
+                    std::string("--") + ppo + " has no effect with --iterations=0 (only the "
+                    "warm start runs, no PPO iteration); give --iterations=N with N >= 1, or "
+                    "leave --" + ppo + " out");
+            }
+        }
+    }
+}
+
 #ifdef ALLREDUCE_HAVE_TORCH
+/// Refuses an --out directory that cannot be made or written, before any training.
+void
+CheckOutDirectory(const std::string& dir)
+{
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    const std::string probe = dir + "/.allreduce-train-write-check";
+    std::ofstream os;
+    if (!error && std::filesystem::is_directory(dir, error))
+    {
+        errno = 0;
+        os.open(probe);
+    }
+    const int why = errno;
+    if (!os)
+    {
+        throw std::invalid_argument(
+            "cannot write to '" + dir + "' (from --out)" +
+            (why != 0 ? std::string(": ") + std::strerror(why) : std::string()) +
+            "; check that the directory can be created and written");
+    }
+    os.close();
+    std::filesystem::remove(probe, error);
+}
+
 /// Prints a line of the learning curve (and, first, the teacher's rounds).
 void
 PrintCurveRow(const Options& o, const DrlTrainer& trainer, const DrlCurveRow& r)
@@ -177,6 +230,7 @@ Train(const Options& o)
     {
         throw std::invalid_argument("give --out=DIR for the checkpoints and the curve");
     }
+    CheckOutDirectory(o.out);
     // Parallel episodes, not parallel matrix products: the networks are small, and one
     // LibTorch thread keeps every product's sums in one order.
     torch::set_num_threads(1);
@@ -224,6 +278,7 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
+        RefuseIgnoredOptions(cmd, o);
         if (!IsDrlAvailable())
         {
             throw std::runtime_error(GetDrlUnavailableReason());

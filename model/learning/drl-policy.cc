@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <numeric>
@@ -80,13 +81,6 @@ namespace
 
 /// Version of the checkpoint layout and of the observations; a change makes old files refused.
 constexpr int64_t FORMAT_VERSION = 1;
-
-/// \return the first line of an exception's text (torch's carry a backtrace)
-std::string
-FirstLine(const std::string& what)
-{
-    return what.substr(0, what.find('\n'));
-}
 
 /// \return a [n, f] tensor of row-major features
 torch::Tensor
@@ -362,6 +356,18 @@ DrlPolicy::SetInfo(const std::string& info)
     m_info = info;
 }
 
+const std::vector<std::string>&
+DrlPolicy::GetTrainedOn() const
+{
+    return m_trainedOn;
+}
+
+void
+DrlPolicy::SetTrainedOn(const std::vector<std::string>& topologies)
+{
+    m_trainedOn = topologies;
+}
+
 void
 DrlPolicy::Save(const std::string& path) const
 {
@@ -376,6 +382,15 @@ DrlPolicy::Save(const std::string& path) const
                                  int64_t{m_treeSeed}},
                                 torch::kInt64));
     archive.write("info", c10::IValue(m_info));
+    if (!m_trainedOn.empty())
+    {
+        std::string names;
+        for (const std::string& name : m_trainedOn)
+        {
+            names += name + "\n";
+        }
+        archive.write("trained_on", c10::IValue(names));
+    }
     torch::serialize::OutputArchive upper;
     torch::serialize::OutputArchive lower;
     m_upper->save(upper);
@@ -395,94 +410,159 @@ SaveArchive(torch::serialize::OutputArchive& archive,
     {
         archive.save_to(tmp);
     }
-    catch (const std::exception& e)
+    catch (const std::exception&)
     {
-        throw std::runtime_error("drl: cannot write the " + what + " " + path + ": " +
-                                 FirstLine(e.what()));
+        std::remove(tmp.c_str());
+        throw std::runtime_error("drl: cannot write the " + what + " '" + path +
+                                 "': check that its directory exists and can be written, and "
+                                 "that the disk has room");
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
     {
         std::remove(tmp.c_str());
-        throw std::runtime_error("drl: cannot write the " + what + " " + path);
+        throw std::runtime_error("drl: cannot write the " + what + " '" + path +
+                                 "': check that its directory can be written");
     }
 }
 
-DrlPolicy
-DrlPolicy::Load(const std::string& path)
+namespace
 {
-    const std::string how = "; make one with `allreduce-train --topology=SPEC --out=DIR` (it "
-                            "writes DIR/policy.pt), or use one shipped in checkpoints/";
-    if (!std::ifstream(path).good())
+
+/// What a checkpoint's problems end with: how to get a good one.
+const char* const HOW_TO_GET_ONE = "; make one with `allreduce-train --topology=SPEC --out=DIR` "
+                                   "(it writes DIR/policy.pt), or use one shipped in "
+                                   "checkpoints/";
+
+/// A problem found in a checkpoint (our own words, not the library's).
+class CheckpointError : public std::runtime_error
+{
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+/// \return the archive in the file, or a clear error without LibTorch's text
+torch::serialize::InputArchive
+ReadCheckpointArchive(const std::string& path)
+{
+    if (!std::ifstream(path).good() || std::filesystem::is_directory(path))
     {
-        throw std::runtime_error("drl: no checkpoint at '" + path + "' (missing or unreadable)" +
-                                 how);
+        throw std::runtime_error("drl: no checkpoint at '" + path +
+                                 "' (missing, unreadable or a directory); a checkpoint is a .pt "
+                                 "file written by allreduce-train" + HOW_TO_GET_ONE);
     }
     torch::serialize::InputArchive archive;
     try
     {
         archive.load_from(path);
     }
-    catch (const std::exception& e)
+    catch (const std::exception&)
     {
-        throw std::runtime_error("drl: '" + path + "' is not a readable checkpoint (corrupt, "
-                                 "truncated or not written by torch::save): " +
-                                 FirstLine(e.what()) + how);
+        throw std::runtime_error("drl: '" + path + "' is not a checkpoint: it cannot be read as "
+                                 "one (corrupt, truncated, or another kind of file); a "
+                                 "checkpoint is a .pt file written by allreduce-train" +
+                                 HOW_TO_GET_ONE);
     }
+    return archive;
+}
+
+/// \return the header (meta) of a checkpoint, checked against what this build reads
+std::vector<int64_t>
+ReadCheckpointHeader(torch::serialize::InputArchive& archive, const std::string& path)
+{
     torch::Tensor meta;
-    if (!archive.try_read("meta", meta) || meta.dim() != 1 || meta.numel() != 7)
+    bool found = false;
+    try
+    {
+        found = archive.try_read("meta", meta) && meta.dim() == 1 && meta.numel() == 7;
+    }
+    catch (const std::exception&)
+    {
+        found = false;
+    }
+    if (!found)
     {
         throw std::runtime_error("drl: '" + path + "' is a torch file but not a drl checkpoint "
-                                 "(no 'meta' entry)" + how);
+                                 "(no header of 7 numbers in its 'meta' entry)" + HOW_TO_GET_ONE);
     }
-    const auto m = meta.to(torch::kInt64);
-    const int64_t version = m[0].item<int64_t>();
+    const auto m = meta.to(torch::kFloat64).contiguous();
+    std::vector<int64_t> header;
+    for (int64_t i = 0; i < 7; ++i)
+    {
+        const double v = m.data_ptr<double>()[i];
+        if (!(std::isfinite(v) && v >= 0 && v <= 1e9 && v == std::floor(v)))
+        {
+            throw std::runtime_error("drl: '" + path + "' has a damaged header (entry " +
+                                     std::to_string(i) + " of 'meta' is not a whole number)" +
+                                     HOW_TO_GET_ONE);
+        }
+        header.push_back(static_cast<int64_t>(v));
+    }
+    return header;
+}
+
+/// \return the free text entry of a checkpoint, or empty when it has none
+std::string
+ReadCheckpointText(torch::serialize::InputArchive& archive, const std::string& key)
+{
+    try
+    {
+        c10::IValue value;
+        if (archive.try_read(key, value) && value.isString())
+        {
+            return value.toStringRef();
+        }
+    }
+    catch (const std::exception&)
+    {
+        // A damaged free text entry says nothing: the same as none.
+    }
+    return "";
+}
+
+} // namespace
+
+void
+DrlPolicy::CheckHeader(const std::vector<int64_t>& m, const std::string& path)
+{
     // Features are only appended: a checkpoint reads the first ones it was trained on, from
     // the basic widths up to this build's.
     const auto within = [](int64_t width, uint32_t basic, uint32_t full) {
         return width >= basic && width <= full;
     };
-    if (version != FORMAT_VERSION ||
-        !within(m[1].item<int64_t>(),
-                DrlEnvironment::BASIC_TREE_FEATURES,
-                DrlEnvironment::TREE_FEATURES) ||
-        !within(m[2].item<int64_t>(),
-                DrlEnvironment::BASIC_CANDIDATE_FEATURES,
+    if (m[0] != FORMAT_VERSION ||
+        !within(m[1], DrlEnvironment::BASIC_TREE_FEATURES, DrlEnvironment::TREE_FEATURES) ||
+        !within(m[2], DrlEnvironment::BASIC_CANDIDATE_FEATURES,
                 DrlEnvironment::CANDIDATE_FEATURES) ||
-        !within(m[3].item<int64_t>(),
-                DrlEnvironment::BASIC_GLOBAL_FEATURES,
-                DrlEnvironment::GLOBAL_FEATURES))
+        !within(m[3], DrlEnvironment::BASIC_GLOBAL_FEATURES, DrlEnvironment::GLOBAL_FEATURES))
     {
         throw std::runtime_error(
             "drl: '" + path + "' was made for another version of the observations (format " +
-            std::to_string(version) + " with " + std::to_string(m[1].item<int64_t>()) + "/" +
-            std::to_string(m[2].item<int64_t>()) + "/" + std::to_string(m[3].item<int64_t>()) +
-            " features; this build reads format " + std::to_string(FORMAT_VERSION) + " with " +
+            std::to_string(m[0]) + " with " + std::to_string(m[1]) + "/" + std::to_string(m[2]) +
+            "/" + std::to_string(m[3]) + " features; this build reads format " +
+            std::to_string(FORMAT_VERSION) + " with " +
             std::to_string(DrlEnvironment::BASIC_TREE_FEATURES) + ".." +
             std::to_string(DrlEnvironment::TREE_FEATURES) + "/" +
             std::to_string(DrlEnvironment::BASIC_CANDIDATE_FEATURES) + ".." +
             std::to_string(DrlEnvironment::CANDIDATE_FEATURES) + "/" +
             std::to_string(DrlEnvironment::BASIC_GLOBAL_FEATURES) + ".." +
-            std::to_string(DrlEnvironment::GLOBAL_FEATURES) + "); train it again" + how);
+            std::to_string(DrlEnvironment::GLOBAL_FEATURES) + "); train it again" +
+            HOW_TO_GET_ONE);
     }
-    DrlHyperParams params;
-    const int64_t hidden = m[4].item<int64_t>();
-    const int64_t trees = m[5].item<int64_t>();
-    if (hidden < 1 || hidden > 4096 || trees < 1 || trees > 64)
+    if (m[4] < 1 || m[4] > 4096 || m[5] < 1 || m[5] > 64 || m[6] > UINT32_MAX)
     {
         throw std::runtime_error("drl: '" + path + "' has an implausible header (hidden width " +
-                                 std::to_string(hidden) + ", trees per root " +
-                                 std::to_string(trees) + ")" + how);
+                                 std::to_string(m[4]) + ", trees per root " +
+                                 std::to_string(m[5]) + ", tree seed " + std::to_string(m[6]) +
+                                 ")" + HOW_TO_GET_ONE);
     }
-    params.hidden = static_cast<uint32_t>(hidden);
-    params.treesPerRoot = static_cast<uint32_t>(trees);
-    params.treeSeed = static_cast<uint32_t>(m[6].item<int64_t>());
-    DrlPolicy policy(params,
-                     static_cast<uint32_t>(m[1].item<int64_t>()),
-                     static_cast<uint32_t>(m[2].item<int64_t>()),
-                     static_cast<uint32_t>(m[3].item<int64_t>()));
+}
+
+void
+DrlPolicy::LoadWeights(torch::serialize::InputArchive& archive, const std::string& path)
+{
     // The archive's tensors replace the parameters whatever their shapes: compare them after.
     std::vector<std::vector<int64_t>> shapes;
-    for (auto* net : {&policy.m_upper, &policy.m_lower})
+    for (auto* net : {&m_upper, &m_lower})
     {
         for (const auto& p : (*net)->parameters())
         {
@@ -491,38 +571,71 @@ DrlPolicy::Load(const std::string& path)
     }
     try
     {
-        c10::IValue info;
-        if (archive.try_read("info", info) && info.isString())
-        {
-            policy.m_info = info.toStringRef();
-        }
         torch::serialize::InputArchive upper;
         torch::serialize::InputArchive lower;
         archive.read("upper", upper);
         archive.read("lower", lower);
-        policy.m_upper->load(upper);
-        policy.m_lower->load(lower);
-        size_t i = 0;
-        for (auto* net : {&policy.m_upper, &policy.m_lower})
+        m_upper->load(upper);
+        m_lower->load(lower);
+    }
+    catch (const std::exception&)
+    {
+        throw std::runtime_error("drl: '" + path + "' does not hold the two networks its "
+                                 "header describes (an 'upper' and a 'lower' network of hidden "
+                                 "width " + std::to_string(m_hidden) + ")" + HOW_TO_GET_ONE);
+    }
+    size_t i = 0;
+    for (const auto* net : {&m_upper, &m_lower})
+    {
+        const std::string level = net == &m_upper ? "upper" : "lower";
+        for (const auto& item : (*net)->named_parameters())
         {
-            for (const auto& p : (*net)->parameters())
+            const std::string& name = item.key();
+            const torch::Tensor& p = item.value();
+            if (i >= shapes.size() || p.sizes().vec() != shapes[i++])
             {
-                if (i >= shapes.size() || p.sizes().vec() != shapes[i])
-                {
-                    throw std::runtime_error("parameter " + std::to_string(i) +
-                                             " has another shape than the header's width " +
-                                             std::to_string(hidden) + " gives");
-                }
-                ++i;
+                throw std::runtime_error("drl: '" + path + "' does not match the networks its "
+                                         "header describes: tensor '" + level + "." + name +
+                                         "' has another shape than hidden width " +
+                                         std::to_string(m_hidden) + " gives" + HOW_TO_GET_ONE);
+            }
+            if (!torch::isfinite(p).all().template item<bool>())
+            {
+                throw std::runtime_error(
+                    "drl: '" + path + "' has weights that are not finite numbers (NaN or "
+                    "infinite) in tensor '" + level + "." + name + "': a policy with them "
+                    "decides nothing meaningful; train it again, or take the run's policy.pt "
+                    "(the best checkpoint, saved before any weight went wrong)" + HOW_TO_GET_ONE);
             }
         }
     }
-    catch (const std::exception& e)
+}
+
+DrlPolicy
+DrlPolicy::Load(const std::string& path)
+{
+    torch::serialize::InputArchive archive = ReadCheckpointArchive(path);
+    const std::vector<int64_t> m = ReadCheckpointHeader(archive, path);
+    CheckHeader(m, path);
+    DrlHyperParams params;
+    params.hidden = static_cast<uint32_t>(m[4]);
+    params.treesPerRoot = static_cast<uint32_t>(m[5]);
+    params.treeSeed = static_cast<uint32_t>(m[6]);
+    DrlPolicy policy(params,
+                     static_cast<uint32_t>(m[1]),
+                     static_cast<uint32_t>(m[2]),
+                     static_cast<uint32_t>(m[3]));
+    policy.m_info = ReadCheckpointText(archive, "info");
+    const std::string trainedOn = ReadCheckpointText(archive, "trained_on");
+    std::istringstream names(trainedOn);
+    for (std::string name; std::getline(names, name);)
     {
-        throw std::runtime_error("drl: '" + path + "' does not match the networks its header "
-                                 "describes: " +
-                                 FirstLine(e.what()) + how);
+        if (!name.empty())
+        {
+            policy.m_trainedOn.push_back(name);
+        }
     }
+    policy.LoadWeights(archive, path);
     return policy;
 }
 

@@ -257,6 +257,14 @@ class DrlPolicy
     const std::string& GetInfo() const;
     /// \param info free text saved with the checkpoint
     void SetInfo(const std::string& info);
+    /**
+     * \return the names of the topologies the policies were trained on (Topology::GetName, in
+     *         the trainer's order), as the checkpoint records them; empty for a checkpoint
+     *         written before they were recorded (or made outside the trainer)
+     */
+    const std::vector<std::string>& GetTrainedOn() const;
+    /// \param topologies the names of the topologies trained on, saved with the checkpoint
+    void SetTrainedOn(const std::vector<std::string>& topologies);
 
     /**
      * Runs one episode from the environment's start to the end of the AllReduce.
@@ -337,6 +345,21 @@ class DrlPolicy
               uint32_t globalWidth);
 
     /**
+     * Refuses a header this build cannot read: another format or feature widths, an
+     * implausible width, trees per root or seed.
+     * \param header the 7 numbers of a checkpoint's 'meta' entry
+     * \param path the checkpoint, for the message
+     */
+    static void CheckHeader(const std::vector<int64_t>& header, const std::string& path);
+    /**
+     * Reads both networks' weights from a checkpoint into these policies: each tensor of the
+     * shape the header gives, every weight finite.
+     * \param archive the checkpoint
+     * \param path the checkpoint, for the messages (which name the tensor at fault)
+     */
+    void LoadWeights(torch::serialize::InputArchive& archive, const std::string& path);
+
+    /**
      * The upper level's decision: selects trees in the environment.
      * \param env the environment
      * \param mode how it acts
@@ -394,6 +417,7 @@ class DrlPolicy
     uint32_t m_globalWidth;    //!< global features read
     double m_rescoreShare{0};  //!< see SetRescoreShare
     std::string m_info;        //!< free text
+    std::vector<std::string> m_trainedOn; //!< the topologies trained on (names), if recorded
     mutable SetPolicy m_upper{nullptr}; //!< flow-tree selection (acting does not change it)
     mutable SetPolicy m_lower{nullptr}; //!< workload scheduling
 };

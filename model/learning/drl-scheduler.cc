@@ -14,10 +14,13 @@
 #include "ns3/log.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/string.h"
+#include "ns3/text-file.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -49,11 +52,75 @@ static const SchedulerRegistration g_registration(
     60,
     &GetDrlUnavailableReason);
 
+namespace
+{
+
+/// \return a number as its shortest text that reads back the same ("0.50" and ".5" as 0.5)
+std::string
+ShortestNumber(double value)
+{
+    char text[40];
+    if (value == std::floor(value) && std::fabs(value) < 1e15)
+    {
+        std::snprintf(text, sizeof(text), "%.0f", value);
+        return text;
+    }
+    for (int digits = 1; digits <= 17; ++digits)
+    {
+        std::snprintf(text, sizeof(text), "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value)
+        {
+            break;
+        }
+    }
+    return text;
+}
+
+/**
+ * \param name a topology's name
+ * \return the name with every value (what follows a '=', up to ',', ')' or ';') that is a
+ *         number written as its shortest text, and ina=1 as ina=all (every switch aggregates
+ *         either way), so that one topology has one name however its spec spells a number
+ */
+std::string
+NormalizeNumbers(const std::string& name)
+{
+    std::string out;
+    size_t i = 0;
+    while (i < name.size())
+    {
+        const char c = name[i++];
+        out += c;
+        if (c != '=')
+        {
+            continue;
+        }
+        const size_t end = std::min(name.find_first_of(",);", i), name.size());
+        const std::string value = name.substr(i, end - i);
+        double number = 0;
+        if (ParseDecimal(value, number))
+        {
+            const bool ina = out.size() >= 4 && out.compare(out.size() - 4, 4, "ina=") == 0 &&
+                             (out.size() == 4 || !std::isalnum(static_cast<unsigned char>(
+                                                     out[out.size() - 5])));
+            out += ina && number == 1 ? std::string("all") : ShortestNumber(number);
+        }
+        else
+        {
+            out += value;
+        }
+        i = end;
+    }
+    return out;
+}
+
+} // namespace
+
 std::string
 GetDrlModelName(const std::string& topologyName)
 {
     std::string lower;
-    for (char c : topologyName)
+    for (char c : NormalizeNumbers(topologyName))
     {
         lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
@@ -365,6 +432,41 @@ GetDrlCheckpointInfo(const std::string& path)
     return DrlPolicy::Load(path).GetInfo();
 }
 
+namespace
+{
+
+/**
+ * Refuses a checkpoint found by a topology's name (GetDrlModelName) that records having been
+ * trained on other topologies only: its file was renamed or copied over. A checkpoint that
+ * records nothing (written before the trainer recorded it) is taken to be what its name says.
+ * \param policy the checkpoint's policies \param topologyName the topology to schedule
+ * \param path the checkpoint
+ */
+void
+CheckTrainedFor(const DrlPolicy& policy, const std::string& topologyName, const std::string& path)
+{
+    const std::vector<std::string>& trainedOn = policy.GetTrainedOn();
+    if (trainedOn.empty())
+    {
+        return;
+    }
+    std::string names;
+    for (const std::string& name : trainedOn)
+    {
+        if (GetDrlModelName(name) == GetDrlModelName(topologyName))
+        {
+            return;
+        }
+        names += (names.empty() ? "" : ", ") + name;
+    }
+    throw std::runtime_error("drl: the checkpoint '" + path + "', which drl loads for " +
+                             topologyName + " by its file name, was trained on " + names +
+                             " instead; put the checkpoint of " + topologyName + " there, or "
+                             "pass the one you mean with --model=FILE");
+}
+
+} // namespace
+
 const DrlPolicy&
 DrlScheduler::GetPolicy(const Topology& topology)
 {
@@ -404,6 +506,10 @@ DrlScheduler::GetPolicy(const Topology& topology)
     m_decoding.source = !m_model.empty()                  ? DrlDecoding::Source::GIVEN
                         : path == GetDrlGeneralModelPath() ? DrlDecoding::Source::GENERAL
                                                            : DrlDecoding::Source::TOPOLOGY;
+    if (m_decoding.source == DrlDecoding::Source::TOPOLOGY)
+    {
+        CheckTrainedFor(*m_policy, topologyName, path);
+    }
     m_decoding.model = path;
     m_decoding.topology = topologyName;
     m_decoding.info = m_policy->GetInfo();

@@ -46,9 +46,11 @@ std::string GetDrlUnavailableReason();
 /**
  * \ingroup allreduce-learning
  * \param topologyName a topology's name, e.g. "jellyfish(switches=10,degree=4,servers=1,seed=3)"
- * \return the name of its shipped checkpoint without ".pt": lower case, letters and digits
- *         kept, everything else turned into single '-', e.g.
- *         "jellyfish-switches-10-degree-4-servers-1-seed-3"
+ * \return the name of its shipped checkpoint without ".pt": every number given as a value
+ *         (after '=') written as its shortest text (ina=0.50, ina=.5 and ina=5e-1 as ina=0.5;
+ *         ina=1 as ina=all), lower case, letters and digits kept, everything else turned into
+ *         single '-', e.g. "jellyfish-switches-10-degree-4-servers-1-seed-3",
+ *         "fattree-k-4-ina-0-5"
  */
 std::string GetDrlModelName(const std::string& topologyName);
 

@@ -533,6 +533,7 @@ DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
         }
         m_envs.push_back(MakeDrlEnvironment(t, params.treesPerRoot, params.treeSeed, pieces));
     }
+    m_policy.SetTrainedOn(GetTopologyNames());
     m_upperOpt = std::make_unique<torch::optim::Adam>(
         Parameters(m_policy.GetUpper()),
         torch::optim::AdamOptions(params.learningRate));
@@ -924,7 +925,13 @@ DrlTrainer::Train(uint32_t iterations,
     };
     if (!outDir.empty())
     {
-        std::filesystem::create_directories(outDir);
+        std::error_code error;
+        std::filesystem::create_directories(outDir, error);
+        if (error || !std::filesystem::is_directory(outDir, error))
+        {
+            throw std::invalid_argument("cannot write to '" + outDir + "' (from --out): check "
+                                        "that the directory can be created and written");
+        }
     }
     if (resume)
     {
@@ -1074,69 +1081,187 @@ DrlTrainer::SaveState(const std::string& outDir) const
                   torch::tensor({double(m_seed), m_bestScore, double(m_params.hidden),
                                  double(m_params.treesPerRoot)},
                                 torch::kFloat64));
+    std::string names;
+    for (const std::string& name : GetTopologyNames())
+    {
+        names += name + "\n";
+    }
+    archive.write("topologies", c10::IValue(names));
+    archive.write("pieces", torch::tensor({int64_t{m_pieces}}, torch::kInt64));
     SaveArchive(archive, outDir + "/trainer.pt", "trainer state");
     WriteCurve(outDir + "/curve.csv");
     WriteTopologyCurve(outDir + "/curve-topologies.csv");
 }
 
-void
-DrlTrainer::LoadState(const std::string& outDir)
+std::vector<std::string>
+DrlTrainer::GetTopologyNames() const
 {
-    const std::string path = outDir + "/trainer.pt";
-    if (!std::filesystem::exists(path) || !std::filesystem::exists(outDir + "/last.pt"))
+    std::vector<std::string> names;
+    for (const Topology& t : m_topologies)
     {
-        throw std::runtime_error("drl: cannot resume: " + outDir +
-                                 " has no trainer.pt and last.pt (run without --resume first)");
+        names.push_back(t.GetName());
     }
-    DrlPolicy policy = DrlPolicy::Load(outDir + "/last.pt");
-    torch::serialize::InputArchive archive;
-    torch::Tensor state;
+    return names;
+}
+
+namespace
+{
+
+/// \return the lines of a text, without empty ones
+std::vector<std::string>
+SplitLines(const std::string& text)
+{
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+    {
+        if (!line.empty())
+        {
+            lines.push_back(line);
+        }
+    }
+    return lines;
+}
+
+/// \return the topologies of the first iteration in DIR/curve-topologies.csv (written before
+///         trainer.pt recorded them), in order; empty without the file
+std::vector<std::string>
+ReadCurveTopologies(const std::string& path)
+{
+    std::vector<std::string> names;
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line); // the header
+    std::string first;
+    while (std::getline(in, line))
+    {
+        const size_t open = line.find(",\"");
+        const size_t close = line.find("\",", open + 2);
+        if (open == std::string::npos || close == std::string::npos)
+        {
+            break;
+        }
+        const std::string iteration = line.substr(0, open);
+        if (first.empty())
+        {
+            first = iteration;
+        }
+        if (iteration != first)
+        {
+            break;
+        }
+        names.push_back(line.substr(open + 2, close - open - 2));
+    }
+    return names;
+}
+
+/// \return the names, one per line, for a message
+std::string
+ListNames(const std::vector<std::string>& names)
+{
+    std::string list;
+    for (const std::string& name : names)
+    {
+        list += (list.empty() ? "" : "; ") + name;
+    }
+    return list;
+}
+
+} // namespace
+
+void
+DrlTrainer::CheckResumedTopologies(torch::serialize::InputArchive& archive,
+                                   const std::string& outDir,
+                                   const DrlPolicy& last) const
+{
+    // What the run in outDir trained on: trainer.pt's record, else last.pt's, else (runs from
+    // before either) the topologies of its curve-topologies.csv; with none of them, its
+    // curve's number of topologies, else the same topologies are assumed.
+    std::vector<std::string> before;
+    torch::Tensor pieces;
+    c10::IValue recorded;
+    try
+    {
+        if (archive.try_read("topologies", recorded) && recorded.isString())
+        {
+            before = SplitLines(recorded.toStringRef());
+        }
+        if (archive.try_read("pieces", pieces) && pieces.numel() == 1 &&
+            pieces.to(torch::kInt64).item<int64_t>() != int64_t{m_pieces})
+        {
+            throw std::runtime_error("drl: cannot resume the run in '" + outDir + "': it was "
+                                     "trained with " + std::to_string(pieces.to(torch::kInt64)
+                                                                          .item<int64_t>()) +
+                                     " pieces per chunk, this run has " +
+                                     std::to_string(m_pieces));
+        }
+    }
+    catch (const c10::Error&)
+    {
+        before.clear();
+    }
+    if (before.empty())
+    {
+        before = last.GetTrainedOn();
+    }
+    if (before.empty())
+    {
+        before = ReadCurveTopologies(outDir + "/curve-topologies.csv");
+    }
+    const std::vector<std::string> now = GetTopologyNames();
+    // One topology has one name however its spec spells a number (GetDrlModelName).
+    bool differ = !before.empty() && before.size() != now.size();
+    for (size_t i = 0; i < before.size() && !differ; ++i)
+    {
+        differ = GetDrlModelName(before[i]) != GetDrlModelName(now[i]);
+    }
+    torch::Tensor decoded;
+    bool countDiffers = false;
+    try
+    {
+        countDiffers = before.empty() && archive.try_read("curve_topologies", decoded) &&
+                       decoded.dim() == 2 && decoded.size(1) != static_cast<int64_t>(now.size());
+    }
+    catch (const c10::Error&)
+    {
+        countDiffers = false;
+    }
+    if (differ || countDiffers)
+    {
+        throw std::runtime_error(
+            "cannot resume the run in '" + outDir + "' (from --out): it was trained on " +
+            (differ ? ListNames(before)
+                    : std::to_string(decoded.size(1)) + " topologies") +
+            ", not on " + ListNames(now) + " (--topology); give the same --topology as its "
+            "first run, or another --out to start a new run");
+    }
+}
+
+void
+DrlTrainer::ReadCurve(torch::serialize::InputArchive& archive, const std::string& path)
+{
     torch::Tensor curve;
     try
     {
-        archive.load_from(path);
-        archive.read("state", state);
         archive.read("curve", curve);
     }
-    catch (const std::exception& e)
+    catch (const std::exception&)
     {
-        throw std::runtime_error("drl: cannot resume from " + path + " (corrupt?): " +
-                                 std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
+        curve = torch::Tensor();
     }
-    if (state.numel() != 4 || state[0].item<double>() != double(m_seed) ||
-        state[2].item<double>() != m_params.hidden ||
-        state[3].item<double>() != m_params.treesPerRoot)
+    if (!curve.defined() || curve.dim() != 2 || curve.size(1) != 8 || curve.size(0) == 0)
     {
-        throw std::runtime_error("drl: cannot resume from " + outDir +
-                                 ": it was trained with another seed, hidden width or trees per "
-                                 "root; give the same options as the first run");
+        throw std::runtime_error("drl: cannot resume from '" + path + "': its learning curve is "
+                                 "missing, empty or damaged; start a new run with another --out");
     }
-    for (const Topology& t : m_topologies)
-    {
-        policy.CheckSees(t, outDir + "/last.pt");
-    }
-    m_policy = std::move(policy);
-    m_upperOpt = std::make_unique<torch::optim::Adam>(
-        Parameters(m_policy.GetUpper()),
-        torch::optim::AdamOptions(m_params.learningRate));
-    m_lowerOpt = std::make_unique<torch::optim::Adam>(
-        Parameters(m_policy.GetLower()),
-        torch::optim::AdamOptions(m_params.learningRate));
-    torch::serialize::InputArchive upper;
-    torch::serialize::InputArchive lower;
-    archive.read("upper_optimizer", upper);
-    archive.read("lower_optimizer", lower);
-    m_upperOpt->load(upper);
-    m_lowerOpt->load(lower);
-    m_bestScore = state[1].item<double>();
     m_curve.clear();
-    const auto c = curve.contiguous();
+    const auto c = curve.to(torch::kFloat64).contiguous();
     const double* d = c.data_ptr<double>();
     for (int64_t i = 0; i < c.size(0); ++i)
     {
         DrlCurveRow r;
         r.iteration = static_cast<uint32_t>(d[i * 8]);
-        r.level = LEVELS[std::min<int64_t>(2, static_cast<int64_t>(d[i * 8 + 1]))];
+        r.level = LEVELS[std::clamp<int64_t>(static_cast<int64_t>(d[i * 8 + 1]), 0, 2)];
         r.meanRounds = d[i * 8 + 2];
         r.bestRounds = d[i * 8 + 3];
         r.evalRounds = d[i * 8 + 4];
@@ -1145,18 +1270,23 @@ DrlTrainer::LoadState(const std::string& outDir)
         r.seconds = d[i * 8 + 7];
         m_curve.push_back(r);
     }
-    if (m_curve.empty())
-    {
-        throw std::runtime_error("drl: cannot resume from " + path + ": its curve is empty");
-    }
     // The per-topology rounds, kept since the per-family learning curves; a trainer.pt from
     // before has none, and its rows stay without them.
     torch::Tensor decoded;
-    if (archive.try_read("curve_topologies", decoded) && decoded.dim() == 2 &&
+    bool found = false;
+    try
+    {
+        found = archive.try_read("curve_topologies", decoded);
+    }
+    catch (const c10::Error&)
+    {
+        found = false;
+    }
+    if (found && decoded.dim() == 2 &&
         decoded.size(0) == static_cast<int64_t>(m_curve.size()) &&
         decoded.size(1) == static_cast<int64_t>(m_topologies.size()))
     {
-        const auto dc = decoded.contiguous();
+        const auto dc = decoded.to(torch::kFloat64).contiguous();
         const double* dd = dc.data_ptr<double>();
         for (size_t i = 0; i < m_curve.size(); ++i)
         {
@@ -1168,6 +1298,70 @@ DrlTrainer::LoadState(const std::string& outDir)
         }
     }
     m_secondsBefore = m_curve.back().seconds;
+}
+
+void
+DrlTrainer::LoadState(const std::string& outDir)
+{
+    const std::string path = outDir + "/trainer.pt";
+    if (!std::filesystem::exists(path) || !std::filesystem::exists(outDir + "/last.pt"))
+    {
+        throw std::runtime_error("cannot resume: '" + outDir + "' (from --out) has no "
+                                    "trainer.pt and last.pt; run without --resume first");
+    }
+    DrlPolicy policy = DrlPolicy::Load(outDir + "/last.pt");
+    torch::serialize::InputArchive archive;
+    torch::Tensor state;
+    try
+    {
+        archive.load_from(path);
+        archive.read("state", state);
+    }
+    catch (const std::exception&)
+    {
+        throw std::runtime_error("drl: cannot resume from '" + path + "': it is not a trainer "
+                                 "state written by allreduce-train (corrupt or truncated); start "
+                                 "a new run with another --out");
+    }
+    state = state.to(torch::kFloat64);
+    if (state.numel() != 4 || state[0].item<double>() != double(m_seed) ||
+        state[2].item<double>() != m_params.hidden ||
+        state[3].item<double>() != m_params.treesPerRoot)
+    {
+        throw std::runtime_error("cannot resume the run in '" + outDir + "' (from --out): "
+                                    "it was trained with another --seed, --hidden or "
+                                    "--trees-per-root; give the same options as its first run");
+    }
+    CheckResumedTopologies(archive, outDir, policy);
+    for (const Topology& t : m_topologies)
+    {
+        policy.CheckSees(t, outDir + "/last.pt");
+    }
+    m_policy = std::move(policy);
+    m_policy.SetTrainedOn(GetTopologyNames());
+    m_upperOpt = std::make_unique<torch::optim::Adam>(
+        Parameters(m_policy.GetUpper()),
+        torch::optim::AdamOptions(m_params.learningRate));
+    m_lowerOpt = std::make_unique<torch::optim::Adam>(
+        Parameters(m_policy.GetLower()),
+        torch::optim::AdamOptions(m_params.learningRate));
+    try
+    {
+        torch::serialize::InputArchive upper;
+        torch::serialize::InputArchive lower;
+        archive.read("upper_optimizer", upper);
+        archive.read("lower_optimizer", lower);
+        m_upperOpt->load(upper);
+        m_lowerOpt->load(lower);
+    }
+    catch (const std::exception&)
+    {
+        throw std::runtime_error("drl: cannot resume from '" + path + "': its optimizer state "
+                                 "is missing or does not fit the networks of last.pt; start a "
+                                 "new run with another --out");
+    }
+    m_bestScore = state[1].item<double>();
+    ReadCurve(archive, path);
 }
 
 #endif // ALLREDUCE_HAVE_TORCH

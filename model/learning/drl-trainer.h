@@ -163,6 +163,19 @@ class DrlTrainer
     void Evaluate(DrlCurveRow& row);
     void SaveState(const std::string& outDir) const;
     void LoadState(const std::string& outDir);
+    /// \return the training topologies' names, in order
+    std::vector<std::string> GetTopologyNames() const;
+    /**
+     * Refuses to resume a run trained on other topologies (or pieces) than these.
+     * \param archive the run's trainer.pt \param outDir the run's directory
+     * \param last the run's last.pt
+     * \throws std::runtime_error naming both lists
+     */
+    void CheckResumedTopologies(torch::serialize::InputArchive& archive,
+                                const std::string& outDir,
+                                const DrlPolicy& last) const;
+    /// Reads the learning curve of a trainer.pt. \param archive it \param path it, for errors
+    void ReadCurve(torch::serialize::InputArchive& archive, const std::string& path);
 
     std::vector<Topology> m_topologies;                  //!< training topologies
     uint32_t m_pieces;                                   //!< pieces per chunk
