@@ -13,17 +13,19 @@ namespace ns3
 
 GradientLayout::GradientLayout(uint64_t values, uint32_t chunks, uint32_t pieces)
     : m_values(values),
-      m_pieces(chunks * pieces),
+      m_pieces(uint64_t{chunks} * pieces), // 64 bits: 2^32 - 1 squared does not wrap
       m_k(pieces)
 {
-    if (chunks == 0 || pieces == 0 || values < uint64_t{chunks} * pieces)
+    if (chunks == 0 || pieces == 0 || values < m_pieces)
     {
         throw std::invalid_argument(
             "a gradient of " + std::to_string(values) + " float32 values (" +
             std::to_string(values * 4) + " bytes) cannot be split into " +
             std::to_string(chunks) + " chunks x " + std::to_string(pieces) +
             " pieces: every piece needs at least one value, so use at least " +
-            std::to_string(uint64_t{chunks} * pieces * 4) + " bytes or fewer pieces");
+            (m_pieces <= UINT64_MAX / 4 ? std::to_string(m_pieces * 4)
+                                        : std::to_string(m_pieces) + " x 4") +
+            " bytes or fewer pieces");
     }
 }
 

@@ -24,7 +24,8 @@ class GradientLayout
      * \param values P, the number of float32 values in the gradient
      * \param chunks N, one per server
      * \param pieces k, per chunk
-     * \throws std::invalid_argument when a piece would be empty (P < N·k), stating the sizes
+     * \throws std::invalid_argument when a piece would be empty (P < N·k, computed in 64 bits),
+     *         stating the sizes and the most pieces per chunk that fit (P / N)
      */
     GradientLayout(uint64_t values, uint32_t chunks, uint32_t pieces);
     /// \return P
@@ -38,7 +39,7 @@ class GradientLayout
 
   private:
     uint64_t m_values{0}; //!< P
-    uint32_t m_pieces{1}; //!< N·k pieces in all
+    uint64_t m_pieces{1}; //!< N·k pieces in all (up to (2^32 - 1)^2)
     uint32_t m_k{1};      //!< pieces per chunk
 };
 
