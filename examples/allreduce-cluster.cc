@@ -154,16 +154,138 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                  o.generated.gradientBytes[0], 4, MAX_MEMORY_BYTES);
     cmd.AddInteger("iterations", "AllReduces per job in the generated trace",
                    o.generated.iterations, 1, 1000000);
-    cmd.AddTime("compute", "computing before each AllReduce in the generated trace", o.compute,
-                Seconds(0), Seconds(1e6));
+    cmd.AddTime("compute",
+                "computing before each AllReduce in the generated trace (iterations x compute "
+                "at most 1e9s)",
+                o.compute, Seconds(0), Seconds(1e9));
     cmd.AddTime("mean-gap", "mean time between arrivals in the generated trace (Poisson)",
-                o.meanGap, Seconds(0), Seconds(1e6));
+                o.meanGap, Seconds(0), Seconds(1e9));
     cmd.AddInteger("seed", "draws the generated trace and the random placement", o.seed, 0,
                    UINT64_MAX);
     cmd.AddInteger("pieces", "pieces per chunk (k)", o.pieces, 1, 1000000);
     cmd.AddDataRate("data-rate", "link rate that turns rounds into seconds", o.dataRate);
     cmd.AddString("out", "the experiment's output prefix: OUT.csv, OUT.json, OUT.dat/.plt/.png",
                   o.out);
+}
+
+/// \return the text of one of the file-name options
+const std::string*
+OptionText(const Options& o, const std::string& option)
+{
+    return option == "topology"       ? &o.topology
+           : option == "trace"        ? &o.trace
+           : option == "write-trace"  ? &o.writeTrace
+           : option == "schedule-out" ? &o.scheduleOut
+                                      : &o.out;
+}
+
+/// \return whether the placement named runs: --placement in one run, one of --placements in the
+///         experiment
+bool
+PlacementRuns(const CheckedCommandLine& cmd, const Options& o, const std::string& name)
+{
+    if (cmd.IsGiven("topology"))
+    {
+        return o.placement == name;
+    }
+    for (const std::string& p : ParseListValue("placements", o.placements, ','))
+    {
+        if (p == name)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Refuses --seed when nothing it seeds runs: a generated trace with something to draw, the
+/// random placement, or packet level's gradient values.
+void
+CheckSeedApplies(const CheckedCommandLine& cmd, const Options& o)
+{
+    if (!cmd.IsGiven("seed"))
+    {
+        return;
+    }
+    const bool draws = o.trace.empty() &&
+                       (o.generated.jobs > 1 || ParseListValue("sizes", o.sizes, ',').size() > 1);
+    if (!draws && !PlacementRuns(cmd, o, "random") && o.level != "packet")
+    {
+        throw std::invalid_argument(
+            "--seed has no effect here: it draws the generated trace (" +
+            std::string(o.trace.empty() ? "one job of one size: nothing to draw"
+                                        : "--trace is read instead") +
+            "), the random placement (" +
+            (cmd.IsGiven("topology") ? "--placement=" + o.placement : "--placements=" + o.placements) +
+            ") and packet level's gradient values (--level=flow); leave --seed out");
+    }
+}
+
+/// Refuses the --ns3:: attributes that the run would ignore or overwrite: a placement's when
+/// that placement does not run, the random placement's seed (--seed sets it), the controller's
+/// that every job sets from its trace row, and every packet-level one at flow level.
+void
+CheckAttributeArguments(int argc, char* argv[], const CheckedCommandLine& cmd, const Options& o)
+{
+    const std::vector<std::pair<std::string, std::string>> placements{
+        {"ns3::ListPlacement::", "list"},
+        {"ns3::RandomPlacement::", "random"},
+        {"ns3::TopologyAwarePlacement::", "topology-aware"}};
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        arg = arg.substr(std::min(arg.find_first_not_of('-'), arg.size()));
+        const std::string name = arg.substr(0, arg.find('='));
+        if (name.rfind("ns3::", 0) != 0)
+        {
+            continue;
+        }
+        const std::string option = "--" + Abbreviate(name);
+        if (name == "ns3::RandomPlacement::Seed")
+        {
+            throw std::invalid_argument(option + " has no effect: --seed sets the random "
+                                        "placement's seed; give --seed instead");
+        }
+        bool placementAttribute = false;
+        for (const auto& [prefix, placement] : placements)
+        {
+            if (name.rfind(prefix, 0) == 0)
+            {
+                placementAttribute = true;
+                if (!PlacementRuns(cmd, o, placement))
+                {
+                    const bool single = cmd.IsGiven("topology");
+                    throw std::invalid_argument(
+                        option + " has no effect with " +
+                        (single ? "--placement=" + o.placement : "--placements=" + o.placements) +
+                        " (it only applies to the " + placement + " placement); give " +
+                        (single ? "--placement=" : "--placements=...,") + placement +
+                        ", or leave " + option + " out");
+                }
+            }
+        }
+        for (const char* set : {"GradientBytes", "StartTime", "Mode", "FirstSourcePort",
+                                "StopWhenFinished", "SharedLinks"})
+        {
+            if (name == std::string("ns3::AllReduceController::") + set)
+            {
+                throw std::invalid_argument(
+                    option + " has no effect: every job sets it (gradient_bytes and compute_s "
+                    "of its trace row or --gradient-bytes and --compute, --mode, the ports of "
+                    "its AllReduces); give the option or trace field instead");
+            }
+        }
+        TypeId tid;
+        const bool scheduler =
+            TypeId::LookupByNameFailSafe(name.substr(0, name.rfind("::")), &tid) &&
+            tid.IsChildOf(TypeId::LookupByName("ns3::AllReduceScheduler"));
+        if (o.level == "flow" && !placementAttribute && !scheduler)
+        {
+            throw std::invalid_argument(option + " has no effect without --level=packet (the "
+                                        "flow level simulates no packets); give "
+                                        "--level=packet --topology=SPEC, or leave it out");
+        }
+    }
 }
 
 /// Refuses options that the run asked for (one run or the experiment, flow or packet level)
@@ -182,7 +304,8 @@ CheckOptionsApply(const CheckedCommandLine& cmd, const Options& o)
         if (o.level == "flow" && cmd.IsGiven(option))
         {
             throw std::invalid_argument(std::string("--") + option +
-                                        " is an option of --level=packet");
+                                        " has no effect without --level=packet; give "
+                                        "--level=packet too, or leave --" + option + " out");
         }
     }
     for (const char* option : single ? std::vector<const char*>{"topologies", "placements",
@@ -199,36 +322,74 @@ CheckOptionsApply(const CheckedCommandLine& cmd, const Options& o)
                         : " is an option of one run; give --topology=SPEC as well"));
         }
     }
+    for (const char* option : {"topology", "trace", "write-trace", "schedule-out", "out"})
+    {
+        if (cmd.IsGiven(option) && Trim(*OptionText(o, option)).empty())
+        {
+            throw std::invalid_argument(std::string("--") + option + "= is empty; give " +
+                                        (std::string(option) == "topology"
+                                             ? "a topology such as fattree:k=8"
+                                             : std::string("a file name")) +
+                                        ", or leave it out");
+        }
+    }
+    cmd.RefuseWith("trace",
+                   {"jobs", "sizes", "gradient-bytes", "iterations", "compute", "mean-gap"},
+                   "the jobs are read from the trace, not drawn");
+    if (!o.trace.empty() && o.trace == o.writeTrace)
+    {
+        throw std::invalid_argument("--write-trace=" + o.writeTrace +
+                                    " would overwrite --trace, the file read; give another file");
+    }
+    if (cmd.IsGiven("mean-gap") && o.generated.jobs == 1)
+    {
+        throw std::invalid_argument("--mean-gap has no effect with --jobs=1 (the only job "
+                                    "arrives at 0); give more jobs, or leave --mean-gap out");
+    }
+    CheckSeedApplies(cmd, o);
 }
 
 /// \return the jobs: read from --trace or generated (\p traceName says which), written to
 ///         --write-trace when given
 std::vector<JobSpec>
-LoadJobs(const CheckedCommandLine& cmd, Options& o, std::string& traceName)
+LoadJobs(Options& o, std::string& traceName)
 {
     std::vector<JobSpec> jobs;
     if (!o.trace.empty())
     {
-        for (const char* option :
-             {"jobs", "sizes", "gradient-bytes", "iterations", "compute", "mean-gap"})
-        {
-            if (cmd.IsGiven(option))
-            {
-                throw std::invalid_argument(std::string("--") + option +
-                                            " draws a generated trace; it does not apply "
-                                            "to --trace=" + o.trace);
-            }
-        }
         jobs = ReadJobTrace(o.trace);
         traceName = o.trace;
     }
     else
     {
         o.generated.servers = ParseSizes("sizes", o.sizes, 1u << 24);
-        o.generated.meanInterarrivalS = o.meanGap.GetSeconds();
-        o.generated.computeS = o.compute.GetSeconds();
+        if (o.generated.gradientBytes[0] % 4 != 0)
+        {
+            throw std::invalid_argument("--gradient-bytes " +
+                                        std::to_string(o.generated.gradientBytes[0]) +
+                                        " is not a multiple of 4 bytes (float32 values); give "
+                                        "e.g. 1MiB");
+        }
+        const int64_t computeNs = o.compute.GetNanoSeconds();
+        if (static_cast<double>(computeNs) * o.generated.iterations > 1e18)
+        {
+            throw std::invalid_argument("--iterations=" + std::to_string(o.generated.iterations) +
+                                        " x --compute=" + Quantity::FormatTime(computeNs) +
+                                        " is beyond 1e9 s, more than a simulation can reach; "
+                                        "give fewer iterations or less computing");
+        }
+        o.generated.meanInterarrivalS = static_cast<double>(o.meanGap.GetNanoSeconds()) / 1e9;
+        o.generated.computeS = static_cast<double>(computeNs) / 1e9;
         o.generated.seed = o.seed;
-        jobs = GenerateJobTrace(o.generated);
+        try
+        {
+            jobs = GenerateJobTrace(o.generated);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(std::string("the generated trace (--jobs, --mean-gap, "
+                                                    "--iterations, --compute): ") + e.what());
+        }
         traceName = "generated, seed " + std::to_string(o.seed);
     }
     if (!o.writeTrace.empty())
@@ -315,6 +476,17 @@ RunOne(const Options& o,
     const Topology cluster = BuildTopology(o.topology);
     Ptr<PlacementPolicy> policy = CreatePlacement(o.placement);
     policy->SetAttributeFailSafe("Seed", UintegerValue(o.seed));
+    try
+    {
+        CheckClusterJobs(cluster, jobs, o.pieces);
+        CheckPlacement(cluster, *policy, jobs);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument((o.trace.empty() ? std::string("the generated trace")
+                                                     : "--trace=" + o.trace) +
+                                    ": " + e.what());
+    }
     ClusterRunInfo info;
     info.topology = cluster.GetName();
     info.trace = traceName;
@@ -381,8 +553,9 @@ main(int argc, char* argv[])
     {
         cmd.Parse(argc, argv);
         CheckOptionsApply(cmd, o);
+        CheckAttributeArguments(argc, argv, cmd, o);
         std::string traceName;
-        const std::vector<JobSpec> jobs = LoadJobs(cmd, o, traceName);
+        const std::vector<JobSpec> jobs = LoadJobs(o, traceName);
         const double rateBps = static_cast<double>(DataRate(o.dataRate).GetBitRate());
         return cmd.IsGiven("topology") ? RunOne(o, jobs, traceName, rateBps)
                                        : RunExperiment(o, jobs, rateBps);

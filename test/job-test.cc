@@ -155,15 +155,15 @@ TEST(JobTrace, BadRowsAreRefusedWithTheirRowNumber)
     const std::pair<const char*, const char*> cases[] = {
         {"0,4,1024,1", "t.csv:3: expected 5 comma-separated fields"},
         {"0,4,1024,1,0,7", "t.csv:3: expected 5"},
-        {"-1,4,1024,1,0", "t.csv:3: arrival_s '-1' must be a decimal number of seconds >= 0"},
+        {"-1,4,1024,1,0", "t.csv:3: arrival_s '-1' is negative; give seconds from 0 to 1e9"},
         {"nan,4,1024,1,0", "t.csv:3: arrival_s 'nan'"},
-        {"1,0,1024,1,0", "t.csv:3: servers '0' must be a whole number from 1"},
+        {"1,0,1024,1,0", "t.csv:3: servers '0'; give a whole number from 1"},
         {"1,2.5,1024,1,0", "t.csv:3: servers '2.5'"},
         {"1,4,1022,1,0", "t.csv:3: gradient_bytes '1022' must be a multiple of 4"},
         {"1,4,1MiB,1,0", "t.csv:3: gradient_bytes '1MiB'"},
         {"1,4,1024,0,0", "t.csv:3: iterations '0'"},
         {"1,4,1024,1,x", "t.csv:3: compute_s 'x'"},
-        {"1,4,1024,1,", "t.csv:3: compute_s ''"},
+        {"1,4,1024,1,", "t.csv:3: compute_s is empty"},
     };
     for (const auto& [row, expected] : cases)
     {

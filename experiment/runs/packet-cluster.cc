@@ -13,6 +13,7 @@
 #include "ns3/pointer.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/shared-links.h"
+#include "ns3/size-limits.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -32,6 +33,67 @@ namespace
 
 /// The listening ports of the jobs' AllReduces: below the controllers' source ports.
 constexpr uint32_t FIRST_JOB_PORT = 5000;
+
+/// \return a job's time in whole nanoseconds, never before the time given (times read from a
+///         trace or generated are whole nanoseconds already, and come back exactly)
+int64_t
+ToNanoSeconds(double seconds)
+{
+    auto ns = static_cast<int64_t>(std::llround(seconds * 1e9));
+    if (static_cast<double>(ns) / 1e9 < seconds)
+    {
+        ++ns;
+    }
+    return ns;
+}
+
+/// Refuses, before the simulation starts, what it could not finish: more AllReduces than it
+/// has listening ports, or gradients (with their verification copies) beyond the memory limit
+/// when the jobs run together.
+void
+CheckPacketJobs(const Topology& cluster, const std::vector<JobSpec>& jobs)
+{
+    const uint64_t ports = AllReduceController::FIRST_SOURCE_PORT - FIRST_JOB_PORT;
+    uint64_t allReduces = 0;
+    uint64_t largest = 0;
+    uint64_t all = 0; // every job's servers' gradients at once
+    for (uint32_t i = 0; i < jobs.size(); ++i)
+    {
+        const JobSpec& job = jobs[i];
+        allReduces += job.iterations;
+        CheckMemory("job " + std::to_string(i) + "'s gradient_bytes " +
+                        std::to_string(job.gradientBytes) + " on each of its " +
+                        std::to_string(job.servers) + " servers (and the exact sums)",
+                    SaturatingMultiply(job.gradientBytes, uint64_t{job.servers} + 2),
+                    "give a smaller gradient");
+        largest = std::max(largest, job.gradientBytes);
+        const uint64_t bytes = SaturatingMultiply(job.gradientBytes, uint64_t{job.servers} + 2);
+        all = all > UINT64_MAX - bytes ? UINT64_MAX : all + bytes;
+    }
+    if (allReduces > ports)
+    {
+        throw std::invalid_argument(
+            "at packet level the jobs run " + std::to_string(allReduces) +
+            " AllReduces in all (their iterations), one listening port each, and a simulation "
+            "has " + std::to_string(ports) + ": give fewer jobs or iterations");
+    }
+    // At most every server of the cluster runs a job at once, each job with two copies more.
+    const uint64_t together = std::min<uint64_t>(jobs.size(), cluster.GetNServers());
+    CheckMemory("the jobs' gradients when they run together (up to " +
+                    std::to_string(together) + " jobs on the " +
+                    std::to_string(cluster.GetNServers()) + " servers, the largest gradient " +
+                    std::to_string(largest) + " bytes)",
+                std::min(all, SaturatingMultiply(largest, cluster.GetNServers() + 2 * together)),
+                "give smaller gradients or fewer jobs");
+}
+
+/// \return the simulation's time in seconds, the double nearest to its whole nanoseconds (as
+///         a job's arrival is: a job that starts when it arrives has startS == arrivalS)
+double
+NowSeconds()
+{
+    return static_cast<double>(Simulator::Now().GetNanoSeconds()) / 1e9;
+}
 
 /// A placed job's run state.
 struct PacketJob
@@ -86,10 +148,7 @@ class PacketClusterRun
             }
             for (uint32_t i = 0; i < m_result.jobs.size(); ++i)
             {
-                // Rounded up to whole nanoseconds, the simulator's: no job starts before it
-                // arrives.
-                Simulator::Schedule(NanoSeconds(static_cast<int64_t>(
-                                        std::ceil(m_result.jobs[i].spec.arrivalS * 1e9))),
+                Simulator::Schedule(NanoSeconds(ToNanoSeconds(m_result.jobs[i].spec.arrivalS)),
                                     &PacketClusterRun::Arrive,
                                     this,
                                     i);
@@ -134,7 +193,7 @@ class PacketClusterRun
         ClusterJobResult& job = m_result.jobs[id];
         PacketJob& run = m_jobs[id];
         job.servers = servers;
-        job.startS = Simulator::Now().GetSeconds();
+        job.startS = NowSeconds();
         run.view = std::make_unique<JobView>(m_cluster, std::move(servers));
         run.scheduler = CreateScheduler(m_config.cluster.scheduler);
         run.workloads = std::make_shared<WorkloadSet>(
@@ -193,7 +252,7 @@ class PacketClusterRun
         helper.SetControllerAttribute("Mode", StringValue(m_config.mode));
         helper.SetControllerAttribute("GradientBytes", UintegerValue(job.spec.gradientBytes));
         helper.SetControllerAttribute("StallTimeout", TimeValue(m_config.stallTimeout));
-        helper.SetControllerAttribute("StartTime", TimeValue(Seconds(job.spec.computeS)));
+        helper.SetControllerAttribute("StartTime", TimeValue(NanoSeconds(ToNanoSeconds(job.spec.computeS))));
         helper.SetControllerAttribute("StopWhenFinished", BooleanValue(false));
         helper.SetControllerAttribute("SharedLinks", PointerValue(m_shared));
         helper.InstallJob(*run.view, run.scheduler, *run.workloads);
@@ -252,7 +311,7 @@ class PacketClusterRun
             StartAllReduce(id);
             return;
         }
-        const double now = Simulator::Now().GetSeconds();
+        const double now = NowSeconds();
         job.finishS = now;
         m_result.makespanS = std::max(m_result.makespanS, now);
         m_queue.Finish(job.servers, run.footprint);
@@ -319,6 +378,8 @@ RunPacketCluster(const Topology& cluster,
     }
     CreateScheduler(config.cluster.scheduler); // refuses an unknown or unavailable name now
     CheckClusterJobs(cluster, jobs, config.cluster.pieces);
+    CheckPlacement(cluster, *placement, jobs);
+    CheckPacketJobs(cluster, jobs);
     PacketClusterRun run(cluster, *placement, config, jobDone, jobs);
     return run.Run();
 }

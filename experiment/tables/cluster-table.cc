@@ -42,6 +42,26 @@ ClusterTable::ClusterTable(ClusterTableConfig config)
     {
         CreateScheduler(name);
     }
+    // Every topology built, and every job checked on it with every placement, before the first
+    // run: a refusal comes now, not minutes into the experiment.
+    for (const auto& spec : m_config.topologies)
+    {
+        m_clusters.push_back(BuildTopology(spec));
+        const Topology& cluster = m_clusters.back();
+        try
+        {
+            CheckClusterJobs(cluster, m_config.jobs, m_config.pieces);
+            for (const auto& name : m_config.placements)
+            {
+                CheckPlacement(cluster, *CreatePlacement(name), m_config.jobs);
+            }
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument("on " + cluster.GetName() + " (--topologies): " +
+                                        e.what());
+        }
+    }
 }
 
 uint64_t
@@ -57,9 +77,8 @@ ClusterTable::Run(ProgressReporter* progress)
     const auto start = std::chrono::steady_clock::now();
     m_rows.clear();
     m_failed.clear();
-    for (const auto& spec : m_config.topologies)
+    for (const Topology& cluster : m_clusters)
     {
-        const Topology cluster = BuildTopology(spec);
         for (const auto& placement : m_config.placements)
         {
             for (ClusterMode mode : m_config.modes)

@@ -102,6 +102,7 @@ class ClusterTable : public TableExperiment
     std::string GetFigureScheduler() const;
 
     ClusterTableConfig m_config;         //!< what runs
+    std::vector<Topology> m_clusters;    //!< the topologies, built and checked up front
     std::vector<ClusterTableRow> m_rows; //!< the results
     std::string m_failed;                //!< the first invalid job
     double m_seconds{0};                 //!< wall time of Run

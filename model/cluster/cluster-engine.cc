@@ -9,12 +9,15 @@
 #include "ns3/gradient-layout.h"
 #include "ns3/job-view.h"
 #include "ns3/log.h"
+#include "ns3/quantity.h"
+#include "ns3/size-limits.h"
 #include "ns3/round-engine.h"
 #include "ns3/scheduler-registry.h"
 
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -421,10 +424,71 @@ ClusterEngine::SetJobDoneCallback(std::function<void(const ClusterJobResult&, ui
     m_jobDone = std::move(callback);
 }
 
+namespace
+{
+
+/// Refuses a job whose gradient cannot be cut into pieces values of at least one value each.
+void
+CheckPieces(const std::string& name, const JobSpec& job, uint32_t pieces)
+{
+    const uint64_t values = job.gradientBytes / 4;
+    const uint64_t most = values / job.servers; // pieces per chunk of one value each
+    if (job.gradientBytes % 4 != 0 || job.gradientBytes == 0 || pieces == 0 || pieces > most)
+    {
+        throw std::invalid_argument(
+            name + ": its gradient of " + std::to_string(job.gradientBytes) + " bytes (" +
+            std::to_string(values) + " float32 values) over its " +
+            std::to_string(job.servers) + " servers " +
+            (most == 0 || job.gradientBytes % 4 != 0
+                 ? std::string("cannot give each server one value: give a gradient of a "
+                               "multiple of 4 bytes, at least ") +
+                       std::to_string(uint64_t{job.servers} * 4 * pieces) + " bytes"
+                 : "holds at most " + std::to_string(most) +
+                       " pieces per chunk (a piece of 0 values is meaningless), and --pieces is " +
+                       std::to_string(pieces) + ": give --pieces=" +
+                       std::to_string(std::min<uint64_t>(most, 1000000)) +
+                       " or less, or a larger gradient"));
+    }
+    // Every piece is at least one workload of the job's scheduler: a lower bound, checked before
+    // any scheduler builds anything for the job.
+    CheckMemory(name + "'s " + std::to_string(job.servers) + " servers x --pieces=" +
+                    std::to_string(pieces) + " (" +
+                    std::to_string(uint64_t{job.servers} * pieces) + " pieces, a workload each)",
+                SaturatingMultiply(uint64_t{job.servers} * pieces, sizeof(Workload)),
+                "give fewer --pieces or smaller jobs");
+}
+
+/// Refuses job times that are not finite, negative or beyond MAX_CLUSTER_SECONDS.
+void
+CheckTimes(const std::string& name, const JobSpec& job)
+{
+    const auto seconds = [](double s) { return Quantity::FormatSeconds(s); };
+    for (const auto& [field, value] : {std::pair<const char*, double>{"arrival_s", job.arrivalS},
+                                       std::pair<const char*, double>{"compute_s", job.computeS}})
+    {
+        if (!std::isfinite(value) || value < 0 || value > MAX_CLUSTER_SECONDS)
+        {
+            throw std::invalid_argument(name + ": " + field + " " + seconds(value) +
+                                        " is not from 0 to 1e9 s, what a simulation can reach");
+        }
+    }
+    if (job.arrivalS + job.computeS * job.iterations > MAX_CLUSTER_SECONDS * (1 + 1e-12))
+    {
+        throw std::invalid_argument(name + ": arrival_s " + seconds(job.arrivalS) +
+                                    " + iterations " + std::to_string(job.iterations) +
+                                    " x compute_s " + seconds(job.computeS) +
+                                    " is beyond 1e9 s, more than a simulation can reach");
+    }
+}
+
+} // namespace
+
 void
 CheckClusterJobs(const Topology& cluster, const std::vector<JobSpec>& jobs, uint32_t pieces)
 {
     const uint32_t n = cluster.GetNServers();
+    double computing = 0;
+    uint64_t allReduces = 0;
     for (uint32_t i = 0; i < jobs.size(); ++i)
     {
         const JobSpec& job = jobs[i];
@@ -436,24 +500,52 @@ CheckClusterJobs(const Topology& cluster, const std::vector<JobSpec>& jobs, uint
                                         std::to_string(n) + ", so give each job 1 to " +
                                         std::to_string(n));
         }
+        if (job.iterations == 0)
+        {
+            throw std::invalid_argument(name + " needs at least one iteration");
+        }
+        CheckTimes(name, job);
         if (i > 0 && job.arrivalS < jobs[i - 1].arrivalS)
         {
-            throw std::invalid_argument(name + " arrives at " + std::to_string(job.arrivalS) +
-                                        " s, before job " + std::to_string(i - 1) +
-                                        ": list jobs in arrival order");
+            throw std::invalid_argument(name + " arrives at " +
+                                        Quantity::FormatSeconds(job.arrivalS) + ", before job " +
+                                        std::to_string(i - 1) + ": list jobs in arrival order");
         }
-        if (job.iterations == 0 || !(job.computeS >= 0) || !(job.arrivalS >= 0))
-        {
-            throw std::invalid_argument(name + " needs at least one iteration and times >= 0");
-        }
-        try
-        {
-            GradientLayout(job.gradientBytes / 4, job.servers, pieces);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw std::invalid_argument(name + ": " + e.what());
-        }
+        CheckPieces(name, job, pieces);
+        computing += job.computeS * job.iterations;
+        allReduces += job.iterations;
+    }
+    if (allReduces > MAX_CLUSTER_ALLREDUCES)
+    {
+        throw std::invalid_argument(
+            "the " + std::to_string(jobs.size()) + " jobs run " + std::to_string(allReduces) +
+            " AllReduces in all (their iterations), more than the " +
+            std::to_string(MAX_CLUSTER_ALLREDUCES) + " a cluster run holds; give fewer jobs "
+            "or iterations");
+    }
+    if (!jobs.empty() && jobs.back().arrivalS + computing > MAX_CLUSTER_SECONDS * (1 + 1e-12))
+    {
+        throw std::invalid_argument(
+            "the last job arrives at " + Quantity::FormatSeconds(jobs.back().arrivalS) +
+            " and the jobs compute for " + Quantity::FormatSeconds(computing) +
+            " in all; when they wait for each other's servers the run lasts beyond 1e9 s, more "
+            "than a simulation can reach: give less computing or fewer jobs");
+    }
+}
+
+void
+CheckPlacement(const Topology& cluster,
+               const PlacementPolicy& placement,
+               const std::vector<JobSpec>& jobs)
+{
+    std::set<uint32_t> sizes;
+    for (const JobSpec& job : jobs)
+    {
+        sizes.insert(job.servers);
+    }
+    for (uint32_t servers : sizes)
+    {
+        placement.CheckJobSize(cluster, servers);
     }
 }
 
@@ -475,6 +567,7 @@ ClusterResult
 ClusterEngine::Run(const std::vector<JobSpec>& jobs)
 {
     CheckClusterJobs(m_cluster, jobs, m_config.pieces);
+    CheckPlacement(m_cluster, *m_placement, jobs);
     ClusterRun run(m_cluster, *m_placement, m_config, m_jobDone, jobs);
     return run.Run();
 }

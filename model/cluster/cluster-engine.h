@@ -104,13 +104,35 @@ struct ClusterResult
     double GetJctQuantile(double q) const;
 };
 
+/// The most AllReduces (iterations of every job) one cluster run may hold: the work of a run
+/// is bounded before it starts.
+constexpr uint64_t MAX_CLUSTER_ALLREDUCES = 1000000;
+
+/// The latest time a cluster run may reach, in seconds (Quantity::MAX_TIME_NS): arrivals and
+/// computing, even when every job waits for the one before it, end by then.
+constexpr double MAX_CLUSTER_SECONDS = 1e9;
+
 /**
  * \ingroup allreduce-cluster
- * \param cluster the cluster \param jobs a trace \param pieces pieces per chunk
+ * \param cluster the cluster \param jobs a trace \param pieces pieces per chunk (--pieces)
  * \throws std::invalid_argument for a job larger than the cluster, a gradient too small for
- *         its servers and pieces, no iterations, a negative time, or jobs out of arrival order
+ *         its servers and pieces (saying the most pieces that fit), no iterations, a time that
+ *         is negative or not finite, jobs out of arrival order, an arrival plus computing
+ *         beyond MAX_CLUSTER_SECONDS (also when the jobs run one after another), or more than
+ *         MAX_CLUSTER_ALLREDUCES AllReduces in all
  */
 void CheckClusterJobs(const Topology& cluster, const std::vector<JobSpec>& jobs, uint32_t pieces);
+
+/**
+ * \ingroup allreduce-cluster
+ * Asks the placement, before a run, whether it can place every job size of the trace
+ * (PlacementPolicy::CheckJobSize).
+ * \param cluster the cluster \param placement the policy \param jobs a checked trace
+ * \throws std::invalid_argument what the policy refuses
+ */
+void CheckPlacement(const Topology& cluster,
+                    const PlacementPolicy& placement,
+                    const std::vector<JobSpec>& jobs);
 
 /**
  * \ingroup allreduce-cluster

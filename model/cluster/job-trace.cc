@@ -5,6 +5,7 @@
 #include "job-trace.h"
 
 #include "ns3/portable-random.h"
+#include "ns3/quantity.h"
 #include "ns3/text-file.h"
 
 #include <array>
@@ -23,6 +24,12 @@ namespace
 
 /// The most bytes a trace file may have (about a million rows).
 constexpr uint64_t MAX_TRACE_BYTES = uint64_t{64} << 20;
+
+/// The longest time a trace may reach, in seconds (Quantity::MAX_TIME_NS).
+constexpr double MAX_TRACE_SECONDS = 1e9;
+
+/// The unit of a trace's time columns: seconds, written as a bare number.
+const std::vector<QuantityUnit> SECONDS{{"", 1000000000}};
 
 /// \return the shortest decimal that reads back as exactly value
 std::string
@@ -61,8 +68,13 @@ class JobTraceReader
         {
             return; // blank or comment-only
         }
-        if (m_jobs.empty() && !m_headerSeen && fields.size() == 5 && fields[0] == "arrival_s")
+        if (fields[0] == "arrival_s")
         {
+            if (!m_jobs.empty() || m_headerSeen)
+            {
+                Fail("a header line is only accepted as the first row (" +
+                     std::string(JOB_TRACE_HEADER) + ")");
+            }
             CheckHeader(fields);
             return;
         }
@@ -76,7 +88,8 @@ class JobTraceReader
             Fail("more than " + std::to_string(MAX_TRACE_JOBS) + " jobs; split the trace");
         }
         JobSpec job;
-        job.arrivalS = ReadTime("arrival_s", fields[0]);
+        const uint64_t arrivalNs = ReadTimeNs("arrival_s", fields[0]);
+        job.arrivalS = static_cast<double>(arrivalNs) / 1e9; // the double nearest to the text
         job.servers = static_cast<uint32_t>(ReadCount("servers", fields[1], UINT32_MAX));
         job.gradientBytes = ReadCount("gradient_bytes", fields[2], uint64_t{1} << 50);
         if (job.gradientBytes % 4 != 0)
@@ -85,22 +98,45 @@ class JobTraceReader
                  "' must be a multiple of 4 (float32 values)");
         }
         job.iterations = static_cast<uint32_t>(ReadCount("iterations", fields[3], 1000000));
-        job.computeS = ReadTime("compute_s", fields[4]);
-        if (!m_jobs.empty() && job.arrivalS < m_jobs.back().arrivalS)
+        const uint64_t computeNs = ReadTimeNs("compute_s", fields[4]);
+        job.computeS = static_cast<double>(computeNs) / 1e9;
+        if (!m_jobs.empty() && arrivalNs < m_lastArrivalNs)
         {
             Fail("arrival_s " + fields[0] + " is before the previous job's " +
                  FormatExact(m_jobs.back().arrivalS) + "; rows must be in arrival order");
         }
+        const unsigned __int128 computing = static_cast<unsigned __int128>(computeNs) * job.iterations;
+        if (arrivalNs + computing > static_cast<unsigned __int128>(Quantity::MAX_TIME_NS))
+        {
+            Fail("arrival_s " + fields[0] + " + iterations " + fields[3] + " x compute_s " +
+                 fields[4] + " is beyond 1e9 s, more than a simulation can reach; give a job "
+                 "whose arrival and computing end by 1e9 s");
+        }
+        m_lastArrivalNs = arrivalNs;
+        m_computingNs += computing;
         m_jobs.push_back(job);
     }
 
-    /// \return the jobs read \throws std::invalid_argument when there are none
+    /// \return the jobs read \throws std::invalid_argument when there are none, or when they
+    ///         could reach beyond 1e9 s
     std::vector<JobSpec> Finish()
     {
         if (m_jobs.empty())
         {
             throw std::invalid_argument(m_source + ": no job; a trace has one row per job: " +
                                         JOB_TRACE_HEADER);
+        }
+        if (m_lastArrivalNs + m_computingNs > static_cast<unsigned __int128>(Quantity::MAX_TIME_NS))
+        {
+            // The jobs may wait for each other's servers: the simulation must reach the end of
+            // their computing even when they run one after another.
+            throw std::invalid_argument(
+                m_source + ": the last job arrives at " + FormatExact(m_jobs.back().arrivalS) +
+                " s and the jobs compute for " +
+                FormatExact(static_cast<double>(m_computingNs) / 1e9) +
+                " s in all (iterations x compute_s of every row); when they wait for each "
+                "other's servers the run lasts beyond 1e9 s, more than a simulation can reach: "
+                "give less computing or fewer jobs");
         }
         return std::move(m_jobs);
     }
@@ -113,27 +149,59 @@ class JobTraceReader
 
     void CheckHeader(const std::vector<std::string>& fields)
     {
-        std::string joined;
-        for (const auto& f : fields)
+        static const std::array<const char*, 5> columns{
+            "arrival_s", "servers", "gradient_bytes", "iterations", "compute_s"};
+        for (size_t i = 0; i < columns.size(); ++i)
         {
-            joined += (joined.empty() ? "" : ",") + f;
+            if (i >= fields.size() || fields[i] != columns[i])
+            {
+                Fail("the header's column " + std::to_string(i + 1) + " is " +
+                     (i >= fields.size() ? std::string("missing")
+                      : fields[i].empty() ? std::string("empty")
+                                          : "'" + Abbreviate(fields[i]) + "'") +
+                     " where " + columns[i] + " belongs; the header is " + JOB_TRACE_HEADER +
+                     " (or leave it out)");
+            }
         }
-        if (joined != JOB_TRACE_HEADER)
+        if (fields.size() > columns.size())
         {
-            Fail("the header '" + Abbreviate(joined) + "' is not " + JOB_TRACE_HEADER);
+            Fail("the header has " + std::to_string(fields.size()) + " columns; it is " +
+                 JOB_TRACE_HEADER + " (or leave it out)");
         }
         m_headerSeen = true;
     }
 
-    double ReadTime(const char* column, const std::string& text) const
+    uint64_t ReadTimeNs(const char* column, const std::string& text) const
     {
-        double value = 0;
-        if (!ParseDecimal(text, value) || value < 0)
+        if (text.empty())
         {
-            Fail(std::string(column) + " '" + Abbreviate(text) +
-                 "' must be a decimal number of seconds >= 0");
+            Fail(std::string(column) + " is empty; " + TimeRule());
         }
-        return value;
+        // Seconds only: a unit ("1ms") is refused, as FormatJobTrace never writes one.
+        const bool bare = text.find_first_not_of("0123456789.eE+-") == std::string::npos;
+        uint64_t ns = 0;
+        const Quantity::Outcome outcome =
+            bare ? Quantity::Parse(text, SECONDS, static_cast<uint64_t>(Quantity::MAX_TIME_NS), ns)
+                 : Quantity::NOT_A_NUMBER;
+        if (outcome != Quantity::OK)
+        {
+            const std::string why =
+                outcome == Quantity::NOT_WHOLE ? "is finer than a nanosecond, the simulator's "
+                                                 "resolution"
+                : outcome == Quantity::TOO_LARGE ? "is beyond 1e9 s, more than a simulation "
+                                                   "can reach"
+                : text[0] == '-'                 ? "is negative"
+                                                 : "is not a number of seconds";
+            Fail(std::string(column) + " '" + Abbreviate(text) + "' " + why + "; " + TimeRule());
+        }
+        return ns;
+    }
+
+    /// \return what a time column accepts
+    static std::string TimeRule()
+    {
+        return "give seconds from 0 to 1e9 in whole nanoseconds (at most 9 decimals), e.g. "
+               "0.0005 or 2.5e-3";
     }
 
     uint64_t ReadCount(const char* column, const std::string& text, uint64_t max) const
@@ -141,8 +209,8 @@ class JobTraceReader
         uint64_t value = 0;
         if (!ParseWholeNumber(text, max, value) || value == 0)
         {
-            Fail(std::string(column) + " '" + Abbreviate(text) + "' must be a whole number from 1 to " +
-                 std::to_string(max));
+            Fail(std::string(column) + (text.empty() ? " is empty" : " '" + Abbreviate(text) + "'") +
+                 "; give a whole number from 1 to " + std::to_string(max));
         }
         return value;
     }
@@ -150,6 +218,8 @@ class JobTraceReader
     std::string m_source;        //!< what errors cite
     uint64_t m_row{0};           //!< the line being read, from 1
     bool m_headerSeen{false};    //!< whether the header line was read
+    uint64_t m_lastArrivalNs{0}; //!< the last job's arrival, ns
+    unsigned __int128 m_computingNs{0}; //!< sum of iterations x compute_s, ns
     std::vector<JobSpec> m_jobs; //!< read so far
 };
 
@@ -232,6 +302,12 @@ GenerateJobTrace(const JobTraceConfig& config)
     {
         refuse("iterations must be at least 1 and the compute time a finite number >= 0");
     }
+    if (config.meanInterarrivalS > MAX_TRACE_SECONDS ||
+        config.computeS * config.iterations > MAX_TRACE_SECONDS)
+    {
+        refuse("the mean interarrival time and iterations x the compute time must be at most "
+               "1e9 s, what a simulation can reach");
+    }
     std::mt19937_64 rng(config.seed);
     std::vector<JobSpec> jobs;
     jobs.reserve(config.jobs);
@@ -243,12 +319,24 @@ GenerateJobTrace(const JobTraceConfig& config)
             arrival += -config.meanInterarrivalS * std::log1p(-UniformUnit(rng));
         }
         JobSpec job;
-        job.arrivalS = arrival;
+        // Whole nanoseconds, as a trace holds them: what is written is what runs.
+        job.arrivalS = std::round(arrival * 1e9) / 1e9;
         job.servers = config.servers[UniformIndex(rng, config.servers.size())];
         job.gradientBytes = config.gradientBytes[UniformIndex(rng, config.gradientBytes.size())];
         job.iterations = config.iterations;
-        job.computeS = config.computeS;
+        job.computeS = std::round(config.computeS * 1e9) / 1e9;
         jobs.push_back(job);
+    }
+    const double end =
+        jobs.back().arrivalS + jobs.back().computeS * config.iterations * config.jobs;
+    if (end > MAX_TRACE_SECONDS)
+    {
+        refuse("the last job arrives at " + FormatExact(jobs.back().arrivalS) + " s and the " +
+               std::to_string(config.jobs) + " jobs compute for " +
+               FormatExact(jobs.back().computeS * config.iterations * config.jobs) +
+               " s in all; when they wait for each other's servers the run lasts beyond 1e9 s, "
+               "more than a simulation can reach: give fewer jobs, a shorter mean gap or less "
+               "computing");
     }
     return jobs;
 }

@@ -42,40 +42,64 @@ ListPlacement::GetName() const
 }
 
 std::vector<uint32_t>
-ListPlacement::DoPlace(const Topology& cluster, const PlacementRequest& request)
+ListPlacement::ParseServers(const Topology& cluster, uint32_t servers) const
 {
-    std::vector<uint32_t> servers;
+    const uint32_t n = cluster.GetNServers();
+    const std::string option = "--ns3::ListPlacement::Servers='" + Abbreviate(m_servers) + "'";
+    const std::string accepted = "give " + std::to_string(servers) + " distinct servers of '" +
+                                 cluster.GetName() + "' (0 to " + std::to_string(n - 1) +
+                                 "), comma-separated, one per server of the job";
+    if (Trim(m_servers).empty())
+    {
+        throw std::invalid_argument("--placement=list places each job on the servers of "
+                                    "--ns3::ListPlacement::Servers, which is not given: " +
+                                    accepted);
+    }
+    std::vector<uint32_t> list;
+    std::vector<uint8_t> seen(n, 0);
     std::istringstream in(m_servers);
     for (std::string field; std::getline(in, field, ',');)
     {
         uint64_t s = 0;
-        if (!ParseWholeNumber(Trim(field), cluster.GetNServers() - 1, s))
+        if (!ParseWholeNumber(Trim(field), n - 1, s))
         {
-            throw std::invalid_argument("placement list: '" + Abbreviate(Trim(field)) +
-                                        "' is not a server of '" + cluster.GetName() +
-                                        "' (0.." + std::to_string(cluster.GetNServers() - 1) +
-                                        ")");
+            throw std::invalid_argument(option + ": '" + Abbreviate(Trim(field)) +
+                                        "' is not a server; " + accepted);
         }
-        servers.push_back(static_cast<uint32_t>(s));
-    }
-    if (servers.size() != request.servers)
-    {
-        throw std::invalid_argument("placement list '" + Abbreviate(m_servers) + "' gives " +
-                                    std::to_string(servers.size()) + " servers for a job of " +
-                                    std::to_string(request.servers));
-    }
-    for (size_t i = 0; i < servers.size(); ++i)
-    {
-        for (size_t j = 0; j < i; ++j)
+        if (seen[s])
         {
-            if (servers[i] == servers[j])
-            {
-                throw std::invalid_argument("placement list '" + Abbreviate(m_servers) +
-                                            "' gives server " + std::to_string(servers[i]) +
-                                            " twice");
-            }
+            throw std::invalid_argument(option + " gives server " + std::to_string(s) +
+                                        " twice; " + accepted);
         }
-        if (!request.free[servers[i]])
+        seen[s] = 1;
+        list.push_back(static_cast<uint32_t>(s));
+    }
+    if (!m_servers.empty() && m_servers.back() == ',')
+    {
+        throw std::invalid_argument(option + " ends with a comma; " + accepted);
+    }
+    if (list.size() != servers)
+    {
+        throw std::invalid_argument(option + " gives " + std::to_string(list.size()) +
+                                    " servers for a job of " + std::to_string(servers) + "; " +
+                                    accepted + " (every job of the trace gets these servers)");
+    }
+    return list;
+}
+
+void
+ListPlacement::CheckJobSize(const Topology& cluster, uint32_t servers) const
+{
+    ParseServers(cluster, servers);
+}
+
+std::vector<uint32_t>
+ListPlacement::DoPlace(const Topology& cluster, const PlacementRequest& request)
+{
+    std::vector<uint32_t> servers = ParseServers(cluster, request.servers);
+    for (uint32_t s : servers)
+    {
+        if (!request.free[s])
         {
             return {}; // another job holds it: wait
         }

@@ -24,12 +24,21 @@ class ListPlacement : public PlacementPolicy
      */
     static TypeId GetTypeId();
     std::string GetName() const override;
+    /// Refuses a list that does not give `servers` distinct servers of the cluster.
+    void CheckJobSize(const Topology& cluster, uint32_t servers) const override;
 
   protected:
     std::vector<uint32_t> DoPlace(const Topology& cluster,
                                   const PlacementRequest& request) override;
 
   private:
+    /**
+     * \param cluster the cluster \param servers the job's size
+     * \return the servers of the list \throws std::invalid_argument naming the option
+     *         (--ns3::ListPlacement::Servers) when they are not `servers` distinct servers
+     */
+    std::vector<uint32_t> ParseServers(const Topology& cluster, uint32_t servers) const;
+
     std::string m_servers; //!< Servers attribute
 };
 

@@ -92,6 +92,11 @@ PlacementPolicy::Place(const Topology& cluster, const PlacementRequest& request)
     return placed;
 }
 
+void
+PlacementPolicy::CheckJobSize(const Topology& /* cluster */, uint32_t /* servers */) const
+{
+}
+
 PlacementRegistration::PlacementRegistration(const std::string& name,
                                              TypeId tid,
                                              const std::string& description,

@@ -66,6 +66,14 @@ class PlacementPolicy : public Object
      */
     std::vector<uint32_t> Place(const Topology& cluster, const PlacementRequest& request);
 
+    /**
+     * Refuses, before a run starts, a job the policy could not place in reasonable time or
+     * memory on this cluster (by default: none).
+     * \param cluster the cluster \param servers the job's size, from 1 to the cluster's servers
+     * \throws std::invalid_argument naming the policy, the job's size and what would fit
+     */
+    virtual void CheckJobSize(const Topology& cluster, uint32_t servers) const;
+
   protected:
     /**
      * \param cluster the cluster

@@ -8,11 +8,13 @@
 #include "ns3/flow-tree.h"
 #include "ns3/job-view.h"
 #include "ns3/log.h"
+#include "ns3/size-limits.h"
 #include "ns3/schedule.h"
 #include "ns3/uinteger.h"
 #include "ns3/workload.h"
 
 #include <algorithm>
+#include <sstream>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -314,6 +316,31 @@ AlignedFreeBlocks(const std::vector<uint8_t>& free, uint32_t m)
 }
 
 } // namespace
+
+void
+TopologyAwarePlacement::CheckJobSize(const Topology& cluster, uint32_t servers) const
+{
+    const uint64_t perSearch =
+        uint64_t{cluster.GetNNodes()} + 2 * uint64_t{cluster.GetNLinks()} + cluster.GetNServers();
+    const double steps = double(std::max(m_candidates, 1u)) * servers * double(perSearch);
+    const std::string what = "the topology-aware placement of a job of " +
+                             std::to_string(servers) + " servers on '" + cluster.GetName() + "'";
+    const std::string hint = "give --placement=packed or random, fewer candidates "
+                             "(--ns3::TopologyAwarePlacement::Candidates, now " +
+                             std::to_string(m_candidates) + ") or smaller jobs";
+    if (steps > MAX_STEPS)
+    {
+        std::ostringstream os;
+        os << what << " would take about " << steps << " steps (" << m_candidates
+           << " candidates x " << servers << " servers x " << perSearch
+           << " nodes, directed links and servers), more than the " << MAX_STEPS
+           << " a placement may: " << hint;
+        throw std::invalid_argument(os.str());
+    }
+    // Each group keeps a path cost to every node per member.
+    CheckMemory(what, SaturatingMultiply(uint64_t{servers} * 2, uint64_t{cluster.GetNNodes()} * 8),
+                hint);
+}
 
 std::vector<uint32_t>
 TopologyAwarePlacement::DoPlace(const Topology& cluster, const PlacementRequest& request)

@@ -31,6 +31,13 @@ class TopologyAwarePlacement : public PlacementPolicy
      */
     static TypeId GetTypeId();
     std::string GetName() const override;
+    /// Refuses a job whose groups would take more than MAX_STEPS steps to grow or more memory
+    /// than the limit (a shortest-path search per member and candidate).
+    void CheckJobSize(const Topology& cluster, uint32_t servers) const override;
+
+    /// The most steps (candidates x members x (nodes + directed links + servers)) a placement
+    /// may take: about a minute.
+    static constexpr double MAX_STEPS = 2e9;
 
   protected:
     std::vector<uint32_t> DoPlace(const Topology& cluster,
