@@ -7,6 +7,7 @@
 // level, links shared by the controllers of joint jobs, jobs installed on their views, and
 // whole traces run in one ns-3 simulation, every AllReduce exact.
 
+#include "cluster-table.h"
 #include "packet-cluster.h"
 #include "test-fixtures.h"
 
@@ -14,12 +15,14 @@
 #include "ns3/core-module.h"
 
 #include <algorithm>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <map>
 #include <sstream>
 
 using namespace ns3;
 using ns3::test::Dumbbell;
+using ns3::test::ErrorOf;
 using ns3::test::SequencePlacement;
 
 namespace
@@ -533,4 +536,129 @@ TEST(PacketCluster, EveryJobOfATraceEndsWithTheExactSumsAndWaitsForServers)
         EXPECT_TRUE(waited);
         EXPECT_GT(r.decisions, 0U);
     }
+}
+
+TEST(GradientLayout, PiecesBeyond2To32DoNotWrap)
+{
+    // fuzz-job-trace's divide-by-zero.csv: 65536 chunks x 65536 pieces is 2^32, which wrapped
+    // to 0 in 32 bits and divided by it.
+    const GradientLayout exact(uint64_t{1} << 32, 65536, 65536);
+    EXPECT_EQ(exact.GetMaxPieceSize(), 1u);
+    EXPECT_EQ(exact.GetSize(65535, 65535), 1u);
+    EXPECT_EQ(exact.GetOffset(65535, 65535), (uint64_t{1} << 32) - 1);
+    // wrapped-pieces.csv: 4295 x 1000000 wrapped to 32704 pieces of 131330 values.
+    const GradientLayout wrapped(4295000000, 4295, 1000000);
+    EXPECT_EQ(wrapped.GetMaxPieceSize(), 1u);
+    EXPECT_EQ(wrapped.GetOffset(4294, 999999) + wrapped.GetSize(4294, 999999), 4295000000u);
+    EXPECT_THROW(GradientLayout((uint64_t{1} << 32) - 1, 65536, 65536), std::invalid_argument);
+}
+
+TEST(ClusterEngine, PiecesAreCheckedAgainstTheGradientSayingTheMostAccepted)
+{
+    const Topology t = Dumbbell();
+    JobSpec job = Job(0, 4); // 16000 bytes: 4000 values, 1000 per server
+    const std::string error = ErrorOf([&] { CheckClusterJobs(t, {job}, 1001); });
+    EXPECT_NE(error.find("job 0: its gradient of 16000 bytes (4000 float32 values) over its 4 "
+                         "servers holds at most 1000 pieces per chunk (a piece of 0 values is "
+                         "meaningless), and --pieces is 1001: give --pieces=1000 or less"),
+              std::string::npos)
+        << error;
+    EXPECT_NO_THROW(CheckClusterJobs(t, {job}, 1000));
+    job.gradientBytes = 8;
+    EXPECT_NE(ErrorOf([&] { CheckClusterJobs(t, {job}, 1); })
+                  .find("cannot give each server one value"),
+              std::string::npos);
+}
+
+TEST(ClusterEngine, TheFuzzersProgramTraceIsRefusedBeforeAnyWork)
+{
+    // /tmp/fuzz-findings/job-trace/program-trace.csv on fattree:k=64 with --pieces=65536
+    // divided by zero (SIGFPE); now each placement refuses before a run.
+    const Topology cluster = BuildTopology("fattree:k=64");
+    const std::vector<JobSpec> jobs = ParseJobTrace("0,65536,17179869184,1,0\n", "program.csv");
+    const std::string error = ErrorOf([&] { CheckClusterJobs(cluster, jobs, 65536); });
+    EXPECT_NE(error.find("job 0's 65536 servers x --pieces=65536 (4294967296 pieces, a workload "
+                         "each) would need"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(ErrorOf([&] { CheckClusterJobs(cluster, jobs, 65537); })
+                  .find("holds at most 65536 pieces per chunk"),
+              std::string::npos);
+    EXPECT_NO_THROW(CheckClusterJobs(cluster, jobs, 1));
+    EXPECT_NE(ErrorOf([&] {
+                  CheckPlacement(cluster, *CreatePlacement("topology-aware"), jobs);
+              }).find("the topology-aware placement of a job of 65536 servers"),
+              std::string::npos);
+}
+
+TEST(ClusterEngine, TimesBeyondReachAreRefusedForLibraryCallersToo)
+{
+    const Topology t = Dumbbell();
+    const auto errorFor = [&t](double arrival, double compute, uint32_t iterations) {
+        JobSpec job = Job(arrival, 2, iterations);
+        job.computeS = compute;
+        return ErrorOf([&] { CheckClusterJobs(t, {job}, 1); });
+    };
+    EXPECT_NE(errorFor(1e10, 0, 1).find("job 0: arrival_s 1e+10s is not from 0 to 1e9 s"),
+              std::string::npos);
+    EXPECT_NE(errorFor(0, 1e300, 1).find("job 0: compute_s 1e+300s is not from 0 to 1e9 s"),
+              std::string::npos);
+    EXPECT_NE(errorFor(0, std::nan(""), 1).find("compute_s nans is not from 0"),
+              std::string::npos);
+    EXPECT_NE(errorFor(0, -1, 1).find("compute_s -1s"), std::string::npos);
+    EXPECT_NE(errorFor(5e8, 1e3, 1000000).find("is beyond 1e9 s"), std::string::npos);
+    std::vector<JobSpec> serial(3, Job(0, 2));
+    for (JobSpec& job : serial)
+    {
+        job.computeS = 4e8;
+    }
+    EXPECT_NE(ErrorOf([&] { CheckClusterJobs(t, serial, 1); })
+                  .find("when they wait for each other's servers the run lasts beyond 1e9 s"),
+              std::string::npos);
+    std::vector<JobSpec> many(2, Job(0, 2, 600000));
+    EXPECT_NE(ErrorOf([&] { CheckClusterJobs(t, many, 1); })
+                  .find("the 2 jobs run 1200000 AllReduces in all"),
+              std::string::npos);
+}
+
+TEST(PacketCluster, WhatASimulationCannotFinishIsRefusedBeforeItStarts)
+{
+    const Topology t = Dumbbell();
+    PacketClusterConfig config;
+    config.cluster.scheduler = "greedy";
+    JobSpec late = Job(0, 2);
+    late.computeS = 1e10; // aborted in the controller's StartTime
+    EXPECT_NE(ErrorOf([&] { RunPacketCluster(t, CreatePlacement("packed"), config, {late}); })
+                  .find("compute_s 1e+10s is not from 0 to 1e9 s"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([&] {
+                  RunPacketCluster(t, CreatePlacement("packed"), config, {Job(0, 2, 5001)});
+              }).find("the jobs run 5001 AllReduces in all (their iterations), one listening "
+                      "port each, and a simulation has 5000"),
+              std::string::npos);
+    JobSpec huge = Job(0, 2);
+    huge.gradientBytes = uint64_t{1} << 40;
+    EXPECT_NE(ErrorOf([&] { RunPacketCluster(t, CreatePlacement("packed"), config, {huge}); })
+                  .find("job 0's gradient_bytes 1099511627776 on each of its 2 servers"),
+              std::string::npos);
+    // A job arriving at 1e9 s, the edge, starts then (it went negative beyond ns-3's clock).
+    JobSpec edge = Job(1e9, 2);
+    const ClusterResult r = RunPacketCluster(t, CreatePlacement("packed"), config, {edge});
+    EXPECT_EQ(r.jobs[0].startS, 1e9);
+    EXPECT_GT(r.jobs[0].finishS, 1e9);
+    EXPECT_TRUE(r.jobs[0].verified) << r.jobs[0].error;
+}
+
+TEST(ClusterTable, EveryTopologyAndPlacementIsCheckedBeforeTheFirstRun)
+{
+    ClusterTableConfig config;
+    config.topologies = {"fattree:k=4", "bcube:n=2,k=1"}; // 16 and 4 servers
+    config.placements = {"packed"};
+    config.modes = {ClusterMode::INDEPENDENT};
+    config.schedulers = {"greedy"};
+    config.jobs = {Job(0, 8)};
+    const std::string error = ErrorOf([&] { ClusterTable table(config); });
+    EXPECT_NE(error.find("on bcube(n=2,k=1) (--topologies): job 0 asks for 8 servers"),
+              std::string::npos)
+        << error;
 }

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 using namespace ns3;
@@ -395,4 +396,140 @@ TEST(Placement, BadRequestsAndWrongAnswersAreRefused)
     Ptr<WrongPlacement> wrong = CreateObject<WrongPlacement>();
     EXPECT_THROW(wrong->Place(cluster, Request(cluster, 2, {1})), std::logic_error);
     EXPECT_EQ(wrong->Place(cluster, Request(cluster, 2, {5})), (std::vector<uint32_t>{0, 1}));
+}
+
+TEST(JobTrace, TimesAreWholeNanosecondsASimulationCanReach)
+{
+    const std::pair<const char*, const char*> cases[] = {
+        {"0,4,1024,1,1e10", "t.csv:1: compute_s '1e10' is beyond 1e9 s"},
+        {"1e10,4,1024,1,0", "t.csv:1: arrival_s '1e10' is beyond 1e9 s"},
+        {"0,4,1024,1,1e300", "t.csv:1: compute_s '1e300' is beyond 1e9 s"},
+        {"0,4,1024,1,1e-10", "t.csv:1: compute_s '1e-10' is finer than a nanosecond"},
+        {"0.0000000005,4,1024,1,0", "t.csv:1: arrival_s '0.0000000005' is finer than"},
+        {"0,4,1024,1,-0", "t.csv:1: compute_s '-0' is negative"},
+        {"0,4,1024,1,1ms", "t.csv:1: compute_s '1ms' is not a number of seconds"},
+        {"0,4,1024,1,0x10", "t.csv:1: compute_s '0x10' is not a number of seconds"},
+        {"0,4,1024,1,inf", "t.csv:1: compute_s 'inf' is not a number of seconds"},
+        {"9e8,4,1024,1,2e8",
+         "t.csv:1: arrival_s 9e8 + iterations 1 x compute_s 2e8 is beyond 1e9 s"},
+        {"0,4,1024,1000000,1001",
+         "t.csv:1: arrival_s 0 + iterations 1000000 x compute_s 1001 is beyond 1e9 s"},
+        // One after another, the jobs would compute until 1.2e9 s.
+        {"0,4,1024,1,6e8\n0,4,1024,1,6e8", "t.csv: the last job arrives at 0 s and the jobs "
+                                           "compute for 1.2e+09 s in all"},
+    };
+    for (const auto& [rows, expected] : cases)
+    {
+        const std::string error = ErrorOf([&] { ParseJobTrace(std::string(rows) + "\n", "t.csv"); });
+        EXPECT_NE(error.find(expected), std::string::npos) << rows << " gave: " << error;
+        EXPECT_NE(error.find("give"), std::string::npos) << error; // says what is accepted
+    }
+    // The edges are accepted, exactly.
+    const std::vector<JobSpec> edge = ParseJobTrace("0.000000001,4,1024,1,0\n"
+                                                    "1e9,4,1024,1,0\n",
+                                                    "t.csv");
+    EXPECT_EQ(edge[0].arrivalS, 1e-9);
+    EXPECT_EQ(edge[1].arrivalS, 1e9);
+    EXPECT_EQ(ParseJobTrace("5e8,4,1024,1000,500000\n", "t.csv")[0].computeS, 5e5);
+}
+
+TEST(JobTrace, AWholeNanosecondTimeReadsFormatsAndReadsBackTheSame)
+{
+    const std::string text = "0.001234567,4,1024,3,0.000000007\n"
+                             "123456789.123456789,4,1024,1,2.5e-3\n";
+    const std::vector<JobSpec> jobs = ParseJobTrace(text, "t.csv");
+    EXPECT_EQ(jobs[0].arrivalS, 0.001234567);
+    EXPECT_EQ(jobs[0].computeS, 7e-9);
+    EXPECT_EQ(ParseJobTrace(FormatJobTrace(jobs), "again.csv"), jobs);
+}
+
+TEST(JobTrace, HeaderMistakesNameTheirColumn)
+{
+    const std::pair<const char*, const char*> cases[] = {
+        {"arrival_s,servers,,iterations,compute_s",
+         "t.csv:1: the header's column 3 is empty where gradient_bytes belongs"},
+        {"arrival_s,servers,gradient_bytes,iterations",
+         "t.csv:1: the header's column 5 is missing where compute_s belongs"},
+        {"arrival_s,servers,gradient_bytes,iterations,compute",
+         "t.csv:1: the header's column 5 is 'compute' where compute_s belongs"},
+        {"arrival_s,servers,gradient_bytes,iterations,compute_s,x", "t.csv:1: the header has 6"},
+        {"0,4,1024,1,0\narrival_s,servers,gradient_bytes,iterations,compute_s",
+         "t.csv:2: a header line is only accepted as the first row"},
+        {"0,,1024,1,0", "t.csv:1: servers is empty; give a whole number from 1"},
+        {",4,1024,1,0", "t.csv:1: arrival_s is empty; give seconds"},
+    };
+    for (const auto& [rows, expected] : cases)
+    {
+        const std::string error = ErrorOf([&] { ParseJobTrace(std::string(rows) + "\n", "t.csv"); });
+        EXPECT_NE(error.find(expected), std::string::npos) << rows << " gave: " << error;
+        EXPECT_EQ(error.find("field ''"), std::string::npos) << error;
+    }
+}
+
+TEST(JobTrace, TheGeneratorWritesWholeNanosecondsAndStaysWithinReach)
+{
+    JobTraceConfig config;
+    config.jobs = 50;
+    config.meanInterarrivalS = 1.234567e-3;
+    config.computeS = 0.5e-3;
+    const std::vector<JobSpec> jobs = GenerateJobTrace(config);
+    for (const JobSpec& job : jobs)
+    {
+        const double ns = job.arrivalS * 1e9;
+        EXPECT_EQ(static_cast<double>(std::llround(ns)) / 1e9, job.arrivalS) << job.arrivalS;
+    }
+    EXPECT_EQ(ParseJobTrace(FormatJobTrace(jobs), "generated.csv"), jobs);
+    config.jobs = 100000;
+    config.meanInterarrivalS = 1e6; // arrivals up to about 1e11 s
+    EXPECT_NE(ErrorOf([&] { GenerateJobTrace(config); })
+                  .find("the run lasts beyond 1e9 s, more than a simulation can reach"),
+              std::string::npos);
+    config.jobs = 1;
+    config.meanInterarrivalS = 0;
+    config.iterations = 1000;
+    config.computeS = 1e7;
+    EXPECT_NE(ErrorOf([&] { GenerateJobTrace(config); }).find("at most 1e9 s"),
+              std::string::npos);
+}
+
+TEST(Placement, AListIsCheckedBeforeARunAndNamesItsOption)
+{
+    const Topology cluster = BuildTopology("bcube:n=4,k=1");
+    Ptr<PlacementPolicy> list = CreatePlacement("list");
+    EXPECT_NE(ErrorOf([&] { list->CheckJobSize(cluster, 2); })
+                  .find("--placement=list places each job on the servers of "
+                        "--ns3::ListPlacement::Servers, which is not given: give 2 distinct "
+                        "servers of 'bcube(n=4,k=1)' (0 to 15)"),
+              std::string::npos);
+    list->SetAttribute("Servers", StringValue("0,0"));
+    const std::string twice = ErrorOf([&] { list->CheckJobSize(cluster, 2); });
+    EXPECT_NE(twice.find("--ns3::ListPlacement::Servers='0,0' gives server 0 twice; give 2 "
+                         "distinct servers"),
+              std::string::npos)
+        << twice;
+    EXPECT_EQ(twice.find("a job's placement"), std::string::npos);
+    list->SetAttribute("Servers", StringValue("0,1,"));
+    EXPECT_NE(ErrorOf([&] { list->CheckJobSize(cluster, 2); }).find("ends with a comma"),
+              std::string::npos);
+    list->SetAttribute("Servers", StringValue("0,1"));
+    EXPECT_NE(ErrorOf([&] { list->CheckJobSize(cluster, 3); })
+                  .find("gives 2 servers for a job of 3"),
+              std::string::npos);
+    EXPECT_NO_THROW(list->CheckJobSize(cluster, 2));
+}
+
+TEST(Placement, TopologyAwareRefusesAJobItCouldNotPlaceInReasonableTime)
+{
+    const Topology cluster = BuildTopology("fattree:k=32"); // 8192 servers
+    Ptr<PlacementPolicy> aware = CreatePlacement("topology-aware");
+    EXPECT_NO_THROW(aware->CheckJobSize(cluster, 64));
+    const std::string error = ErrorOf([&] { aware->CheckJobSize(cluster, 4096); });
+    EXPECT_NE(error.find("the topology-aware placement of a job of 4096 servers on "
+                         "'fattree(k=32)' would take about"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("give --placement=packed or random"), std::string::npos) << error;
+    aware->SetAttribute("Candidates", UintegerValue(1));
+    EXPECT_NO_THROW(aware->CheckJobSize(cluster, 1024));
+    EXPECT_NO_THROW(CreatePlacement("packed")->CheckJobSize(cluster, 8192));
 }
