@@ -176,7 +176,17 @@ void
 CheckOutDirectory(const std::string& dir)
 {
     std::error_code error;
-    std::filesystem::create_directories(dir, error);
+    if (std::filesystem::exists(dir, error) && !std::filesystem::is_directory(dir, error))
+    {
+        throw std::invalid_argument("cannot write to '" + dir + "' (from --out): it is a file, "
+                                    "and --out names the directory of the checkpoints and "
+                                    "curves; give a directory (made when missing)");
+    }
+    if (!std::filesystem::is_directory(dir, error))
+    {
+        error.clear();
+        std::filesystem::create_directories(dir, error);
+    }
     const std::string probe = dir + "/.allreduce-train-write-check";
     std::ofstream os;
     if (!error && std::filesystem::is_directory(dir, error))
@@ -185,7 +195,7 @@ CheckOutDirectory(const std::string& dir)
         os.open(probe);
     }
     const int why = errno;
-    if (!os)
+    if (!os.is_open() || !os)
     {
         throw std::invalid_argument(
             "cannot write to '" + dir + "' (from --out)" +
