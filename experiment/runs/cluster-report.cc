@@ -132,6 +132,8 @@ WriteClusterRunJson(std::ostream& os, const ClusterRunInfo& info, const ClusterR
         }
         jobs.push_back(j);
     }
+    // A name in another encoding than UTF-8 (a file name) is written with U+FFFD, not refused
+    // with nlohmann's exception text.
     os << nlohmann::json{{"topology", info.topology},
                          {"trace", info.trace},
                          {"placement", info.placement},
@@ -151,7 +153,7 @@ WriteClusterRunJson(std::ostream& os, const ClusterRunInfo& info, const ClusterR
                            {"link_utilisation", result.linkUtilisation},
                            {"decisions", result.decisions},
                            {"wall_s", info.wallS}}}}
-              .dump(2)
+              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
        << "\n";
 }
 

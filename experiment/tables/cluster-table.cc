@@ -304,6 +304,8 @@ ClusterTable::WriteJson(std::ostream& os) const
                         {"jct_s", row.jctS},
                         {"wall_s", row.wallS}});
     }
+    // A name in another encoding than UTF-8 (a file name) is written with U+FFFD, not refused
+    // with nlohmann's exception text.
     os << nlohmann::json{{"level", "flow"},
                          {"jobs", m_config.jobs.size()},
                          {"seed", m_config.seed},
@@ -312,7 +314,7 @@ ClusterTable::WriteJson(std::ostream& os) const
                          {"verified", m_failed.empty()},
                          {"seconds", m_seconds},
                          {"rows", rows}}
-              .dump(2)
+              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
        << "\n";
 }
 
