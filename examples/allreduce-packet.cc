@@ -35,6 +35,7 @@
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -148,6 +149,11 @@ CheckOptions(const CheckedCommandLine& cmd, Options& o)
         cmd.RefuseWithout("schedule-in", {"ranks"});
     }
     o.config.linkDowns = ParseLinkDowns(o.linkDown, o.linkDownAt);
+    if (o.config.stragglers == "none" || !cmd.IsGiven("stragglers"))
+    {
+        cmd.RefuseWithout("stragglers", {"straggler-seed"});
+    }
+    cmd.RefuseSameFile({"schedule-in", "topology"}, {"netanim"});
     if (o.config.backgroundLoad == 0)
     {
         cmd.RefuseWithout("background-load", {"background", "background-seed"});
@@ -200,8 +206,21 @@ MakeRunPlan(const Options& o, Ptr<AllReduceScheduler>& online)
             "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
     }
     // The plan gives the workloads (the scheduler's flow trees) and, replayed, the rounds.
+    const Topology topo = BuildTopology(o.topology);
+    // Before planning: a million pieces of a small gradient would build millions of workloads.
+    const uint64_t values = o.config.gradientBytes / 4;
+    if (values < uint64_t{topo.GetNServers()} * o.pieces)
+    {
+        throw std::invalid_argument(
+            "--pieces=" + std::to_string(o.pieces) + " leaves pieces of no value: the gradient "
+            "(--gradient-bytes, " + std::to_string(values) + " 4-byte values) is cut into " +
+            std::to_string(topo.GetNServers()) + " chunks (one per server) of " +
+            std::to_string(o.pieces) + " pieces; give --pieces at most " +
+            std::to_string(std::max<uint64_t>(1, values / topo.GetNServers())) +
+            ", or a larger --gradient-bytes");
+    }
     online = CreateScheduler(o.scheduler);
-    return online->MakePlan(BuildTopology(o.topology), o.pieces);
+    return online->MakePlan(topo, o.pieces);
 }
 
 /// Prints the report and its figure. \return the exit status (2: not finished or not verified)

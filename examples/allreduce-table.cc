@@ -29,10 +29,37 @@
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
 using namespace ns3;
+
+/// Refuses the options of drl and optimal when --schedulers does not run them.
+void
+RefuseOptionsOfSchedulersNotRun(const CheckedCommandLine& cmd,
+                                const std::vector<std::string>& schedulers)
+{
+    for (const auto& [scheduler, options] :
+         std::vector<std::pair<std::string, std::vector<std::string>>>{
+             {"drl", {"drl-model", "drl-samples", "generalization"}},
+             {"optimal", {"time-limit", "trees-per-root"}}})
+    {
+        if (std::find(schedulers.begin(), schedulers.end(), scheduler) != schedulers.end())
+        {
+            continue;
+        }
+        for (const std::string& option : options)
+        {
+            if (cmd.IsGiven(option))
+            {
+                throw std::invalid_argument("--" + option + " has no effect: --schedulers does "
+                                            "not run " + scheduler + "; add " + scheduler +
+                                            " to --schedulers, or leave --" + option + " out");
+            }
+        }
+    }
+}
 
 int
 main(int argc, char* argv[])
@@ -69,7 +96,7 @@ main(int argc, char* argv[])
                    config.drlSamples, 0, 100000);
     cmd.AddString("generalization",
                   "drl: a checkpoint trained on other topologies, reported in the notes on every "
-                  "row (seed 1); empty: none",
+                  "row (seed 1); none: no such note",
                   config.generalization);
     cmd.AddString("aggregation",
                   "the ina= shares of aggregating switches compared with server-only merge "
@@ -81,6 +108,11 @@ main(int argc, char* argv[])
         if (cmd.IsGiven("schedulers"))
         {
             config.schedulers = ParseListValue("schedulers", schedulers, ',');
+            RefuseOptionsOfSchedulersNotRun(cmd, config.schedulers);
+        }
+        if (config.generalization == "none")
+        {
+            config.generalization.clear();
         }
         RoundsTable table(config);
         std::unique_ptr<AggregationTable> withAggregation;

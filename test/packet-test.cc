@@ -683,7 +683,18 @@ TEST(PacketOnline, OptionsAreChecked)
     EXPECT_EQ(ChooseDecisions("", ""), "replay");
     EXPECT_THROW(ChooseDecisions("online", "optimal"), std::invalid_argument);
     EXPECT_THROW(ChooseDecisions("online", ""), std::invalid_argument);
-    EXPECT_TRUE(ParseLinkDowns({"-1"}, {}).empty());
+    EXPECT_THROW(ParseLinkDowns({"-1"}, {}), std::invalid_argument);
+    EXPECT_THROW(ParseLinkDowns({"0"}, {"2e6s"}), std::invalid_argument);
+    // Straggler delays exact to the nanosecond (they were printed with 6 decimals: 400 ns ran as
+    // 0 and 1400 ns as 1 us), above 0, and within what a packet-level run reaches.
+    EXPECT_EQ(ParseStragglerSpec("2:400ns").delay, "ns3::ConstantRandomVariable[Constant=0.0000004]");
+    EXPECT_EQ(ParseStragglerSpec("2:1400ns").delay,
+              "ns3::ConstantRandomVariable[Constant=0.0000014]");
+    EXPECT_EQ(ParseStragglerSpec("1:exp:2s").delay, "ns3::ExponentialRandomVariable[Mean=2]");
+    for (const char* bad : {"2:0ns", "2:1e9s", "2:0.5ns", "list:0,1e7", "all:exp:0s", "2:-1us"})
+    {
+        EXPECT_THROW(ParseStragglerSpec(bad), std::invalid_argument) << bad;
+    }
     const auto downs = ParseLinkDowns({"3", "7"}, {"1us", "2ms"});
     ASSERT_EQ(downs.size(), 2u);
     EXPECT_EQ(downs[1].link, 7u);

@@ -416,3 +416,42 @@ TEST(ScheduleFile, NumberTooLargeForADoubleIsInvalidJson)
     const std::string m = ReadError("2E2252 \xff\"");
     EXPECT_EQ(m.rfind("schedule file t.json is not valid JSON: ", 0), 0u) << m;
 }
+
+TEST(ScheduleFile, AKeyGivenTwiceIsRefusedAndNoLibraryTagReachesTheUser)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    std::stringstream ss;
+    WriteScheduleJson(ss, p.workloads, p.schedule);
+    // nlohmann keeps the last of two equal keys: the first value was dropped without a word.
+    const std::string twice =
+        ReadError(Replace(ss.str(), "\"scheduler\": \"greedy\"",
+                          "\"scheduler\": \"ring\", \"scheduler\": \"greedy\""));
+    EXPECT_NE(twice.find("gives the key \"scheduler\" twice in one object"), std::string::npos)
+        << twice;
+    const std::string bad = ReadError("{\"format\": x}");
+    EXPECT_EQ(bad.find("json.exception"), std::string::npos) << bad;
+    EXPECT_NE(bad.find("line 1, column"), std::string::npos) << bad;
+}
+
+TEST(ScheduleFile, AFailedWriteLeavesNoHalfFile)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    const std::string path = "/tmp/allreduce-atomic-test.json";
+    std::remove(path.c_str());
+    // A directory where the file would go: nothing is written, and nothing is left behind.
+    EXPECT_THROW(WriteScheduleFile("/tmp/no-such-dir-allreduce/s.json", p.workloads, p.schedule),
+                 std::invalid_argument);
+    WriteScheduleFile(path, p.workloads, p.schedule);
+    const std::string first = ReadTextFile(path, "schedule file", 1 << 20);
+    // A writer that fails half way leaves the old file whole.
+    EXPECT_THROW(WriteTextFile(path,
+                               "schedule file",
+                               [](std::ostream& os) {
+                                   os << "{\"format\": ";
+                                   throw std::invalid_argument("stopped half way");
+                               }),
+                 std::invalid_argument);
+    EXPECT_EQ(ReadTextFile(path, "schedule file", 1 << 20), first);
+    EXPECT_TRUE(IsSameFile(path, "/tmp/../tmp/allreduce-atomic-test.json"));
+    std::remove(path.c_str());
+}

@@ -214,7 +214,15 @@ CheckedCommandLine::Add(const std::string& name,
 void
 CheckedCommandLine::AddString(const std::string& name, const std::string& help, std::string& value)
 {
-    Add(name, help, value, [&value](const std::string& text) { value = text; });
+    Add(name, help, value, [name, &value](const std::string& text) {
+        if (text.empty())
+        {
+            // --out= or --schedule-out= would be taken as not given, silently.
+            throw std::invalid_argument("--" + name + " is given empty; give a value, or leave "
+                                        "--" + name + " out for its default");
+        }
+        value = text;
+    });
 }
 
 void
@@ -535,6 +543,36 @@ CheckedCommandLine::RefuseWithout(const std::string& option,
             throw std::invalid_argument("--" + other + " has no effect without --" + option +
                                         "; give --" + option + " too, or leave --" + other +
                                         " out");
+        }
+    }
+}
+
+void
+CheckedCommandLine::RefuseSameFile(const std::vector<std::string>& inputs,
+                                   const std::vector<std::string>& outputs) const
+{
+    const auto textOf = [this](const std::string& name) {
+        for (const Option& o : m_options)
+        {
+            if (o.name == name && o.given)
+            {
+                return o.text.rfind("file:", 0) == 0 ? o.text.substr(5) : o.text;
+            }
+        }
+        return std::string();
+    };
+    for (const std::string& out : outputs)
+    {
+        for (const std::string& in : inputs)
+        {
+            const std::string written = textOf(out);
+            const std::string read = textOf(in);
+            if (!written.empty() && !read.empty() && IsSameFile(written, read))
+            {
+                throw std::invalid_argument("--" + out + " names the same file as --" + in +
+                                            " ('" + Abbreviate(read) + "'), which this run "
+                                            "reads; write to another file");
+            }
         }
     }
 }

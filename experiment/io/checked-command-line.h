@@ -47,7 +47,7 @@ class CheckedCommandLine
      */
     CheckedCommandLine(const std::string& program, const std::string& usage);
 
-    /// A text option, kept as typed. \param name option \param help text \param value where
+    /// A text option, kept as typed, not empty. \param name option \param help text \param value where
     void AddString(const std::string& name, const std::string& help, std::string& value);
     /**
      * A text option that may be given more than once (every other option given twice is
@@ -157,6 +157,17 @@ class CheckedCommandLine
      *         leave --X out" when one of them was given
      */
     void RefuseWithout(const std::string& option, const std::vector<std::string>& needing) const;
+
+    /**
+     * Refuses an output file that is one of the run's input files, which writing would destroy
+     * before (or while) it is read (call after Parse).
+     * \param inputs options naming files read (a topology spec "file:PATH" counts as PATH)
+     * \param outputs options naming files written
+     * \throws std::invalid_argument "--OUT names the same file as --IN ('PATH'), which this run
+     *         reads; write to another file" when an output and an input are one existing file
+     */
+    void RefuseSameFile(const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs) const;
 
     /**
      * Gives the options the user gave to an object's attributes (call after Parse): each

@@ -17,6 +17,7 @@
 #include "ns3/ipv4-flow-classifier.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
+#include "ns3/quantity.h"
 #include "ns3/queue-size.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -87,10 +88,6 @@ CheckWritable(const std::string& what, const std::string& prefix)
 std::vector<LinkDownEvent>
 ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::string>& times)
 {
-    if (links.size() == 1 && links.front() == "-1" && times.empty())
-    {
-        return {};
-    }
     if (!times.empty() && times.size() != links.size())
     {
         throw std::invalid_argument("--link-down-at is given " + std::to_string(times.size()) +
@@ -104,15 +101,39 @@ ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::str
         uint64_t link = 0;
         if (!ParseWholeNumber(links[i], UINT32_MAX, link))
         {
-            throw std::invalid_argument("--link-down must be a topology link index, got '" +
-                                        links[i] + "'");
+            throw std::invalid_argument("--link-down must be a topology link index (a whole "
+                                        "number from 0; dcn-topology --format=json lists the "
+                                        "links), got '" + Abbreviate(links[i]) + "'");
         }
         LinkDownEvent down;
         down.link = static_cast<uint32_t>(link);
-        down.at = times.empty() ? 0.0 : ParseTimeValue("link-down-at", times[i]).GetSeconds();
+        down.at = times.empty() ? 0.0 : ParsePacketTime("--link-down-at", times[i]).GetSeconds();
         out.push_back(down);
     }
     return out;
+}
+
+Time
+ParsePacketTime(const std::string& subject, const std::string& text)
+{
+    const int64_t ns = Quantity::ParseTimeNs(subject, text);
+    if (ns > MAX_PACKET_TIME_NS)
+    {
+        throw std::invalid_argument(
+            subject + " is later than a packet-level run can reach: at most 1e6s (ns-3's timers, "
+            "such as FlowMonitor's, tick about once a simulated second, so 1e6 s already takes "
+            "a million events), got '" + Abbreviate(text) + "'");
+    }
+    return NanoSeconds(ns);
+}
+
+std::string
+FormatExactSeconds(Time t)
+{
+    const int64_t ns = t.GetNanoSeconds();
+    std::string fraction = std::to_string(1000000000 + ns % 1000000000).substr(1);
+    fraction.erase(fraction.find_last_not_of('0') + 1);
+    return std::to_string(ns / 1000000000) + (fraction.empty() ? "" : "." + fraction);
 }
 
 std::string
@@ -167,22 +188,19 @@ ParseStragglerSpec(const std::string& spec)
             "list:T0,T1,... (one time per server) or none");
     };
     const auto seconds = [&refuse](const std::string& text) {
-        const Time t = ParseTimeValue("stragglers", text);
-        if (t.IsStrictlyNegative())
+        const Time t = ParsePacketTime("--stragglers", text);
+        if (t.IsZero())
         {
-            refuse("has a negative delay");
+            refuse("has a delay of 0, which makes no server late (give a delay above 0, or "
+                   "none)");
         }
-        return std::to_string(t.GetSeconds());
+        return FormatExactSeconds(t);
     };
     if (spec.rfind("list:", 0) == 0)
     {
         for (const std::string& item : ParseListValue("stragglers", spec.substr(5), ','))
         {
-            out.times.push_back(ParseTimeValue("stragglers", item));
-            if (out.times.back().IsStrictlyNegative())
-            {
-                refuse("has a negative time");
-            }
+            out.times.push_back(ParsePacketTime("--stragglers", item));
         }
         return out;
     }

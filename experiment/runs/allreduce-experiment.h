@@ -61,6 +61,21 @@ struct StragglerSpec
  */
 StragglerSpec ParseStragglerSpec(const std::string& spec);
 
+/// The latest time a packet-level run takes from the user (straggler delays, link events): 1e6 s.
+constexpr int64_t MAX_PACKET_TIME_NS = int64_t{1000000} * 1000000000;
+
+/**
+ * \ingroup allreduce-experiment
+ * \param subject the option, e.g. "--stragglers" \param text e.g. "500us"
+ * \return the time, from 0 to MAX_PACKET_TIME_NS
+ * \throws std::invalid_argument naming the subject: not a time, negative, finer than 1 ns or
+ *         later than a packet-level run can reach
+ */
+Time ParsePacketTime(const std::string& subject, const std::string& text);
+
+/// \param t a time \return its seconds written exactly, e.g. "0.0000014" for 1400 ns
+std::string FormatExactSeconds(Time t);
+
 /**
  * \ingroup allreduce-experiment
  * \param spec --slow-links as given: "FRACTION" or "FRACTION:FACTOR" (FACTOR 0.5 when left out)
@@ -73,7 +88,7 @@ std::string SlowLinksSpecOptions(const std::string& spec, uint32_t seed);
 
 /**
  * \ingroup allreduce-experiment
- * \param links each --link-down given, a link index ("-1" alone: none)
+ * \param links each --link-down given, a link index
  * \param times each --link-down-at given: none (all at 0), or one per link, in the same order
  * \return the events
  * \throws std::invalid_argument for a link that is not a number or a time that is not one, or

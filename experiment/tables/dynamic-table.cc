@@ -72,6 +72,17 @@ DynamicTable::DynamicTable(DynamicTableConfig config)
         throw std::invalid_argument("mode must be barrier or async, got '" + m_config.run.mode +
                                     "'");
     }
+    for (const auto& spec : m_config.topologies)
+    {
+        try
+        {
+            BuildTopology(spec); // a bad spec is refused before the first run
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(std::string("--topologies: ") + e.what());
+        }
+    }
 }
 
 uint64_t

@@ -59,6 +59,31 @@ PacketTable::PacketTable(PacketTableConfig config)
             throw std::invalid_argument("--modes takes barrier and async, got '" + mode + "'");
         }
     }
+    // Every topology is built once now, so that a bad spec is refused before the first run
+    // rather than minutes into the table.
+    const auto check = [](const std::string& option, const std::string& spec) {
+        try
+        {
+            BuildTopology(spec);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument("--" + option + ": " + e.what());
+        }
+    };
+    for (const auto& [option, specs] :
+         {std::make_pair("topologies", &m_config.topologies),
+          std::make_pair("aggregation-topologies", &m_config.aggregationTopologies)})
+    {
+        for (const auto& spec : *specs)
+        {
+            check(option, spec);
+            for (const auto& share : m_config.shares)
+            {
+                check(option, spec + ",ina=" + share);
+            }
+        }
+    }
 }
 
 bool

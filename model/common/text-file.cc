@@ -7,12 +7,14 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -94,11 +96,74 @@ LineContent(std::string line, uint64_t lineNo)
 std::string
 Abbreviate(const std::string& text, size_t most)
 {
+    std::string shown;
+    for (size_t i = 0; i < text.size() && i < most; ++i)
+    {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f)
+        {
+            static const char HEX[] = "0123456789abcdef";
+            shown += std::string("\\x") + HEX[c >> 4] + HEX[c & 15];
+        }
+        else
+        {
+            shown += text[i];
+        }
+    }
     if (text.size() <= most)
     {
-        return text;
+        return shown;
     }
-    return text.substr(0, most) + "... (" + std::to_string(text.size()) + " characters)";
+    return shown + "... (" + std::to_string(text.size()) + " characters)";
+}
+
+void
+WriteTextFile(const std::string& path,
+              const std::string& what,
+              const std::function<void(std::ostream&)>& write)
+{
+    const std::string part = path + ".part-" + std::to_string(getpid());
+    const auto fail = [&](const std::string& why) {
+        std::remove(part.c_str());
+        throw std::invalid_argument("cannot write " + what + " '" + Abbreviate(path) + "': " +
+                                    why);
+    };
+    {
+        std::ofstream os(part);
+        if (!os)
+        {
+            fail(std::string(std::strerror(errno)) +
+                 " (check that its directory exists and is writable)");
+        }
+        try
+        {
+            write(os);
+        }
+        catch (...)
+        {
+            os.close();
+            std::remove(part.c_str());
+            throw;
+        }
+        os.flush();
+        if (!os)
+        {
+            fail("the write failed (" + std::string(std::strerror(errno)) + ")");
+        }
+    }
+    if (std::rename(part.c_str(), path.c_str()) != 0)
+    {
+        fail(std::strerror(errno));
+    }
+}
+
+bool
+IsSameFile(const std::string& a, const std::string& b)
+{
+    struct stat sa;
+    struct stat sb;
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 bool

@@ -6,6 +6,8 @@
 #define NS3_ALLREDUCE_TEXT_FILE_H
 
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <string>
 
 namespace ns3
@@ -22,6 +24,28 @@ namespace ns3
  *         directory, larger than maxBytes, or a read error with the system's reason
  */
 std::string ReadTextFile(const std::string& path, const std::string& what, uint64_t maxBytes);
+
+/**
+ * \ingroup allreduce-common
+ * Writes a whole text file the module produces (schedule, topology, MSCCL files) atomically:
+ * into a temporary file beside it, then renamed over it, so that a failed write leaves the old
+ * file (or none) and never half of a new one.
+ * \param path the file
+ * \param what what it is, for errors, e.g. "schedule file"
+ * \param write writes the text; may throw, and then nothing is written
+ * \throws std::invalid_argument naming the file and the system's reason when it cannot be
+ *         written; what write throws, after the temporary file is removed
+ */
+void WriteTextFile(const std::string& path,
+                   const std::string& what,
+                   const std::function<void(std::ostream&)>& write);
+
+/**
+ * \ingroup allreduce-common
+ * \param a a path \param b another
+ * \return true when both name one existing file (the same inode, however spelled)
+ */
+bool IsSameFile(const std::string& a, const std::string& b);
 
 /**
  * \ingroup allreduce-common
@@ -46,7 +70,8 @@ std::string LineContent(std::string line, uint64_t lineNo);
  * \param text a value from the user
  * \param most the most characters to show
  * \return the value, cut to its first `most` characters with "... (N characters)" after it when
- *         longer, so that an error message never echoes megabytes
+ *         longer, so that an error message never echoes megabytes; control characters (ESC,
+ *         BEL, newlines ...) written as \xNN so that none reaches the terminal raw
  */
 std::string Abbreviate(const std::string& text, size_t most = 60);
 

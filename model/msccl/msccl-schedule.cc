@@ -12,6 +12,7 @@
 #include "ns3/log.h"
 #include "ns3/replay-scheduler.h"
 #include "ns3/size-limits.h"
+#include "ns3/text-file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -870,17 +871,10 @@ WriteMscclFile(const std::string& path, const WorkloadSet& workloads, const Sche
     const MscclAlgorithm algo = ExportMscclAlgorithm(workloads, schedule);
     // Never write a file that does not compute the AllReduce.
     SimulateMscclAlgorithm(algo, path);
-    std::ofstream os(path);
-    if (!os)
-    {
-        throw std::invalid_argument("cannot write MSCCL algorithm file '" + path + "'");
-    }
-    WriteMscclXml(os, algo);
-    os << "\n";
-    if (!os)
-    {
-        throw std::invalid_argument("error writing MSCCL algorithm file '" + path + "'");
-    }
+    WriteTextFile(path, "MSCCL algorithm file", [&](std::ostream& os) {
+        WriteMscclXml(os, algo);
+        os << "\n";
+    });
 }
 
 bool

@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
@@ -743,17 +744,9 @@ WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule
 void
 WriteScheduleFile(const std::string& path, const WorkloadSet& workloads, const Schedule& schedule)
 {
-    std::ofstream os(path);
-    if (!os)
-    {
-        throw std::invalid_argument("cannot write schedule file '" + path + "'");
-    }
-    WriteScheduleJson(os, workloads, schedule);
-    os.flush();
-    if (!os)
-    {
-        throw std::invalid_argument("error while writing schedule file '" + path + "'");
-    }
+    WriteTextFile(path, "schedule file", [&](std::ostream& os) {
+        WriteScheduleJson(os, workloads, schedule);
+    });
 }
 
 namespace
@@ -989,21 +982,41 @@ ParseScheduleJson(std::string text, const std::string& source)
     {
         // A schedule file nests five levels deep; refuse deeper ones before they take the
         // stack (every later step on a JSON value recurses).
-        doc = json::parse(text, [&source](int depth, json::parse_event_t, json&) {
+        // The keys of every object open: a key given twice is refused (nlohmann keeps the
+        // last value and drops the first silently).
+        std::vector<std::set<std::string>> keys;
+        doc = json::parse(text, [&source, &keys](int depth, json::parse_event_t event, json& parsed) {
             if (depth > MAX_SCHEDULE_DEPTH)
             {
                 throw std::invalid_argument("schedule file " + source + " nests values more "
                                             "than " + std::to_string(MAX_SCHEDULE_DEPTH) +
                                             " levels deep; a schedule file has five");
             }
+            if (event == json::parse_event_t::object_start)
+            {
+                keys.emplace_back();
+            }
+            else if (event == json::parse_event_t::object_end && !keys.empty())
+            {
+                keys.pop_back();
+            }
+            else if (event == json::parse_event_t::key && !keys.empty() &&
+                     !keys.back().insert(parsed.get<std::string>()).second)
+            {
+                throw std::invalid_argument("schedule file " + source + " gives the key \"" +
+                                            Abbreviate(parsed.get<std::string>(), 40) +
+                                            "\" twice in one object; give each key once");
+            }
             return true;
         });
     }
     catch (const json::exception& e)
     {
-        // parse_error, and out_of_range for a number no double holds (2E2252)
-        throw std::invalid_argument("schedule file " + source + " is not valid JSON: " +
-                                    e.what());
+        // parse_error, and out_of_range for a number no double holds (2E2252): nlohmann's text
+        // without its "[json.exception.parse_error.101] " tag.
+        std::string why = e.what();
+        why.erase(0, why.find(']') == std::string::npos ? 0 : why.find(']') + 2);
+        throw std::invalid_argument("schedule file " + source + " is not valid JSON: " + why);
     }
     const std::string format = f.String(f.Member(doc, "format", ""), "format");
     if (format != SCHEDULE_FORMAT && format != SCHEDULE_FORMAT_1)

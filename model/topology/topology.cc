@@ -583,18 +583,7 @@ WriteTopology(const Topology& topology, std::ostream& os)
 void
 WriteTopologyFile(const Topology& topology, const std::string& path)
 {
-    std::ofstream os(path);
-    if (!os)
-    {
-        throw std::invalid_argument("cannot write topology file '" + path +
-                                    "': check that its directory exists and is writable");
-    }
-    WriteTopology(topology, os);
-    os.flush();
-    if (!os)
-    {
-        throw std::invalid_argument("writing topology file '" + path + "' failed");
-    }
+    WriteTextFile(path, "topology file", [&](std::ostream& os) { WriteTopology(topology, os); });
 }
 
 void
