@@ -82,6 +82,12 @@ main(int argc, char* argv[])
         config.modes = ParseListValue("modes", modes, ',');
         config.topologies = cmd.IsGiven("topologies") ? ParseListValue("topologies", topologies, ';')
                                                       : PaperTopologySpecs();
+        if (shares == "none" && cmd.IsGiven("aggregation-topologies"))
+        {
+            throw std::invalid_argument("--aggregation-topologies has no effect with "
+                                        "--aggregation=none (they run for the aggregation "
+                                        "comparison only); give one or the other");
+        }
         if (shares != "none")
         {
             config.shares = ParseListValue("aggregation", shares, ',');

@@ -192,7 +192,7 @@ MakeRunPlan(const Options& o, Ptr<AllReduceScheduler>& online)
         Plan plan = ReadPlanFile(o.scheduleIn,
                                  o.topology,
                                  o.ranks.empty() ? std::vector<uint32_t>{}
-                                                 : ParseIdListValue("ranks", o.ranks),
+                                                 : ParseRanksValue("ranks", o.ranks),
                                  &note);
         if (!note.empty())
         {

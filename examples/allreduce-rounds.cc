@@ -127,7 +127,7 @@ ReadSchedule(const Options& o)
                                                        o.topology,
                                                        o.ranks.empty()
                                                            ? std::vector<uint32_t>{}
-                                                           : ParseIdListValue("ranks", o.ranks),
+                                                           : ParseRanksValue("ranks", o.ranks),
                                                        &note));
     if (!note.empty())
     {

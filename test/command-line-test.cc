@@ -209,3 +209,39 @@ TEST(CommandLine, QueueSizesArePacketsOrBytes)
         EXPECT_THROW(ParseQueueSize("q", bad), std::invalid_argument) << bad;
     }
 }
+
+TEST(CommandLine, RanksGiveEachServerOnce)
+{
+    EXPECT_EQ(ParseRanksValue("ranks", "0-2,7"), (std::vector<uint32_t>{0, 1, 2, 7}));
+    try
+    {
+        ParseRanksValue("ranks", "0,0");
+        ADD_FAILURE() << "--ranks=0,0 accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_EQ(std::string(e.what()), "--ranks gives server 0 twice ('0,0'); give each rank its "
+                                         "own server, e.g. 0,4,8,12 or 0-7");
+    }
+}
+
+TEST(CommandLine, EmptyValuesAndOutputsOverInputsAreRefused)
+{
+    std::string in;
+    std::string out;
+    CheckedCommandLine cmd("prog", "test");
+    cmd.AddString("schedule-in", "in", in);
+    cmd.AddString("schedule-out", "out", out);
+    EXPECT_EQ(ParseError(cmd, {"--schedule-out="}),
+              "--schedule-out is given empty; give a value, or leave --schedule-out out for its "
+              "default");
+    const std::string path = "/tmp/allreduce-same-file-test.json";
+    WriteTextFile(path, "test file", [](std::ostream& os) { os << "{}"; });
+    EXPECT_EQ(ParseError(cmd, {"--schedule-in=" + path, "--schedule-out=/tmp/../" + path}), "");
+    EXPECT_THROW(cmd.RefuseSameFile({"schedule-in"}, {"schedule-out"}), std::invalid_argument);
+    EXPECT_EQ(ParseError(cmd, {"--schedule-in=" + path, "--schedule-out=/tmp/other.json"}), "");
+    EXPECT_NO_THROW(cmd.RefuseSameFile({"schedule-in"}, {"schedule-out"}));
+    std::remove(path.c_str());
+    // Control characters never reach the terminal raw.
+    EXPECT_EQ(Abbreviate("a\x1b[31mb\a"), "a\\x1b[31mb\\x07");
+}

@@ -398,8 +398,8 @@ TEST(PacketFaults, AGradientOfPartFloatsOrTooFewValuesIsRefused)
             }
             catch (const std::invalid_argument& e)
             {
-                EXPECT_STREQ(e.what(), "GradientBytes must be a multiple of 4 (float32 values), "
-                                       "got 8194");
+                EXPECT_STREQ(e.what(), "--gradient-bytes must be a multiple of 4 (the gradient is "
+                                       "of 4-byte values), got 8194");
                 throw;
             }
         },

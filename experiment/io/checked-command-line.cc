@@ -640,6 +640,22 @@ ParseListValue(const std::string& option, const std::string& text, char sep)
 }
 
 std::vector<uint32_t>
+ParseRanksValue(const std::string& option, const std::string& text)
+{
+    std::vector<uint32_t> ids = ParseIdListValue(option, text);
+    std::vector<uint32_t> sorted = ids;
+    std::sort(sorted.begin(), sorted.end());
+    const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+    if (twice != sorted.end())
+    {
+        throw std::invalid_argument("--" + option + " gives server " + std::to_string(*twice) +
+                                    " twice ('" + Abbreviate(text) + "'); give each rank its "
+                                    "own server, e.g. 0,4,8,12 or 0-7");
+    }
+    return ids;
+}
+
+std::vector<uint32_t>
 ParseIdListValue(const std::string& option, const std::string& text)
 {
     constexpr uint64_t MOST = uint64_t{1} << 24;

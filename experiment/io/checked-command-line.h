@@ -270,6 +270,15 @@ std::vector<std::string> ParseListValue(const std::string& option,
  */
 std::vector<uint32_t> ParseIdListValue(const std::string& option, const std::string& text);
 
+/**
+ * \ingroup allreduce-experiment
+ * ParseIdListValue for a list that gives one server per rank: no server twice.
+ * \param option the option's name, for errors \param text e.g. "0,4,8,12" or "0-7"
+ * \return the ids in the order given
+ * \throws std::invalid_argument naming the option and the id given twice
+ */
+std::vector<uint32_t> ParseRanksValue(const std::string& option, const std::string& text);
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_CHECKED_COMMAND_LINE_H */

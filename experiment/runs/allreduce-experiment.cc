@@ -49,20 +49,6 @@ namespace
 /// The first random stream of the background traffic's pairs.
 constexpr int64_t BACKGROUND_STREAMS = int64_t{1} << 40;
 
-/// \return the value parsed by an ns-3 attribute type, or throws naming the option
-template <typename V>
-V
-ParseAttribute(const std::string& what, const std::string& text)
-{
-    V value;
-    Ptr<const AttributeChecker> checker = MakeStringChecker();
-    if (!value.DeserializeFromString(text, checker))
-    {
-        throw std::invalid_argument(what + " '" + text + "' is not valid");
-    }
-    return value;
-}
-
 /// Refuses an output prefix where no file can be made, before ns-3 aborts on it: tries one.
 void
 CheckWritable(const std::string& what, const std::string& prefix)
@@ -408,6 +394,12 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
         throw std::invalid_argument("queue disc must be auto, fq-codel, red or none, got '" +
                                     config.queueDisc + "'");
     }
+    if (config.gradientBytes == 0 || config.gradientBytes % 4 != 0)
+    {
+        throw std::invalid_argument("--gradient-bytes must be a multiple of 4 (the gradient is "
+                                    "of 4-byte values), got " +
+                                    std::to_string(config.gradientBytes));
+    }
     if (config.tcp == "dctcp" && settings.queueDisc != "red")
     {
         throw std::invalid_argument("dctcp needs queues that mark ECN: use the queue disc red "
@@ -425,13 +417,16 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     {
         settings.queueSize = QueueSize(settings.queueDisc == "red" ? "2666p" : "10240p");
     }
-    settings.rate = ParseAttribute<DataRateValue>("data rate", config.dataRate).Get();
+    settings.rate = DataRate(Quantity::ParseRate("--data-rate", config.dataRate));
+    if (settings.rate.GetBitRate() < 1000000)
+    {
+        // Below it a 1500-byte packet takes over 12 ms a hop, and TCP's timers (a 1 s minimum
+        // RTO, 3 s to connect) give up on connections that are only slow.
+        throw std::invalid_argument("--data-rate of " + config.dataRate + " is too slow for "
+                                    "TCP at packet level: give at least 1Mbps");
+    }
     // ns-3's own Time parser aborts on a bad unit: ours throws.
     settings.delay = ParseTimeValue("delay", config.delay);
-    if (settings.rate.GetBitRate() == 0)
-    {
-        throw std::invalid_argument("data rate must be above 0, got '" + config.dataRate + "'");
-    }
     if (settings.delay.IsStrictlyNegative())
     {
         throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");

@@ -4,6 +4,7 @@
 
 #include "text-file.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -115,6 +116,15 @@ Abbreviate(const std::string& text, size_t most)
         return shown;
     }
     return shown + "... (" + std::to_string(text.size()) + " characters)";
+}
+
+bool
+HasControlCharacter(const std::string& text)
+{
+    return std::any_of(text.begin(), text.end(), [](char ch) {
+        const auto c = static_cast<unsigned char>(ch);
+        return c < 0x20 || c == 0x7f;
+    });
 }
 
 void

@@ -77,6 +77,14 @@ std::string Abbreviate(const std::string& text, size_t most = 60);
 
 /**
  * \ingroup allreduce-common
+ * \param text a name from a file (a topology's, a scheduler's, an algorithm's)
+ * \return true when it holds a control character (ESC, BEL, a newline, a tab ...), which would
+ *         act on the terminal when the name is printed in a report
+ */
+bool HasControlCharacter(const std::string& text);
+
+/**
+ * \ingroup allreduce-common
  * \param text a field as read
  * \return the text without blanks (spaces, tabs) at either end
  */

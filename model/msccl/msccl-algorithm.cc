@@ -405,6 +405,11 @@ uint32_t
 ReadAlgoAttributes(const Attributes& a, MscclAlgorithm& algo)
 {
     algo.name = a.Has("name") ? a.Text("name") : "";
+    if (HasControlCharacter(algo.name))
+    {
+        a.Fail("name holds a control character (such as ESC or a newline), got '" +
+               Abbreviate(algo.name, 40) + "'; give printable text");
+    }
     algo.proto = a.Has("proto") ? a.Text("proto") : "Simple";
     if (algo.proto != "Simple" && algo.proto != "LL" && algo.proto != "LL128")
     {

@@ -765,8 +765,11 @@ class Fields
 
     [[noreturn]] void Fail(const std::string& field, const std::string& what) const
     {
-        throw std::invalid_argument("schedule file " + m_source + ": field '" + field + "' " +
-                                    what);
+        // The document itself has no field name: it is the file's top level.
+        throw std::invalid_argument("schedule file " + m_source + ": " +
+                                    (field.empty() ? "the top level (the whole file)"
+                                                   : "field '" + field + "'") +
+                                    " " + what);
     }
 
     const json& Member(const json& object, const std::string& key, const std::string& field) const
@@ -812,6 +815,11 @@ class Fields
         if (!v.is_string())
         {
             Fail(field, "must be a string, got " + Short(v));
+        }
+        if (HasControlCharacter(v.get<std::string>()))
+        {
+            Fail(field, "holds a control character (such as ESC or a newline), got \"" +
+                            Abbreviate(v.get<std::string>(), 40) + "\"; give printable text");
         }
         return v.get<std::string>();
     }

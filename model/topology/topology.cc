@@ -751,6 +751,11 @@ class TopologyFileReader
         const auto start = line.find_first_not_of(" \t", line.find("topology") + 8);
         m_name = line.substr(start);
         m_name.erase(m_name.find_last_not_of(" \t") + 1);
+        if (HasControlCharacter(m_name))
+        {
+            Fail("the name holds a control character (such as ESC or a tab), got '" +
+                 Abbreviate(m_name, 40) + "'; give printable text");
+        }
     }
 
     /// 'servers N' or 'switches M', once each, before the links.
