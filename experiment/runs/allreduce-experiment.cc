@@ -353,6 +353,50 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
 }
 
 /**
+ * Checks the transport of a run: TCP, queue disc and queue size.
+ * \param config the configuration \param[out] settings gets the TCP type, queue disc and size
+ * \throws std::invalid_argument naming the option that is wrong
+ */
+void
+CheckTransport(const PacketRunConfig& config, RunSettings& settings)
+{
+    const std::map<std::string, std::string> tcpTypes{{"newreno", "ns3::TcpNewReno"},
+                                                      {"cubic", "ns3::TcpCubic"},
+                                                      {"dctcp", "ns3::TcpDctcp"}};
+    const auto tcp = tcpTypes.find(config.tcp);
+    if (tcp == tcpTypes.end())
+    {
+        throw std::invalid_argument("tcp must be cubic, newreno or dctcp, got '" + config.tcp +
+                                    "'");
+    }
+    settings.tcpType = tcp->second;
+    settings.queueDisc = GetQueueDisc(config);
+    if (settings.queueDisc != "fq-codel" && settings.queueDisc != "red" &&
+        settings.queueDisc != "none")
+    {
+        throw std::invalid_argument("queue disc must be auto, fq-codel, red or none, got '" +
+                                    config.queueDisc + "'");
+    }
+    if (config.tcp == "dctcp" && settings.queueDisc != "red")
+    {
+        throw std::invalid_argument("dctcp needs queues that mark ECN: use the queue disc red "
+                                    "(or auto), not " + settings.queueDisc);
+    }
+    if (!config.queueSize.empty())
+    {
+        settings.queueSize = ParseQueueSize("--queue-size", config.queueSize);
+        CheckQueueTakes(QueueTypeName(settings.queueDisc, settings.queueSize),
+                        settings.queueSize,
+                        config.queueSize,
+                        "--queue-disc=" + settings.queueDisc);
+    }
+    else
+    {
+        settings.queueSize = QueueSize(settings.queueDisc == "red" ? "2666p" : "10240p");
+    }
+}
+
+/**
  * Checks every option of a run before anything is built.
  * \param config the configuration
  * \param topo the topology it runs on
@@ -376,47 +420,14 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
         throw std::invalid_argument("values must be integer or float, got '" + config.values +
                                     "'");
     }
-    RunSettings settings;
-    const std::map<std::string, std::string> tcpTypes{{"newreno", "ns3::TcpNewReno"},
-                                                      {"cubic", "ns3::TcpCubic"},
-                                                      {"dctcp", "ns3::TcpDctcp"}};
-    const auto tcp = tcpTypes.find(config.tcp);
-    if (tcp == tcpTypes.end())
-    {
-        throw std::invalid_argument("tcp must be cubic, newreno or dctcp, got '" + config.tcp +
-                                    "'");
-    }
-    settings.tcpType = tcp->second;
-    settings.queueDisc = GetQueueDisc(config);
-    if (settings.queueDisc != "fq-codel" && settings.queueDisc != "red" &&
-        settings.queueDisc != "none")
-    {
-        throw std::invalid_argument("queue disc must be auto, fq-codel, red or none, got '" +
-                                    config.queueDisc + "'");
-    }
     if (config.gradientBytes == 0 || config.gradientBytes % 4 != 0)
     {
         throw std::invalid_argument("--gradient-bytes must be a multiple of 4 (the gradient is "
                                     "of 4-byte values), got " +
                                     std::to_string(config.gradientBytes));
     }
-    if (config.tcp == "dctcp" && settings.queueDisc != "red")
-    {
-        throw std::invalid_argument("dctcp needs queues that mark ECN: use the queue disc red "
-                                    "(or auto), not " + settings.queueDisc);
-    }
-    if (!config.queueSize.empty())
-    {
-        settings.queueSize = ParseQueueSize("--queue-size", config.queueSize);
-        CheckQueueTakes(QueueTypeName(settings.queueDisc, settings.queueSize),
-                        settings.queueSize,
-                        config.queueSize,
-                        "--queue-disc=" + settings.queueDisc);
-    }
-    else
-    {
-        settings.queueSize = QueueSize(settings.queueDisc == "red" ? "2666p" : "10240p");
-    }
+    RunSettings settings;
+    CheckTransport(config, settings);
     settings.rate = DataRate(Quantity::ParseRate("--data-rate", config.dataRate));
     if (settings.rate.GetBitRate() < 1000000)
     {

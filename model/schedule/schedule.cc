@@ -980,43 +980,47 @@ ReadScheduleJson(std::istream& is, const std::string& source)
     return ParseScheduleJson(text, source);
 }
 
-ScheduleFile
-ParseScheduleJson(std::string text, const std::string& source)
+namespace
 {
-    const Fields f(source);
-    StripByteOrderMark(text);
-    json doc;
-    try
-    {
+
+/**
+ * \return the JSON document of a schedule file: nested at most MAX_SCHEDULE_DEPTH levels, no key
+ *         twice in one object (nlohmann keeps the last value and drops the first silently)
+ * \throws std::invalid_argument naming the source, without nlohmann's exception tag
+ */
+json
+ParseScheduleDocument(const std::string& text, const std::string& source)
+{
+    std::vector<std::set<std::string>> keys; // of every object open
+    const auto check = [&source, &keys](int depth, json::parse_event_t event, json& parsed) {
         // A schedule file nests five levels deep; refuse deeper ones before they take the
         // stack (every later step on a JSON value recurses).
-        // The keys of every object open: a key given twice is refused (nlohmann keeps the
-        // last value and drops the first silently).
-        std::vector<std::set<std::string>> keys;
-        doc = json::parse(text, [&source, &keys](int depth, json::parse_event_t event, json& parsed) {
-            if (depth > MAX_SCHEDULE_DEPTH)
-            {
-                throw std::invalid_argument("schedule file " + source + " nests values more "
-                                            "than " + std::to_string(MAX_SCHEDULE_DEPTH) +
-                                            " levels deep; a schedule file has five");
-            }
-            if (event == json::parse_event_t::object_start)
-            {
-                keys.emplace_back();
-            }
-            else if (event == json::parse_event_t::object_end && !keys.empty())
-            {
-                keys.pop_back();
-            }
-            else if (event == json::parse_event_t::key && !keys.empty() &&
-                     !keys.back().insert(parsed.get<std::string>()).second)
-            {
-                throw std::invalid_argument("schedule file " + source + " gives the key \"" +
-                                            Abbreviate(parsed.get<std::string>(), 40) +
-                                            "\" twice in one object; give each key once");
-            }
-            return true;
-        });
+        if (depth > MAX_SCHEDULE_DEPTH)
+        {
+            throw std::invalid_argument("schedule file " + source + " nests values more than " +
+                                        std::to_string(MAX_SCHEDULE_DEPTH) +
+                                        " levels deep; a schedule file has five");
+        }
+        if (event == json::parse_event_t::object_start)
+        {
+            keys.emplace_back();
+        }
+        else if (event == json::parse_event_t::object_end && !keys.empty())
+        {
+            keys.pop_back();
+        }
+        else if (event == json::parse_event_t::key && !keys.empty() &&
+                 !keys.back().insert(parsed.get<std::string>()).second)
+        {
+            throw std::invalid_argument("schedule file " + source + " gives the key \"" +
+                                        Abbreviate(parsed.get<std::string>(), 40) +
+                                        "\" twice in one object; give each key once");
+        }
+        return true;
+    };
+    try
+    {
+        return json::parse(text, check);
     }
     catch (const json::exception& e)
     {
@@ -1026,6 +1030,16 @@ ParseScheduleJson(std::string text, const std::string& source)
         why.erase(0, why.find(']') == std::string::npos ? 0 : why.find(']') + 2);
         throw std::invalid_argument("schedule file " + source + " is not valid JSON: " + why);
     }
+}
+
+} // namespace
+
+ScheduleFile
+ParseScheduleJson(std::string text, const std::string& source)
+{
+    const Fields f(source);
+    StripByteOrderMark(text);
+    const json doc = ParseScheduleDocument(text, source);
     const std::string format = f.String(f.Member(doc, "format", ""), "format");
     if (format != SCHEDULE_FORMAT && format != SCHEDULE_FORMAT_1)
     {
