@@ -51,7 +51,7 @@ std::vector<uint32_t>
 ParseSizes(const std::string& option, const std::string& text, uint32_t max)
 {
     std::vector<uint32_t> sizes;
-    for (const std::string& item : ParseListValue(option, text, ','))
+    for (const std::string& item : ParseListValue(option, text, ',', true))
     {
         uint64_t value = 0;
         if (!ParseWholeNumber(item, max, value) || value == 0)
@@ -208,7 +208,7 @@ CheckSeedApplies(const CheckedCommandLine& cmd, const Options& o)
         return;
     }
     const bool draws = o.trace.empty() &&
-                       (o.generated.jobs > 1 || ParseListValue("sizes", o.sizes, ',').size() > 1);
+                       (o.generated.jobs > 1 || ParseListValue("sizes", o.sizes, ',', true).size() > 1);
     if (!draws && !PlacementRuns(cmd, o, "random") && o.level != "packet")
     {
         throw std::invalid_argument(
@@ -341,6 +341,8 @@ CheckOptionsApply(const CheckedCommandLine& cmd, const Options& o)
         throw std::invalid_argument("--write-trace=" + o.writeTrace +
                                     " would overwrite --trace, the file read; give another file");
     }
+    // However the paths are spelled (./, .., links).
+    cmd.RefuseSameFile({"trace", "topology"}, {"write-trace", "schedule-out"});
     if (cmd.IsGiven("mean-gap") && o.generated.jobs == 1)
     {
         throw std::invalid_argument("--mean-gap has no effect with --jobs=1 (the only job "
@@ -394,8 +396,9 @@ LoadJobs(Options& o, std::string& traceName)
     }
     if (!o.writeTrace.empty())
     {
-        std::ofstream file = OpenOutputFile(o.writeTrace, "write-trace");
-        file << FormatJobTrace(jobs);
+        WriteOutputFile(o.writeTrace, "write-trace", [&jobs](std::ostream& os) {
+            os << FormatJobTrace(jobs);
+        });
     }
     return jobs;
 }

@@ -89,8 +89,9 @@ main(int argc, char* argv[])
         // Messages about files go to stderr so that stdout stays one JSON document.
         if (!dot.empty())
         {
-            std::ofstream os = OpenOutputFile(dot, "dot");
-            WriteGraphviz(rows.front().topology, os);
+            WriteOutputFile(dot, "dot", [&rows](std::ostream& os) {
+                WriteGraphviz(rows.front().topology, os);
+            });
             std::cerr << "wrote Graphviz to " << dot << "\n";
         }
         if (!write.empty())

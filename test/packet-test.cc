@@ -1138,6 +1138,30 @@ TEST(PacketTransport, EveryQueueDiscTakesEverySizeUnit)
             EXPECT_TRUE(report.verification.verified) << queue << " " << size;
         }
     }
+    // And the limit binds: two packets' worth of bytes slow ring's contended rounds as two
+    // packets do (a limit that was set but not enforced would run as fast as a large one).
+    const Plan ring = MakeTestPlan("bcube:n=3,k=1", "ring");
+    for (const std::string queue : {"fq-codel", "red", "none"})
+    {
+        std::map<std::string, double> took;
+        for (const std::string size : {"2p", "3004B", "1MiB"})
+        {
+            PacketRunConfig config = SmallPacketRun("barrier");
+            config.gradientBytes = 1 << 20;
+            config.tcp = queue == "red" ? "dctcp" : "cubic";
+            config.queueDisc = queue;
+            config.queueSize = size;
+            const PacketRunReport report = RunPacketAllReduce(ring, config);
+            ASSERT_TRUE(report.result.finished) << queue << " " << size;
+            EXPECT_TRUE(report.verification.verified) << queue << " " << size;
+            took[size] = report.result.completionTime;
+        }
+        EXPECT_GT(took["3004B"], 1.2 * took["1MiB"]) << queue;
+        if (queue != "red") // red marks and drops early by its own thresholds
+        {
+            EXPECT_NEAR(took["3004B"], took["2p"], 0.25 * took["2p"]) << queue;
+        }
+    }
     Simulator::Destroy();
 }
 
@@ -1179,7 +1203,7 @@ TEST(PacketTransport, TransportOptionsThatCannotWorkAreRefused)
             c.queueDisc = "fq-codel";
         },
         "dctcp needs queues that mark ECN");
-    for (const std::string size : {"12", "1499B", "0p", "p", "10 p", "5GB", "99999999999p"})
+    for (const std::string size : {"12", "1501B", "0p", "p", "10 p", "5GB", "99999999999p"})
     {
         refuses([size](PacketRunConfig& c) { c.queueSize = size; }, "--queue-size");
     }

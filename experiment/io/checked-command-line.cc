@@ -56,18 +56,11 @@ WholeNumber(const std::string& name, T& value, uint64_t min, uint64_t max)
     };
 }
 
-/// \return "0s", "10s", "1us": a time as a user writes it
+/// \return "0s", "10s", "1us": a time as a user writes it, in a unit the parser reads
 std::string
 FormatTime(Time t)
 {
-    if (t.IsZero())
-    {
-        return "0s";
-    }
-    std::ostringstream os;
-    os << t.As(Time::AUTO);
-    std::string text = os.str();
-    return text[0] == '+' ? text.substr(1) : text;
+    return t.IsZero() ? "0s" : Quantity::FormatTime(t.GetNanoSeconds());
 }
 
 /// Refuses --PrintAttributes or --PrintGroup of a type or group ns-3 does not have.
@@ -151,22 +144,25 @@ ParseQueueSize(const std::string& subject, const std::string& text)
 {
     uint64_t n = 0;
     const bool packets = !text.empty() && text.back() == 'p';
+    uint64_t bytes = 0;
     if (packets ? !ParseWholeNumber(text.substr(0, text.size() - 1), UINT32_MAX, n)
-                : (n = Quantity::ParseSize(subject, text)) > UINT32_MAX)
+                : Quantity::Parse(text, Quantity::SizeUnits(), UINT32_MAX, bytes) != Quantity::OK)
     {
-        throw std::invalid_argument(subject + " must be a count of packets such as 1000p or a "
-                                    "size in bytes such as 4MB or 64KiB, at most 4294967295 of "
-                                    "either, got '" + Abbreviate(text) + "'");
+        throw std::invalid_argument(subject + " must be a count of packets such as 1000p (a "
+                                    "lower-case p) or a size in bytes such as 4MB or 64KiB, at "
+                                    "most 4294967295 of either, got '" + Abbreviate(text) + "'");
     }
+    n = packets ? n : bytes;
     if (n == 0)
     {
         throw std::invalid_argument(subject + " must be above 0 (a queue of 0 drops every "
                                     "packet), got '" + Abbreviate(text) + "'");
     }
-    if (!packets && n < 1500)
+    if (!packets && n < 1502)
     {
-        throw std::invalid_argument(subject + " must hold at least one full packet (1500 bytes, "
-                                    "the links' MTU), got '" + Abbreviate(text) + "'");
+        throw std::invalid_argument(subject + " must hold at least one full packet (1502 bytes: "
+                                    "the links' 1500-byte MTU and the 2-byte point-to-point "
+                                    "header), got '" + Abbreviate(text) + "'");
     }
     return QueueSize(packets ? QueueSizeUnit::PACKETS : QueueSizeUnit::BYTES,
                      static_cast<uint32_t>(n));
@@ -446,6 +442,12 @@ CheckedCommandLine::Parse(int argc, char* argv[])
         }
         for (const std::string& text : o.texts)
         {
+            if (HasControlCharacter(text))
+            {
+                // It would reach the terminal raw in every message and file name printed.
+                throw std::invalid_argument("--" + o.name + " holds a control character ('" +
+                                            Abbreviate(text) + "'); give printable text");
+            }
             o.convert(text);
         }
     }
@@ -459,6 +461,12 @@ CheckedCommandLine::HandleNs3Argument(const std::string& arg)
     const std::string name =
         start == std::string::npos ? "" : arg.substr(start, eq == std::string::npos ? eq : eq - start);
     const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    if ((name == "PrintAttributes" || name == "PrintGroup") && value.empty())
+    {
+        throw std::invalid_argument("--" + name + " needs a " +
+                                    (name == "PrintGroup" ? "group (--PrintGroups lists them)"
+                                                          : "type (--PrintTypeIds lists them)"));
+    }
     if (name == "PrintAttributes" || name == "PrintGroup")
     {
         CheckPrintArgument(name, value);
@@ -614,7 +622,7 @@ CheckedCommandLine::SetAttributes(ObjectBase* object,
 }
 
 std::vector<std::string>
-ParseListValue(const std::string& option, const std::string& text, char sep)
+ParseListValue(const std::string& option, const std::string& text, char sep, bool repeats)
 {
     std::vector<std::string> items;
     size_t pos = 0;
@@ -629,6 +637,11 @@ ParseListValue(const std::string& option, const std::string& text, char sep)
             throw std::invalid_argument("--" + option + " has an empty item in '" +
                                         Abbreviate(text) + "'; give items separated by single '" +
                                         std::string(1, sep) + "'");
+        }
+        if (!repeats && std::find(items.begin(), items.end(), item) != items.end())
+        {
+            throw std::invalid_argument("--" + option + " gives '" + Abbreviate(item) +
+                                        "' twice; give each once");
         }
         items.push_back(item);
         if (end == text.size())
@@ -660,7 +673,7 @@ ParseIdListValue(const std::string& option, const std::string& text)
 {
     constexpr uint64_t MOST = uint64_t{1} << 24;
     std::vector<uint32_t> ids;
-    for (const std::string& item : ParseListValue(option, text, ','))
+    for (const std::string& item : ParseListValue(option, text, ',', true))
     {
         const size_t dash = item.find('-');
         uint64_t first = 0;

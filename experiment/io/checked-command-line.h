@@ -254,12 +254,16 @@ Time ParseTimeValue(const std::string& option, const std::string& text);
  * Splits an option's list ("ps,ring" or "bcube:n=3,k=1;dcell:n=4,k=1") at sep, spaces around
  * the items dropped.
  * \param option the option's name, for errors \param text its value \param sep the separator
+ * \param repeats whether an item may be given twice (a list of values, e.g. times); a list of
+ *        things to run is not: "ring,ring" would run ring twice
  * \return the items, at least one
- * \throws std::invalid_argument for an empty list or an empty item ("ps,,ring", ",")
+ * \throws std::invalid_argument for an empty list, an empty item ("ps,,ring", ",") or, unless
+ *         repeats, an item given twice
  */
 std::vector<std::string> ParseListValue(const std::string& option,
                                         const std::string& text,
-                                        char sep);
+                                        char sep,
+                                        bool repeats = false);
 
 /**
  * \ingroup allreduce-experiment

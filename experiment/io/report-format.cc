@@ -4,7 +4,10 @@
 
 #include "report-format.h"
 
+#include "ns3/text-file.h"
+
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <sstream>
@@ -101,6 +104,34 @@ ShortLabel(const std::string& name)
         }
     }
     return label;
+}
+
+void
+WriteOutputFile(const std::string& path,
+                const std::string& option,
+                const std::function<void(std::ostream&)>& write)
+{
+    const std::filesystem::path p(path);
+    std::error_code error;
+    if (p.has_parent_path())
+    {
+        std::filesystem::create_directories(p.parent_path(), error);
+    }
+    WriteTextFile(path, "the file of --" + option, write);
+}
+
+void
+CheckOutputPrefix(const std::string& prefix, const std::string& option)
+{
+    if (prefix.empty() || prefix.back() == '/' || std::filesystem::is_directory(prefix))
+    {
+        throw std::invalid_argument("--" + option + "='" + Abbreviate(prefix) + "' names a "
+                                    "directory; give a prefix for the files' names, e.g. "
+                                    "results/run (results/run.csv, results/run.json ...)");
+    }
+    const std::string probe = prefix + ".write-check";
+    WriteOutputFile(probe, option, [](std::ostream&) {});
+    std::remove(probe.c_str());
 }
 
 std::ofstream

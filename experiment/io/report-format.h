@@ -6,6 +6,8 @@
 #define NS3_ALLREDUCE_REPORT_FORMAT_H
 
 #include <fstream>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -73,6 +75,28 @@ std::string ShortLabel(const std::string& name);
  * \throws std::invalid_argument naming the file and the option when it cannot be written
  */
 std::ofstream OpenOutputFile(const std::string& path, const std::string& option);
+
+/**
+ * \ingroup allreduce-experiment
+ * Writes an output file whole or not at all (WriteTextFile), creating its directory first.
+ * \param path the file
+ * \param option the option that named it, for the error (e.g. "out")
+ * \param write writes the text
+ * \throws std::invalid_argument naming the file, the option and the system's reason when it
+ *         cannot be written
+ */
+void WriteOutputFile(const std::string& path,
+                     const std::string& option,
+                     const std::function<void(std::ostream&)>& write);
+
+/**
+ * \ingroup allreduce-experiment
+ * Refuses an output prefix before any work: one that names a directory ("results/"), or where
+ * no file can be made.
+ * \param prefix e.g. "results/allreduce-table" \param option the option, e.g. "out"
+ * \throws std::invalid_argument naming the option and what is wrong
+ */
+void CheckOutputPrefix(const std::string& prefix, const std::string& option);
 
 } // namespace ns3
 

@@ -91,6 +91,11 @@ ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::str
                                         "number from 0; dcn-topology --format=json lists the "
                                         "links), got '" + Abbreviate(links[i]) + "'");
         }
+        if (std::count(links.begin(), links.begin() + i, links[i]) > 0)
+        {
+            throw std::invalid_argument("--link-down gives link " + links[i] + " twice; a link "
+                                        "goes down once");
+        }
         LinkDownEvent down;
         down.link = static_cast<uint32_t>(link);
         down.at = times.empty() ? 0.0 : ParsePacketTime("--link-down-at", times[i]).GetSeconds();
@@ -184,7 +189,7 @@ ParseStragglerSpec(const std::string& spec)
     };
     if (spec.rfind("list:", 0) == 0)
     {
-        for (const std::string& item : ParseListValue("stragglers", spec.substr(5), ','))
+        for (const std::string& item : ParseListValue("stragglers", spec.substr(5), ',', true))
         {
             out.times.push_back(ParsePacketTime("--stragglers", item));
         }

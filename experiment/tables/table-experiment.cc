@@ -43,13 +43,12 @@ TableExperiment::RunAndWrite(const std::string& program,
                              std::ostream& out,
                              std::ostream& err)
 {
+    CheckOutputPrefix(prefix, "out"); // before the runs, not after them
     ProgressReporter progress(err, program, GetNSteps());
     Run(&progress);
     Print(out);
-    std::ofstream csv = OpenOutputFile(prefix + ".csv", "out");
-    WriteCsv(csv);
-    std::ofstream json = OpenOutputFile(prefix + ".json", "out");
-    WriteJson(json);
+    WriteOutputFile(prefix + ".csv", "out", [this](std::ostream& os) { WriteCsv(os); });
+    WriteOutputFile(prefix + ".json", "out", [this](std::ostream& os) { WriteJson(os); });
     out << "\nwrote " << prefix << ".csv\nwrote " << prefix << ".json\nfigure: "
         << WriteFigure(prefix) << "\n";
 }

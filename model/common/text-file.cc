@@ -132,6 +132,25 @@ WriteTextFile(const std::string& path,
               const std::string& what,
               const std::function<void(std::ostream&)>& write)
 {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    {
+        // A device or a pipe (/dev/stdout, a FIFO) is written in place: a rename would replace
+        // it with a regular file.
+        std::ofstream os(path);
+        if (os)
+        {
+            write(os);
+            os.flush();
+        }
+        if (!os)
+        {
+            throw std::invalid_argument("cannot write " + what + " '" + Abbreviate(path) + "': " +
+                                        (S_ISDIR(st.st_mode) ? std::string("it is a directory")
+                                                             : std::strerror(errno)));
+        }
+        return;
+    }
     const std::string part = path + ".part-" + std::to_string(getpid());
     const auto fail = [&](const std::string& why) {
         std::remove(part.c_str());

@@ -41,7 +41,9 @@ ByteLimitQueueDisc::GetTypeId()
 }
 
 ByteLimitQueueDisc::ByteLimitQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::SINGLE_CHILD_QUEUE_DISC, QueueSizeUnit::BYTES)
+    // MULTIPLE_QUEUES: the limit is this queue disc's own (with SINGLE_CHILD_QUEUE_DISC ns-3
+    // would report the child's limit, in packets, as this one's).
+    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES, QueueSizeUnit::BYTES)
 {
 }
 
