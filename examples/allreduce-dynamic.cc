@@ -25,6 +25,7 @@
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 
+#include <algorithm>
 #include <iostream>
 
 using namespace ns3;
@@ -70,6 +71,15 @@ main(int argc, char* argv[])
         ParseTimeValue("delay", config.run.delay);
         config.schedulers = ParseListValue("schedulers", schedulers, ',');
         config.scenarios = ParseListValue("scenarios", scenarios, ',');
+        cmd.RefuseAttributes(GetPacketRunAttributes());
+        if (cmd.IsGiven("seed") &&
+            std::count(config.scenarios.begin(), config.scenarios.end(), "none") ==
+                static_cast<long>(config.scenarios.size()))
+        {
+            throw std::invalid_argument("--seed has no effect with --scenarios=none (it draws "
+                                        "the failed link, the late servers, the background "
+                                        "traffic and the slowed links); leave --seed out");
+        }
         config.topologies = cmd.IsGiven("topologies") ? ParseListValue("topologies", topologies, ';')
                                                       : PaperTopologySpecs();
         DynamicTable table(config);

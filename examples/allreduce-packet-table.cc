@@ -74,6 +74,7 @@ main(int argc, char* argv[])
     {
         cmd.Parse(argc, argv);
         ParseTimeValue("delay", config.run.delay);
+        cmd.RefuseAttributes(GetPacketRunAttributes());
         if (config.run.connections == "per-transfer" && !cmd.IsGiven("warm-ups"))
         {
             config.run.warmUps = 0; // nothing carries over from one transfer to the next

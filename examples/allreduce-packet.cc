@@ -154,6 +154,7 @@ CheckOptions(const CheckedCommandLine& cmd, Options& o)
         cmd.RefuseWithout("stragglers", {"straggler-seed"});
     }
     cmd.RefuseSameFile({"schedule-in", "topology"}, {"netanim"});
+    cmd.RefuseAttributes(GetPacketRunAttributes());
     if (o.config.backgroundLoad == 0)
     {
         cmd.RefuseWithout("background-load", {"background", "background-seed"});

@@ -455,3 +455,18 @@ TEST(ScheduleFile, AFailedWriteLeavesNoHalfFile)
     EXPECT_TRUE(IsSameFile(path, "/tmp/../tmp/allreduce-atomic-test.json"));
     std::remove(path.c_str());
 }
+
+TEST(ScheduleFile, ANodeTheTopologyDoesNotHaveIsNamedAsTheFileGivesIt)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    std::stringstream ss;
+    WriteScheduleJson(ss, p.workloads, p.schedule);
+    // The message named node 99 as 107 (99 plus the topology's 8 nodes).
+    const std::string text = ss.str();
+    const size_t path = text.find("\"path\": [") + 9;
+    const std::string m = ReadError(text.substr(0, path) + "99, " + text.substr(path));
+    EXPECT_NE(m.find("names node 99, which the file's topology does not have (its nodes are 0 "
+                     "to 7)"),
+              std::string::npos)
+        << m;
+}

@@ -422,12 +422,17 @@ CheckedCommandLine::Parse(int argc, char* argv[])
     }
     // ns-3 aborts on an attribute value or a type it cannot read: those arguments are ours.
     std::vector<char*> rest;
+    m_attributesGiven.clear();
     for (int i = 0; i < argc; ++i)
     {
         if (i == 0 || !HandleNs3Argument(argv[i]))
         {
             rest.push_back(argv[i]);
+            continue;
         }
+        const std::string arg = argv[i];
+        const size_t start = arg.find_first_not_of('-');
+        m_attributesGiven.push_back(arg.substr(start, arg.find('=') - start));
     }
     m_cmd.Parse(static_cast<int>(rest.size()), rest.data());
     for (const Option& o : m_options)
@@ -551,6 +556,21 @@ CheckedCommandLine::RefuseWithout(const std::string& option,
             throw std::invalid_argument("--" + other + " has no effect without --" + option +
                                         "; give --" + option + " too, or leave --" + other +
                                         " out");
+        }
+    }
+}
+
+void
+CheckedCommandLine::RefuseAttributes(
+    const std::vector<std::pair<std::string, std::string>>& overridden) const
+{
+    for (const auto& [attribute, instead] : overridden)
+    {
+        if (std::find(m_attributesGiven.begin(), m_attributesGiven.end(), attribute) !=
+            m_attributesGiven.end())
+        {
+            throw std::invalid_argument("--" + attribute + " has no effect: this program sets "
+                                        "it on every object it makes; give " + instead);
         }
     }
 }

@@ -159,6 +159,16 @@ class CheckedCommandLine
     void RefuseWithout(const std::string& option, const std::vector<std::string>& needing) const;
 
     /**
+     * Refuses --ns3::TYPE::ATTRIBUTE options whose attribute the program sets itself, which
+     * would be overridden without a word (call after Parse).
+     * \param overridden pairs (attribute, what to give instead), e.g.
+     *        {"ns3::PointToPointChannel::Delay", "--delay"}
+     * \throws std::invalid_argument "--ns3::X has no effect: this program sets it; give Y"
+     */
+    void RefuseAttributes(
+        const std::vector<std::pair<std::string, std::string>>& overridden) const;
+
+    /**
      * Refuses an output file that is one of the run's input files, which writing would destroy
      * before (or while) it is read (call after Parse).
      * \param inputs options naming files read (a topology spec "file:PATH" counts as PATH)
@@ -209,6 +219,7 @@ class CheckedCommandLine
              std::function<void(const std::string&)> convert);
 
     CommandLine m_cmd;             //!< ns-3's parser
+    std::vector<std::string> m_attributesGiven; //!< every --ns3::TYPE::ATTRIBUTE given
     std::vector<Option> m_options; //!< every option, in order
 };
 

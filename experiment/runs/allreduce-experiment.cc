@@ -645,6 +645,35 @@ AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
                   config.queueSize);
 }
 
+std::vector<std::pair<std::string, std::string>>
+GetPacketRunAttributes()
+{
+    const std::string app = "--ns3::AllReduceApplication::";
+    return {{"ns3::PointToPointNetDevice::DataRate", "--data-rate"},
+            {"ns3::PointToPointChannel::Delay", "--delay"},
+            {"ns3::TcpL4Protocol::SocketType", "--tcp"},
+            {"ns3::TcpSocket::SegmentSize", app + "SegmentSize"},
+            {"ns3::TcpSocket::ConnTimeout", app + "ConnTimeout"},
+            {"ns3::TcpSocket::DelAckTimeout", app + "DelAckTimeout"},
+            {"ns3::TcpSocket::DataRetries", app + "DataRetries"},
+            {"ns3::TcpSocketBase::MinRto", app + "MinRto"},
+            {"ns3::TcpSocketBase::MaxSegLifetime", app + "TimeWait"},
+            {"ns3::FqCoDelQueueDisc::MaxSize", "--queue-size"},
+            {"ns3::RedQueueDisc::MaxSize", "--queue-size"},
+            {"ns3::RedQueueDisc::UseEcn", "--tcp=dctcp (red marks ECN)"},
+            {"ns3::RedQueueDisc::MinTh", "--queue-size (red's thresholds follow it)"},
+            {"ns3::RedQueueDisc::MaxTh", "--queue-size (red's thresholds follow it)"},
+            {"ns3::AllReduceController::Mode", "--mode"},
+            {"ns3::AllReduceController::Connections", "--connections"},
+            {"ns3::AllReduceController::WarmUps", "--warm-ups"},
+            {"ns3::AllReduceController::GradientBytes", "--gradient-bytes"},
+            {"ns3::AllReduceController::StallTimeout", "--stall-timeout"},
+            {"ns3::AllReduceController::Stragglers", "--stragglers"},
+            {"ns3::AllReduceController::StragglerDelay", "--stragglers"},
+            {"ns3::AllReduceApplication::Seed", "--seed"},
+            {"ns3::AllReduceApplication::Values", "--values"}};
+}
+
 std::string
 GetQueueDisc(const PacketRunConfig& config)
 {
@@ -657,6 +686,28 @@ GetQueueDisc(const PacketRunConfig& config)
 
 namespace
 {
+
+/// \return twice the propagation delay of the longest path of the workloads (link delays of a
+///         topology file, else delay)
+Time
+LongestRoundTrip(const WorkloadSet& workloads, Time delay)
+{
+    const Topology& topo = workloads.GetTopology();
+    int64_t longest = 0;
+    for (uint32_t w = 0; w < workloads.GetN(); ++w)
+    {
+        const std::vector<uint32_t>& path = workloads.Get(w).path;
+        int64_t ns = 0;
+        for (size_t i = 1; i < path.size(); ++i)
+        {
+            const int64_t link = topo.FindLink(path[i - 1], path[i]);
+            const int64_t own = link < 0 ? -1 : topo.GetLinkProperties(link).delayNs;
+            ns += own < 0 ? delay.GetNanoSeconds() : own;
+        }
+        longest = std::max(longest, ns);
+    }
+    return NanoSeconds(2 * longest);
+}
 
 /// The controller's attributes a packet run sets from its configuration.
 void
@@ -815,6 +866,19 @@ RunPacketAllReduce(const Plan& plan,
                                            : "a scheduler is given, but decisions are replayed: "
                                              "set decisions to online");
     }
+    // A connection request (SYN) is sent again after ConnTimeout, doubling, six times (0.63 s
+    // from 10 ms): on long links it must cover a round trip of the longest path, or every
+    // connection fails while every link is up.
+    const Time longest = LongestRoundTrip(plan.workloads, settings.delay);
+    if (Seconds(config.stallTimeout) < 2 * longest)
+    {
+        throw std::invalid_argument(
+            "--stall-timeout=" + FormatExactSeconds(Seconds(config.stallTimeout)) +
+            "s is shorter than two round trips of the longest path (" +
+            FormatExactSeconds(2 * longest) + " s with these link delays): a run would be "
+            "called stalled before its first data arrives; give --stall-timeout=" +
+            FormatExactSeconds(4 * longest) + "s or more");
+    }
     DcnTopologyHelper dcn(topo);
     dcn.SetDeviceAttribute("DataRate", DataRateValue(settings.rate));
     dcn.SetChannelAttribute("Delay", TimeValue(settings.delay));
@@ -828,6 +892,10 @@ RunPacketAllReduce(const Plan& plan,
     }
     AllReduceHelper allreduce(dcn);
     ConfigureController(allreduce, config, settings, topo);
+    if (2 * longest > MilliSeconds(10))
+    {
+        allreduce.SetAttribute("ConnTimeout", TimeValue(2 * longest));
+    }
     ConfigureTransport(config, settings, dcn);
     InstallPacketRun(plan, config, settings, scheduler, dcn, allreduce, background);
     Ptr<AllReduceController> controller = allreduce.GetController();

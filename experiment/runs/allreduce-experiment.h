@@ -162,6 +162,14 @@ void AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config);
 
 /**
  * \ingroup allreduce-experiment
+ * \return the ns-3 attributes a packet run sets on every object it makes (links, TCP sockets,
+ *         queues, the controller), each with the option or attribute to give instead, for
+ *         CheckedCommandLine::RefuseAttributes
+ */
+std::vector<std::pair<std::string, std::string>> GetPacketRunAttributes();
+
+/**
+ * \ingroup allreduce-experiment
  * \param config a run's configuration
  * \return the queue disc it runs with: its queueDisc, with "auto" resolved (red for dctcp,
  *         else fq-codel)

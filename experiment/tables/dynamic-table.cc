@@ -56,7 +56,12 @@ DynamicTable::DynamicTable(DynamicTableConfig config)
     for (const auto& name : m_config.schedulers)
     {
         CreateScheduler(name); // fails early, naming the available ones
-        ChooseDecisions("online", name); // optimal only replays
+        if (name == "optimal")
+        {
+            throw std::invalid_argument("--schedulers: optimal plans offline and only replays "
+                                        "its plan, and this table runs every scheduler both "
+                                        "replayed and online; leave optimal out");
+        }
     }
     for (const auto& scenario : m_config.scenarios)
     {

@@ -1049,15 +1049,22 @@ ParseScheduleJson(std::string text, const std::string& source)
     const FileTopology file =
         ReadTopologyField(f, f.Member(doc, "topology", ""), format == SCHEDULE_FORMAT);
     const Topology& topo = file.topology;
-    // Node ids in workloads are the file's; unknown ones map to an id the set check refuses.
-    const auto toModel = [&file, &topo](uint32_t id) {
+    // Node ids in workloads are the file's: one the file's topology does not have is named as
+    // the file gives it.
+    const auto toModel = [&file, &f](uint32_t id, const std::string& field) {
         const auto it = file.modelIds.find(id);
-        return it == file.modelIds.end() ? topo.GetNNodes() + id : it->second;
+        if (it == file.modelIds.end())
+        {
+            f.Fail(field, "names node " + std::to_string(id) + ", which the file's topology "
+                          "does not have (its nodes are 0 to " +
+                          std::to_string(file.topology.GetNNodes() - 1) + ")");
+        }
+        return it->second;
     };
-    const auto toModelList = [&toModel](std::vector<uint32_t> ids) {
+    const auto toModelList = [&toModel](std::vector<uint32_t> ids, const std::string& field) {
         for (auto& id : ids)
         {
-            id = toModel(id);
+            id = toModel(id, field);
         }
         return ids;
     };
@@ -1102,7 +1109,7 @@ ParseScheduleJson(std::string text, const std::string& source)
         const json& j = list[i];
         Workload& w = workloads[i];
         w.id = f.Uint(f.Member(j, "id", field), field + ".id");
-        w.chunk = toModel(f.Uint(f.Member(j, "chunk", field), field + ".chunk"));
+        w.chunk = toModel(f.Uint(f.Member(j, "chunk", field), field + ".chunk"), field + ".chunk");
         w.piece = f.Uint(f.Member(j, "piece", field), field + ".piece");
         const std::string phase = f.String(f.Member(j, "phase", field), field + ".phase");
         if (phase != "reduce" && phase != "gather")
@@ -1111,11 +1118,13 @@ ParseScheduleJson(std::string text, const std::string& source)
                    "must be \"reduce\" or \"gather\", got \"" + Abbreviate(phase, 40) + "\"");
         }
         w.phase = phase == "reduce" ? Phase::REDUCE : Phase::GATHER;
-        w.src = toModel(f.Uint(f.Member(j, "src", field), field + ".src"));
-        w.dst = toModel(f.Uint(f.Member(j, "dst", field), field + ".dst"));
-        w.path = toModelList(f.UintList(f.Member(j, "path", field), field + ".path"));
+        w.src = toModel(f.Uint(f.Member(j, "src", field), field + ".src"), field + ".src");
+        w.dst = toModel(f.Uint(f.Member(j, "dst", field), field + ".dst"), field + ".dst");
+        w.path = toModelList(f.UintList(f.Member(j, "path", field), field + ".path"),
+                             field + ".path");
         w.deps = f.UintList(f.Member(j, "deps", field), field + ".deps");
-        w.carries = toModelList(f.UintList(f.Member(j, "carries", field), field + ".carries"));
+        w.carries = toModelList(f.UintList(f.Member(j, "carries", field), field + ".carries"),
+                                field + ".carries");
         std::sort(w.carries.begin(), w.carries.end());
     }
     try
