@@ -202,6 +202,11 @@ main(int argc, char* argv[])
         cmd.Parse(argc, argv);
         if (o.listSchedulers)
         {
+            if (argc > 2)
+            {
+                throw std::invalid_argument("--list-schedulers only lists the schedulers; give "
+                                            "it alone");
+            }
             for (const auto& entry : ListSchedulers())
             {
                 std::cout << entry.first << "\n";

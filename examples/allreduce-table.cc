@@ -30,6 +30,7 @@
 #include "ns3/core-module.h"
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -113,6 +114,17 @@ main(int argc, char* argv[])
         if (config.generalization == "none")
         {
             config.generalization.clear();
+        }
+        for (const auto& [option, path] : {std::make_pair("drl-model", config.drlModel),
+                                           std::make_pair("generalization", config.generalization)})
+        {
+            // Before the first run, not when drl's turn comes.
+            if (cmd.IsGiven(option) && !path.empty() && !std::ifstream(path).good())
+            {
+                throw std::invalid_argument(std::string("--") + option + "='" + Abbreviate(path) +
+                                            "' cannot be opened; give a checkpoint written by "
+                                            "allreduce-train (checkpoints/ has those shipped)");
+            }
         }
         RoundsTable table(config);
         std::unique_ptr<AggregationTable> withAggregation;

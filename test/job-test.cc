@@ -123,7 +123,8 @@ TEST(JobView, APlacementThatIsNotServersOnceIsRefused)
     const Topology cluster = Line();
     EXPECT_NE(ErrorOf([&] { JobView(cluster, {}); }).find("at least one server"),
               std::string::npos);
-    EXPECT_NE(ErrorOf([&] { JobView(cluster, {0, 3}); }).find("server 3 is not a server"),
+    EXPECT_NE(ErrorOf([&] { JobView(cluster, {0, 3}); })
+                  .find("server 3 (of --ranks, or of a job's placement) is not a server"),
               std::string::npos);
     EXPECT_NE(ErrorOf([&] { JobView(cluster, {2, 0, 2}); }).find("server 2 twice"),
               std::string::npos);

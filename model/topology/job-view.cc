@@ -30,9 +30,9 @@ JobView::JobView(const Topology& cluster, std::vector<uint32_t> members)
     {
         if (s >= cluster.GetNServers())
         {
-            throw std::invalid_argument("a job's server " + std::to_string(s) +
-                                        " is not a server of '" + cluster.GetName() +
-                                        "' (servers are 0.." +
+            throw std::invalid_argument("server " + std::to_string(s) + " (of --ranks, or of a "
+                                        "job's placement) is not a server of '" +
+                                        cluster.GetName() + "' (servers are 0.." +
                                         std::to_string(cluster.GetNServers() - 1) + ")");
         }
         if (m_toView[s] != NO_INDEX)

@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -22,6 +23,15 @@ namespace ns3
 
 namespace
 {
+
+/// \return a number as the user would write it: "0.5", "1e-07", not "0.000000"
+std::string
+ShortNumber(double value)
+{
+    std::ostringstream os;
+    os << value;
+    return os.str();
+}
 
 constexpr uint64_t SATURATED = std::numeric_limits<uint64_t>::max();
 
@@ -469,6 +479,13 @@ ApplyAggregationOptions(Spec& spec, Topology& t)
     }
     else
     {
+        double share = 0;
+        if (!ParseDecimal(ina, share))
+        {
+            throw std::invalid_argument("topology ina= takes all (lower-case) or the share of "
+                                        "switches that aggregate, in (0, 1], got '" +
+                                        Abbreviate(ina) + "'");
+        }
         fraction = TakeReal(spec, "ina", 0);
         if (!(fraction > 0 && fraction <= 1))
         {
@@ -905,13 +922,15 @@ SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t seed)
 {
     if (!(fraction > 0 && fraction <= 1))
     {
-        throw std::invalid_argument("the share of slower links must be in (0, 1], got " +
-                                    std::to_string(fraction));
+        throw std::invalid_argument("the share of slower links (slow=, or --slow-links' "
+                                    "FRACTION) must be in (0, 1], got " +
+                                    ShortNumber(fraction));
     }
     if (!(factor > 0 && factor <= 1))
     {
-        throw std::invalid_argument("a slower link's rate factor must be in (0, 1], got " +
-                                    std::to_string(factor));
+        throw std::invalid_argument("a slower link's rate factor (slowrate=, or --slow-links' "
+                                    "FACTOR) must be in (0, 1], got " +
+                                    ShortNumber(factor));
     }
     for (uint32_t link : ChooseSeededShare(topology.GetNLinks(), fraction, seed))
     {
