@@ -343,6 +343,7 @@ CheckOptionsApply(const CheckedCommandLine& cmd, const Options& o)
     }
     // However the paths are spelled (./, .., links).
     cmd.RefuseSameFile({"trace", "topology"}, {"write-trace", "schedule-out"});
+    cmd.CheckWritable({"write-trace", "schedule-out"});
     if (cmd.IsGiven("mean-gap") && o.generated.jobs == 1)
     {
         throw std::invalid_argument("--mean-gap has no effect with --jobs=1 (the only job "

@@ -155,6 +155,7 @@ CheckOptions(const CheckedCommandLine& cmd, Options& o)
     }
     cmd.RefuseSameFile({"schedule-in", "topology"}, {"netanim"});
     cmd.RefuseAttributes(GetPacketRunAttributes());
+    cmd.CheckWritable({"netanim"});
     if (o.config.backgroundLoad == 0)
     {
         cmd.RefuseWithout("background-load", {"background", "background-seed"});

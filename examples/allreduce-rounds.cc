@@ -228,6 +228,7 @@ main(int argc, char* argv[])
             cmd.RefuseWithout("schedule-in", {"ranks"});
         }
         cmd.RefuseSameFile({"schedule-in", "topology", "model"}, {"schedule-out"});
+        cmd.CheckWritable({"schedule-out"});
         Ptr<OptimalScheduler> optimal;
         Ptr<DrlScheduler> drl;
         const SchedulerResult result =

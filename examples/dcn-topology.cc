@@ -64,6 +64,7 @@ main(int argc, char* argv[])
             throw std::invalid_argument("give --topology=SPEC (e.g. bcube:n=3,k=1) or --paper");
         }
         cmd.RefuseSameFile({"topology"}, {"write", "dot"});
+        cmd.CheckWritable({"write", "dot"});
         if ((!dot.empty() || !write.empty()) && specs.size() != 1)
         {
             throw std::invalid_argument("--dot and --write need exactly one topology, got " +

@@ -11,14 +11,19 @@
 #include "ns3/integer.h"
 #include "ns3/quantity.h"
 #include "ns3/string.h"
-#include "ns3/uinteger.h"
 #include "ns3/text-file.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fcntl.h>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -557,6 +562,34 @@ CheckedCommandLine::RefuseWithout(const std::string& option,
                                         "; give --" + option + " too, or leave --" + other +
                                         " out");
         }
+    }
+}
+
+void
+CheckedCommandLine::CheckWritable(const std::vector<std::string>& outputs) const
+{
+    for (const Option& o : m_options)
+    {
+        if (!o.given || std::find(outputs.begin(), outputs.end(), o.name) == outputs.end())
+        {
+            continue;
+        }
+        struct stat st;
+        if (stat(o.text.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        {
+            throw std::invalid_argument("--" + o.name + "='" + Abbreviate(o.text) +
+                                        "' is a directory; give the path of a file");
+        }
+        const std::string probe = o.text + ".write-check-" + std::to_string(getpid());
+        const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd < 0)
+        {
+            throw std::invalid_argument("cannot write --" + o.name + "='" + Abbreviate(o.text) +
+                                        "': " + std::strerror(errno) +
+                                        " (check that its directory exists and is writable)");
+        }
+        close(fd);
+        unlink(probe.c_str());
     }
 }
 

@@ -169,6 +169,15 @@ class CheckedCommandLine
         const std::vector<std::pair<std::string, std::string>>& overridden) const;
 
     /**
+     * Refuses output files that cannot be written, before any work rather than after it (call
+     * after Parse): a directory, or a place where no file can be made (tried with a probe file
+     * beside it, removed at once).
+     * \param outputs options naming files written
+     * \throws std::invalid_argument naming the option, the file and the system's reason
+     */
+    void CheckWritable(const std::vector<std::string>& outputs) const;
+
+    /**
      * Refuses an output file that is one of the run's input files, which writing would destroy
      * before (or while) it is read (call after Parse).
      * \param inputs options naming files read (a topology spec "file:PATH" counts as PATH)
