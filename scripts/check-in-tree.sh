@@ -84,7 +84,7 @@ fi
 run "dcn-topology --topology=bcube:n=3,k=1"
 run "allreduce-rounds --topology=dcell:n=4,k=1 --scheduler=drl"
 run "allreduce-packet --topology=bcube:n=3,k=1 --scheduler=greedy --mode=async --gradient-bytes=64KiB --out=$cache/allreduce-packet"
-run "allreduce-table --schedulers=greedy --seeds=1 --aggregation=none --generalization= --out=$cache/allreduce-table"
+run "allreduce-table --schedulers=greedy --seeds=1 --aggregation=none --out=$cache/allreduce-table"
 run "allreduce-packet-table --topologies=bcube:n=2,k=1 --schedulers=greedy,drl --gradient-bytes=64KiB --out=$cache/allreduce-packet-table"
 run "allreduce-dynamic --topologies=bcube:n=2,k=1 --schedulers=greedy,drl --scenarios=none,link-down --gradient-bytes=64KiB --out=$cache/allreduce-dynamic"
 run "allreduce-cluster --topology=bcube:n=3,k=1 --jobs=3 --sizes=2,4 --iterations=1 --gradient-bytes=64KiB --level=packet"

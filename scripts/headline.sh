@@ -14,7 +14,7 @@
 #     balanced, optimal, drl), in rounds, against the lower bounds and the paper's numbers, and
 #     the gap of every scheduler to the optimum (results/allreduce-table.*); in --full then
 #     aggregation in the network against server-only merge (results/allreduce-table-aggregation.*).
-#     short: --time-limit=1 --generalization= --aggregation=none    1 min 44 s
+#     short: --time-limit=1 --generalization=none --aggregation=none    1 min 44 s
 #     full:  the defaults (optimal 20 s per instance)                about 10 min
 #  2. allreduce-packet-table: the schedules run packet by packet in ns-3 (barrier and async,
 #     after a warm-up AllReduce) beside the flow-level prediction, every result verified
@@ -108,7 +108,7 @@ if [ "$full" = 1 ]; then
   )
 else
   parts=(
-    "allreduce-table --time-limit=1 --generalization= --aggregation=none"
+    "allreduce-table --time-limit=1 --generalization=none --aggregation=none"
     "allreduce-packet-table --topologies='bcube:n=3,k=1;dcell:n=4,k=1;jellyfish:switches=10,degree=4,servers=1,seed=1' --aggregation=none"
     "allreduce-dynamic --topologies='bcube:n=3,k=1'"
     "allreduce-cluster"
