@@ -151,6 +151,20 @@ TEST(JobTrace, ReadsCommentsAHeaderAndBlankLines)
     EXPECT_EQ(FormatJobTrace(jobs).substr(0, FormatJobTrace(jobs).find('\n')), JOB_TRACE_HEADER);
 }
 
+TEST(JobTrace, TimesBeyondWhatADoubleResolvesAreWrittenAndReadBackTheSame)
+{
+    // Beyond about 9e6 s a double cannot tell every nanosecond apart; the shortest decimal of the
+    // double read is not a whole number of nanoseconds, so the trace writes the nanoseconds read.
+    const std::string text = "1e-9,10,24,1000,0.25\n"
+                             "9999999999999982e-9,3,4,1,0\n"
+                             "999999000.999999871,3,4,1,0.000000001\n";
+    const std::vector<JobSpec> jobs = ParseJobTrace(text, "late.csv");
+    ASSERT_EQ(jobs.size(), 3u);
+    const std::string written = FormatJobTrace(jobs);
+    EXPECT_NE(written.find("\n9999999.999999982,3,"), std::string::npos) << written;
+    EXPECT_EQ(ParseJobTrace(written, "again"), jobs);
+}
+
 TEST(JobTrace, BadRowsAreRefusedWithTheirRowNumber)
 {
     const std::string header = std::string(JOB_TRACE_HEADER) + "\n0,4,1024,1,0\n";

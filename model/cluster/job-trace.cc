@@ -40,6 +40,36 @@ FormatExact(double value)
     return std::string(buffer.data(), result.ptr);
 }
 
+/**
+ * \param seconds a time as the reader keeps it: a whole number n of nanoseconds as the double
+ *        nearest to n / 1e9 (beyond about 9e6 s a double cannot tell every nanosecond apart)
+ * \return n in seconds with at most 9 decimals, which the reader reads back to the same double;
+ *         a time not of that form in its shortest exact decimal
+ */
+std::string
+FormatSeconds(double seconds)
+{
+    if (!(seconds >= 0) || !(seconds <= MAX_TRACE_SECONDS))
+    {
+        return FormatExact(seconds);
+    }
+    const auto nearest = static_cast<int64_t>(std::llround(static_cast<long double>(seconds) * 1e9L));
+    // A double near 1e9 s spans about 120 ns; look that far on both sides, nearest first.
+    for (int64_t offset = 0; offset <= 256; ++offset)
+    {
+        for (const int64_t ns : {nearest - offset, nearest + offset})
+        {
+            if (ns >= 0 && static_cast<double>(ns) / 1e9 == seconds)
+            {
+                std::string fraction = std::to_string(1000000000 + ns % 1000000000).substr(1);
+                fraction.erase(fraction.find_last_not_of('0') + 1);
+                return std::to_string(ns / 1000000000) + (fraction.empty() ? "" : "." + fraction);
+            }
+        }
+    }
+    return FormatExact(seconds);
+}
+
 /// Reads the rows of a trace, one at a time, citing source:row in its errors.
 class JobTraceReader
 {
@@ -103,7 +133,7 @@ class JobTraceReader
         if (!m_jobs.empty() && arrivalNs < m_lastArrivalNs)
         {
             Fail("arrival_s " + fields[0] + " is before the previous job's " +
-                 FormatExact(m_jobs.back().arrivalS) + "; rows must be in arrival order");
+                 FormatSeconds(m_jobs.back().arrivalS) + "; rows must be in arrival order");
         }
         const unsigned __int128 computing = static_cast<unsigned __int128>(computeNs) * job.iterations;
         if (arrivalNs + computing > static_cast<unsigned __int128>(Quantity::MAX_TIME_NS))
@@ -131,7 +161,7 @@ class JobTraceReader
             // The jobs may wait for each other's servers: the simulation must reach the end of
             // their computing even when they run one after another.
             throw std::invalid_argument(
-                m_source + ": the last job arrives at " + FormatExact(m_jobs.back().arrivalS) +
+                m_source + ": the last job arrives at " + FormatSeconds(m_jobs.back().arrivalS) +
                 " s and the jobs compute for " +
                 FormatExact(static_cast<double>(m_computingNs) / 1e9) +
                 " s in all (iterations x compute_s of every row); when they wait for each "
@@ -258,8 +288,8 @@ FormatJobTrace(const std::vector<JobSpec>& jobs)
     out << JOB_TRACE_HEADER << "\n";
     for (const JobSpec& job : jobs)
     {
-        out << FormatExact(job.arrivalS) << "," << job.servers << "," << job.gradientBytes << ","
-            << job.iterations << "," << FormatExact(job.computeS) << "\n";
+        out << FormatSeconds(job.arrivalS) << "," << job.servers << "," << job.gradientBytes << ","
+            << job.iterations << "," << FormatSeconds(job.computeS) << "\n";
     }
     return out.str();
 }

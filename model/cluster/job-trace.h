@@ -63,7 +63,7 @@ std::vector<JobSpec> ReadJobTrace(const std::string& path);
  * \ingroup allreduce-cluster
  * \param jobs jobs
  * \return the trace ParseJobTrace reads back to the same jobs (header line first; times in
- *         their shortest exact decimal form)
+ *         whole nanoseconds, at most 9 decimals)
  */
 std::string FormatJobTrace(const std::vector<JobSpec>& jobs);
 
