@@ -16,11 +16,13 @@
 //   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=balanced --ns3::BalancedScheduler::Seed=7
 //   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=optimal --time-limit=300
 //   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=optimal --trees-per-root=3
+//   allreduce-rounds --topology=bcube:n=3,k=1 --scheduler=optimal --start-from=greedy
 //   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=drl        (the shipped checkpoint)
 //   allreduce-rounds --topology=bcube:n=4,k=1 --scheduler=drl --model=/tmp/run/policy.pt --samples=0
 //
 // With --scheduler=optimal the output also says what was proven: "status" (optimal, feasible
-// or time-limit) and the interval ["lower", "upper"] of the fewest rounds.
+// or time-limit) and the interval ["lower", "upper"] of the fewest rounds of any AllReduce on
+// the topology, and what the program proved on its candidate trees ("candidate_lower").
 //
 // Exit status: 0 when the schedule is valid, 1 for bad input, 2 when the schedule is invalid.
 
@@ -51,6 +53,7 @@ struct Options
     bool listSchedulers = false;
     double timeLimit = 60;
     uint32_t treesPerRoot = 1;
+    std::string startFrom = "auto";
     std::string model;
     uint32_t samples = 32;
     uint32_t rollout = 16;
@@ -83,7 +86,7 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
     cmd.AddFlag("list-schedulers", "print the available scheduler names, one a line",
                 o.listSchedulers);
     cmd.AddReal("time-limit",
-                "optimal: wall-time limit of the whole search in seconds",
+                "optimal: wall-time limit of the search in seconds (after the start plans)",
                 o.timeLimit,
                 0.001,
                 1e6);
@@ -93,6 +96,10 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                    o.treesPerRoot,
                    1,
                    16);
+    cmd.AddString("start-from",
+                  "optimal: schedulers whose best plan is the start, e.g. balanced,drl (auto: "
+                  "every one that can plan on the topology)",
+                  o.startFrom);
     cmd.AddString("model",
                   "drl: the checkpoint (allreduce-train's DIR/policy.pt; default: the shipped one "
                   "for the topology in checkpoints/)",
@@ -152,7 +159,9 @@ MakeSchedule(const CheckedCommandLine& cmd,
     Ptr<AllReduceScheduler> s = CreateScheduler(o.scheduler);
     optimal = DynamicCast<OptimalScheduler>(s);
     cmd.SetAttributes(PeekPointer(optimal),
-                      {{"time-limit", "TimeLimit"}, {"trees-per-root", "TreesPerRoot"}},
+                      {{"time-limit", "TimeLimit"},
+                       {"trees-per-root", "TreesPerRoot"},
+                       {"start-from", "StartFrom"}},
                       "--scheduler=optimal");
     drl = DynamicCast<DrlScheduler>(s);
     cmd.SetAttributes(PeekPointer(drl),
@@ -218,6 +227,7 @@ main(int argc, char* argv[])
                         "pieces",
                         "time-limit",
                         "trees-per-root",
+                        "start-from",
                         "model",
                         "samples",
                         "rollout",

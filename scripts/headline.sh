@@ -12,7 +12,8 @@
 # parts' times below from the first. Full: the times the manual states for each program.
 #  1. allreduce-table: the seed paper's nine topologies x every scheduler (ps, ring, greedy,
 #     balanced, optimal, drl), in rounds, against the lower bounds and the paper's numbers, and
-#     the gap of every scheduler to the optimum (results/allreduce-table.*); in --full then
+#     the certified interval per row with every scheduler's gap to both ends
+#     (results/allreduce-table.*); in --full then
 #     aggregation in the network against server-only merge (results/allreduce-table-aggregation.*).
 #     short: --time-limit=1 --generalization=none --aggregation=none    1 min 44 s
 #     full:  the defaults (optimal 20 s per instance)                about 10 min

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
@@ -67,6 +68,20 @@ BarChart::SetReferenceLine(double y, const std::string& title)
 }
 
 void
+BarChart::SetIntervals(std::vector<double> lower,
+                       std::vector<double> upper,
+                       const std::string& title)
+{
+    if (lower.size() != m_categories.size() || upper.size() != m_categories.size())
+    {
+        throw std::invalid_argument("BarChart: one interval per category");
+    }
+    m_low = std::move(lower);
+    m_high = std::move(upper);
+    m_intervalTitle = title;
+}
+
+void
 BarChart::SetSize(uint32_t width, uint32_t panelHeight)
 {
     m_width = width;
@@ -102,6 +117,10 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
                 {
                     d << " " << FormatNumber(m_panels[p][s][c]);
                 }
+                if (!m_intervalTitle.empty())
+                {
+                    d << " " << FormatNumber(m_low[c]) << " " << FormatNumber(m_high[c]);
+                }
                 d << "\n";
             }
             d << "\n\n"; // the next panel is the next gnuplot index
@@ -132,6 +151,14 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
             {
                 p << (s ? ", '' index " : GnuplotQuoted(dat) + " index ") << i << " using " << s + 2
                   << (s ? "" : ":xtic(1)") << " title " << GnuplotQuoted(m_series[s]);
+            }
+            if (!m_intervalTitle.empty())
+            {
+                // The clusters of a clustered histogram are centred on x = 0, 1, ...
+                const size_t low = m_series.size() + 2;
+                p << ", '' index " << i << " using 0:" << low << ":" << low << ":" << low + 1
+                  << " with yerrorbars lw 3 pt 7 ps 0.6 lc rgb 'black' title "
+                  << GnuplotQuoted(m_intervalTitle);
             }
             if (m_hasLine)
             {

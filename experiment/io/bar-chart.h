@@ -49,6 +49,18 @@ class BarChart
     void SetReferenceLine(double y, const std::string& title);
 
     /**
+     * Marks an interval on every category of every panel (a bar from lower to upper at the
+     * cluster's middle, e.g. the certified interval [lower bound, best known]).
+     * \param lower per category, the interval's low end
+     * \param upper per category, its high end
+     * \param title its name in the key
+     * \throws std::invalid_argument when the sizes differ from the categories
+     */
+    void SetIntervals(std::vector<double> lower,
+                      std::vector<double> upper,
+                      const std::string& title);
+
+    /**
      * \param width the figure's width in pixels
      * \param panelHeight the height of each panel in pixels
      */
@@ -74,6 +86,9 @@ class BarChart
     bool m_hasLine{false};                            //!< whether there is a reference line
     double m_lineY{0};                                //!< where it is
     std::string m_lineTitle;                          //!< its name
+    std::vector<double> m_low;                        //!< per category, interval low end
+    std::vector<double> m_high;                       //!< per category, interval high end
+    std::string m_intervalTitle;                      //!< the intervals' name (empty: none)
     uint32_t m_width{1100};                           //!< pixels
     uint32_t m_panelHeight{520};                      //!< pixels per panel
     uint32_t m_labelStep{1};                          //!< label every step-th category

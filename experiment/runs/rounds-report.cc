@@ -26,6 +26,31 @@ FormatRounds(const std::vector<uint32_t>& v)
     return s.empty() ? "none" : s + " rounds";
 }
 
+/// \return "balanced 14; drl 8"
+std::string
+JoinStarted(const std::vector<std::string>& started)
+{
+    std::string s;
+    for (const std::string& x : started)
+    {
+        s += (s.empty() ? "" : "; ") + x;
+    }
+    return s;
+}
+
+/// \return what the program proved on its candidate trees, or why it did not run
+std::string
+DescribeCandidates(const OptimalSearch& search)
+{
+    if (search.treesPerRoot == 0)
+    {
+        return "the program did not run: the start meets the certified bound";
+    }
+    return std::to_string(search.treesPerRoot) +
+           (search.treesPerRoot == 1 ? " tree set" : " tree sets") +
+           " per root in the program: fewest rounds on them " + search.GetCandidateInterval();
+}
+
 } // namespace
 
 void
@@ -63,6 +88,9 @@ PrintRoundsReport(std::ostream& os,
         os << "status      " << search->GetStatusName() << ": fewest rounds "
            << search->GetInterval() << " (started from " << search->heuristicRounds << " by "
            << search->heuristic << ")\n"
+           << "started     " << JoinStarted(search->started) << " (start plans "
+           << FormatFixed(search->startSeconds, 2) << " s)\n"
+           << "candidates  " << DescribeCandidates(*search) << "\n"
            << "proven      infeasible for " << FormatRounds(search->infeasible)
            << "; schedules found for " << FormatRounds(search->feasible) << "; left open "
            << FormatRounds(search->unknown) << "\n";
@@ -121,7 +149,11 @@ WriteRoundsReportJson(std::ostream& os,
         out["status"] = search->GetStatusName();
         out["lower"] = search->lower;
         out["upper"] = search->upper;
+        out["candidate_lower"] = search->candidateLower;
+        out["heuristic"] = search->heuristic;
         out["heuristic_rounds"] = search->heuristicRounds;
+        out["started"] = search->started;
+        out["start_seconds"] = search->startSeconds;
         out["rounds_infeasible"] = search->infeasible;
         out["rounds_feasible"] = search->feasible;
         out["rounds_open"] = search->unknown;

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace ns3
@@ -49,18 +50,27 @@ OptimumText(const RoundsTableCell& c)
     return "[" + num(lower) + ", " + num(upper) + "]";
 }
 
-/// \return rounds / optimum - 1 in percent, a range when the optimum is an interval
+/// \return a share as "+12%" (rounded to a whole percent)
 std::string
-GapText(double rounds, double lower, double upper)
+PercentText(double share)
 {
-    const double a = 100 * (rounds / upper - 1);
-    const double b = 100 * (rounds / lower - 1);
-    std::string text = (a >= 0 ? "+" : "") + FormatFixed(a, 0) + "%";
-    if (std::lround(a) != std::lround(b))
+    const double percent = 100 * share;
+    return (percent >= -0.5 ? "+" : "") + FormatFixed(percent, 0) + "%";
+}
+
+/// \return what optimal's program proved on its candidate trees: "12", "[11, 12]" (means over
+///         seeds), or ">= 40" where the start, on other trees, beats every schedule on them
+std::string
+CandidateText(const RoundsTableCell& c)
+{
+    const double lower = Mean(c.candidateLower);
+    const double upper = Mean(c.upper);
+    const auto num = [](double v) { return FormatFixed(v, v == std::floor(v) ? 0 : 1); };
+    if (lower == upper)
     {
-        text += std::string("..") + (b >= 0 ? "+" : "") + FormatFixed(b, 0) + "%";
+        return num(upper);
     }
-    return text;
+    return lower > upper ? ">= " + num(lower) : "[" + num(lower) + ", " + num(upper) + "]";
 }
 
 /// \return "12 optimal" / "2 optimal, 3 time-limit": the statuses of a cell's seeds
@@ -175,7 +185,24 @@ RoundsTable::RunTopology(const std::string& spec,
         const SchedulerResult r = EvaluateScheduler(topo, makeDrl(m_config.generalization), pieces);
         row.general = r.check.valid ? r.plan.schedule.GetNRounds() : -1;
     }
+    // optimal runs last, starting from the best plan of the others.
+    std::vector<std::string> order;
     for (const auto& name : m_config.schedulers)
+    {
+        if (name != OPTIMAL)
+        {
+            order.push_back(name);
+        }
+    }
+    if (Has(OPTIMAL))
+    {
+        order.push_back(OPTIMAL);
+    }
+    row.lower.push_back(ComputeCertifiedBound(topo, pieces));
+    row.best.push_back(std::numeric_limits<double>::infinity());
+    row.bestBy.emplace_back();
+    Plan best;
+    for (const auto& name : order)
     {
         if (progress)
         {
@@ -188,8 +215,14 @@ RoundsTable::RunTopology(const std::string& spec,
         {
             optimal->SetAttribute("TimeLimit", DoubleValue(m_config.timeLimit));
             optimal->SetAttribute("TreesPerRoot", UintegerValue(m_config.treesPerRoot));
+            // The others ran on this topology already: their best plan is the start.
+            optimal->SetAttribute("StartFrom", StringValue("none"));
+            if (!row.bestBy.back().empty())
+            {
+                optimal->AddStartPlan(best, row.bestBy.back());
+            }
         }
-        const SchedulerResult r = EvaluateScheduler(topo, scheduler, pieces);
+        SchedulerResult r = EvaluateScheduler(topo, scheduler, pieces);
         if (!r.check.valid && m_invalid.empty())
         {
             m_invalid = name + " on " + topo.GetName() + ": " + r.check.error;
@@ -200,11 +233,20 @@ RoundsTable::RunTopology(const std::string& spec,
             const OptimalSearch& search = optimal->GetSearch();
             cell.lower.push_back(search.lower);
             cell.upper.push_back(search.upper);
+            cell.candidateLower.push_back(search.candidateLower);
             cell.status.push_back(search.GetStatusName());
+            row.lower.back() = std::max<double>(row.lower.back(), search.lower);
         }
-        cell.rounds.push_back(r.plan.schedule.GetNRounds());
+        const double rounds = r.plan.schedule.GetNRounds();
+        cell.rounds.push_back(rounds);
         cell.ratios.push_back(r.GetRatio());
         cell.seconds += r.seconds;
+        if (r.check.valid && rounds < row.best.back())
+        {
+            row.best.back() = rounds;
+            row.bestBy.back() = name;
+            best = std::move(r.plan); // r is not used after this
+        }
     }
 }
 
@@ -277,7 +319,7 @@ RoundsTable::Print(std::ostream& os) const
         os << line << "\n";
     }
     PrintDrlNotes(os);
-    PrintOptimalGaps(os);
+    PrintCertifiedGaps(os);
 }
 
 void
@@ -337,45 +379,72 @@ RoundsTable::PrintDrlNotes(std::ostream& os) const
 }
 
 void
-RoundsTable::PrintOptimalGaps(std::ostream& os) const
+RoundsTable::PrintCertifiedGaps(std::ostream& os) const
 {
-    if (!Has(OPTIMAL))
+    os << "\ncertified interval per row: lower = the best proven lower bound on any AllReduce on "
+          "the topology (the bandwidth bound, or more where optimal proved it),\nbest = the "
+          "fewest rounds any scheduler found (by: the first in table order), within = best / "
+          "lower - 1 (Jellyfish: of the means over seeds).\nEach scheduler: rounds / lower - 1 "
+          "/ rounds / best - 1.";
+    if (Has(OPTIMAL))
     {
-        return;
+        os << " optimal starts from the best plan of the others and searches "
+           << FormatNumber(m_config.timeLimit) << " s on "
+           << (m_config.treesPerRoot == 1
+                   ? std::string("the shortest-path trees")
+                   : std::to_string(m_config.treesPerRoot) + " candidate tree sets per root")
+           << ";\nstatus optimal = best meets lower; 'on trees' = what its program proved on "
+              "those trees alone.";
     }
-    const uint32_t trees = m_config.treesPerRoot;
-    os << "\noptimal: the fewest rounds of merge workloads on "
-       << (trees == 1 ? std::string("the shortest-path trees (greedy's)")
-                      : "a choice of " + std::to_string(trees) +
-                            " candidate trees per root (shortest-path, then balanced's)")
-       << ", proven with CBC within " << FormatNumber(m_config.timeLimit)
-       << " s per instance;\na number is proven, [lower, upper] is what was proven when time "
-          "ran out (x there is upper / bound).\n"
-       << "Gap = rounds / optimum - 1, a range where the optimum is an interval; a scheduler on "
-          "other trees or workloads can be below it\n(balanced chooses its trees): that is what "
-          "the choice of trees is worth.\n\n";
+    os << "\n\n";
     TextColumns table;
     table.AddColumn("topology", TextColumns::LEFT);
-    table.AddColumn("optimum");
-    table.AddColumn("status");
+    for (const char* header : {"lower", "best", "by", "within"})
+    {
+        table.AddColumn(header);
+    }
+    if (Has(OPTIMAL))
+    {
+        table.AddColumn("status");
+        table.AddColumn("on trees");
+    }
     for (const auto& name : m_config.schedulers)
     {
-        if (name != OPTIMAL)
-        {
-            table.AddColumn(name);
-        }
+        table.AddColumn(name);
     }
     for (const auto& row : m_rows)
     {
-        const RoundsTableCell& o = row.cells.at(OPTIMAL);
-        std::vector<std::string> cells{ShortLabel(row.name), OptimumText(o), StatusText(o)};
+        const double lower = Mean(row.lower);
+        const double best = Mean(row.best);
+        std::vector<std::string> by;
+        for (const auto& name : row.bestBy)
+        {
+            if (std::find(by.begin(), by.end(), name) == by.end())
+            {
+                by.push_back(name);
+            }
+        }
+        std::string byText;
+        for (const auto& name : by)
+        {
+            byText += (byText.empty() ? "" : ",") + name;
+        }
+        std::vector<std::string> cells{ShortLabel(row.name),
+                                       FormatMeanStd(row.lower, 1),
+                                       FormatMeanStd(row.best, 1),
+                                       byText,
+                                       PercentText(best / lower - 1)};
+        if (Has(OPTIMAL))
+        {
+            const RoundsTableCell& o = row.cells.at(OPTIMAL);
+            cells.push_back(StatusText(o));
+            cells.push_back(CandidateText(o));
+        }
         for (const auto& name : m_config.schedulers)
         {
-            if (name != OPTIMAL)
-            {
-                cells.push_back(
-                    GapText(Mean(row.cells.at(name).rounds), Mean(o.lower), Mean(o.upper)));
-            }
+            const double rounds = Mean(row.cells.at(name).rounds);
+            cells.push_back(PercentText(rounds / lower - 1) + "/" +
+                            PercentText(rounds / best - 1));
         }
         table.AddRow(std::move(cells));
     }
@@ -402,6 +471,11 @@ RoundsTable::WriteCsv(std::ostream& os) const
         table.AddColumn("optimal_lower_mean");
         table.AddColumn("optimal_upper_mean");
         table.AddColumn("optimal_status");
+        table.AddColumn("optimal_candidate_lower_mean");
+    }
+    for (const char* header : {"certified_lower_mean", "best_known_mean", "best_by"})
+    {
+        table.AddColumn(header);
     }
     for (const char* header : {"paper_ps", "paper_ring", "paper_rl"})
     {
@@ -433,7 +507,16 @@ RoundsTable::WriteCsv(std::ostream& os) const
             cells.push_back(FormatNumber(Mean(o.lower)));
             cells.push_back(FormatNumber(Mean(o.upper)));
             cells.push_back(statuses);
+            cells.push_back(FormatNumber(Mean(o.candidateLower)));
         }
+        std::string by;
+        for (const auto& name : row.bestBy)
+        {
+            by += (by.empty() ? "" : " ") + name;
+        }
+        cells.push_back(FormatNumber(Mean(row.lower)));
+        cells.push_back(FormatNumber(Mean(row.best)));
+        cells.push_back(by);
         const PaperTopology* p = FindPaperTopology(row.spec);
         for (double v : {p ? p->ps : 0.0, p ? p->ring : 0.0, p ? p->rl : 0.0})
         {
@@ -456,7 +539,10 @@ RoundsTable::WriteJson(std::ostream& os) const
                           {"servers", row.servers},
                           {"workloads", row.workloads},
                           {"seeds", row.seeds},
-                          {"bound_bandwidth", Mean(row.bound)}};
+                          {"bound_bandwidth", Mean(row.bound)},
+                          {"certified", {{"lower", row.lower},
+                                         {"best", row.best},
+                                         {"best_by", row.bestBy}}}};
         for (const auto& name : m_config.schedulers)
         {
             const RoundsTableCell& c = row.cells.at(name);
@@ -471,13 +557,10 @@ RoundsTable::WriteJson(std::ostream& os) const
                 js["lower"] = c.lower;
                 js["upper"] = c.upper;
                 js["status"] = c.status;
+                js["candidate_lower"] = c.candidateLower;
             }
-            if (Has(OPTIMAL))
-            {
-                const RoundsTableCell& o = row.cells.at(OPTIMAL);
-                js["gap_to_optimum"] = {Mean(c.rounds) / Mean(o.upper) - 1,
-                                        Mean(c.rounds) / Mean(o.lower) - 1};
-            }
+            js["gap_to_lower"] = Mean(c.rounds) / Mean(row.lower) - 1;
+            js["gap_to_best"] = Mean(c.rounds) / Mean(row.best) - 1;
         }
         if (const PaperTopology* p = FindPaperTopology(row.spec))
         {
@@ -513,9 +596,19 @@ RoundsTable::WriteFigure(const std::string& prefix) const
             ratios.back().push_back(Mean(row.cells.at(name).ratios));
         }
     }
+    std::vector<double> low;
+    std::vector<double> high;
+    for (const auto& row : m_rows)
+    {
+        low.push_back(Mean(row.lower) / Mean(row.bound));
+        high.push_back(Mean(row.best) / Mean(row.bound));
+    }
     BarChart chart("rounds / bandwidth bound", labels, m_config.schedulers);
-    chart.AddPanel("AllReduce rounds over the bandwidth bound (1 = optimal)", ratios);
+    chart.AddPanel("AllReduce rounds over the bandwidth bound; the optimum lies in the marked "
+                   "interval",
+                   ratios);
     chart.SetReferenceLine(1, "bound");
+    chart.SetIntervals(low, high, "certified [lower bound, best known]");
     return chart.Write(prefix);
 }
 

@@ -648,6 +648,16 @@ ComputeBandwidthBound(const Topology& topology, uint32_t pieces)
     return static_cast<uint32_t>((total + ports - 1) / ports);
 }
 
+uint32_t
+ComputeCertifiedBound(const Topology& topology, uint32_t pieces)
+{
+    if (topology.GetNServers() < 2)
+    {
+        return 0;
+    }
+    return std::max<uint32_t>(ComputeBandwidthBound(topology, pieces), 2);
+}
+
 RoundBounds
 ComputeBounds(const WorkloadSet& workloads)
 {

@@ -97,6 +97,17 @@ RoundBounds ComputeBounds(const WorkloadSet& workloads);
  */
 uint32_t ComputeBandwidthBound(const Topology& topology, uint32_t pieces);
 
+/**
+ * \ingroup allreduce-schedule
+ * The lower bound that holds for every AllReduce on the topology, whatever its flow trees,
+ * semantics or scheduler (doc/allreduce.rst, "The exact scheduler": certified bounds).
+ * \param topology a topology
+ * \param pieces pieces per chunk
+ * \return the larger of the bandwidth bound and 2 (a sum is complete only in a round after
+ *         the last contribution to it was sent, and goes out in a later one); 0 for one server
+ */
+uint32_t ComputeCertifiedBound(const Topology& topology, uint32_t pieces);
+
 /// Format tag of schedule files (doc/allreduce.rst, "Validator and schedule files").
 extern const char* const SCHEDULE_FORMAT;
 

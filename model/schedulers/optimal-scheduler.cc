@@ -12,6 +12,7 @@
 #include "ns3/aggregator-slots.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -205,6 +206,20 @@ OptimalSearch::GetInterval() const
     return "[" + std::to_string(lower) + ", " + std::to_string(upper) + "]";
 }
 
+std::string
+OptimalSearch::GetCandidateInterval() const
+{
+    if (candidateLower == upper)
+    {
+        return std::to_string(upper);
+    }
+    if (candidateLower > upper)
+    {
+        return "at least " + std::to_string(candidateLower); // the start is on other trees
+    }
+    return "[" + std::to_string(candidateLower) + ", " + std::to_string(upper) + "]";
+}
+
 TypeId
 OptimalScheduler::GetTypeId()
 {
@@ -214,9 +229,11 @@ OptimalScheduler::GetTypeId()
             .SetGroupName("AllReduce")
             .AddConstructor<OptimalScheduler>()
             .AddAttribute("TimeLimit",
-                          "Wall-time limit of the whole search in seconds (heuristic start, "
-                          "every integer program); when it runs out the best schedule found "
-                          "is returned with its status and proven interval",
+                          "Wall-time limit of the search in seconds (balanced's start on the "
+                          "candidate trees and every integer program; the plans of StartFrom's "
+                          "other schedulers come before it, bounded by their own budgets); "
+                          "when it runs out the best schedule found is returned with its "
+                          "status and proven interval",
                           DoubleValue(60.0),
                           MakeDoubleAccessor(&OptimalScheduler::m_timeLimit),
                           MakeDoubleChecker<double>(0.001))
@@ -233,6 +250,14 @@ OptimalScheduler::GetTypeId()
                           UintegerValue(50000000),
                           MakeUintegerAccessor(&OptimalScheduler::m_maxNonzeros),
                           MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("StartFrom",
+                          "Schedulers whose best plan is the first upper bound, comma "
+                          "separated (auto: every registered scheduler that can plan on the "
+                          "topology, drl where LibTorch and a checkpoint for it are there); "
+                          "the search keeps that plan when the program finds nothing better",
+                          StringValue("auto"),
+                          MakeStringAccessor(&OptimalScheduler::m_startFrom),
+                          MakeStringChecker())
             .AddAttribute("Seed",
                           "Seed of the load-balanced candidate trees (TreesPerRoot > 1)",
                           UintegerValue(1),
@@ -258,7 +283,11 @@ OptimalScheduler::Prepare(const WorkloadSet& workloads)
 {
     std::vector<WorkloadSet> candidates{workloads};
     std::vector<uint32_t> chosen;
-    const auto roundOf = Search(candidates, false, chosen);
+    m_search = OptimalSearch();
+    const auto roundOf = Search(candidates, false, chosen, Clock::now(), NO_INDEX, "");
+    // For fixed workloads the program's bounds hold for every schedule of them.
+    m_search.lower = m_search.candidateLower;
+    SetStatus();
     Schedule schedule = CompactRounds(roundOf.front());
     schedule.scheduler = GetName();
     m_replay->SetSchedule(std::move(schedule));
@@ -278,24 +307,53 @@ OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     {
         throw std::runtime_error(GetOptimalSchedulerUnavailableReason());
     }
-    const auto trees = BuildCandidateTrees(topology, m_treesPerRoot, m_seed);
-    std::vector<WorkloadSet> candidates;
-    for (const auto& t : trees)
-    {
-        candidates.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces));
-    }
-    std::vector<uint32_t> chosen;
-    const auto roundOf = Search(candidates, candidates.size() > 1, chosen);
+    m_search = OptimalSearch();
+    const auto begin = Clock::now();
+    const uint32_t certified = ComputeCertifiedBound(topology, pieces);
+    Plan started;
+    const uint32_t startRounds = RunStartSchedulers(topology, pieces, started);
+    m_search.startSeconds = SecondsSince(begin);
+    const auto start = Clock::now(); // TimeLimit counts the programs' time from here
+    const std::string startName = m_search.heuristic;
     Plan plan;
-    if (candidates.size() == 1)
+    if (startRounds <= certified)
     {
-        plan.workloads = std::move(candidates.front());
-        plan.schedule = CompactRounds(roundOf.front());
+        // A plan found elsewhere meets the certified bound: nothing can do better.
+        plan = std::move(started);
+        m_search.upper = startRounds;
+        m_search.heuristicRounds = startRounds;
+        m_search.candidateLower = startRounds;
+        m_search.treesPerRoot = 0;
     }
     else
     {
-        plan = MakeTreeChoicePlan(trees, candidates, chosen, roundOf);
+        const auto trees = BuildCandidateTrees(topology, m_treesPerRoot, m_seed);
+        std::vector<WorkloadSet> candidates;
+        for (const auto& t : trees)
+        {
+            candidates.push_back(
+                WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces));
+        }
+        std::vector<uint32_t> chosen;
+        const auto roundOf =
+            Search(candidates, candidates.size() > 1, chosen, start, startRounds, startName);
+        if (CountRounds(roundOf) > m_search.upper)
+        {
+            plan = std::move(started); // the program found nothing better than the start
+        }
+        else if (candidates.size() == 1)
+        {
+            plan.workloads = std::move(candidates.front());
+            plan.schedule = CompactRounds(roundOf.front());
+        }
+        else
+        {
+            plan = MakeTreeChoicePlan(trees, candidates, chosen, roundOf);
+        }
     }
+    m_search.lower = std::min(certified, m_search.upper);
+    SetStatus();
+    m_search.seconds = SecondsSince(begin);
     plan.schedule.scheduler = GetName();
     const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
     if (!check.valid)
@@ -309,7 +367,10 @@ OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 std::vector<std::vector<uint32_t>>
 OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
                          bool treeChoice,
-                         std::vector<uint32_t>& chosen)
+                         std::vector<uint32_t>& chosen,
+                         Clock::time_point start,
+                         uint32_t cap,
+                         const std::string& capName)
 {
     if (!IsOptimalSchedulerAvailable())
     {
@@ -324,19 +385,38 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
             "\"Aggregation in the network\"); leave slots= out for unlimited slots, or use "
             "another scheduler");
     }
-    const auto start = Clock::now();
-    m_search = OptimalSearch();
     m_search.treesPerRoot = static_cast<uint32_t>(candidates.size());
     std::vector<std::vector<uint32_t>> best = StartFromHeuristic(candidates, chosen);
+    if (cap < m_search.upper)
+    {
+        // The program asks only about fewer rounds than the plan found elsewhere; best stays
+        // the candidates' schedule, which the caller sets aside unless the program beats cap.
+        m_search.upper = cap;
+        m_search.heuristicRounds = cap;
+        m_search.heuristic = capName;
+    }
     const RoundProgramInstance inst = MakeInstance(candidates, treeChoice);
+    // The program's bounds hold on the candidate trees only; they may be above a start plan
+    // found on other trees, and then there is nothing for the program to find.
     m_search.lower = std::min(m_search.bounds.GetMax(), m_search.upper);
     Bisect(inst, start, best, chosen);
+    m_search.candidateLower = std::max(m_search.bounds.GetMax(), m_search.lower);
+    m_search.seconds = SecondsSince(start);
+    NS_LOG_INFO("optimal: on the candidate trees " << m_search.GetCandidateInterval() << " in "
+                                                  << m_search.seconds << " s");
+    return best;
+}
+
+void
+OptimalScheduler::SetStatus()
+{
     m_search.lower = std::min(m_search.lower, m_search.upper);
+    m_search.candidateLower = std::max(m_search.candidateLower, m_search.lower);
     if (m_search.lower == m_search.upper)
     {
         m_search.status = OptimalSearch::OPTIMAL;
     }
-    else if (m_search.upper < m_search.heuristicRounds)
+    else if (m_search.candidateLower >= m_search.upper)
     {
         m_search.status = OptimalSearch::FEASIBLE;
     }
@@ -344,10 +424,116 @@ OptimalScheduler::Search(const std::vector<WorkloadSet>& candidates,
     {
         m_search.status = OptimalSearch::TIME_LIMIT;
     }
-    m_search.seconds = SecondsSince(start);
-    NS_LOG_INFO("optimal: " << m_search.GetStatusName() << " " << m_search.GetInterval()
-                            << " in " << m_search.seconds << " s");
-    return best;
+    NS_LOG_INFO("optimal: " << m_search.GetStatusName() << " " << m_search.GetInterval());
+}
+
+std::vector<std::string>
+OptimalScheduler::GetStartNames() const
+{
+    if (m_startFrom == "auto")
+    {
+        std::vector<std::string> names;
+        for (const auto& [name, description] : ListSchedulers())
+        {
+            if (name != GetName() && GetSchedulerUnavailableReason(name).empty())
+            {
+                names.push_back(name);
+            }
+        }
+        return names;
+    }
+    std::vector<std::string> names;
+    if (m_startFrom == "none")
+    {
+        return names;
+    }
+    for (size_t from = 0; from <= m_startFrom.size();)
+    {
+        const size_t comma = std::min(m_startFrom.find(',', from), m_startFrom.size());
+        const std::string name = m_startFrom.substr(from, comma - from);
+        from = comma + 1;
+        if (name == "optimal" || name.empty() ||
+            std::find(names.begin(), names.end(), name) != names.end())
+        {
+            throw std::invalid_argument(
+                "optimal: StartFrom '" + m_startFrom +
+                "' must name other schedulers, each once, comma separated (e.g. "
+                "balanced,drl), or be auto or none");
+        }
+        const std::string why = GetSchedulerUnavailableReason(name);
+        if (!why.empty())
+        {
+            throw std::invalid_argument("optimal: StartFrom names " + name + ": " + why);
+        }
+        names.push_back(name);
+    }
+    return names;
+}
+
+void
+OptimalScheduler::AddStartPlan(Plan plan, const std::string& who)
+{
+    m_given.emplace_back(std::move(plan), who);
+}
+
+uint32_t
+OptimalScheduler::RunStartSchedulers(const Topology& topology, uint32_t pieces, Plan& best)
+{
+    uint32_t bestRounds = NO_INDEX;
+    const auto keep = [&](Plan& plan, const std::string& who) {
+        const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
+        if (!check.valid)
+        {
+            throw std::invalid_argument("optimal: the start plan of " + who +
+                                        " is not a valid schedule (" + check.error + ")");
+        }
+        const uint32_t rounds = plan.schedule.GetNRounds();
+        m_search.started.push_back(who + " " + std::to_string(rounds));
+        if (rounds < bestRounds)
+        {
+            bestRounds = rounds;
+            best = std::move(plan);
+            m_search.heuristic = who;
+        }
+    };
+    std::vector<std::pair<Plan, std::string>> given;
+    given.swap(m_given); // used once
+    for (auto& [plan, who] : given)
+    {
+        const Topology& theirs = plan.workloads.GetTopology();
+        if (theirs.GetName() != topology.GetName() || theirs.GetNNodes() != topology.GetNNodes() ||
+            theirs.GetNLinks() != topology.GetNLinks() || plan.workloads.GetPieces() != pieces)
+        {
+            throw std::invalid_argument("optimal: the start plan of " + who + " is for " +
+                                        theirs.GetName() + " with " +
+                                        std::to_string(plan.workloads.GetPieces()) +
+                                        " pieces, not " + topology.GetName() + " with " +
+                                        std::to_string(pieces));
+        }
+        keep(plan, who);
+    }
+    for (const std::string& name : GetStartNames())
+    {
+        Plan plan;
+        try
+        {
+            plan = CreateScheduler(name)->MakePlan(topology, pieces);
+        }
+        catch (const std::exception& e)
+        {
+            if (m_startFrom != "auto")
+            {
+                throw std::invalid_argument("optimal: StartFrom's " + name +
+                                            " cannot plan: " + e.what());
+            }
+            // auto takes every scheduler that can plan here: drl cannot on a topology
+            // without its checkpoint, and the search starts from the others.
+            m_search.started.push_back(name + ": " + e.what());
+            continue;
+        }
+        keep(plan, name);
+    }
+    return bestRounds;
 }
 
 std::vector<std::vector<uint32_t>>
@@ -380,7 +566,8 @@ OptimalScheduler::StartFromHeuristic(const std::vector<WorkloadSet>& candidates,
         }
     }
     chosen.assign(candidates.front().GetTopology().GetNServers(), bestSet);
-    m_search.heuristic = "balanced's list scheduling";
+    m_search.heuristic = "balanced's list scheduling of the candidates";
+    m_search.started.push_back(m_search.heuristic + " " + std::to_string(schedule.GetNRounds()));
     m_search.heuristicRounds = schedule.GetNRounds();
     m_search.upper = schedule.GetNRounds();
     return roundOf;

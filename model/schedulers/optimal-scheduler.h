@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -40,32 +41,44 @@ struct OptimalSearch
     /// The honest answer.
     enum Status
     {
-        OPTIMAL,    //!< the schedule's rounds are proven the fewest possible (lower == upper)
-        FEASIBLE,   //!< a schedule better than the heuristic's, not proven optimal
-        TIME_LIMIT, //!< no better schedule than the heuristic's found in the time limit
+        OPTIMAL,    //!< the rounds are proven the fewest of any schedule (lower == upper)
+        FEASIBLE,   //!< none fewer on the candidate trees, the optimum in [lower, upper]
+        TIME_LIMIT, //!< the time ran out before the program settled its candidate trees
     };
 
-    Status status{TIME_LIMIT};   //!< see Status
-    uint32_t lower{0};           //!< proven lower bound on the rounds
-    uint32_t upper{0};           //!< rounds of the schedule returned
+    Status status{TIME_LIMIT}; //!< see Status
+    /// proven lower bound on the rounds of every schedule of the instance: for MakePlan, of
+    /// any AllReduce on the topology (whatever its trees or semantics); for Prepare, of these
+    /// workloads
+    uint32_t lower{0};
+    uint32_t upper{0};         //!< rounds of the schedule returned
+    /// proven lower bound on the rounds on the candidate trees the program chooses among (the
+    /// bounds and the counts it proved infeasible); at least lower, and above upper when the
+    /// start plan, on other trees, beats every schedule on the candidates
+    uint32_t candidateLower{0};
     RoundBounds bounds;          //!< the combinatorial bounds the search started from
-    std::string heuristic;       //!< the heuristic whose schedule was the first upper bound
+    std::string heuristic;       //!< who found the first upper bound (a scheduler's name)
     uint32_t heuristicRounds{0}; //!< its rounds
+    std::vector<std::string> started; //!< what each scheduler of StartFrom found ("drl 8")
     std::vector<uint32_t> infeasible; //!< round counts the integer program proved impossible
     std::vector<uint32_t> feasible;   //!< round counts for which it found a schedule
     std::vector<uint32_t> unknown;    //!< round counts left open when their time ran out
-    uint32_t treesPerRoot{1};         //!< candidate flow trees per root offered
+    uint32_t treesPerRoot{1}; //!< candidate flow trees per root offered (0: no program ran)
     uint32_t treeOptions{0};          //!< distinct (root, tree) choices in the program
     uint64_t variables{0};            //!< binaries of the largest program built
     uint64_t constraints{0};          //!< rows of the largest program built
     uint64_t nonzeros{0};             //!< coefficients of the largest program built
-    double seconds{0};                //!< wall time of the whole search
+    double seconds{0};                //!< wall time of the whole search, start plans included
+    double startSeconds{0};           //!< wall time of StartFrom's plans (besides balanced)
     std::string note;                 //!< why the search stopped early, when not time or proof
 
     /// \return "optimal", "feasible" or "time-limit"
     std::string GetStatusName() const;
     /// \return "12" when proven, "[18, 21]" otherwise
     std::string GetInterval() const;
+    /// \return what the program proved on its candidate trees: "12" when it settled them,
+    ///         "[11, 12]" when not, "at least 40" when the start on other trees beats them
+    std::string GetCandidateInterval() const;
 };
 
 /**
@@ -83,6 +96,12 @@ struct OptimalSearch
  * tree among K candidates: the shortest-path tree, then the trees of BuildBalancedTrees with
  * and without longer paths and more seeds (duplicates dropped); one binary per (root, tree)
  * choice, and a workload is scheduled exactly when its tree is chosen.
+ *
+ * MakePlan starts from the best plan of the schedulers StartFrom names (drl's, for one, on
+ * trees of its own), and the search keeps whichever is better: that plan or the program's.
+ * Its status is optimal only when the rounds meet a lower bound that holds for every
+ * AllReduce on the topology (ComputeCertifiedBound), so that no scheduler can do better;
+ * what the program proved on its candidate trees alone is candidateLower.
  *
  * It plans offline: MakePlan and Prepare do the search, and SelectRound replays the schedule
  * Prepare found (with a ReplayScheduler), so RunRounds(optimal, workloads) schedules any
@@ -106,6 +125,15 @@ class OptimalScheduler : public AllReduceScheduler
     /// \return what the last search proved
     const OptimalSearch& GetSearch() const;
 
+    /**
+     * Adds a plan found elsewhere to the start plans of the next MakePlan (which uses it once),
+     * for example the best of the other schedulers a table ran on the same topology.
+     * \param plan the plan: the same topology and pieces as MakePlan's (checked there, and by
+     *        the validator)
+     * \param who who found it (the report names it)
+     */
+    void AddStartPlan(Plan plan, const std::string& who);
+
   private:
     /**
      * The search over candidate workload sets (one per candidate tree set, or the one set of
@@ -114,11 +142,31 @@ class OptimalScheduler : public AllReduceScheduler
      * \param treeChoice whether candidate j's workloads of chunk r stand for root r's j-th
      *        tree (merge workloads, K > 1); otherwise there must be one candidate
      * \param[out] chosen per root, the candidate whose workloads of that chunk are used
-     * \return per candidate, per workload, its round (NO_INDEX for workloads not chosen)
+     * \param start when the search started (TimeLimit counts from there)
+     * \param cap rounds of a schedule found elsewhere: the program asks only about fewer
+     * \param capName who found it
+     * \return per candidate, per workload, its round (NO_INDEX for workloads not chosen);
+     *         m_search.upper is the fewer of cap and these rounds
      */
     std::vector<std::vector<uint32_t>> Search(const std::vector<WorkloadSet>& candidates,
                                               bool treeChoice,
-                                              std::vector<uint32_t>& chosen);
+                                              std::vector<uint32_t>& chosen,
+                                              std::chrono::steady_clock::time_point start,
+                                              uint32_t cap,
+                                              const std::string& capName);
+    /**
+     * Runs the schedulers of StartFrom and keeps the best valid plan.
+     * \param topology the topology
+     * \param pieces pieces per chunk
+     * \param[out] best the best plan found (untouched when none)
+     * \return its rounds (NO_INDEX when none ran)
+     */
+    uint32_t RunStartSchedulers(const Topology& topology, uint32_t pieces, Plan& best);
+    /// \return the names StartFrom gives ("auto": every available scheduler but optimal;
+    ///         "none": no scheduler, only the plans of AddStartPlan)
+    std::vector<std::string> GetStartNames() const;
+    /// Sets the status from lower, upper and the start's rounds.
+    void SetStatus();
     /**
      * The first upper bound: balanced's list schedule of every candidate, the best kept.
      * \param candidates workloads per candidate tree set
@@ -153,6 +201,8 @@ class OptimalScheduler : public AllReduceScheduler
     uint32_t m_treesPerRoot{1}; //!< TreesPerRoot attribute
     uint32_t m_seed{1};         //!< Seed attribute (candidate trees)
     uint64_t m_maxNonzeros{50000000}; //!< MaxNonzeros attribute
+    std::string m_startFrom{"auto"};  //!< StartFrom attribute
+    std::vector<std::pair<Plan, std::string>> m_given; //!< AddStartPlan's plans, and who
     OptimalSearch m_search;     //!< what the last search proved
     Ptr<ReplayScheduler> m_replay{CreateObject<ReplayScheduler>()}; //!< replays Prepare's plan
 };
