@@ -523,3 +523,62 @@ TEST(OptimalScheduler, StartFromRefusesWhatItCannotRun)
     s->MakePlan(topo, 1);
     EXPECT_EQ(s->GetSearch().started.size(), 3u); // ring, greedy, the list schedule
 }
+
+// The flat-tree search on Jellyfish(10,4,1, seed 1), one port a server: 18 rounds, the
+// bandwidth bound, every port busy in every round; every transfer straight to its root along
+// one tree per root; the same seed gives the same schedule.
+TEST(FlatTreeSearch, ReachesTheBandwidthBoundOnJellyfish)
+{
+    const Topology topo = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1");
+    ASSERT_TRUE(HasFlatTrees(topo));
+    const std::optional<Plan> plan = SearchFlatSchedule(topo, 18, FlatSearchBudget());
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_TRUE(ValidateSchedule(plan->workloads, plan->schedule).valid);
+    EXPECT_EQ(plan->schedule.GetNRounds(), 18u);
+    EXPECT_EQ(plan->schedule.GetNRounds(), ComputeBandwidthBound(topo, 1));
+    EXPECT_EQ(plan->workloads.GetN(), 2u * 10 * 9);
+    for (const Workload& w : plan->workloads.GetAll())
+    {
+        const uint32_t server = w.phase == Phase::REDUCE ? w.dst : w.src;
+        EXPECT_EQ(server, w.chunk) << "workload " << w.id << " does not go straight to its root";
+        for (size_t k = 1; k + 1 < w.path.size(); ++k)
+        {
+            EXPECT_FALSE(topo.IsServer(w.path[k])) << "workload " << w.id << " passes a server";
+        }
+    }
+    const std::optional<Plan> again = SearchFlatSchedule(topo, 18, FlatSearchBudget());
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(again->schedule.rounds, plan->schedule.rounds);
+}
+
+// Where it cannot be asked: servers that reach each other only through servers (BCube),
+// aggregating switches, an odd round count; below the bound it finds nothing (and says so
+// by returning none, after its moves).
+TEST(FlatTreeSearch, RefusesWhatItCannotSearch)
+{
+    EXPECT_FALSE(HasFlatTrees(BuildTopology("bcube:n=3,k=1")));
+    EXPECT_FALSE(HasFlatTrees(BuildTopology("fattree:k=4,ina=1")));
+    EXPECT_TRUE(HasFlatTrees(BuildTopology("fattree:k=4")));
+    EXPECT_THROW(SearchFlatSchedule(BuildTopology("bcube:n=3,k=1"), 8, FlatSearchBudget()),
+                 std::invalid_argument);
+    const Topology jelly = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1");
+    EXPECT_THROW(SearchFlatSchedule(jelly, 17, FlatSearchBudget()), std::invalid_argument);
+    FlatSearchBudget small;
+    small.moves = 2000;
+    EXPECT_FALSE(SearchFlatSchedule(jelly, 16, small).has_value());
+    EXPECT_FALSE(FitsFlatSearch(1024, 2046));
+}
+
+// The floor: optimal proves Jellyfish(10, seed 1) at 18 within 60 s, from balanced's
+// 21: the flat-tree search meets the certified bound.
+TEST(OptimalScheduler, ProvesJellyfish10AtTheBound)
+{
+    SKIP_WITHOUT_CBC();
+    Ptr<OptimalScheduler> s = MakeOptimal(60, 1, "balanced");
+    const Plan plan = s->MakePlan(BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1"), 1);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_EQ(search.status, OptimalSearch::OPTIMAL);
+    EXPECT_EQ(search.GetInterval(), "18");
+    EXPECT_EQ(search.heuristic, "flat-tree search");
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}

@@ -5,6 +5,7 @@
 #include "optimal-scheduler.h"
 
 #include "balanced-scheduler.h"
+#include "flat-tree-search.h"
 #include "round-program.h"
 #include "scheduler-registry.h"
 
@@ -258,8 +259,17 @@ OptimalScheduler::GetTypeId()
                           StringValue("auto"),
                           MakeStringAccessor(&OptimalScheduler::m_startFrom),
                           MakeStringChecker())
+            .AddAttribute("FlatSearchMoves",
+                          "Moves of the flat-tree search per round count it tries (where "
+                          "servers reach each other through switches only: every transfer "
+                          "straight to its root, rounds and paths chosen by a tabu search; "
+                          "doc/allreduce.rst); 0: none",
+                          UintegerValue(300000),
+                          MakeUintegerAccessor(&OptimalScheduler::m_flatMoves),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("Seed",
-                          "Seed of the load-balanced candidate trees (TreesPerRoot > 1)",
+                          "Seed of the load-balanced candidate trees (TreesPerRoot > 1) and of "
+                          "the flat-tree search",
                           UintegerValue(1),
                           MakeUintegerAccessor(&OptimalScheduler::m_seed),
                           MakeUintegerChecker<uint32_t>());
@@ -311,7 +321,8 @@ OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     const auto begin = Clock::now();
     const uint32_t certified = ComputeCertifiedBound(topology, pieces);
     Plan started;
-    const uint32_t startRounds = RunStartSchedulers(topology, pieces, started);
+    uint32_t startRounds = RunStartSchedulers(topology, pieces, started);
+    SearchFlatTrees(topology, pieces, certified, started, startRounds);
     m_search.startSeconds = SecondsSince(begin);
     const auto start = Clock::now(); // TimeLimit counts the programs' time from here
     const std::string startName = m_search.heuristic;
@@ -468,6 +479,40 @@ OptimalScheduler::GetStartNames() const
         names.push_back(name);
     }
     return names;
+}
+
+void
+OptimalScheduler::SearchFlatTrees(const Topology& topology,
+                                  uint32_t pieces,
+                                  uint32_t certified,
+                                  Plan& best,
+                                  uint32_t& bestRounds)
+{
+    if (pieces != 1 || m_flatMoves == 0 || !HasFlatTrees(topology))
+    {
+        return;
+    }
+    // Down from the start's rounds, two at a time, until the certified bound or the first
+    // count it cannot find in its moves (a failure costs all of them; a find is quick).
+    const uint32_t servers = topology.GetNServers();
+    uint32_t rounds = bestRounds == NO_INDEX ? NO_INDEX : bestRounds - 1 - (bestRounds - 1) % 2;
+    if (rounds == NO_INDEX || !FitsFlatSearch(servers, rounds))
+    {
+        return;
+    }
+    for (; rounds >= std::max<uint32_t>(certified, 2); rounds -= 2)
+    {
+        std::optional<Plan> plan = SearchFlatSchedule(topology, rounds, {m_flatMoves, 1, m_seed});
+        if (!plan)
+        {
+            m_search.started.push_back("flat-tree search: none in " + std::to_string(rounds));
+            return;
+        }
+        bestRounds = plan->schedule.GetNRounds();
+        best = std::move(*plan);
+        m_search.heuristic = "flat-tree search";
+        m_search.started.push_back(m_search.heuristic + " " + std::to_string(bestRounds));
+    }
 }
 
 void

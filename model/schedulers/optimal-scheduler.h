@@ -162,6 +162,20 @@ class OptimalScheduler : public AllReduceScheduler
      * \return its rounds (NO_INDEX when none ran)
      */
     uint32_t RunStartSchedulers(const Topology& topology, uint32_t pieces, Plan& best);
+    /**
+     * Where servers reach each other through switches only, asks the flat-tree search
+     * (SearchFlatSchedule) for fewer rounds than the start's, from the certified bound up.
+     * \param topology the topology
+     * \param pieces pieces per chunk (the search runs for 1)
+     * \param certified the certified bound
+     * \param[in,out] best the best plan so far
+     * \param[in,out] bestRounds its rounds (NO_INDEX: none)
+     */
+    void SearchFlatTrees(const Topology& topology,
+                         uint32_t pieces,
+                         uint32_t certified,
+                         Plan& best,
+                         uint32_t& bestRounds);
     /// \return the names StartFrom gives ("auto": every available scheduler but optimal;
     ///         "none": no scheduler, only the plans of AddStartPlan)
     std::vector<std::string> GetStartNames() const;
@@ -202,6 +216,7 @@ class OptimalScheduler : public AllReduceScheduler
     uint32_t m_seed{1};         //!< Seed attribute (candidate trees)
     uint64_t m_maxNonzeros{50000000}; //!< MaxNonzeros attribute
     std::string m_startFrom{"auto"};  //!< StartFrom attribute
+    uint64_t m_flatMoves{300000};     //!< FlatSearchMoves attribute
     std::vector<std::pair<Plan, std::string>> m_given; //!< AddStartPlan's plans, and who
     OptimalSearch m_search;     //!< what the last search proved
     Ptr<ReplayScheduler> m_replay{CreateObject<ReplayScheduler>()}; //!< replays Prepare's plan
