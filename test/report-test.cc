@@ -209,14 +209,22 @@ TEST(RoundsTable, RunsTheHeadlineAndWritesWhatItPrints)
     table.WriteCsv(csv);
     EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')),
               "topology,nodes,links,servers,workloads,bound_bandwidth,ps_rounds_mean,ps_rounds_std,"
-              "ps_ratio,balanced_rounds_mean,balanced_rounds_std,balanced_ratio,paper_ps,"
-              "paper_ring,paper_rl");
-    EXPECT_NE(csv.str().find("\"bcube(n=3,k=1)\",15,18,9,144,8,16,0,2,11,0,1.375,16.8,18,10.2"),
+              "ps_ratio,balanced_rounds_mean,balanced_rounds_std,balanced_ratio,"
+              "certified_lower_mean,best_known_mean,best_by,paper_ps,paper_ring,paper_rl");
+    // BCube(3,1): the certified interval [8, 11], balanced's 11 the best of the two.
+    EXPECT_NE(csv.str().find("\"bcube(n=3,k=1)\",15,18,9,144,8,16,0,2,11,0,1.375,8,11,balanced,"
+                             "16.8,18,10.2"),
               std::string::npos)
         << csv.str();
+    EXPECT_EQ(bcube.lower, std::vector<double>{8});
+    EXPECT_EQ(bcube.best, std::vector<double>{11});
+    EXPECT_EQ(bcube.bestBy, std::vector<std::string>{"balanced"});
+    EXPECT_NE(text.str().find("certified interval per row"), std::string::npos);
     std::ostringstream json;
     table.WriteJson(json);
     EXPECT_NE(json.str().find("\"rounds_mean\": 11.0"), std::string::npos);
+    EXPECT_NE(json.str().find("\"best_by\""), std::string::npos);
+    EXPECT_NE(json.str().find("\"gap_to_lower\": 1.0"), std::string::npos) << "ps: 16 / 8 - 1";
     EXPECT_THROW(RoundsTable(RoundsTableConfig{{"no-such"}}), std::invalid_argument);
 }
 
