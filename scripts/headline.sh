@@ -4,7 +4,7 @@
 # figure (PREFIX.png, with gnuplot) under results/, and ends with the paths of every file written.
 #
 #   bash scripts/headline.sh          the short headline: 3 to 6 minutes here once built
-#   bash scripts/headline.sh --full   everything the manual reports: about 33 minutes here
+#   bash scripts/headline.sh --full   everything the manual reports: about 31 minutes here
 #   bash scripts/headline.sh --help
 #
 # Times on this 2-core machine from a built tree, with other jobs sharing it. Short: 3 min 6 s
@@ -16,7 +16,7 @@
 #     (results/allreduce-table.*); in --full then
 #     aggregation in the network against server-only merge (results/allreduce-table-aggregation.*).
 #     short: --time-limit=1 --generalization=none --aggregation=none    1 min 44 s
-#     full:  the defaults (optimal 20 s per instance)                about 6 min
+#     full:  the defaults (optimal 20 s per instance)                about 4 min
 #  2. allreduce-packet-table: the schedules run packet by packet in ns-3 (barrier and async,
 #     after a warm-up AllReduce) beside the flow-level prediction, every result verified
 #     exactly (results/allreduce-packet-table.*); in --full then every topology again with
@@ -73,7 +73,7 @@ writing their tables and figures to results/, and prints the path of every file 
                                           scenario                            ~40 s
                  allreduce-cluster        as in --full                        ~40 s
   --full       everything the manual reports: the four programs with their default
-               options, about 33 minutes (the manual's times: table ~6 min, packet
+               options, about 31 minutes (the manual's times: table ~4 min, packet
                table ~12.5 min, dynamic ~14 min, cluster ~1 min)
   --help       this text
 
