@@ -506,7 +506,9 @@ TEST(OptimalScheduler, StartFromRefusesWhatItCannotRun)
 {
     SKIP_WITHOUT_CBC();
     const Topology topo = BuildTopology("bcube:n=2,k=1");
-    for (const char* bad : {"optimal", "balanced,balanced", "", "balanced,", "nosuch"})
+    for (const char* bad : {"optimal", "balanced,balanced", "", "balanced,", "nosuch",
+                            "balanced,nosuch", "balanced, greedy", "ns3::OptimalScheduler",
+                            "auto,drl"})
     {
         Ptr<OptimalScheduler> s = MakeOptimal(5, 1, bad);
         try

@@ -235,7 +235,6 @@ RoundsTable::RunTopology(const std::string& spec,
             cell.upper.push_back(search.upper);
             cell.candidateLower.push_back(search.candidateLower);
             cell.status.push_back(search.GetStatusName());
-            row.lower.back() = std::max<double>(row.lower.back(), search.lower);
         }
         const double rounds = r.plan.schedule.GetNRounds();
         cell.rounds.push_back(rounds);
@@ -382,13 +381,14 @@ void
 RoundsTable::PrintCertifiedGaps(std::ostream& os) const
 {
     os << "\ncertified interval per row: lower = the best proven lower bound on any AllReduce on "
-          "the topology (the bandwidth bound, or more where optimal proved it),\nbest = the "
+          "the topology (ComputeCertifiedBound: the bandwidth bound, and 2),\nbest = the "
           "fewest rounds any scheduler found (by: the first in table order), within = best / "
           "lower - 1 (Jellyfish: of the means over seeds).\nEach scheduler: rounds / lower - 1 "
           "/ rounds / best - 1.";
     if (Has(OPTIMAL))
     {
-        os << " optimal starts from the best plan of the others and searches "
+        os << " optimal starts from the best plan of the others (and the flat-tree search) and "
+              "then searches "
            << FormatNumber(m_config.timeLimit) << " s on "
            << (m_config.treesPerRoot == 1
                    ? std::string("the shortest-path trees")

@@ -61,8 +61,7 @@ struct RoundsTableRow
     uint32_t workloads{0};                         //!< merge workloads
     uint32_t seeds{1};                             //!< seeds averaged
     std::vector<double> bound;                     //!< bandwidth bound per seed
-    /// per seed, the best proven lower bound on any AllReduce (ComputeCertifiedBound, or
-    /// optimal's lower where it ran)
+    /// per seed, the best proven lower bound on any AllReduce (ComputeCertifiedBound)
     std::vector<double> lower;
     std::vector<double> best;        //!< per seed, the fewest rounds any scheduler found
     std::vector<std::string> bestBy; //!< per seed, who found them (the first in table order)

@@ -134,7 +134,7 @@ class FlatSearch
             Place(i, +1);
         }
         std::vector<size_t> conflicting;
-        for (uint64_t move = 1; move <= moves; ++move)
+        for (uint64_t move = 1; move <= moves + 1; ++move) // the last pass only checks
         {
             conflicting.clear();
             for (size_t i = 0; i < m_transfers.size(); ++i)
@@ -146,9 +146,13 @@ class FlatSearch
             }
             if (conflicting.empty())
             {
-                NS_LOG_INFO("flat-tree search: " << m_rounds << " reduce rounds after " << move
-                                                 << " moves");
+                NS_LOG_INFO("flat-tree search: " << m_rounds << " reduce rounds after "
+                                                 << move - 1 << " moves");
                 return true;
+            }
+            if (move > moves)
+            {
+                break;
             }
             Move(conflicting[UniformIndex(rng, conflicting.size())], move, rng);
         }
@@ -267,7 +271,7 @@ class FlatSearch
     std::vector<std::vector<std::pair<uint32_t, int>>> m_hops;
     std::vector<uint32_t> m_round; //!< per transfer, its round
     std::vector<uint32_t> m_path;  //!< per transfer, its path
-    std::vector<uint64_t> m_tabu;  //!< per (transfer, round, path), the move it is free again
+    std::vector<uint64_t> m_tabu; //!< per (transfer, round, path), the move it is free again
 };
 
 /// \return the plan of a conflict-free assignment: flat trees, reduce, mirrored gather

@@ -463,13 +463,26 @@ OptimalScheduler::GetStartNames() const
         const size_t comma = std::min(m_startFrom.find(',', from), m_startFrom.size());
         const std::string name = m_startFrom.substr(from, comma - from);
         from = comma + 1;
-        if (name == "optimal" || name.empty() ||
+        if (name == GetName() || name.empty() ||
             std::find(names.begin(), names.end(), name) != names.end())
         {
             throw std::invalid_argument(
                 "optimal: StartFrom '" + m_startFrom +
                 "' must name other schedulers, each once, comma separated (e.g. "
                 "balanced,drl), or be auto or none");
+        }
+        std::string known;
+        bool registered = false;
+        for (const auto& [entry, description] : ListSchedulers())
+        {
+            registered = registered || entry == name;
+            known += entry == GetName() ? "" : (known.empty() ? "" : ", ") + entry;
+        }
+        if (!registered)
+        {
+            throw std::invalid_argument("optimal: StartFrom names '" + name +
+                                        "', which is not a scheduler's name; give names of " +
+                                        known + " (comma separated, no spaces), auto or none");
         }
         const std::string why = GetSchedulerUnavailableReason(name);
         if (!why.empty())
@@ -495,15 +508,20 @@ OptimalScheduler::SearchFlatTrees(const Topology& topology,
     // Down from the start's rounds, two at a time, until the certified bound or the first
     // count it cannot find in its moves (a failure costs all of them; a find is quick).
     const uint32_t servers = topology.GetNServers();
-    uint32_t rounds = bestRounds == NO_INDEX ? NO_INDEX : bestRounds - 1 - (bestRounds - 1) % 2;
-    if (rounds == NO_INDEX || !FitsFlatSearch(servers, rounds))
+    if (bestRounds == NO_INDEX)
     {
         return;
     }
-    for (; rounds >= std::max<uint32_t>(certified, 2); rounds -= 2)
+    for (uint32_t rounds = bestRounds - 1 - (bestRounds - 1) % 2;
+         rounds >= std::max<uint32_t>(certified, 2) && rounds < bestRounds;
+         rounds = bestRounds - 1 - (bestRounds - 1) % 2)
     {
+        if (!FitsFlatSearch(servers, rounds))
+        {
+            return;
+        }
         std::optional<Plan> plan = SearchFlatSchedule(topology, rounds, {m_flatMoves, 1, m_seed});
-        if (!plan)
+        if (!plan || plan->schedule.GetNRounds() >= bestRounds)
         {
             m_search.started.push_back("flat-tree search: none in " + std::to_string(rounds));
             return;
@@ -546,8 +564,7 @@ OptimalScheduler::RunStartSchedulers(const Topology& topology, uint32_t pieces, 
     for (auto& [plan, who] : given)
     {
         const Topology& theirs = plan.workloads.GetTopology();
-        if (theirs.GetName() != topology.GetName() || theirs.GetNNodes() != topology.GetNNodes() ||
-            theirs.GetNLinks() != topology.GetNLinks() || plan.workloads.GetPieces() != pieces)
+        if (!theirs.DescribeDifference(topology).empty() || plan.workloads.GetPieces() != pieces)
         {
             throw std::invalid_argument("optimal: the start plan of " + who + " is for " +
                                         theirs.GetName() + " with " +
@@ -566,6 +583,13 @@ OptimalScheduler::RunStartSchedulers(const Topology& topology, uint32_t pieces, 
         }
         catch (const std::exception& e)
         {
+            // Bad input or an unmet need (drl without LibTorch's files); not our own bugs.
+            const bool cannot = dynamic_cast<const std::invalid_argument*>(&e) ||
+                                dynamic_cast<const std::runtime_error*>(&e);
+            if (!cannot)
+            {
+                throw;
+            }
             if (m_startFrom != "auto")
             {
                 throw std::invalid_argument("optimal: StartFrom's " + name +

@@ -164,7 +164,8 @@ class OptimalScheduler : public AllReduceScheduler
     uint32_t RunStartSchedulers(const Topology& topology, uint32_t pieces, Plan& best);
     /**
      * Where servers reach each other through switches only, asks the flat-tree search
-     * (SearchFlatSchedule) for fewer rounds than the start's, from the certified bound up.
+     * (SearchFlatSchedule) for fewer rounds than the start's, two fewer at a time, down to
+     * the certified bound or the first count it cannot find.
      * \param topology the topology
      * \param pieces pieces per chunk (the search runs for 1)
      * \param certified the certified bound
