@@ -62,6 +62,18 @@ RefuseOptionsOfSchedulersNotRun(const CheckedCommandLine& cmd,
     }
 }
 
+/// \return the attributes the table sets on its schedulers, and what to give instead
+std::vector<std::pair<std::string, std::string>>
+GetAttributesTheTableSets()
+{
+    return {{"ns3::OptimalScheduler::TimeLimit", "--time-limit"},
+            {"ns3::OptimalScheduler::TreesPerRoot", "--trees-per-root"},
+            {"ns3::OptimalScheduler::StartFrom",
+             "--schedulers (optimal starts from the best plan of the others)"},
+            {"ns3::DrlScheduler::Model", "--drl-model"},
+            {"ns3::DrlScheduler::Samples", "--drl-samples"}};
+}
+
 int
 main(int argc, char* argv[])
 {
@@ -106,6 +118,7 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
+        cmd.RefuseAttributes(GetAttributesTheTableSets());
         if (cmd.IsGiven("schedulers"))
         {
             config.schedulers = ParseListValue("schedulers", schedulers, ',');
