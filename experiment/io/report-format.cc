@@ -82,6 +82,17 @@ FormatNumber(double value)
 }
 
 std::string
+JoinText(const std::vector<std::string>& items, const std::string& separator)
+{
+    std::string text;
+    for (const std::string& item : items)
+    {
+        text += (text.empty() ? "" : separator) + item;
+    }
+    return text;
+}
+
+std::string
 ShortLabel(const std::string& name)
 {
     std::string label;

@@ -61,6 +61,14 @@ std::string FormatNumber(double value);
 
 /**
  * \ingroup allreduce-experiment
+ * \param items texts
+ * \param separator what goes between two of them
+ * \return the items in order with the separator between them ("" for none)
+ */
+std::string JoinText(const std::vector<std::string>& items, const std::string& separator);
+
+/**
+ * \ingroup allreduce-experiment
  * \param name a topology name, e.g. "bcube(n=3,k=1)"
  * \return its parameter values without their names, for axis labels, e.g. "bcube(3,1)"
  */

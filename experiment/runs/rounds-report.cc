@@ -26,18 +26,6 @@ FormatRounds(const std::vector<uint32_t>& v)
     return s.empty() ? "none" : s + " rounds";
 }
 
-/// \return "balanced 14; drl 8"
-std::string
-JoinStarted(const std::vector<std::string>& started)
-{
-    std::string s;
-    for (const std::string& x : started)
-    {
-        s += (s.empty() ? "" : "; ") + x;
-    }
-    return s;
-}
-
 /// \return what the program proved on its candidate trees, or why it did not run
 std::string
 DescribeCandidates(const OptimalSearch& search)
@@ -88,7 +76,7 @@ PrintRoundsReport(std::ostream& os,
         os << "status      " << search->GetStatusName() << ": fewest rounds "
            << search->GetInterval() << " (started from " << search->heuristicRounds << " by "
            << search->heuristic << ")\n"
-           << "started     " << JoinStarted(search->started) << " (start plans "
+           << "started     " << JoinText(search->started, "; ") << " (start plans "
            << FormatFixed(search->startSeconds, 2) << " s)\n"
            << "candidates  " << DescribeCandidates(*search) << "\n"
            << "proven      infeasible for " << FormatRounds(search->infeasible)

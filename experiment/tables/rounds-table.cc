@@ -424,15 +424,10 @@ RoundsTable::PrintCertifiedGaps(std::ostream& os) const
                 by.push_back(name);
             }
         }
-        std::string byText;
-        for (const auto& name : by)
-        {
-            byText += (byText.empty() ? "" : ",") + name;
-        }
         std::vector<std::string> cells{ShortLabel(row.name),
                                        FormatMeanStd(row.lower, 1),
                                        FormatMeanStd(row.best, 1),
-                                       byText,
+                                       JoinText(by, ","),
                                        PercentText(best / lower - 1)};
         if (Has(OPTIMAL))
         {
@@ -499,24 +494,14 @@ RoundsTable::WriteCsv(std::ostream& os) const
         if (Has(OPTIMAL))
         {
             const RoundsTableCell& o = row.cells.at(OPTIMAL);
-            std::string statuses;
-            for (const auto& s : o.status)
-            {
-                statuses += (statuses.empty() ? "" : " ") + s;
-            }
             cells.push_back(FormatNumber(Mean(o.lower)));
             cells.push_back(FormatNumber(Mean(o.upper)));
-            cells.push_back(statuses);
+            cells.push_back(JoinText(o.status, " "));
             cells.push_back(FormatNumber(Mean(o.candidateLower)));
-        }
-        std::string by;
-        for (const auto& name : row.bestBy)
-        {
-            by += (by.empty() ? "" : " ") + name;
         }
         cells.push_back(FormatNumber(Mean(row.lower)));
         cells.push_back(FormatNumber(Mean(row.best)));
-        cells.push_back(by);
+        cells.push_back(JoinText(row.bestBy, " "));
         const PaperTopology* p = FindPaperTopology(row.spec);
         for (double v : {p ? p->ps : 0.0, p ? p->ring : 0.0, p ? p->rl : 0.0})
         {
