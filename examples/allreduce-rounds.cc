@@ -176,6 +176,10 @@ MakeSchedule(const CheckedCommandLine& cmd,
     {
         progress.Connect(drl, topo.GetName());
     }
+    if (optimal)
+    {
+        progress.ConnectStarts(optimal, topo.GetName()); // drl among its start schedulers
+    }
     return EvaluateScheduler(topo, s, o.pieces);
 }
 

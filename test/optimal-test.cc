@@ -584,3 +584,23 @@ TEST(OptimalScheduler, ProvesJellyfish10AtTheBound)
     EXPECT_EQ(search.heuristic, "flat-tree search");
     EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
 }
+
+TEST(OptimalScheduler, SearchesFlatTreesWithoutAStartPlan)
+{
+    SKIP_WITHOUT_CBC();
+    // StartFrom none: no other scheduler's plan to start below, so the flat-tree search
+    // starts at the certified bound (18) and goes up (Jellyfish(15): none in 28, then 30).
+    Ptr<OptimalScheduler> s = MakeOptimal(60, 1, "none");
+    Plan plan = s->MakePlan(BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1"), 1);
+    EXPECT_EQ(s->GetSearch().GetInterval(), "18");
+    EXPECT_EQ(s->GetSearch().heuristic, "flat-tree search");
+    s = MakeOptimal(1, 1, "none");
+    plan = s->MakePlan(BuildTopology("jellyfish:switches=15,degree=4,servers=1,seed=1"), 1);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_EQ(search.heuristic, "flat-tree search");
+    EXPECT_EQ(search.upper, 30u);
+    ASSERT_GE(search.started.size(), 2u);
+    EXPECT_EQ(search.started[0], "flat-tree search: none in 28");
+    EXPECT_EQ(search.started[1], "flat-tree search 30");
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}

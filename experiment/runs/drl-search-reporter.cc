@@ -29,6 +29,23 @@ DrlSearchReporter::Connect(Ptr<DrlScheduler> drl, const std::string& topology)
 }
 
 void
+DrlSearchReporter::ConnectStarts(Ptr<OptimalScheduler> optimal, const std::string& topology)
+{
+    m_topology = topology;
+    optimal->TraceConnectWithoutContext("StartScheduler",
+                                        MakeCallback(&DrlSearchReporter::Start, this));
+}
+
+void
+DrlSearchReporter::Start(Ptr<AllReduceScheduler> scheduler)
+{
+    if (Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(scheduler))
+    {
+        Connect(drl, m_topology);
+    }
+}
+
+void
 DrlSearchReporter::Report(const std::string& step, uint32_t done, uint32_t total, uint32_t best)
 {
     if (step != m_step)

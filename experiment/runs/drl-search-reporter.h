@@ -8,6 +8,7 @@
 #include "progress-reporter.h"
 
 #include "ns3/drl-scheduler.h"
+#include "ns3/optimal-scheduler.h"
 #include "ns3/ptr.h"
 
 #include <cstdint>
@@ -49,9 +50,18 @@ class DrlSearchReporter
      */
     void Connect(Ptr<DrlScheduler> drl, const std::string& topology);
 
+    /**
+     * Reports the search of the drl scheduler optimal starts from, if it does (StartFrom).
+     * \param optimal the scheduler
+     * \param topology the name of the topology it schedules, for the lines
+     */
+    void ConnectStarts(Ptr<OptimalScheduler> optimal, const std::string& topology);
+
   private:
     /// The SearchProgress sink (see DrlScheduler::SearchProgressCallback).
     void Report(const std::string& step, uint32_t done, uint32_t total, uint32_t best);
+    /// The StartScheduler sink (see OptimalScheduler::StartSchedulerCallback).
+    void Start(Ptr<AllReduceScheduler> scheduler);
 
     std::ostream& m_os;                        //!< where the lines go
     std::string m_program;                     //!< line prefix

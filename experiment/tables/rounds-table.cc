@@ -54,8 +54,8 @@ OptimumText(const RoundsTableCell& c)
 std::string
 PercentText(double share)
 {
-    const double percent = 100 * share;
-    return (percent >= -0.5 ? "+" : "") + FormatFixed(percent, 0) + "%";
+    const double percent = std::round(100 * share) + 0.0; // -0.4 % is +0 %, not +-0 %
+    return (percent >= 0 ? "+" : "") + FormatFixed(percent, 0) + "%";
 }
 
 /// \return what optimal's program proved on its candidate trees: "12", "[11, 12]" (means over

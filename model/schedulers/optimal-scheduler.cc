@@ -272,7 +272,11 @@ OptimalScheduler::GetTypeId()
                           "the flat-tree search",
                           UintegerValue(1),
                           MakeUintegerAccessor(&OptimalScheduler::m_seed),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("StartScheduler",
+                            "A scheduler StartFrom names is about to make its start plan",
+                            MakeTraceSourceAccessor(&OptimalScheduler::m_startScheduler),
+                            "ns3::OptimalScheduler::StartSchedulerCallback");
     return tid;
 }
 
@@ -510,6 +514,24 @@ OptimalScheduler::SearchFlatTrees(const Topology& topology,
     const uint32_t servers = topology.GetNServers();
     if (bestRounds == NO_INDEX)
     {
+        // No start plan (StartFrom none): up from the certified bound, a few even counts.
+        const uint32_t first = std::max<uint32_t>(certified + certified % 2, 2);
+        for (uint32_t rounds = first; rounds <= first + 6 && FitsFlatSearch(servers, rounds);
+             rounds += 2)
+        {
+            std::optional<Plan> plan =
+                SearchFlatSchedule(topology, rounds, {m_flatMoves, 1, m_seed});
+            if (plan)
+            {
+                bestRounds = plan->schedule.GetNRounds();
+                best = std::move(*plan);
+                m_search.heuristic = "flat-tree search";
+                m_search.started.push_back(m_search.heuristic + " " +
+                                           std::to_string(bestRounds));
+                return; // the counts below were tried
+            }
+            m_search.started.push_back("flat-tree search: none in " + std::to_string(rounds));
+        }
         return;
     }
     for (uint32_t rounds = bestRounds - 1 - (bestRounds - 1) % 2;
@@ -579,7 +601,9 @@ OptimalScheduler::RunStartSchedulers(const Topology& topology, uint32_t pieces, 
         Plan plan;
         try
         {
-            plan = CreateScheduler(name)->MakePlan(topology, pieces);
+            Ptr<AllReduceScheduler> scheduler = CreateScheduler(name);
+            m_startScheduler(scheduler);
+            plan = scheduler->MakePlan(topology, pieces);
         }
         catch (const std::exception& e)
         {

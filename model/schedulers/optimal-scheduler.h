@@ -10,6 +10,8 @@
 #include "replay-scheduler.h"
 #include "round-program.h"
 
+#include "ns3/traced-callback.h"
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -134,6 +136,13 @@ class OptimalScheduler : public AllReduceScheduler
      */
     void AddStartPlan(Plan plan, const std::string& who);
 
+    /**
+     * TracedCallback signature of a start scheduler about to make its plan.
+     * \param scheduler the scheduler StartFrom names, made for this MakePlan: connect to its
+     *        own trace sources here (drl's SearchProgress, say) to follow a long start
+     */
+    typedef void (*StartSchedulerCallback)(Ptr<AllReduceScheduler> scheduler);
+
   private:
     /**
      * The search over candidate workload sets (one per candidate tree set, or the one set of
@@ -165,7 +174,8 @@ class OptimalScheduler : public AllReduceScheduler
     /**
      * Where servers reach each other through switches only, asks the flat-tree search
      * (SearchFlatSchedule) for fewer rounds than the start's, two fewer at a time, down to
-     * the certified bound or the first count it cannot find.
+     * the certified bound or the first count it cannot find; without a start plan, for the
+     * even counts from the certified bound up, four at most, until one is found.
      * \param topology the topology
      * \param pieces pieces per chunk (the search runs for 1)
      * \param certified the certified bound
@@ -219,6 +229,7 @@ class OptimalScheduler : public AllReduceScheduler
     std::string m_startFrom{"auto"};  //!< StartFrom attribute
     uint64_t m_flatMoves{300000};     //!< FlatSearchMoves attribute
     std::vector<std::pair<Plan, std::string>> m_given; //!< AddStartPlan's plans, and who
+    TracedCallback<Ptr<AllReduceScheduler>> m_startScheduler; //!< StartScheduler trace source
     OptimalSearch m_search;     //!< what the last search proved
     Ptr<ReplayScheduler> m_replay{CreateObject<ReplayScheduler>()}; //!< replays Prepare's plan
 };
