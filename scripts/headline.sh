@@ -7,27 +7,27 @@
 #   bash scripts/headline.sh --full   everything the manual reports: about 31 minutes here
 #   bash scripts/headline.sh --help
 #
-# Times on this 2-core machine from a built tree, with other jobs sharing it. Short: 3 min 6 s
-# (load average 1.2-2.0, another program on the second core; 4 min 16 s at 3.4-4.8), the
-# parts' times below from the first. Full: the times the manual states for each program.
+# Times on this 2-core machine from a built tree. Short: 3 min 4 s with nothing else running
+# (load average 1.1-1.3; 4 min 16 s with other jobs at 3.4-4.8), the parts' times below from
+# the first. Full: the times the manual states for each program.
 #  1. allreduce-table: the seed paper's nine topologies x every scheduler (ps, ring, greedy,
 #     balanced, optimal, drl), in rounds, against the lower bounds and the paper's numbers, and
 #     the certified interval per row with every scheduler's gap to both ends
 #     (results/allreduce-table.*); in --full then
 #     aggregation in the network against server-only merge (results/allreduce-table-aggregation.*).
-#     short: --time-limit=1 --generalization=none --aggregation=none    1 min 44 s
+#     short: --time-limit=1 --generalization=none --aggregation=none    1 min 43 s
 #     full:  the defaults (optimal 20 s per instance)                about 4 min
 #  2. allreduce-packet-table: the schedules run packet by packet in ns-3 (barrier and async,
 #     after a warm-up AllReduce) beside the flow-level prediction, every result verified
 #     exactly (results/allreduce-packet-table.*); in --full then every topology again with
 #     aggregating switches, and fat-tree k=4 (results/allreduce-packet-table-aggregation.png).
 #     short: BCube(3,1), DCell(4,1), Jellyfish(10, seed 1) x every scheduler but optimal
-#            (as in full), 1 MiB, --aggregation=none                 33 s
+#            (as in full), 1 MiB, --aggregation=none                 32 s
 #     full:  the nine topologies, then with aggregating switches     about 12.5 min
 #  3. allreduce-dynamic: each plan replayed and decided online inside ns-3, with nothing
 #     perturbed, a failed link, late servers, background traffic, slower links
 #     (results/allreduce-dynamic.*).
-#     short: BCube(3,1) x every scheduler x every scenario (50 runs)  23 s
+#     short: BCube(3,1) x every scheduler x every scenario (50 runs)  24 s
 #     full:  the nine topologies (450 runs)                          about 30 min
 #  4. allreduce-cluster: 50 jobs sharing fat-tree k=8, BCube(4,2) and Jellyfish(40 switches),
 #     every placement x independent/joint x scheduler, at flow level
@@ -62,7 +62,7 @@ then runs allreduce-table, allreduce-packet-table, allreduce-dynamic and allredu
 writing their tables and figures to results/, and prints the path of every file written.
 
   (no option)  the short headline, 3 to 6 minutes on this 2-core machine once built
-               (depending on the load; 3 min 6 s at load average 1.2-2.0):
+               (depending on the load; 3 min 4 s at load average 1.1-1.3):
                  allreduce-table          every scheduler, optimal limited to 1 s per
                                           instance (20 s in --full), without the
                                           general checkpoint's notes and the
