@@ -28,7 +28,7 @@
 #     perturbed, a failed link, late servers, background traffic, slower links
 #     (results/allreduce-dynamic.*).
 #     short: BCube(3,1) x every scheduler x every scenario (50 runs)  24 s
-#     full:  the nine topologies (450 runs)                          about 30 min
+#     full:  the nine topologies (450 runs)                          about 14 min
 #  4. allreduce-cluster: 50 jobs sharing fat-tree k=8, BCube(4,2) and Jellyfish(40 switches),
 #     every placement x independent/joint x scheduler, at flow level
 #     (results/allreduce-cluster.*). The same in both.              24 s; about 1 min
