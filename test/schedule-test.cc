@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <sstream>
 
@@ -454,6 +457,18 @@ TEST(ScheduleFile, AFailedWriteLeavesNoHalfFile)
     EXPECT_EQ(ReadTextFile(path, "schedule file", 1 << 20), first);
     EXPECT_TRUE(IsSameFile(path, "/tmp/../tmp/allreduce-atomic-test.json"));
     std::remove(path.c_str());
+}
+
+TEST(ScheduleFile, ProbeWritableSaysWhyAndLeavesNothing)
+{
+    // The one probe behind every "can the output be written" check before a long run.
+    const std::string dir = testing::TempDir() + "allreduce-probe-test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    EXPECT_EQ(ProbeWritable(dir + "/run"), "");
+    EXPECT_TRUE(std::filesystem::is_empty(dir)); // the probe file is gone
+    EXPECT_EQ(ProbeWritable(dir + "/no-such-dir/run"), std::strerror(ENOENT));
+    std::filesystem::remove_all(dir);
 }
 
 TEST(ScheduleFile, ANodeTheTopologyDoesNotHaveIsNamedAsTheFileGivesIt)

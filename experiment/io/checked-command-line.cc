@@ -15,15 +15,11 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fcntl.h>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace ns3
 {
@@ -580,16 +576,13 @@ CheckedCommandLine::CheckWritable(const std::vector<std::string>& outputs) const
             throw std::invalid_argument("--" + o.name + "='" + Abbreviate(o.text) +
                                         "' is a directory; give the path of a file");
         }
-        const std::string probe = o.text + ".write-check-" + std::to_string(getpid());
-        const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-        if (fd < 0)
+        const std::string why = ProbeWritable(o.text);
+        if (!why.empty())
         {
             throw std::invalid_argument("cannot write --" + o.name + "='" + Abbreviate(o.text) +
-                                        "': " + std::strerror(errno) +
+                                        "': " + why +
                                         " (check that its directory exists and is writable)");
         }
-        close(fd);
-        unlink(probe.c_str());
     }
 }
 

@@ -140,9 +140,19 @@ CheckOutputPrefix(const std::string& prefix, const std::string& option)
                                     "directory; give a prefix for the files' names, e.g. "
                                     "results/run (results/run.csv, results/run.json ...)");
     }
-    const std::string probe = prefix + ".write-check";
-    WriteOutputFile(probe, option, [](std::ostream&) {});
-    std::remove(probe.c_str());
+    const std::filesystem::path p(prefix);
+    std::error_code error;
+    if (p.has_parent_path())
+    {
+        std::filesystem::create_directories(p.parent_path(), error); // as WriteOutputFile does
+    }
+    const std::string why = ProbeWritable(prefix);
+    if (!why.empty())
+    {
+        throw std::invalid_argument("cannot write the files of --" + option + "='" +
+                                    Abbreviate(prefix) + "': " + why +
+                                    " (check that its directory can be made and written)");
+    }
 }
 
 std::ofstream

@@ -26,16 +26,12 @@
 #include "ns3/uinteger.h"
 
 #include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <tinyxml2.h>
-#include <unistd.h>
 #include <unordered_map>
 
 namespace ns3
@@ -53,19 +49,13 @@ constexpr int64_t BACKGROUND_STREAMS = int64_t{1} << 40;
 void
 CheckWritable(const std::string& what, const std::string& prefix)
 {
-    const std::string probe = prefix + "-write-check";
-    const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0 && errno != EEXIST)
+    const std::string why = ProbeWritable(prefix);
+    if (!why.empty())
     {
         const std::filesystem::path dir = std::filesystem::path(prefix).parent_path();
         throw std::invalid_argument("cannot write " + what + " to '" +
                                     (dir.empty() ? std::string(".") : dir.string()) +
-                                    "': " + std::strerror(errno));
-    }
-    if (fd >= 0)
-    {
-        close(fd);
-        unlink(probe.c_str());
+                                    "': " + why);
     }
 }
 

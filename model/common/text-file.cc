@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -125,6 +126,20 @@ HasControlCharacter(const std::string& text)
         const auto c = static_cast<unsigned char>(ch);
         return c < 0x20 || c == 0x7f;
     });
+}
+
+std::string
+ProbeWritable(const std::string& path)
+{
+    const std::string probe = path + ".write-check-" + std::to_string(getpid());
+    const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+    {
+        return std::strerror(errno);
+    }
+    close(fd);
+    unlink(probe.c_str());
+    return "";
 }
 
 void

@@ -27,6 +27,15 @@ std::string ReadTextFile(const std::string& path, const std::string& what, uint6
 
 /**
  * \ingroup allreduce-common
+ * Tries whether a file can be made beside path, before a long run writes there: makes a file
+ * of a name of its own (path + ".write-check-" + the process id) and removes it.
+ * \param path a file's path (or a prefix of files' names)
+ * \return "" when it could, else the system's reason (strerror)
+ */
+std::string ProbeWritable(const std::string& path);
+
+/**
+ * \ingroup allreduce-common
  * Writes a whole text file the module produces (schedule, topology, MSCCL files) atomically:
  * into a temporary file beside it, then renamed over it, so that a failed write leaves the old
  * file (or none) and never half of a new one.
