@@ -426,14 +426,16 @@ CheckedCommandLine::Parse(int argc, char* argv[])
     m_attributesGiven.clear();
     for (int i = 0; i < argc; ++i)
     {
-        if (i == 0 || !HandleNs3Argument(argv[i]))
+        const std::optional<std::string> attribute =
+            i == 0 ? std::nullopt : HandleNs3Argument(argv[i]);
+        if (attribute)
+        {
+            m_attributesGiven.push_back(*attribute);
+        }
+        else
         {
             rest.push_back(argv[i]);
-            continue;
         }
-        const std::string arg = argv[i];
-        const size_t start = arg.find_first_not_of('-');
-        m_attributesGiven.push_back(arg.substr(start, arg.find('=') - start));
     }
     m_cmd.Parse(static_cast<int>(rest.size()), rest.data());
     for (const Option& o : m_options)
@@ -459,7 +461,7 @@ CheckedCommandLine::Parse(int argc, char* argv[])
     }
 }
 
-bool
+std::optional<std::string>
 CheckedCommandLine::HandleNs3Argument(const std::string& arg)
 {
     const size_t start = arg.find_first_not_of('-');
@@ -476,11 +478,11 @@ CheckedCommandLine::HandleNs3Argument(const std::string& arg)
     if (name == "PrintAttributes" || name == "PrintGroup")
     {
         CheckPrintArgument(name, value);
-        return false; // ns-3 prints it
+        return std::nullopt; // ns-3 prints it
     }
     if (name.rfind("ns3::", 0) != 0)
     {
-        return false;
+        return std::nullopt;
     }
     const size_t cut = name.rfind("::");
     const std::string typeName = name.substr(0, cut);
@@ -511,7 +513,7 @@ CheckedCommandLine::HandleNs3Argument(const std::string& arg)
         throw std::invalid_argument("--" + Abbreviate(name) + " could not be set to '" +
                                     Abbreviate(value) + "'");
     }
-    return true;
+    return name;
 }
 
 bool

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -205,10 +206,12 @@ class CheckedCommandLine
     /**
      * Takes an argument ns-3's CommandLine would abort on: --ns3::TYPE::ATTRIBUTE=VALUE is
      * checked and set here; --PrintAttributes and --PrintGroup of what does not exist refused.
-     * \param arg the argument \return true when it was handled (ns-3 must not see it)
+     * \param arg the argument
+     * \return the attribute's name (ns3::TYPE::ATTRIBUTE) when it was handled here (ns-3 must
+     *         not see it), else nothing
      * \throws std::invalid_argument for an unknown type or attribute or a value it refuses
      */
-    static bool HandleNs3Argument(const std::string& arg);
+    static std::optional<std::string> HandleNs3Argument(const std::string& arg);
 
     /// One option: its name and how its text becomes its value.
     struct Option
