@@ -39,6 +39,27 @@ MakeOptimal(double timeLimit, uint32_t treesPerRoot = 1, const std::string& star
 }
 
 /**
+ * Plans a topology with optimal (TimeLimit 60 s, StartFrom startFrom) and expects the rounds
+ * proven (status optimal, the interval one number), the first upper bound found by `by`, and
+ * a valid plan that optimal returns as its own.
+ */
+void
+ExpectProven(const std::string& startFrom,
+             const std::string& topology,
+             const std::string& rounds,
+             const std::string& by)
+{
+    Ptr<OptimalScheduler> s = MakeOptimal(60, 1, startFrom);
+    const Plan plan = s->MakePlan(BuildTopology(topology), 1);
+    const OptimalSearch& search = s->GetSearch();
+    EXPECT_EQ(search.status, OptimalSearch::OPTIMAL) << topology;
+    EXPECT_EQ(search.GetInterval(), rounds) << topology;
+    EXPECT_EQ(search.heuristic, by) << topology;
+    EXPECT_EQ(plan.schedule.scheduler, "optimal") << topology;
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid) << topology;
+}
+
+/**
  * An exhaustive search that shares nothing with the scheduler: is there a schedule of the
  * workloads in at most T rounds? Workloads are placed in dependency order, each in a round
  * after its dependencies and no later than T minus the chain that follows it, on free links.
@@ -490,14 +511,7 @@ TEST(OptimalScheduler, StartsFromTheBestSchedulerAndProvesTheCertifiedBound)
     {
         GTEST_SKIP() << GetSchedulerUnavailableReason("drl");
     }
-    Ptr<OptimalScheduler> s = MakeOptimal(60, 1, "auto");
-    const Plan plan = s->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
-    const OptimalSearch& search = s->GetSearch();
-    EXPECT_EQ(search.status, OptimalSearch::OPTIMAL);
-    EXPECT_EQ(search.GetInterval(), "8");
-    EXPECT_EQ(search.heuristic, "drl");
-    EXPECT_EQ(plan.schedule.scheduler, "optimal");
-    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+    ExpectProven("auto", "bcube:n=3,k=1", "8", "drl");
 }
 
 // StartFrom names other schedulers, each once; a name that cannot plan is an error, not a
@@ -576,13 +590,8 @@ TEST(FlatTreeSearch, RefusesWhatItCannotSearch)
 TEST(OptimalScheduler, ProvesJellyfish10AtTheBound)
 {
     SKIP_WITHOUT_CBC();
-    Ptr<OptimalScheduler> s = MakeOptimal(60, 1, "balanced");
-    const Plan plan = s->MakePlan(BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1"), 1);
-    const OptimalSearch& search = s->GetSearch();
-    EXPECT_EQ(search.status, OptimalSearch::OPTIMAL);
-    EXPECT_EQ(search.GetInterval(), "18");
-    EXPECT_EQ(search.heuristic, "flat-tree search");
-    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+    ExpectProven(
+        "balanced", "jellyfish:switches=10,degree=4,servers=1,seed=1", "18", "flat-tree search");
 }
 
 TEST(OptimalScheduler, SearchesFlatTreesWithoutAStartPlan)
@@ -590,12 +599,11 @@ TEST(OptimalScheduler, SearchesFlatTreesWithoutAStartPlan)
     SKIP_WITHOUT_CBC();
     // StartFrom none: no other scheduler's plan to start below, so the flat-tree search
     // starts at the certified bound (18) and goes up (Jellyfish(15): none in 28, then 30).
-    Ptr<OptimalScheduler> s = MakeOptimal(60, 1, "none");
-    Plan plan = s->MakePlan(BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1"), 1);
-    EXPECT_EQ(s->GetSearch().GetInterval(), "18");
-    EXPECT_EQ(s->GetSearch().heuristic, "flat-tree search");
-    s = MakeOptimal(1, 1, "none");
-    plan = s->MakePlan(BuildTopology("jellyfish:switches=15,degree=4,servers=1,seed=1"), 1);
+    ExpectProven(
+        "none", "jellyfish:switches=10,degree=4,servers=1,seed=1", "18", "flat-tree search");
+    Ptr<OptimalScheduler> s = MakeOptimal(1, 1, "none");
+    const Plan plan =
+        s->MakePlan(BuildTopology("jellyfish:switches=15,degree=4,servers=1,seed=1"), 1);
     const OptimalSearch& search = s->GetSearch();
     EXPECT_EQ(search.heuristic, "flat-tree search");
     EXPECT_EQ(search.upper, 30u);

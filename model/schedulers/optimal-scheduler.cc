@@ -509,49 +509,46 @@ OptimalScheduler::SearchFlatTrees(const Topology& topology,
     {
         return;
     }
-    // Down from the start's rounds, two at a time, until the certified bound or the first
-    // count it cannot find in its moves (a failure costs all of them; a find is quick).
-    const uint32_t servers = topology.GetNServers();
-    if (bestRounds == NO_INDEX)
-    {
-        // No start plan (StartFrom none): up from the certified bound, a few even counts.
-        const uint32_t first = std::max<uint32_t>(certified + certified % 2, 2);
-        for (uint32_t rounds = first; rounds <= first + 6 && FitsFlatSearch(servers, rounds);
-             rounds += 2)
-        {
-            std::optional<Plan> plan =
-                SearchFlatSchedule(topology, rounds, {m_flatMoves, 1, m_seed});
-            if (plan)
-            {
-                bestRounds = plan->schedule.GetNRounds();
-                best = std::move(*plan);
-                m_search.heuristic = "flat-tree search";
-                m_search.started.push_back(m_search.heuristic + " " +
-                                           std::to_string(bestRounds));
-                return; // the counts below were tried
-            }
-            m_search.started.push_back("flat-tree search: none in " + std::to_string(rounds));
-        }
-        return;
-    }
-    for (uint32_t rounds = bestRounds - 1 - (bestRounds - 1) % 2;
-         rounds >= std::max<uint32_t>(certified, 2) && rounds < bestRounds;
-         rounds = bestRounds - 1 - (bestRounds - 1) % 2)
-    {
-        if (!FitsFlatSearch(servers, rounds))
-        {
-            return;
-        }
+    // One count: keeps a plan of fewer rounds than the best so far, else says there is none.
+    const auto find = [&](uint32_t rounds) {
         std::optional<Plan> plan = SearchFlatSchedule(topology, rounds, {m_flatMoves, 1, m_seed});
         if (!plan || plan->schedule.GetNRounds() >= bestRounds)
         {
             m_search.started.push_back("flat-tree search: none in " + std::to_string(rounds));
-            return;
+            return false;
         }
         bestRounds = plan->schedule.GetNRounds();
         best = std::move(*plan);
         m_search.heuristic = "flat-tree search";
         m_search.started.push_back(m_search.heuristic + " " + std::to_string(bestRounds));
+        return true;
+    };
+    const uint32_t servers = topology.GetNServers();
+    if (bestRounds == NO_INDEX)
+    {
+        // No start plan (StartFrom none): up from the certified bound, a few even counts, until
+        // one is found (the counts below it were tried).
+        const uint32_t first = std::max<uint32_t>(certified + certified % 2, 2);
+        for (uint32_t rounds = first; rounds <= first + 6 && FitsFlatSearch(servers, rounds);
+             rounds += 2)
+        {
+            if (find(rounds))
+            {
+                break;
+            }
+        }
+        return;
+    }
+    // Down from the start's rounds, two at a time, until the certified bound or the first
+    // count it cannot find in its moves (a failure costs all of them; a find is quick).
+    for (uint32_t rounds = bestRounds - 1 - (bestRounds - 1) % 2;
+         rounds >= std::max<uint32_t>(certified, 2) && rounds < bestRounds;
+         rounds = bestRounds - 1 - (bestRounds - 1) % 2)
+    {
+        if (!FitsFlatSearch(servers, rounds) || !find(rounds))
+        {
+            return;
+        }
     }
 }
 
