@@ -1375,8 +1375,8 @@ TEST(DrlScheduler, SymmetricDecodingReachesTheBoundOnBCube)
     const SchedulerResult sym = EvaluateScheduler(t, drl, 1);
     EXPECT_TRUE(sym.check.valid) << sym.check.error;
     EXPECT_EQ(sym.plan.schedule.GetNRounds(), sym.bounds.bandwidth);
-    EXPECT_NE(drl->GetDecoding().DescribeSearch().find("symmetric: root 0's decisions repeated "
-                                                       "on every root by Z_3^2"),
+    EXPECT_NE(drl->GetDecoding().DescribeSearch().find("symmetric: one root's decisions per "
+                                                       "orbit repeated on the others by Z_3^2"),
               std::string::npos)
         << drl->GetDecoding().DescribeSearch();
     drl->SetAttribute("Symmetric", BooleanValue(false));
@@ -1385,7 +1385,7 @@ TEST(DrlScheduler, SymmetricDecodingReachesTheBoundOnBCube)
     EXPECT_EQ(drl->GetDecoding().symmetry, "");
     // Where the topology has no translations, the ordinary decoding.
     drl->SetAttribute("Symmetric", BooleanValue(true));
-    drl->MakePlan(BuildTopology("dcell:n=5,k=1"), 1);
+    drl->MakePlan(BuildTopology("jellyfish:switches=6,degree=3,seed=2"), 1);
     EXPECT_EQ(drl->GetDecoding().symmetry, "");
 }
 

@@ -3,7 +3,8 @@
  */
 
 // Symmetric decoding: the translations of BCube and DCell(n,1), the candidate trees they
-// copy, and the environment that decides for root 0 and repeats every decision on every root.
+// copy, and the environment that decides for the representative roots (root 0 alone where the
+// group acts regularly) and repeats every decision on the other roots of their orbits.
 
 #include "ns3/allreduce-module.h"
 
@@ -24,9 +25,20 @@ ExpectTranslationsHold(const Topology& t, const ServerTranslations& tr)
     ASSERT_FALSE(tr.IsEmpty()) << t.GetName();
     const uint32_t n = t.GetNServers();
     ASSERT_EQ(tr.GetNServers(), n);
+    ASSERT_EQ(tr.GetNOrbits() * tr.GetOrbitSize(), n);
+    std::vector<uint32_t> inOrbit(n, 0);
     for (uint32_t r = 0; r < n; ++r)
     {
-        EXPECT_EQ(tr.Map(r, 0), r);
+        const uint32_t q = tr.GetRepresentative(r);
+        EXPECT_LE(q, r);
+        EXPECT_EQ(tr.GetRepresentative(q), q);
+        ++inOrbit[q];
+        EXPECT_EQ(tr.Map(r, q), r);
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            // Free: the representatives' maps are the identity, the others fix no server.
+            EXPECT_EQ(tr.Map(r, s) == s, q == r) << t.GetName() << " T_" << r << " on " << s;
+        }
         std::vector<uint32_t> image(t.GetNNodes());
         for (uint32_t v = 0; v < t.GetNNodes(); ++v)
         {
@@ -40,7 +52,7 @@ ExpectTranslationsHold(const Topology& t, const ServerTranslations& tr)
             EXPECT_GE(t.FindLink(tr.Map(r, l.a), tr.Map(r, l.b)), 0)
                 << t.GetName() << ": T_" << r << " loses link " << l.a << "-" << l.b;
         }
-        // A group acting regularly: T_r after T_s is T_(T_r(s)) on every node.
+        // A group: T_r after T_s is T_(T_r(s)) on every node.
         for (uint32_t s = 0; s < n; ++s)
         {
             for (uint32_t v = 0; v < t.GetNNodes(); ++v)
@@ -50,29 +62,43 @@ ExpectTranslationsHold(const Topology& t, const ServerTranslations& tr)
             }
         }
     }
+    for (uint32_t q : tr.GetRepresentatives())
+    {
+        EXPECT_EQ(inOrbit[q], tr.GetOrbitSize()) << t.GetName() << " orbit of " << q;
+    }
 }
 
 } // namespace
 
-TEST(ServerTranslations, BCubeAndDCellWithAPrimeNumberOfCellsHaveThem)
+TEST(ServerTranslations, BCubeAndDCellHaveThem)
 {
     for (const char* spec : {"bcube:n=3,k=1", "bcube:n=2,k=2", "bcube:n=4,k=1", "dcell:n=4,k=1",
-                             "dcell:n=2,k=1", "dcell:n=6,k=1"})
+                             "dcell:n=2,k=1", "dcell:n=6,k=1", "dcell:n=3,k=1", "dcell:n=5,k=1"})
     {
         const Topology t = BuildTopology(spec);
         ExpectTranslationsHold(t, ServerTranslations::Find(t));
     }
-    EXPECT_EQ(ServerTranslations::Find(BuildTopology("bcube:n=3,k=1")).GetDescription(),
-              "Z_3^2 (BCube digits added)");
+    const ServerTranslations bcube = ServerTranslations::Find(BuildTopology("bcube:n=3,k=1"));
+    EXPECT_EQ(bcube.GetDescription(), "Z_3^2 (BCube digits added)");
+    EXPECT_EQ(bcube.GetNOrbits(), 1u);
     EXPECT_EQ(ServerTranslations::Find(BuildTopology("dcell:n=4,k=1")).GetDescription(),
               "AGL(1,5) (affine maps of the DCell cells)");
+    // Six cells: no group acts regularly on DCell(5,1)'s 30 servers (that would be sharply
+    // 2-transitive on 6 points), the rotations of the cells act freely, in 5 orbits of 6: the
+    // servers [0, m] represent the servers [c, c + m mod 6].
+    const ServerTranslations six = ServerTranslations::Find(BuildTopology("dcell:n=5,k=1"));
+    EXPECT_EQ(six.GetDescription(), "Z_6 (rotations of the DCell cells, 5 orbits)");
+    EXPECT_EQ(six.GetNOrbits(), 5u);
+    EXPECT_EQ(six.GetOrbitSize(), 6u);
+    EXPECT_EQ(six.GetRepresentatives(), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(six.GetRepresentative(5 * 2 + 0), 3u); // [2, 0] links cell 2 to 0 = 2 + 4
 }
 
 TEST(ServerTranslations, NoneWhereTheyDoNotHold)
 {
-    // No group known: DCell with a number of cells that is not prime, DCell(n,2), Jellyfish,
-    // fat-tree (its natural group fixes the core switches: not free on links).
-    for (const char* spec : {"dcell:n=3,k=1", "dcell:n=5,k=1", "dcell:n=2,k=2",
+    // No group known: DCell(n,2), Jellyfish, fat-tree (its natural group fixes the core
+    // switches: not free on links).
+    for (const char* spec : {"dcell:n=2,k=2",
                              "jellyfish:switches=10,degree=4,servers=1,seed=1", "fattree:k=4"})
     {
         EXPECT_TRUE(ServerTranslations::Find(BuildTopology(spec)).IsEmpty()) << spec;
@@ -97,9 +123,9 @@ TEST(ServerTranslations, NoneWhereTheyDoNotHold)
     EXPECT_TRUE(ServerTranslations::Find(fake).IsEmpty());
 }
 
-TEST(SymmetricTrees, EveryRootsTreeIsTheTranslatedTreeOfRootZero)
+TEST(SymmetricTrees, EveryRootsTreeIsTheTranslatedTreeOfItsRepresentative)
 {
-    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=4,k=1"})
+    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=4,k=1", "dcell:n=5,k=1"})
     {
         const Topology t = BuildTopology(spec);
         const ServerTranslations tr = ServerTranslations::Find(t);
@@ -112,9 +138,10 @@ TEST(SymmetricTrees, EveryRootsTreeIsTheTranslatedTreeOfRootZero)
             for (uint32_t r = 0; r < t.GetNServers(); ++r)
             {
                 EXPECT_EQ(set[r].GetRoot(), r);
+                const uint32_t q = tr.GetRepresentative(r);
                 for (uint32_t v = 0; v < t.GetNNodes(); ++v)
                 {
-                    const uint32_t p = set[0].GetParents()[v];
+                    const uint32_t p = set[q].GetParents()[v];
                     EXPECT_EQ(set[r].GetParents()[tr.Map(r, v)],
                               p == NO_INDEX ? NO_INDEX : tr.Map(r, p))
                         << spec << " root " << r << " node " << v;
@@ -138,12 +165,12 @@ TEST(SymmetricTrees, EveryRootsTreeIsTheTranslatedTreeOfRootZero)
               2 * b.GetNLinks() / b.GetNServers());
 }
 
-TEST(SymmetricDrlEnvironment, DecisionsForRootZeroMakeAValidTranslatedSchedule)
+TEST(SymmetricDrlEnvironment, DecisionsForTheRepresentativesMakeAValidTranslatedSchedule)
 {
     // Any decisions (here: the first pickable candidate until none is left) give a valid
     // schedule in which every workload's images under the translations share its round, with
-    // N times fewer picks than workloads.
-    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=4,k=1", "bcube:n=2,k=2"})
+    // the group's size times fewer picks than workloads.
+    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=4,k=1", "bcube:n=2,k=2", "dcell:n=5,k=1"})
     {
         const Topology t = BuildTopology(spec);
         const ServerTranslations tr = ServerTranslations::Find(t);
@@ -156,7 +183,8 @@ TEST(SymmetricDrlEnvironment, DecisionsForRootZeroMakeAValidTranslatedSchedule)
             env->SelectTrees(std::vector<uint8_t>(env->GetNTrees(), 0));
             for (const auto& [set, id] : env->GetCandidates())
             {
-                EXPECT_EQ(env->GetTreeRoot(env->GetTreeOf(set, id)), 0u) << "root 0's only";
+                const uint32_t root = env->GetTreeRoot(env->GetTreeOf(set, id));
+                EXPECT_EQ(tr.GetRepresentative(root), root) << "representatives' only";
             }
             while (env->CanPick())
             {
@@ -170,7 +198,7 @@ TEST(SymmetricDrlEnvironment, DecisionsForRootZeroMakeAValidTranslatedSchedule)
         const Plan plan = env->GetPlan();
         const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
         EXPECT_TRUE(check.valid) << spec << ": " << check.error;
-        EXPECT_EQ(picks * t.GetNServers(), plan.workloads.GetN()) << spec;
+        EXPECT_EQ(picks * tr.GetOrbitSize(), plan.workloads.GetN()) << spec;
         std::vector<uint32_t> roundOf(plan.workloads.GetN());
         for (uint32_t round = 0; round < plan.schedule.GetNRounds(); ++round)
         {
@@ -183,8 +211,9 @@ TEST(SymmetricDrlEnvironment, DecisionsForRootZeroMakeAValidTranslatedSchedule)
         {
             for (const Workload& v : plan.workloads.GetAll())
             {
-                if (v.chunk != 0 && w.chunk == 0 && v.phase == w.phase &&
-                    v.src == tr.Map(v.chunk, w.src) && v.dst == tr.Map(v.chunk, w.dst))
+                if (v.chunk != w.chunk && tr.GetRepresentative(v.chunk) == w.chunk &&
+                    v.phase == w.phase && v.src == tr.Map(v.chunk, w.src) &&
+                    v.dst == tr.Map(v.chunk, w.dst))
                 {
                     EXPECT_EQ(roundOf[v.id], roundOf[w.id]) << spec << " workload " << w.id;
                 }
@@ -201,7 +230,7 @@ TEST(SymmetricDrlEnvironment, RefusesWorkloadsThatAreNotCopies)
     auto env = MakeDrlEnvironment(t, 3, 1, 1);
     EXPECT_THROW(env->UseTranslations(tr), std::invalid_argument);
     EXPECT_THROW(env->UseTranslations(ServerTranslations()), std::invalid_argument);
-    EXPECT_THROW(MakeSymmetricDrlEnvironment(BuildTopology("dcell:n=5,k=1"),
+    EXPECT_THROW(MakeSymmetricDrlEnvironment(BuildTopology("dcell:n=2,k=2"),
                                              ServerTranslations(),
                                              3,
                                              1,

@@ -222,6 +222,11 @@ DrlEnvironment::UseTranslations(const ServerTranslations& translations)
     m_start.reset(); // symmetric decoding starts from the beginning
     m_allowedNow.clear();
     m_orbits = std::make_unique<DrlOrbits>(m_catalogue, translations);
+    m_listedRoots.assign(m_catalogue.GetNRoots(), 0);
+    for (uint32_t r = 0; r < m_catalogue.GetNRoots(); ++r)
+    {
+        m_listedRoots[r] = m_orbits->GetRepresentative(r) == r;
+    }
     m_rescanOnPick = true; // an orbit's links are not all indexed by its representative
     Reset();
 }
@@ -442,7 +447,7 @@ DrlEnvironment::SelectTrees(const std::vector<uint8_t>& selected,
                                            : "SelectTrees: the AllReduce is done");
     }
     ApplySelection(selected, preference, GetTreeMask());
-    m_candidates.List(*m_state, m_selected, IsSymmetric(), MakeConflictTest());
+    m_candidates.List(*m_state, m_selected, m_listedRoots, MakeConflictTest());
     m_picked = 0;
     m_treeSentLast.assign(trees, 0);
     m_open = true;
@@ -486,15 +491,20 @@ DrlEnvironment::ApplySelection(const std::vector<uint8_t>& selected,
     }
     if (IsSymmetric())
     {
-        // Every root as root 0; the candidates are root 0's (their orbits go with them).
+        // Every root as its representative (smaller, so decided first); the candidates are
+        // the representatives' (their orbits go with them).
         m_selectedCount = 0;
         for (uint32_t j = 0; j < m_catalogue.GetNSets(); ++j)
         {
-            const uint32_t t0 = m_catalogue.GetSetTree(j, 0);
-            for (uint32_t r = 0; r < m_catalogue.GetNRoots() && t0 != NO_INDEX; ++r)
+            for (uint32_t r = 0; r < m_catalogue.GetNRoots(); ++r)
             {
+                const uint32_t tq = m_catalogue.GetSetTree(j, m_orbits->GetRepresentative(r));
                 const uint32_t t = m_catalogue.GetSetTree(j, r);
-                m_selected[t] = m_selected[t0] && mask[t];
+                if (tq == NO_INDEX || t == NO_INDEX)
+                {
+                    continue;
+                }
+                m_selected[t] = m_selected[tq] && mask[t];
                 m_selectedCount += m_selected[t];
             }
         }

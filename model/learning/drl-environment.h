@@ -187,11 +187,13 @@ class DrlEnvironment
 
     /**
      * Symmetric decoding (doc/allreduce.rst, "Symmetric decoding"): from now on the decisions
-     * are root 0's, repeated by every translation. The candidates are root 0's ready
-     * workloads only; picking one starts its whole orbit (its images under every T_r, one per
-     * root), and it can be picked only when none of them conflicts; the trees of a candidate
-     * set are selected for every root as for root 0. The schedule stays a translated copy of
-     * root 0's, which halves nothing but the decisions: N times fewer of them.
+     * are the representative roots' (root 0 alone where the group acts regularly), repeated by
+     * every translation. The candidates are the representatives' ready workloads only; picking
+     * one starts its whole orbit (its images under the group, one per root of the
+     * representative's orbit), and it can be picked only when none of them conflicts; the trees
+     * of a candidate set are selected for every root as for its representative. The schedule
+     * stays a translated copy of the representatives', which halves nothing but the decisions:
+     * the group's size times fewer of them.
      * \param translations the topology's translations
      * \throws std::invalid_argument when they are empty, the candidate sets are not copies by
      *         them (BuildSymmetricCandidateTrees), or an orbit's workloads share a directed link
@@ -365,6 +367,7 @@ class DrlEnvironment
     SchedulerState* m_state{nullptr};               //!< the state acted on: m_engine or
                                                     //!< one given to Observe
     std::unique_ptr<DrlOrbits> m_orbits;            //!< symmetric decoding's (else null)
+    std::vector<uint8_t> m_listedRoots; //!< symmetric: 1 for the representatives (else empty)
     DrlLoadTracker m_loads;                         //!< what is left, and its link loads
     DrlSlotTracker m_slots;                         //!< aggregating switches' slots in use
                                                     //!< (several sets: the engine's union

@@ -25,7 +25,11 @@ DrlOrbits::DrlOrbits(const DrlTreeCatalogue& catalogue, const ServerTranslations
                                                     : "not this topology's translations, or "
                                                       "it has aggregating switches"));
     }
-    m_size = translations.GetNServers();
+    m_size = translations.GetOrbitSize();
+    for (uint32_t r = 0; r < translations.GetNServers(); ++r)
+    {
+        m_representative.push_back(translations.GetRepresentative(r));
+    }
     m_index.assign(catalogue.GetEngineWorkloads().GetN(), NO_INDEX);
     std::vector<uint32_t> stamp(catalogue.GetNDirectedLinks(), NO_INDEX);
     for (uint32_t j = 0; j < catalogue.GetNSets(); ++j)
@@ -50,13 +54,17 @@ DrlOrbits::AddOrbitsOf(const DrlTreeCatalogue& catalogue,
     std::vector<uint8_t> covered(ws.GetN(), 0);
     for (const Workload& w : ws.GetAll())
     {
-        if (w.chunk != 0)
+        if (m_representative.at(w.chunk) != w.chunk)
         {
             continue;
         }
         const auto orbit = static_cast<uint32_t>(m_members.size() / m_size);
-        for (uint32_t r = 0; r < m_size; ++r)
+        for (uint32_t r = w.chunk; r < m_representative.size(); ++r)
         {
+            if (m_representative[r] != w.chunk)
+            {
+                continue; // another orbit's root
+            }
             const auto it = byKey.find({r,
                                         static_cast<int>(w.phase),
                                         w.piece,
@@ -67,7 +75,7 @@ DrlOrbits::AddOrbitsOf(const DrlTreeCatalogue& catalogue,
             {
                 throw std::invalid_argument(
                     "DrlEnvironment::UseTranslations: candidate set " + std::to_string(set) +
-                    "'s workloads are not copies of root 0's by the translations (workload " +
+                    "'s workloads are not copies of their representatives' by the translations (workload " +
                     std::to_string(w.id) + " and root " + std::to_string(r) +
                     "), or an orbit uses a link twice; build the trees with "
                     "BuildSymmetricCandidateTrees");
@@ -80,7 +88,7 @@ DrlOrbits::AddOrbitsOf(const DrlTreeCatalogue& catalogue,
     if (std::count(covered.begin(), covered.end(), 1) != static_cast<long>(ws.GetN()))
     {
         throw std::invalid_argument("DrlEnvironment::UseTranslations: candidate set " +
-                                    std::to_string(set) + " has workloads in no orbit of root 0's");
+                                    std::to_string(set) + " has workloads in no orbit of a representative's");
     }
 }
 

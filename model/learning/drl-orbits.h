@@ -19,10 +19,12 @@ namespace ns3
 /**
  * \ingroup allreduce-learning
  * The orbits of symmetric decoding (doc/allreduce.rst, "Symmetric decoding"): for every
- * workload of root 0 in a DrlTreeCatalogue, its images under the topology's translations, one
- * per root, which start together when the decision for root 0's workload is taken. Found once,
- * when the environment is told to use the translations; they hold only when every candidate
- * set is a translated copy of root 0's trees and no orbit uses a directed link twice.
+ * workload of a representative root (ServerTranslations; root 0 alone where the group acts
+ * regularly) in a DrlTreeCatalogue, its images under the topology's translations, one per root
+ * of the representative's orbit, which start together when the decision for the
+ * representative's workload is taken. Found once, when the environment is told to use the
+ * translations; they hold only when every candidate set is a translated copy of the
+ * representatives' trees and no orbit uses a directed link twice.
  */
 class DrlOrbits
 {
@@ -36,15 +38,24 @@ class DrlOrbits
      */
     DrlOrbits(const DrlTreeCatalogue& catalogue, const ServerTranslations& translations);
 
-    /// \return the number of workloads in an orbit (the servers)
+    /// \return the number of workloads in an orbit (the servers in an orbit of servers)
     uint32_t GetSize() const
     {
         return m_size;
     }
 
     /**
-     * \param e the engine id of a workload of root 0
-     * \return the engine ids of its orbit (GetSize() of them, root 0's first)
+     * \param root a root (server)
+     * \return the representative of its orbit, whose decisions it repeats
+     */
+    uint32_t GetRepresentative(uint32_t root) const
+    {
+        return m_representative[root];
+    }
+
+    /**
+     * \param e the engine id of a workload of a representative root
+     * \return the engine ids of its orbit (GetSize() of them, the representative's first)
      */
     IdSpan GetOrbit(uint32_t e) const
     {
@@ -53,7 +64,7 @@ class DrlOrbits
 
   private:
     /**
-     * Finds the orbits of a candidate set's workloads of root 0.
+     * Finds the orbits of a candidate set's workloads of the representative roots.
      * \param catalogue the trees and workloads
      * \param set the candidate set
      * \param translations the translations
@@ -66,7 +77,7 @@ class DrlOrbits
                      std::vector<uint32_t>& stamp);
 
     /**
-     * \param w a workload of root 0
+     * \param w a workload of a representative root
      * \param image a workload of root r with w's translated ends
      * \param r the root
      * \param translations the translations
@@ -81,9 +92,10 @@ class DrlOrbits
                         uint32_t orbit,
                         std::vector<uint32_t>& stamp);
 
-    uint32_t m_size{0};              //!< servers: workloads per orbit
-    std::vector<uint32_t> m_index;   //!< per engine workload of root 0, its orbit (else NO_INDEX)
-    std::vector<uint32_t> m_members; //!< per orbit, its engine ids (m_size each, root 0's first)
+    uint32_t m_size{0};                     //!< workloads per orbit
+    std::vector<uint32_t> m_representative; //!< per root, its orbit's representative
+    std::vector<uint32_t> m_index; //!< per engine workload of a representative, its orbit
+    std::vector<uint32_t> m_members; //!< per orbit, its engine ids (m_size each, the rep's first)
 };
 
 } // namespace ns3

@@ -26,14 +26,14 @@ DrlRoundCandidates::Clear()
 void
 DrlRoundCandidates::List(const SchedulerState& state,
                          const std::vector<uint8_t>& selected,
-                         bool rootZeroOnly,
+                         const std::vector<uint8_t>& listedRoots,
                          const ConflictTest& conflicts)
 {
     // The candidates: the ready workloads of the selected trees, tree by tree, each tree's in
     // id order (a pass over what is ready, not over every workload).
     const uint32_t trees = m_catalogue->GetNTrees();
     const auto listed = [&](uint32_t t) {
-        return selected[t] && (!rootZeroOnly || m_catalogue->GetTree(t).root == 0);
+        return selected[t] && (listedRoots.empty() || listedRoots[m_catalogue->GetTree(t).root]);
     };
     m_treeReady.assign(trees, 0);
     for (uint32_t id : state.GetReady())

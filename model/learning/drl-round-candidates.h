@@ -42,12 +42,13 @@ class DrlRoundCandidates
      * Lists this round's candidates and masks them.
      * \param state the state acted on
      * \param selected per tree, 1 when the upper level selected it
-     * \param rootZeroOnly list root 0's workloads only (symmetric decoding)
+     * \param listedRoots per root, 1 when its workloads are listed (symmetric decoding: the
+     *        representatives); empty: every root's
      * \param conflicts tells the candidates that cannot be picked
      */
     void List(const SchedulerState& state,
               const std::vector<uint8_t>& selected,
-              bool rootZeroOnly,
+              const std::vector<uint8_t>& listedRoots,
               const ConflictTest& conflicts);
 
     /**

@@ -272,7 +272,7 @@ DrlDecoding::DescribeSearch() const
     os << "; rescore share " << rescoreShare;
     if (!symmetry.empty())
     {
-        os << "; symmetric: root 0's decisions repeated on every root by " << symmetry;
+        os << "; symmetric: one root's decisions per orbit repeated on the others by " << symmetry;
     }
     return os.str();
 }
@@ -345,9 +345,10 @@ DrlScheduler::GetTypeId()
                           MakeUintegerAccessor(&DrlScheduler::m_searchBudget),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("Symmetric",
-                          "Where the topology has translations (BCube, DCell(n,1) with n+1 "
-                          "prime), decide for root 0 on trees they copy and repeat every "
-                          "decision on every root (doc/allreduce.rst, \"Symmetric decoding\")",
+                          "Where the topology has translations (BCube, DCell(n,1)), decide "
+                          "for one root per orbit on trees they copy and repeat every decision "
+                          "on the orbit's other roots (doc/allreduce.rst, \"Symmetric "
+                          "decoding\")",
                           BooleanValue(true),
                           MakeBooleanAccessor(&DrlScheduler::m_symmetric),
                           MakeBooleanChecker())

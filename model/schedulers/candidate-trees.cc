@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 namespace ns3
 {
@@ -394,14 +396,25 @@ BuildCandidateTrees(const Topology& topology,
 }
 
 std::vector<FlowTree>
-TranslateTree(const Topology& topology,
-              const ServerTranslations& translations,
-              const FlowTree& tree)
+TranslateTrees(const Topology& topology,
+               const ServerTranslations& translations,
+               const std::vector<FlowTree>& representatives)
 {
-    const std::vector<uint32_t>& parent = tree.GetParents();
+    std::vector<const FlowTree*> of(topology.GetNServers(), nullptr);
+    for (const FlowTree& tree : representatives)
+    {
+        of.at(tree.GetRoot()) = &tree;
+    }
     std::vector<FlowTree> trees;
     for (uint32_t r = 0; r < topology.GetNServers(); ++r)
     {
+        const FlowTree* tree = of[translations.GetRepresentative(r)];
+        if (!tree)
+        {
+            throw std::invalid_argument("TranslateTrees: no tree of representative " +
+                                        std::to_string(translations.GetRepresentative(r)));
+        }
+        const std::vector<uint32_t>& parent = tree->GetParents();
         std::vector<uint32_t> moved(parent.size(), NO_INDEX);
         for (uint32_t v = 0; v < parent.size(); ++v)
         {
@@ -410,7 +423,7 @@ TranslateTree(const Topology& topology,
                 moved[translations.Map(r, v)] = translations.Map(r, parent[v]);
             }
         }
-        trees.emplace_back(topology, translations.Map(r, tree.GetRoot()), std::move(moved));
+        trees.emplace_back(topology, r, std::move(moved));
     }
     return trees;
 }
@@ -447,29 +460,35 @@ BuildSymmetricCandidateTrees(const Topology& topology,
                              uint32_t passes,
                              uint32_t tries)
 {
-    std::vector<FlowTree> roots0{FlowTree::ShortestPath(topology, 0)};
+    const std::vector<uint32_t> reps = translations.GetRepresentatives();
+    std::vector<std::vector<FlowTree>> repTrees(1);
+    for (uint32_t r : reps)
+    {
+        repTrees[0].push_back(FlowTree::ShortestPath(topology, r));
+    }
     const std::vector<uint32_t> orbits = GetDirectedLinkOrbits(topology, translations);
     const uint32_t attempts = tries == 0 ? 4 * k : tries;
-    for (uint32_t i = 0; roots0.size() < k && i < attempts; ++i)
+    for (uint32_t i = 0; repTrees.size() < k && i < attempts; ++i)
     {
-        TreeBalancer balancer(topology, i % 2 == 0, {0}, orbits);
+        TreeBalancer balancer(topology, i % 2 == 0, reps, orbits);
         std::mt19937_64 rng(seed + i / 2);
         for (uint32_t pass = 0; pass < passes && balancer.Pass(rng) > 0; ++pass)
         {
         }
-        FlowTree tree = balancer.GetTrees().front();
-        const bool known = std::any_of(roots0.begin(), roots0.end(), [&tree](const FlowTree& t) {
-            return t.GetParents() == tree.GetParents();
-        });
+        std::vector<FlowTree> trees = balancer.GetTrees();
+        const bool known =
+            std::any_of(repTrees.begin(), repTrees.end(), [&trees](const std::vector<FlowTree>& t) {
+                return IsSameTreeSet(t, trees);
+            });
         if (!known)
         {
-            roots0.push_back(std::move(tree));
+            repTrees.push_back(std::move(trees));
         }
     }
     std::vector<std::vector<FlowTree>> out;
-    for (const FlowTree& tree : roots0)
+    for (const auto& trees : repTrees)
     {
-        out.push_back(TranslateTree(topology, translations, tree));
+        out.push_back(TranslateTrees(topology, translations, trees));
     }
     return out;
 }

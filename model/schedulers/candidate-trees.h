@@ -86,12 +86,13 @@ std::vector<std::vector<FlowTree>> BuildCandidateTrees(const Topology& topology,
  * \ingroup allreduce-schedulers
  * \param topology the topology
  * \param translations its translations (not empty)
- * \param tree a flow tree of root 0
- * \return per root r, T_r of the tree (a flow tree of root r)
+ * \param representatives a flow tree of every representative of the translations' orbits
+ * \return per root r, T_r of the tree of r's representative (a flow tree of root r)
+ * \throws std::invalid_argument when a representative has no tree
  */
-std::vector<FlowTree> TranslateTree(const Topology& topology,
-                                    const ServerTranslations& translations,
-                                    const FlowTree& tree);
+std::vector<FlowTree> TranslateTrees(const Topology& topology,
+                                     const ServerTranslations& translations,
+                                     const std::vector<FlowTree>& representatives);
 
 /**
  * \ingroup allreduce-schedulers
@@ -106,12 +107,13 @@ std::vector<uint32_t> GetDirectedLinkOrbits(const Topology& topology,
 /**
  * \ingroup allreduce-schedulers
  * Candidate flow-tree sets that the translations copy (doc/allreduce.rst, "Symmetric
- * decoding"): in every set, the tree of root r is T_r of the set's tree of root 0, so that a
- * schedule may be root 0's decisions repeated by every T_r. Root 0's trees: the shortest-path
- * tree, then trees balanced as BuildBalancedTrees balances, on root 0's tree alone with its
+ * decoding"): in every set, the tree of root r is T_r of the set's tree of r's representative
+ * (root 0 where the group acts regularly), so that a schedule may be the representatives'
+ * decisions repeated by the group. The representatives' trees: the shortest-path trees, then
+ * trees balanced as BuildBalancedTrees balances, on the representatives' trees alone with their
  * loads counted per orbit of directed links (with the copies, every link of an orbit carries
- * what root 0's tree puts on the orbit), longer paths allowed and shortest only alternately,
- * seeds seed, seed + 1, ...; a set equal to one already found is dropped.
+ * what the representatives' trees put on the orbit), longer paths allowed and shortest only
+ * alternately, seeds seed, seed + 1, ...; a set equal to one already found is dropped.
  * \param topology the topology
  * \param translations its translations (not empty)
  * \param k tree sets wanted

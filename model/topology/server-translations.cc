@@ -36,116 +36,154 @@ IsPrime(uint64_t p)
     return true;
 }
 
+/// What a group's table is made of: per server its row of node images, and its representative.
+struct Table
+{
+    std::vector<uint32_t> map; //!< row r: T_r of every node
+    std::vector<uint32_t> rep; //!< per server, its orbit's representative
+    std::string description;   //!< the group
+};
+
+/// BCube(n,k): add the servers' digits mod n; \return false when the sizes are not BCube's
+bool
+FillBCube(uint32_t servers, uint32_t nodes, uint64_t un, uint64_t k, Table& t)
+{
+    // Digit d of a server is (s / n^d) % n; a level-l switch's index is its servers' number
+    // with digit l removed.
+    const uint64_t levels = k + 1;
+    uint64_t perLevel = 1;
+    for (uint64_t i = 0; i < k; ++i)
+    {
+        perLevel *= un;
+    }
+    if (uint64_t{servers} != perLevel * un || nodes != servers + levels * perLevel)
+    {
+        return false;
+    }
+    const auto add = [un, levels](uint64_t a, uint64_t b) {
+        uint64_t sum = 0;
+        uint64_t weight = 1;
+        for (uint64_t d = 0; d < levels; ++d, weight *= un)
+        {
+            sum += ((a / weight + b / weight) % un) * weight;
+        }
+        return sum;
+    };
+    t.map.resize(uint64_t{servers} * nodes);
+    t.rep.assign(servers, 0);
+    for (uint32_t r = 0; r < servers; ++r)
+    {
+        uint32_t* row = &t.map[uint64_t{r} * nodes];
+        for (uint32_t s = 0; s < servers; ++s)
+        {
+            row[s] = static_cast<uint32_t>(add(s, r));
+        }
+        uint64_t weight = 1;
+        for (uint64_t l = 0; l < levels; ++l, weight *= un)
+        {
+            for (uint64_t index = 0; index < perLevel; ++index)
+            {
+                // A server of that switch (digit l = 0), moved, gives the switch moved.
+                const uint64_t s = (index / weight) * weight * un + index % weight;
+                const uint64_t moved = add(s, r);
+                const uint64_t movedIndex = (moved / (weight * un)) * weight + moved % weight;
+                row[servers + l * perLevel + index] =
+                    static_cast<uint32_t>(servers + l * perLevel + movedIndex);
+            }
+        }
+    }
+    t.description = "Z_" + std::to_string(un) + "^" + std::to_string(levels) +
+                    " (BCube digits added)";
+    return true;
+}
+
+/**
+ * DCell(n,1): the affine maps of the n+1 cells when n+1 is prime (regular), else their
+ * rotations (n orbits); \return false when the sizes are not DCell(n,1)'s
+ */
+bool
+FillDCell(uint32_t servers, uint32_t nodes, uint64_t n, Table& t)
+{
+    // Server s is [c, x], c = s / n, linking cell c to cell m = x + 1 (x >= c) or x.
+    const uint64_t p = n + 1;
+    if (uint64_t{servers} != p * n || nodes != servers + p)
+    {
+        return false;
+    }
+    const bool affine = IsPrime(p);
+    const auto server = [n](uint64_t c, uint64_t m) {
+        return static_cast<uint32_t>(c * n + (m > c ? m - 1 : m));
+    };
+    t.map.resize(uint64_t{servers} * nodes);
+    t.rep.resize(servers);
+    for (uint32_t r = 0; r < servers; ++r)
+    {
+        // T_r: y -> a y + b with [b, a + b] = r's cells (server 0 links cell 0 to cell 1); a
+        // rotation (a = 1) takes [0, m - c] to r = [c, m].
+        const uint64_t cr = r / n;
+        const uint64_t xr = r % n;
+        const uint64_t mr = xr >= cr ? xr + 1 : xr;
+        const uint64_t b = cr;
+        const uint64_t a = affine ? (mr + p - cr) % p : 1;
+        t.rep[r] = affine ? 0 : server(0, (mr + p - cr) % p);
+        const auto g = [a, b, p](uint64_t y) { return (a * y + b) % p; };
+        uint32_t* row = &t.map[uint64_t{r} * nodes];
+        for (uint32_t s = 0; s < servers; ++s)
+        {
+            const uint64_t c = s / n;
+            const uint64_t x = s % n;
+            const uint64_t m = x >= c ? x + 1 : x;
+            row[s] = server(g(c), g(m));
+        }
+        for (uint64_t c = 0; c < p; ++c)
+        {
+            row[servers + c] = static_cast<uint32_t>(servers + g(c));
+        }
+    }
+    t.description = affine ? "AGL(1," + std::to_string(p) + ") (affine maps of the DCell cells)"
+                           : "Z_" + std::to_string(p) + " (rotations of the DCell cells, " +
+                                 std::to_string(n) + " orbits)";
+    return true;
+}
+
 } // namespace
 
 ServerTranslations
 ServerTranslations::Find(const Topology& topology)
 {
-    ServerTranslations t;
     const uint32_t servers = topology.GetNServers();
     const uint32_t nodes = topology.GetNNodes();
     if (servers < 2 || uint64_t{servers} * nodes > MAX_ENTRIES)
     {
-        return t;
+        return ServerTranslations();
     }
     const std::string& name = topology.GetName();
     long n = 0;
     long k = 0;
     char end = 0;
-    t.m_servers = servers;
-    t.m_nodes = nodes;
-    if (std::sscanf(name.c_str(), "bcube(n=%ld,k=%ld%c", &n, &k, &end) == 3 && end == ')' &&
-        name.back() == ')')
+    Table table;
+    const bool parsed = std::sscanf(name.c_str(), "%*[a-z](n=%ld,k=%ld%c", &n, &k, &end) == 3 &&
+                        end == ')' && name.back() == ')' && n >= 2 && k >= 1;
+    bool filled = false;
+    if (parsed && name.rfind("bcube(", 0) == 0)
     {
-        // Digit d of a server is (s / n^d) % n; a level-l switch's index is its servers' number
-        // with digit l removed.
-        const uint64_t un = n;
-        const uint64_t levels = k + 1;
-        uint64_t perLevel = 1;
-        for (long i = 0; i < k; ++i)
-        {
-            perLevel *= un;
-        }
-        if (uint64_t{servers} != perLevel * un || nodes != servers + levels * perLevel)
-        {
-            return ServerTranslations();
-        }
-        const auto add = [un, levels](uint64_t a, uint64_t b) {
-            uint64_t sum = 0;
-            uint64_t weight = 1;
-            for (uint64_t d = 0; d < levels; ++d, weight *= un)
-            {
-                sum += ((a / weight + b / weight) % un) * weight;
-            }
-            return sum;
-        };
-        t.m_map.resize(uint64_t{servers} * nodes);
-        for (uint32_t r = 0; r < servers; ++r)
-        {
-            uint32_t* row = &t.m_map[uint64_t{r} * nodes];
-            for (uint32_t s = 0; s < servers; ++s)
-            {
-                row[s] = static_cast<uint32_t>(add(s, r));
-            }
-            uint64_t weight = 1;
-            for (uint64_t l = 0; l < levels; ++l, weight *= un)
-            {
-                for (uint64_t index = 0; index < perLevel; ++index)
-                {
-                    // A server of that switch (digit l = 0), moved, gives the switch moved.
-                    const uint64_t s = (index / weight) * weight * un + index % weight;
-                    const uint64_t moved = add(s, r);
-                    const uint64_t movedIndex = (moved / (weight * un)) * weight + moved % weight;
-                    row[servers + l * perLevel + index] =
-                        static_cast<uint32_t>(servers + l * perLevel + movedIndex);
-                }
-            }
-        }
-        t.m_description = "Z_" + std::to_string(n) + "^" + std::to_string(levels) +
-                          " (BCube digits added)";
+        filled = FillBCube(servers, nodes, n, k, table);
     }
-    else if (std::sscanf(name.c_str(), "dcell(n=%ld,k=%ld%c", &n, &k, &end) == 3 && end == ')' &&
-             k == 1 && name.back() == ')' && IsPrime(n + 1))
+    else if (parsed && name.rfind("dcell(", 0) == 0 && k == 1)
     {
-        // Server s is [c, x], c = s / n, linking cell c to cell m = x + 1 (x >= c) or x.
-        const uint64_t p = n + 1;
-        if (uint64_t{servers} != p * n || nodes != servers + p)
-        {
-            return ServerTranslations();
-        }
-        const auto server = [n](uint64_t c, uint64_t m) {
-            return static_cast<uint32_t>(c * n + (m > c ? m - 1 : m));
-        };
-        t.m_map.resize(uint64_t{servers} * nodes);
-        for (uint32_t r = 0; r < servers; ++r)
-        {
-            // T_r: y -> a y + b with [b, a + b] = r's cells (server 0 links cell 0 to cell 1).
-            const uint64_t cr = r / n;
-            const uint64_t xr = r % n;
-            const uint64_t mr = xr >= cr ? xr + 1 : xr;
-            const uint64_t b = cr;
-            const uint64_t a = (mr + p - cr) % p;
-            const auto g = [a, b, p](uint64_t y) { return (a * y + b) % p; };
-            uint32_t* row = &t.m_map[uint64_t{r} * nodes];
-            for (uint32_t s = 0; s < servers; ++s)
-            {
-                const uint64_t c = s / n;
-                const uint64_t x = s % n;
-                const uint64_t m = x >= c ? x + 1 : x;
-                row[s] = server(g(c), g(m));
-            }
-            for (uint64_t c = 0; c < p; ++c)
-            {
-                row[servers + c] = static_cast<uint32_t>(servers + g(c));
-            }
-        }
-        t.m_description = "AGL(1," + std::to_string(p) + ") (affine maps of the DCell cells)";
+        filled = FillDCell(servers, nodes, n, table);
     }
-    else
+    if (!filled)
     {
         return ServerTranslations();
     }
-    if (!t.Check(topology))
+    ServerTranslations t;
+    t.m_servers = servers;
+    t.m_nodes = nodes;
+    t.m_map = std::move(table.map);
+    t.m_rep = std::move(table.rep);
+    t.m_description = std::move(table.description);
+    if (!t.CountOrbits() || !t.Check(topology))
     {
         NS_LOG_INFO("translations of " << name << " do not hold on this topology");
         return ServerTranslations();
@@ -159,7 +197,7 @@ ServerTranslations::Check(const Topology& topology) const
     for (uint32_t r = 0; r < m_servers; ++r)
     {
         const uint32_t* row = &m_map[uint64_t{r} * m_nodes];
-        if (row[0] != r)
+        if (m_rep[r] > r || m_rep[m_rep[r]] != m_rep[r] || row[m_rep[r]] != r)
         {
             return false;
         }
@@ -208,6 +246,47 @@ ServerTranslations::Check(const Topology& topology) const
 }
 
 bool
+ServerTranslations::CountOrbits()
+{
+    // Every orbit as large as the group: its representative's row is the identity on servers
+    // and the others' rows move every server (a free action), one row per orbit member.
+    std::vector<uint32_t> size(m_servers, 0);
+    for (uint32_t r = 0; r < m_servers; ++r)
+    {
+        ++size[m_rep[r]];
+    }
+    m_orbits = 0;
+    for (uint32_t r = 0; r < m_servers; ++r)
+    {
+        if (m_rep[r] == r)
+        {
+            ++m_orbits;
+        }
+    }
+    if (m_servers % m_orbits != 0)
+    {
+        return false;
+    }
+    const uint32_t group = m_servers / m_orbits;
+    for (uint32_t r = 0; r < m_servers; ++r)
+    {
+        const uint32_t* row = &m_map[uint64_t{r} * m_nodes];
+        if (m_rep[r] == r && size[r] != group)
+        {
+            return false;
+        }
+        for (uint32_t s = 0; s < m_servers; ++s)
+        {
+            if ((row[s] == s) != (m_rep[r] == r))
+            {
+                return false; // the identity fixes all, any other map none
+            }
+        }
+    }
+    return true;
+}
+
+bool
 ServerTranslations::IsEmpty() const
 {
     return m_map.empty();
@@ -217,6 +296,38 @@ uint32_t
 ServerTranslations::GetNServers() const
 {
     return m_servers;
+}
+
+uint32_t
+ServerTranslations::GetNOrbits() const
+{
+    return m_orbits;
+}
+
+uint32_t
+ServerTranslations::GetOrbitSize() const
+{
+    return m_orbits == 0 ? 0 : m_servers / m_orbits;
+}
+
+uint32_t
+ServerTranslations::GetRepresentative(uint32_t r) const
+{
+    return m_rep[r];
+}
+
+std::vector<uint32_t>
+ServerTranslations::GetRepresentatives() const
+{
+    std::vector<uint32_t> reps;
+    for (uint32_t r = 0; r < m_servers; ++r)
+    {
+        if (m_rep[r] == r)
+        {
+            reps.push_back(r);
+        }
+    }
+    return reps;
 }
 
 uint32_t

@@ -16,18 +16,23 @@ namespace ns3
 
 /**
  * \ingroup allreduce-topology
- * A group of automorphisms of a topology that acts regularly on its servers (doc/allreduce.rst,
- * "Symmetric decoding"): for every server r exactly one map T_r of the nodes onto themselves
- * that keeps every link (and its properties, every node's kind and aggregation) and takes
- * server 0 to r; T_r after T_s is T_(T_r(s)). With flow trees such that the tree of root r is
- * T_r of the tree of root 0, every root's AllReduce is a translated copy of root 0's, and a
- * schedule can be too: root 0's decisions, repeated by every T_r.
+ * A group of automorphisms of a topology that acts freely on its servers (doc/allreduce.rst,
+ * "Symmetric decoding"): no map but the identity keeps a server in place, so the servers fall
+ * into orbits of the group's size, each with a representative (its smallest server). For every
+ * server r, T_r is the one map of the group that takes r's representative to r; it keeps every
+ * link (and its properties, every node's kind and aggregation), and T_r after T_s is
+ * T_(T_r(s)). With flow trees such that the tree of root r is T_r of the tree of r's
+ * representative, every root's AllReduce is a translated copy of its representative's, and a
+ * schedule can be too: the representatives' decisions, repeated by the group.
  *
- * Known for BCube(n,k) (add a server's digits to every server's, digit by digit, mod n) and
- * DCell(n,1) when n+1 is prime (the affine maps x -> a x + b of the cells, taking server
- * [c, m] that links cell c to cell m to [a c + b, a m + b]). Found from the topology's name,
- * then checked link by link on the topology itself, so that one changed afterwards (slow links,
- * aggregating switches) or read from a file under such a name has none unless they really hold.
+ * Where the group acts regularly (one orbit, server 0 the representative of all): BCube(n,k)
+ * (add a server's digits to every server's, digit by digit, mod n) and DCell(n,1) when n+1 is
+ * prime (the affine maps x -> a x + b of the cells, taking server [c, m] that links cell c to
+ * cell m to [a c + b, a m + b]). Other DCell(n,1) have the rotations x -> x + b of the cells,
+ * n orbits of n+1 servers (server [c, m] in the orbit of m - c mod n+1). Found from the
+ * topology's name, then checked link by link on the topology itself, so that one changed
+ * afterwards (slow links, aggregating switches) or read from a file under such a name has none
+ * unless they really hold.
  */
 class ServerTranslations
 {
@@ -46,10 +51,21 @@ class ServerTranslations
     bool IsEmpty() const;
     /// \return the number of servers (0 when empty)
     uint32_t GetNServers() const;
+    /// \return the number of orbits of servers (1 for a group acting regularly; 0 when empty)
+    uint32_t GetNOrbits() const;
+    /// \return the servers in an orbit: the group's size (0 when empty)
+    uint32_t GetOrbitSize() const;
+    /**
+     * \param r a server
+     * \return the representative of r's orbit (its smallest server; 0 for a regular group)
+     */
+    uint32_t GetRepresentative(uint32_t r) const;
+    /// \return the representatives, in increasing order
+    std::vector<uint32_t> GetRepresentatives() const;
     /**
      * \param r a server
      * \param node a node
-     * \return T_r(node)
+     * \return T_r(node), T_r the map that takes r's representative to r
      */
     uint32_t Map(uint32_t r, uint32_t node) const;
     /// \return what group it is, for reports (e.g. "Z_3^2: BCube digits")
@@ -57,16 +73,24 @@ class ServerTranslations
 
   private:
     /**
-     * Keeps the table if every T_r is an automorphism taking server 0 to r, and the group law
-     * holds on server 0's images.
+     * Keeps the table if every T_r is an automorphism taking r's representative to r, every
+     * orbit has the same size, and the group law holds on three servers' images.
      * \param topology the topology
      * \return true when it holds
      */
     bool Check(const Topology& topology) const;
+    /**
+     * Counts the orbits, checking that the action is free: a representative's map is the
+     * identity on the servers, every other map moves every server, every orbit has the same size.
+     * \return true when it is
+     */
+    bool CountOrbits();
 
     uint32_t m_servers{0};     //!< servers
     uint32_t m_nodes{0};       //!< nodes
     std::vector<uint32_t> m_map; //!< row r: T_r of every node
+    std::vector<uint32_t> m_rep; //!< per server, its orbit's representative
+    uint32_t m_orbits{0};        //!< orbits
     std::string m_description; //!< the group
 };
 
