@@ -183,7 +183,7 @@ ServerTranslations::Find(const Topology& topology)
     t.m_map = std::move(table.map);
     t.m_rep = std::move(table.rep);
     t.m_description = std::move(table.description);
-    if (!t.CountOrbits() || !t.Check(topology))
+    if (!t.Check(topology) || !t.CountOrbits())
     {
         NS_LOG_INFO("translations of " << name << " do not hold on this topology");
         return ServerTranslations();
@@ -263,7 +263,7 @@ ServerTranslations::CountOrbits()
             ++m_orbits;
         }
     }
-    if (m_servers % m_orbits != 0)
+    if (m_orbits == 0 || m_servers % m_orbits != 0)
     {
         return false;
     }

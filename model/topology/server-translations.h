@@ -73,8 +73,9 @@ class ServerTranslations
 
   private:
     /**
-     * Keeps the table if every T_r is an automorphism taking r's representative to r, every
-     * orbit has the same size, and the group law holds on three servers' images.
+     * Keeps the table if every T_r is an automorphism taking r's representative (a server no
+     * larger than r, its own representative) to r, and the group law holds on three servers'
+     * images.
      * \param topology the topology
      * \return true when it holds
      */
