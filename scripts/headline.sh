@@ -36,12 +36,12 @@
 # What the short headline therefore prints differently from the manual:
 #  - allreduce-table: `optimal`'s program stops after 1 s per instance instead of 20 s. As
 #    `optimal` starts from the best plan of the others and the flat-tree search, which run
-#    before that limit, its rounds are the manual's (geometric mean 1.054), and at load 1.1-1.3
+#    before that limit, its rounds are the manual's (geometric mean 1.044), and at load 1.1-1.3
 #    so is the whole certified-interval table; what the program proves on its trees in 1 s
 #    (the status and "on trees" columns) depends on the load. The general checkpoint's rounds
 #    (the "generalization" block of the notes) and the aggregation table are not run. Every
 #    other number of the table (ps, ring, greedy, balanced, and drl with its shipped
-#    checkpoints, geometric mean 1.087) is the manual's.
+#    checkpoints, geometric mean 1.076) is the manual's.
 #  - allreduce-packet-table: 15 of the manual's 45 rows, the same numbers (the smallest
 #    topology of each family), and no aggregation comparison.
 #  - allreduce-dynamic: one row (BCube(3,1)) of the per-topology table, and the per-scheduler
