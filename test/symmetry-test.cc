@@ -73,7 +73,8 @@ ExpectTranslationsHold(const Topology& t, const ServerTranslations& tr)
 TEST(ServerTranslations, BCubeAndDCellHaveThem)
 {
     for (const char* spec : {"bcube:n=3,k=1", "bcube:n=2,k=2", "bcube:n=4,k=1", "dcell:n=4,k=1",
-                             "dcell:n=2,k=1", "dcell:n=6,k=1", "dcell:n=3,k=1", "dcell:n=5,k=1"})
+                             "dcell:n=2,k=1", "dcell:n=6,k=1", "dcell:n=3,k=1", "dcell:n=5,k=1",
+                             "fattree:k=4", "fattree:k=6", "fattree:k=2"})
     {
         const Topology t = BuildTopology(spec);
         ExpectTranslationsHold(t, ServerTranslations::Find(t));
@@ -92,14 +93,17 @@ TEST(ServerTranslations, BCubeAndDCellHaveThem)
     EXPECT_EQ(six.GetOrbitSize(), 6u);
     EXPECT_EQ(six.GetRepresentatives(), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
     EXPECT_EQ(six.GetRepresentative(5 * 2 + 0), 3u); // [2, 0] links cell 2 to 0 = 2 + 4
+    // Fat-tree: the pods' rotations (the core switches stay), pod 0's servers represent all.
+    const ServerTranslations pods = ServerTranslations::Find(BuildTopology("fattree:k=4"));
+    EXPECT_EQ(pods.GetDescription(), "Z_4 (rotations of the fat-tree pods, 4 orbits)");
+    EXPECT_EQ(pods.GetRepresentatives(), (std::vector<uint32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(pods.GetRepresentative(13), 1u);
 }
 
 TEST(ServerTranslations, NoneWhereTheyDoNotHold)
 {
-    // No group known: DCell(n,2), Jellyfish, fat-tree (its natural group fixes the core
-    // switches: not free on links).
-    for (const char* spec : {"dcell:n=2,k=2",
-                             "jellyfish:switches=10,degree=4,servers=1,seed=1", "fattree:k=4"})
+    // No group known: DCell(n,2), Jellyfish.
+    for (const char* spec : {"dcell:n=2,k=2", "jellyfish:switches=10,degree=4,servers=1,seed=1"})
     {
         EXPECT_TRUE(ServerTranslations::Find(BuildTopology(spec)).IsEmpty()) << spec;
     }
@@ -113,6 +117,10 @@ TEST(ServerTranslations, NoneWhereTheyDoNotHold)
     ChooseAggregators(ina, 0.5, 2, 1);
     EXPECT_TRUE(ServerTranslations::Find(ina).IsEmpty());
     EXPECT_TRUE(ServerTranslations::Find(BuildTopology("bcube:n=3,k=1,ina=all")).IsEmpty());
+    // Every switch aggregating keeps the maps, but symmetric decoding has no aggregation.
+    Topology all = BuildTopology("fattree:k=4");
+    ChooseAggregators(all, 1.0, 2, 1);
+    EXPECT_TRUE(ServerTranslations::Find(all).IsEmpty());
     // A file that takes BCube's name but is wired otherwise.
     Topology fake("bcube(n=2,k=1)", 4, 4);
     for (uint32_t s = 0; s < 4; ++s)
@@ -170,7 +178,8 @@ TEST(SymmetricDrlEnvironment, DecisionsForTheRepresentativesMakeAValidTranslated
     // Any decisions (here: the first pickable candidate until none is left) give a valid
     // schedule in which every workload's images under the translations share its round, with
     // the group's size times fewer picks than workloads.
-    for (const char* spec : {"bcube:n=3,k=1", "dcell:n=4,k=1", "bcube:n=2,k=2", "dcell:n=5,k=1"})
+    for (const char* spec :
+         {"bcube:n=3,k=1", "dcell:n=4,k=1", "bcube:n=2,k=2", "dcell:n=5,k=1", "fattree:k=4"})
     {
         const Topology t = BuildTopology(spec);
         const ServerTranslations tr = ServerTranslations::Find(t);

@@ -146,6 +146,51 @@ FillDCell(uint32_t servers, uint32_t nodes, uint64_t n, Table& t)
     return true;
 }
 
+/**
+ * FatTree(k): the rotations of the pods (pod p to p + b mod k, each pod's servers, edge and
+ * aggregation switches in order, the core switches kept), k^2/4 orbits of k servers;
+ * \return false when the sizes are not FatTree(k)'s
+ */
+bool
+FillFatTree(uint32_t servers, uint32_t nodes, uint64_t k, Table& t)
+{
+    const uint64_t half = k / 2;
+    const uint64_t perPod = half * half;
+    if (k < 2 || k % 2 != 0 || uint64_t{servers} != k * perPod ||
+        nodes != servers + 2 * k * half + perPod)
+    {
+        return false;
+    }
+    const uint64_t edgeBase = servers;
+    const uint64_t aggBase = edgeBase + k * half;
+    const uint64_t coreBase = aggBase + k * half;
+    t.map.resize(uint64_t{servers} * nodes);
+    t.rep.resize(servers);
+    for (uint32_t r = 0; r < servers; ++r)
+    {
+        const uint64_t b = r / perPod;
+        t.rep[r] = static_cast<uint32_t>(r % perPod);
+        uint32_t* row = &t.map[uint64_t{r} * nodes];
+        // A block of `size` nodes per pod, starting at `base`, moved b pods on.
+        const auto rotate = [&row, b, k](uint64_t base, uint64_t size) {
+            for (uint64_t v = 0; v < k * size; ++v)
+            {
+                row[base + v] = static_cast<uint32_t>(base + ((v / size + b) % k) * size + v % size);
+            }
+        };
+        rotate(0, perPod);
+        rotate(edgeBase, half);
+        rotate(aggBase, half);
+        for (uint64_t c = coreBase; c < nodes; ++c)
+        {
+            row[c] = static_cast<uint32_t>(c);
+        }
+    }
+    t.description = "Z_" + std::to_string(k) + " (rotations of the fat-tree pods, " +
+                    std::to_string(perPod) + " orbits)";
+    return true;
+}
+
 } // namespace
 
 ServerTranslations
@@ -153,9 +198,9 @@ ServerTranslations::Find(const Topology& topology)
 {
     const uint32_t servers = topology.GetNServers();
     const uint32_t nodes = topology.GetNNodes();
-    if (servers < 2 || uint64_t{servers} * nodes > MAX_ENTRIES)
+    if (servers < 2 || uint64_t{servers} * nodes > MAX_ENTRIES || topology.CountAggregators() > 0)
     {
-        return ServerTranslations();
+        return ServerTranslations(); // symmetric decoding does not hold aggregation's slots
     }
     const std::string& name = topology.GetName();
     long n = 0;
@@ -172,6 +217,11 @@ ServerTranslations::Find(const Topology& topology)
     else if (parsed && name.rfind("dcell(", 0) == 0 && k == 1)
     {
         filled = FillDCell(servers, nodes, n, table);
+    }
+    else if (std::sscanf(name.c_str(), "fattree(k=%ld%c", &k, &end) == 2 && end == ')' &&
+             name.back() == ')' && k >= 2)
+    {
+        filled = FillFatTree(servers, nodes, k, table);
     }
     if (!filled)
     {
