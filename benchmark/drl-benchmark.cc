@@ -57,7 +57,7 @@ struct DecodeCase
 {
     const char* spec; //!< the topology
     double share;     //!< the rescore share
-    bool symmetric;   //!< symmetric decoding (root 0's decisions repeated)
+    bool symmetric;   //!< symmetric decoding (the representatives' decisions repeated)
 };
 
 /// The cases of DrlDecodeBench.
@@ -95,9 +95,10 @@ DrlDecodeBench(benchmark::State& state)
         rounds = policy.Run(*env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, rng, false)
                      .rounds;
     }
-    // Symmetric: a pick is an orbit, one workload per server.
+    // Symmetric: a pick is an orbit, one workload per server of the representative's orbit.
     const double decisions =
-        rounds + env->GetNTotal() / (symmetric ? topology.GetNServers() : 1.0);
+        rounds + env->GetNTotal() /
+                     (symmetric ? ServerTranslations::Find(topology).GetOrbitSize() : 1.0);
     state.counters["rounds"] = rounds;
     state.counters["workloads"] = env->GetNTotal();
     // Seconds per decision (a tree selection or a pick).

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-// Symmetric decoding: the translations of BCube and DCell(n,1), the candidate trees they
+// Symmetric decoding: the translations of BCube, DCell(n,1) and fat-tree, the candidate trees they
 // copy, and the environment that decides for the representative roots (root 0 alone where the
 // group acts regularly) and repeats every decision on the other roots of their orbits.
 
@@ -70,11 +70,11 @@ ExpectTranslationsHold(const Topology& t, const ServerTranslations& tr)
 
 } // namespace
 
-TEST(ServerTranslations, BCubeAndDCellHaveThem)
+TEST(ServerTranslations, BCubeDCellAndFatTreeHaveThem)
 {
     for (const char* spec : {"bcube:n=3,k=1", "bcube:n=2,k=2", "bcube:n=4,k=1", "dcell:n=4,k=1",
                              "dcell:n=2,k=1", "dcell:n=6,k=1", "dcell:n=3,k=1", "dcell:n=5,k=1",
-                             "fattree:k=4", "fattree:k=6", "fattree:k=2"})
+                             "fattree:k=4", "fattree:k=6", "fattree:k=2", "bcube:n=3,k=0"})
     {
         const Topology t = BuildTopology(spec);
         ExpectTranslationsHold(t, ServerTranslations::Find(t));

@@ -340,7 +340,7 @@ class DrlEnvironment
     /**
      * The selection in effect (m_selected, m_selectedCount): the chosen trees the mask
      * allows, all of them when none, a tree for every root left out, and in symmetric
-     * decoding every root's as root 0's.
+     * decoding every root's as its representative's.
      * \param selected per tree, 0 or 1 \param preference per tree, or empty
      * \param mask GetTreeMask()
      */
@@ -420,7 +420,8 @@ std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(const Topology& topology,
  * \ingroup allreduce-learning
  * The environment of symmetric decoding (doc/allreduce.rst, "Symmetric decoding"): merge
  * workloads on `treesPerRoot` candidate tree sets that the topology's translations copy
- * (BuildSymmetricCandidateTrees), the decisions root 0's (DrlEnvironment::UseTranslations).
+ * (BuildSymmetricCandidateTrees), the decisions the representative roots'
+ * (DrlEnvironment::UseTranslations).
  * \param topology the topology (without aggregating switches)
  * \param translations its translations (ServerTranslations::Find; not empty)
  * \param treesPerRoot candidate trees per root

@@ -75,7 +75,8 @@ DrlOrbits::AddOrbitsOf(const DrlTreeCatalogue& catalogue,
             {
                 throw std::invalid_argument(
                     "DrlEnvironment::UseTranslations: candidate set " + std::to_string(set) +
-                    "'s workloads are not copies of their representatives' by the translations (workload " +
+                    "'s workloads are not copies of their representatives' by the "
+                    "translations (workload " +
                     std::to_string(w.id) + " and root " + std::to_string(r) +
                     "), or an orbit uses a link twice; build the trees with "
                     "BuildSymmetricCandidateTrees");
@@ -88,7 +89,8 @@ DrlOrbits::AddOrbitsOf(const DrlTreeCatalogue& catalogue,
     if (std::count(covered.begin(), covered.end(), 1) != static_cast<long>(ws.GetN()))
     {
         throw std::invalid_argument("DrlEnvironment::UseTranslations: candidate set " +
-                                    std::to_string(set) + " has workloads in no orbit of a representative's");
+                                    std::to_string(set) +
+                                    " has workloads in no orbit of a representative's");
     }
 }
 

@@ -345,7 +345,8 @@ DrlScheduler::GetTypeId()
                           MakeUintegerAccessor(&DrlScheduler::m_searchBudget),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("Symmetric",
-                          "Where the topology has translations (BCube, DCell(n,1)), decide "
+                          "Where the topology has translations (BCube, DCell(n,1), "
+                          "fat-tree), decide "
                           "for one root per orbit on trees they copy and repeat every decision "
                           "on the orbit's other roots (doc/allreduce.rst, \"Symmetric "
                           "decoding\")",

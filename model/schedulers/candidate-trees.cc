@@ -31,7 +31,7 @@ class TreeBalancer
      * \param longer allow parents that lengthen the path
      * \param roots the roots whose trees are balanced (empty: every server)
      * \param classOf per directed link, the class its load counts in (empty: its own; the
-     *        orbits, for trees that translations copy from root 0's)
+     *        orbits, for trees that translations copy from their representatives')
      */
     TreeBalancer(const Topology& topology,
                  bool longer,

@@ -175,7 +175,8 @@ FillFatTree(uint32_t servers, uint32_t nodes, uint64_t k, Table& t)
         const auto rotate = [&row, b, k](uint64_t base, uint64_t size) {
             for (uint64_t v = 0; v < k * size; ++v)
             {
-                row[base + v] = static_cast<uint32_t>(base + ((v / size + b) % k) * size + v % size);
+                const uint64_t pod = (v / size + b) % k;
+                row[base + v] = static_cast<uint32_t>(base + pod * size + v % size);
             }
         };
         rotate(0, perPod);
@@ -208,7 +209,7 @@ ServerTranslations::Find(const Topology& topology)
     char end = 0;
     Table table;
     const bool parsed = std::sscanf(name.c_str(), "%*[a-z](n=%ld,k=%ld%c", &n, &k, &end) == 3 &&
-                        end == ')' && name.back() == ')' && n >= 2 && k >= 1;
+                        end == ')' && name.back() == ')' && n >= 2 && k >= 0;
     bool filled = false;
     if (parsed && name.rfind("bcube(", 0) == 0)
     {
