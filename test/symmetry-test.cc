@@ -74,7 +74,8 @@ TEST(ServerTranslations, BCubeDCellAndFatTreeHaveThem)
 {
     for (const char* spec : {"bcube:n=3,k=1", "bcube:n=2,k=2", "bcube:n=4,k=1", "dcell:n=4,k=1",
                              "dcell:n=2,k=1", "dcell:n=6,k=1", "dcell:n=3,k=1", "dcell:n=5,k=1",
-                             "fattree:k=4", "fattree:k=6", "fattree:k=2", "bcube:n=3,k=0"})
+                             "fattree:k=4", "fattree:k=6", "fattree:k=2", "bcube:n=3,k=0",
+                             "dcell:n=7,k=1", "dcell:n=8,k=1"})
     {
         const Topology t = BuildTopology(spec);
         ExpectTranslationsHold(t, ServerTranslations::Find(t));
@@ -84,6 +85,13 @@ TEST(ServerTranslations, BCubeDCellAndFatTreeHaveThem)
     EXPECT_EQ(bcube.GetNOrbits(), 1u);
     EXPECT_EQ(ServerTranslations::Find(BuildTopology("dcell:n=4,k=1")).GetDescription(),
               "AGL(1,5) (affine maps of the DCell cells)");
+    // A prime power of cells: the affine maps over GF(4), GF(8), GF(9), one orbit.
+    for (const char* spec : {"dcell:n=3,k=1", "dcell:n=7,k=1", "dcell:n=8,k=1"})
+    {
+        EXPECT_EQ(ServerTranslations::Find(BuildTopology(spec)).GetNOrbits(), 1u) << spec;
+    }
+    EXPECT_EQ(ServerTranslations::Find(BuildTopology("dcell:n=3,k=1")).GetDescription(),
+              "AGL(1,4) (affine maps of the DCell cells)");
     // Six cells: no group acts regularly on DCell(5,1)'s 30 servers (that would be sharply
     // 2-transitive on 6 points), the rotations of the cells act freely, in 5 orbits of 6: the
     // servers [0, m] represent the servers [c, c + m mod 6].

@@ -19,23 +19,6 @@ namespace
 /// The most table entries (servers x nodes) kept: 256 MB.
 constexpr uint64_t MAX_ENTRIES = 64ULL << 20;
 
-bool
-IsPrime(uint64_t p)
-{
-    if (p < 2)
-    {
-        return false;
-    }
-    for (uint64_t d = 2; d * d <= p; ++d)
-    {
-        if (p % d == 0)
-        {
-            return false;
-        }
-    }
-    return true;
-}
-
 /// What a group's table is made of: per server its row of node images, and its representative.
 struct Table
 {
@@ -98,19 +81,161 @@ FillBCube(uint32_t servers, uint32_t nodes, uint64_t un, uint64_t k, Table& t)
 }
 
 /**
- * DCell(n,1): the affine maps of the n+1 cells when n+1 is prime (regular), else their
- * rotations (n orbits); \return false when the sizes are not DCell(n,1)'s
+ * Arithmetic on q cell labels 0..q-1: the field GF(q) when q is a prime power (labels are the
+ * coefficients of polynomials over GF(p), base p, multiplied modulo an irreducible polynomial
+ * found by trial), else only the additive group Z_q.
+ */
+struct CellArithmetic
+{
+    uint64_t q{0};              //!< labels
+    bool field{false};          //!< true when mul makes a field
+    std::vector<uint32_t> sum;  //!< q x q: a + b
+    std::vector<uint32_t> prod; //!< q x q: a b (field only)
+
+    /// \return a + b
+    uint64_t Add(uint64_t a, uint64_t b) const
+    {
+        return sum[a * q + b];
+    }
+
+    /// \return a - b
+    uint64_t Sub(uint64_t a, uint64_t b) const
+    {
+        for (uint64_t d = 0; d < q; ++d)
+        {
+            if (Add(b, d) == a)
+            {
+                return d;
+            }
+        }
+        return 0; // not reached: the labels form a group under Add
+    }
+
+    /// \return a b (field only)
+    uint64_t Mul(uint64_t a, uint64_t b) const
+    {
+        return prod[a * q + b];
+    }
+};
+
+/// \return the arithmetic of q cell labels (q >= 2)
+CellArithmetic
+MakeCellArithmetic(uint64_t q)
+{
+    CellArithmetic c;
+    c.q = q;
+    uint64_t p = 2;
+    while (q % p != 0)
+    {
+        ++p;
+    }
+    uint64_t m = 0;
+    uint64_t power = 1;
+    while (power < q)
+    {
+        power *= p;
+        ++m;
+    }
+    const bool primePower = power == q;
+    // Digits base p: addition digit by digit; with one digit, the integers mod q.
+    const auto digits = [p, m](uint64_t a) {
+        std::vector<uint64_t> d(m);
+        for (auto& x : d)
+        {
+            x = a % p;
+            a /= p;
+        }
+        return d;
+    };
+    const auto number = [p](const std::vector<uint64_t>& d) {
+        uint64_t a = 0;
+        for (auto it = d.rbegin(); it != d.rend(); ++it)
+        {
+            a = a * p + *it;
+        }
+        return a;
+    };
+    c.sum.resize(q * q);
+    for (uint64_t a = 0; a < q; ++a)
+    {
+        for (uint64_t b = 0; b < q; ++b)
+        {
+            if (!primePower)
+            {
+                c.sum[a * q + b] = static_cast<uint32_t>((a + b) % q);
+                continue;
+            }
+            std::vector<uint64_t> da = digits(a);
+            const std::vector<uint64_t> db = digits(b);
+            for (uint64_t i = 0; i < m; ++i)
+            {
+                da[i] = (da[i] + db[i]) % p;
+            }
+            c.sum[a * q + b] = static_cast<uint32_t>(number(da));
+        }
+    }
+    if (!primePower)
+    {
+        return c;
+    }
+    // x^m = -(f_0 + f_1 x + ... ): try every f until the product has no zero divisors.
+    for (uint64_t f = 0; f < q && !c.field; ++f)
+    {
+        const std::vector<uint64_t> low = digits(f);
+        c.prod.assign(q * q, 0);
+        for (uint64_t a = 0; a < q; ++a)
+        {
+            for (uint64_t b = 0; b < q; ++b)
+            {
+                const std::vector<uint64_t> da = digits(a);
+                const std::vector<uint64_t> db = digits(b);
+                std::vector<uint64_t> r(2 * m, 0);
+                for (uint64_t i = 0; i < m; ++i)
+                {
+                    for (uint64_t j = 0; j < m; ++j)
+                    {
+                        r[i + j] = (r[i + j] + da[i] * db[j]) % p;
+                    }
+                }
+                for (uint64_t k = 2 * m - 1; k >= m; --k)
+                {
+                    for (uint64_t i = 0; i < m; ++i)
+                    {
+                        r[k - m + i] = (r[k - m + i] + (p - low[i]) * r[k]) % p;
+                    }
+                    r[k] = 0;
+                }
+                r.resize(m);
+                c.prod[a * q + b] = static_cast<uint32_t>(number(r));
+            }
+        }
+        c.field = true;
+        for (uint64_t a = 1; a < q && c.field; ++a)
+        {
+            for (uint64_t b = 1; b < q && c.field; ++b)
+            {
+                c.field = c.prod[a * q + b] != 0;
+            }
+        }
+    }
+    return c;
+}
+
+/**
+ * DCell(n,1): the affine maps y -> a y + b of the n+1 cells over the field GF(n+1) when n+1 is
+ * a prime power (regular), else their rotations y -> y + b mod n+1 (n orbits);
+ * \return false when the sizes are not DCell(n,1)'s
  */
 bool
 FillDCell(uint32_t servers, uint32_t nodes, uint64_t n, Table& t)
 {
     // Server s is [c, x], c = s / n, linking cell c to cell m = x + 1 (x >= c) or x.
-    const uint64_t p = n + 1;
-    if (uint64_t{servers} != p * n || nodes != servers + p)
+    const uint64_t q = n + 1;
+    if (uint64_t{servers} != q * n || nodes != servers + q)
     {
         return false;
     }
-    const bool affine = IsPrime(p);
+    const CellArithmetic cells = MakeCellArithmetic(q);
     const auto server = [n](uint64_t c, uint64_t m) {
         return static_cast<uint32_t>(c * n + (m > c ? m - 1 : m));
     };
@@ -124,9 +249,11 @@ FillDCell(uint32_t servers, uint32_t nodes, uint64_t n, Table& t)
         const uint64_t xr = r % n;
         const uint64_t mr = xr >= cr ? xr + 1 : xr;
         const uint64_t b = cr;
-        const uint64_t a = affine ? (mr + p - cr) % p : 1;
-        t.rep[r] = affine ? 0 : server(0, (mr + p - cr) % p);
-        const auto g = [a, b, p](uint64_t y) { return (a * y + b) % p; };
+        const uint64_t a = cells.Sub(mr, cr);
+        t.rep[r] = cells.field ? 0 : server(0, a);
+        const auto g = [&cells, a, b](uint64_t y) {
+            return cells.Add(cells.field ? cells.Mul(a, y) : y, b);
+        };
         uint32_t* row = &t.map[uint64_t{r} * nodes];
         for (uint32_t s = 0; s < servers; ++s)
         {
@@ -135,14 +262,15 @@ FillDCell(uint32_t servers, uint32_t nodes, uint64_t n, Table& t)
             const uint64_t m = x >= c ? x + 1 : x;
             row[s] = server(g(c), g(m));
         }
-        for (uint64_t c = 0; c < p; ++c)
+        for (uint64_t c = 0; c < q; ++c)
         {
             row[servers + c] = static_cast<uint32_t>(servers + g(c));
         }
     }
-    t.description = affine ? "AGL(1," + std::to_string(p) + ") (affine maps of the DCell cells)"
-                           : "Z_" + std::to_string(p) + " (rotations of the DCell cells, " +
-                                 std::to_string(n) + " orbits)";
+    t.description = cells.field
+                        ? "AGL(1," + std::to_string(q) + ") (affine maps of the DCell cells)"
+                        : "Z_" + std::to_string(q) + " (rotations of the DCell cells, " +
+                              std::to_string(n) + " orbits)";
     return true;
 }
 

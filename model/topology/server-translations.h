@@ -27,13 +27,13 @@ namespace ns3
  *
  * Where the group acts regularly (one orbit, server 0 the representative of all): BCube(n,k)
  * (add a server's digits to every server's, digit by digit, mod n) and DCell(n,1) when n+1 is
- * prime (the affine maps x -> a x + b of the cells, taking server [c, m] that links cell c to
- * cell m to [a c + b, a m + b]). Other DCell(n,1) have the rotations x -> x + b of the cells,
- * n orbits of n+1 servers (server [c, m] in the orbit of m - c mod n+1), and FatTree(k) the
- * rotations of its pods (core switches kept), k^2/4 orbits of k servers. Found from the
- * topology's name, then checked link by link on the topology itself, so that one changed
- * afterwards (slow links) or read from a file under such a name has none unless they really
- * hold; a topology with aggregating switches has none.
+ * a prime power (the affine maps x -> a x + b of the cells over the field GF(n+1), taking
+ * server [c, m] that links cell c to cell m to [a c + b, a m + b]). Other DCell(n,1) have the
+ * rotations x -> x + b of the cells, n orbits of n+1 servers (server [c, m] in the orbit of
+ * m - c mod n+1), and FatTree(k) the rotations of its pods (core switches kept), k^2/4 orbits
+ * of k servers. Found from the topology's name, then checked link by link on the topology
+ * itself, so that one changed afterwards (slow links) or read from a file under such a name has
+ * none unless they really hold; a topology with aggregating switches has none.
  */
 class ServerTranslations
 {
