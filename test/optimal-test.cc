@@ -369,6 +369,9 @@ TEST(OptimalScheduler, TimeLimitHoldsOnAHardProgram)
 {
     SKIP_WITHOUT_CBC();
     Ptr<OptimalScheduler> s = MakeOptimal(4);
+    // Without the symmetric program, which finds greedy's shortest-path trees' copies a
+    // schedule at their link bound at once and leaves the program nothing to ask.
+    s->SetAttribute("SymmetricShare", DoubleValue(0));
     s->MakePlan(BuildTopology("dcell:n=4,k=1"), 1);
     const OptimalSearch& search = s->GetSearch();
     EXPECT_LT(search.seconds, 4 + 1.0);
@@ -536,6 +539,7 @@ TEST(OptimalScheduler, StartFromRefusesWhatItCannotRun)
         }
     }
     Ptr<OptimalScheduler> s = MakeOptimal(5, 1, "ring,greedy");
+    s->SetAttribute("SymmetricShare", DoubleValue(0)); // no symmetric program's line either
     s->MakePlan(topo, 1);
     EXPECT_EQ(s->GetSearch().started.size(), 3u); // ring, greedy, the list schedule
 }
@@ -610,5 +614,29 @@ TEST(OptimalScheduler, SearchesFlatTreesWithoutAStartPlan)
     ASSERT_GE(search.started.size(), 2u);
     EXPECT_EQ(search.started[0], "flat-tree search: none in 28");
     EXPECT_EQ(search.started[1], "flat-tree search 30");
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+}
+
+TEST(OptimalScheduler, SymmetricProgramOnACopiedStartPlan)
+{
+    SKIP_WITHOUT_CBC();
+    // A start plan on trees the translations copy (BCube(3,1)'s balanced copies, link bound 8)
+    // in more rounds than the bound: the program over the representative's workloads, one per
+    // link orbit and round, finds a copied schedule in 8, the certified bound.
+    const Topology t = BuildTopology("bcube:n=3,k=1");
+    const ServerTranslations tr = ServerTranslations::Find(t);
+    const auto sets = BuildSymmetricCandidateTrees(t, tr, 2, 1);
+    ASSERT_EQ(sets.size(), 2u);
+    const WorkloadSet ws = WorkloadSet::Build(t, sets[1], WorkloadSemantics::MERGE, 1);
+    Ptr<BalancedScheduler> b = CreateObject<BalancedScheduler>();
+    const auto schedule = b->ScheduleWorkloadsUnder(ws, 1000);
+    ASSERT_TRUE(schedule.has_value());
+    ASSERT_GT(schedule->GetNRounds(), 8u);
+    Ptr<OptimalScheduler> s = MakeOptimal(30, 1, "none");
+    s->AddStartPlan(Plan{ws, *schedule}, "copies");
+    const Plan plan = s->MakePlan(t, 1);
+    EXPECT_EQ(plan.schedule.GetNRounds(), 8u);
+    EXPECT_EQ(s->GetSearch().heuristic, "symmetric program");
+    EXPECT_EQ(s->GetSearch().status, OptimalSearch::OPTIMAL);
     EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
 }

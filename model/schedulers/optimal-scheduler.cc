@@ -7,6 +7,7 @@
 #include "balanced-scheduler.h"
 #include "flat-tree-search.h"
 #include "round-program.h"
+#include "symmetric-program.h"
 #include "scheduler-registry.h"
 
 #include "ns3/abort.h"
@@ -238,6 +239,14 @@ OptimalScheduler::GetTypeId()
                           DoubleValue(60.0),
                           MakeDoubleAccessor(&OptimalScheduler::m_timeLimit),
                           MakeDoubleChecker<double>(0.001))
+            .AddAttribute("SymmetricShare",
+                          "Share of TimeLimit the program restricted to symmetric schedules "
+                          "may take on the best start plan's trees, where the topology's "
+                          "translations copy them (0: none; doc/allreduce.rst, \"The exact "
+                          "scheduler: optimal\")",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&OptimalScheduler::m_symmetricShare),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("TreesPerRoot",
                           "Candidate flow trees per root the program may choose among (1: the "
                           "shortest-path trees only; more: also load-balanced trees)",
@@ -329,6 +338,10 @@ OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     SearchFlatTrees(topology, pieces, certified, started, startRounds);
     m_search.startSeconds = SecondsSince(begin);
     const auto start = Clock::now(); // TimeLimit counts the programs' time from here
+    if (pieces == 1)
+    {
+        SearchSymmetric(topology, certified, started, startRounds);
+    }
     const std::string startName = m_search.heuristic;
     Plan plan;
     if (startRounds <= certified)
@@ -549,6 +562,54 @@ OptimalScheduler::SearchFlatTrees(const Topology& topology,
         {
             return;
         }
+    }
+}
+
+void
+OptimalScheduler::SearchSymmetric(const Topology& topology,
+                                  uint32_t certified,
+                                  Plan& best,
+                                  uint32_t& bestRounds)
+{
+    const ServerTranslations translations = ServerTranslations::Find(topology);
+    if (bestRounds == NO_INDEX || bestRounds <= certified || translations.IsEmpty() ||
+        m_symmetricShare <= 0)
+    {
+        return;
+    }
+    const auto begin = Clock::now();
+    const double budget = m_symmetricShare * m_timeLimit;
+    for (uint32_t rounds = bestRounds - 1; rounds >= certified && rounds < bestRounds; --rounds)
+    {
+        const double left = budget - SecondsSince(begin);
+        if (left <= 0.01)
+        {
+            return;
+        }
+        SymmetricProgramResult result;
+        try
+        {
+            result = ScheduleSymmetrically(topology, translations, best, rounds, left);
+        }
+        catch (const std::invalid_argument&)
+        {
+            return; // the best plan is not a symmetric one: nothing to restrict to
+        }
+        const std::string seconds = std::to_string(static_cast<int>(result.seconds + 0.5));
+        if (result.answer == RoundProgram::FEASIBLE && result.plan)
+        {
+            best = std::move(*result.plan);
+            bestRounds = best.schedule.GetNRounds();
+            m_search.heuristic = "symmetric program";
+            m_search.started.push_back("symmetric program " + std::to_string(bestRounds) +
+                                       " (" + seconds + " s)");
+            continue;
+        }
+        m_search.started.push_back(
+            "symmetric program: " +
+            std::string(result.answer == RoundProgram::INFEASIBLE ? "none" : "nothing found") +
+            " in " + std::to_string(rounds) + " on these trees (" + seconds + " s)");
+        return;
     }
 }
 

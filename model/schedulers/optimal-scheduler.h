@@ -187,6 +187,20 @@ class OptimalScheduler : public AllReduceScheduler
                          uint32_t certified,
                          Plan& best,
                          uint32_t& bestRounds);
+    /**
+     * The exact program restricted to symmetric schedules (ScheduleSymmetrically) on the best
+     * plan's workloads, where the topology has translations that copy them (a symmetric plan of
+     * drl): fewer rounds one at a time, down to the certified bound, until a count is proven
+     * infeasible on those trees or SymmetricShare of TimeLimit has passed.
+     * \param topology the topology
+     * \param certified the certified bound
+     * \param[in,out] best the best plan so far
+     * \param[in,out] bestRounds its rounds (NO_INDEX: none)
+     */
+    void SearchSymmetric(const Topology& topology,
+                         uint32_t certified,
+                         Plan& best,
+                         uint32_t& bestRounds);
     /// \return the names StartFrom gives ("auto": every available scheduler but optimal;
     ///         "none": no scheduler, only the plans of AddStartPlan)
     std::vector<std::string> GetStartNames() const;
@@ -228,6 +242,7 @@ class OptimalScheduler : public AllReduceScheduler
     uint64_t m_maxNonzeros{50000000}; //!< MaxNonzeros attribute
     std::string m_startFrom{"auto"};  //!< StartFrom attribute
     uint64_t m_flatMoves{300000};     //!< FlatSearchMoves attribute
+    double m_symmetricShare{0.5};     //!< SymmetricShare attribute
     std::vector<std::pair<Plan, std::string>> m_given; //!< AddStartPlan's plans, and who
     TracedCallback<Ptr<AllReduceScheduler>> m_startScheduler; //!< StartScheduler trace source
     OptimalSearch m_search;     //!< what the last search proved

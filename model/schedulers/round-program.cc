@@ -375,18 +375,29 @@ void
 RoundProgram::AddLinkRows()
 {
     const double inf = std::numeric_limits<double>::infinity();
-    const uint32_t nLinks = m_sets.front().GetNDirectedLinks();
+    const std::vector<uint32_t>& classOf = m_instance.linkClass;
+    const uint32_t nLinks =
+        classOf.empty() ? m_sets.front().GetNDirectedLinks()
+                        : *std::max_element(classOf.begin(), classOf.end()) + 1;
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> onLink(nLinks);
     for (uint32_t j = 0; j < m_sets.size(); ++j)
     {
         for (uint32_t w = 0; w < m_sets[j].GetN(); ++w)
         {
-            if (InProgram(j, w))
+            if (!InProgram(j, w))
             {
-                for (uint32_t l : m_sets[j].Get(w).links)
-                {
-                    onLink[l].emplace_back(j, w);
-                }
+                continue;
+            }
+            std::vector<uint32_t> classes;
+            for (uint32_t l : m_sets[j].Get(w).links)
+            {
+                classes.push_back(classOf.empty() ? l : classOf[l]);
+            }
+            std::sort(classes.begin(), classes.end());
+            classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+            for (uint32_t c : classes)
+            {
+                onLink[c].emplace_back(j, w);
             }
         }
     }

@@ -30,6 +30,10 @@ struct RoundProgramInstance
     std::vector<std::vector<uint32_t>> options;
     /// per candidate, per workload: whether it is in the program (its root offers the candidate)
     std::vector<std::vector<bool>> active;
+    /// per directed link, its class: the workloads in the program on the links of one class
+    /// share one round at most one at a time (empty: every link its own class; a symmetric
+    /// program, ScheduleSymmetrically: the orbits of the links)
+    std::vector<uint32_t> linkClass;
 };
 
 /**
