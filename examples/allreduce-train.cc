@@ -129,6 +129,19 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                    o.params.imitationSteps,
                    0,
                    10000000);
+    cmd.AddInteger("imitation-eval-every",
+                   "warm start: evaluate every this many imitation steps and keep the weights "
+                   "that decode best (0: keep the last)",
+                   o.params.imitationEvalEvery,
+                   0,
+                   10000000);
+    cmd.AddInteger("flat-teacher-moves",
+                   "warm start: moves of the flat-tree search per round count on each training "
+                   "topology with flat trees; its trees join the candidates and its plan is "
+                   "imitated where it beats the balanced rules (0: none)",
+                   o.params.flatTeacherMoves,
+                   0,
+                   1000000000);
     cmd.AddReal("learning-rate", "PPO's Adam step size", o.params.learningRate, 1e-12, 1);
     cmd.AddInteger("minibatch", "PPO: steps per gradient step", o.params.minibatch, 1, 10000000);
     cmd.AddInteger("epochs", "PPO: passes over the collected steps", o.params.epochs, 1, 10000);
@@ -150,9 +163,22 @@ void
 RefuseIgnoredOptions(const CheckedCommandLine& cmd, const Options& o)
 {
     cmd.RefuseWith("resume",
-                   {"imitation-steps"},
+                   {"imitation-steps", "flat-teacher-moves", "imitation-eval-every"},
                    "the warm start ran at the start of the run in --out, and a resumed run goes "
                    "on with PPO iterations");
+    if (o.params.imitationSteps == 0)
+    {
+        for (const char* warm : {"flat-teacher-moves", "imitation-eval-every"})
+        {
+            if (cmd.IsGiven(warm))
+            {
+                throw std::invalid_argument(std::string("--") + warm + " acts on the warm start, "
+                                            "and --imitation-steps=0 leaves it out; give "
+                                            "--imitation-steps=N with N >= 1, or leave --" +
+                                            warm + " out");
+            }
+        }
+    }
     if (o.iterations == 0)
     {
         // Only the warm start and its evaluation run: PPO's options act on nothing.

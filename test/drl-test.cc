@@ -1455,6 +1455,60 @@ TEST(DrlTrainer, ShortTrainingLowersMeanRounds)
     EXPECT_LT(after, before - 2.0) << "before " << before << ", after " << after;
 }
 
+TEST(DrlTrainer, FlatTreeTeacherTeachesTheSearchsPlanAndCarriesItsTrees)
+{
+    // Jellyfish(10, seed 1): the flat-tree search schedules it in 18 rounds, the bandwidth
+    // bound, where every rule of balanced takes more. With flatTeacherMoves its trees join the
+    // candidates as the last set, its plan is the teacher (followed round by round, so the
+    // teacher takes its 18 rounds), the checkpoint carries the trees for that topology only,
+    // and the drl scheduler decodes with them: a valid schedule.
+    torch::set_num_threads(1);
+    const Topology topo = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1");
+    DrlHyperParams p;
+    p.imitationSteps = 100;
+    p.imitationEvalEvery = 50;
+    p.flatTeacherMoves = 300000;
+    p.evalSamples = 0;
+    DrlTrainer trainer({topo}, p, 1);
+    const std::string dir = TempDir("flat");
+    trainer.Train(0, dir, false, nullptr);
+    ASSERT_EQ(trainer.GetTeacherRounds(), std::vector<uint32_t>{18});
+    const DrlPolicy policy = DrlPolicy::Load(dir + "/policy.pt");
+    const auto taught = policy.GetTaughtTrees(topo);
+    ASSERT_EQ(taught.size(), 1u);
+    ASSERT_EQ(taught[0].size(), topo.GetNServers());
+    for (uint32_t r = 0; r < topo.GetNServers(); ++r)
+    {
+        EXPECT_EQ(taught[0][r].GetRoot(), r);
+        for (uint32_t s = 0; s < topo.GetNServers(); ++s)
+        {
+            // Flat: every server's next server toward the root is the root.
+            EXPECT_TRUE(s == r || taught[0][r].GetNextServer(s) == r) << r << " " << s;
+        }
+    }
+    EXPECT_TRUE(
+        policy.GetTaughtTrees(BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=2"))
+            .empty());
+    auto drl = CreateObject<DrlScheduler>();
+    drl->SetAttribute("Model", StringValue(dir + "/policy.pt"));
+    drl->SetAttribute("Samples", UintegerValue(0));
+    const Plan plan = drl->MakePlan(topo, 1);
+    EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+
+    // Where no training topology has flat trees, the option is refused, not ignored.
+    DrlTrainer none({BuildTopology("bcube:n=3,k=1")}, p, 1);
+    try
+    {
+        none.Train(0, "", false, nullptr);
+        ADD_FAILURE() << "a flat-tree teacher on BCube was not refused";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("--flat-teacher-moves"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
 {
     // The same curve and weights from one run on one thread and from a run on two threads

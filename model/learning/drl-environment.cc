@@ -711,8 +711,14 @@ std::unique_ptr<DrlEnvironment>
 MakeDrlEnvironment(const Topology& topology,
                    uint32_t treesPerRoot,
                    uint32_t treeSeed,
-                   uint32_t pieces)
+                   uint32_t pieces,
+                   const std::vector<std::vector<FlowTree>>& taught)
 {
+    if (!taught.empty() && topology.CountAggregators() > 0)
+    {
+        throw std::invalid_argument("MakeDrlEnvironment: taught tree sets on " +
+                                    topology.GetName() + ", which has aggregating switches");
+    }
     auto trees = BuildCandidateTrees(topology, treesPerRoot, treeSeed);
     AddAggregatorTrees(topology, trees);
     const auto choices = ChooseMergeChoices(topology);
@@ -726,6 +732,11 @@ MakeDrlEnvironment(const Topology& topology,
             sets.push_back(
                 WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces, merging));
         }
+    }
+    for (const auto& t : taught)
+    {
+        setTrees.push_back(t);
+        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces));
     }
     return std::make_unique<DrlEnvironment>(std::move(setTrees), std::move(sets));
 }

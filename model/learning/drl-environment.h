@@ -405,16 +405,23 @@ class DrlEnvironment
  * switches, as for the balanced scheduler: the trees toward them where only some aggregate
  * (AddAggregatorTrees), each tree set merging at every aggregating switch, at the racks' only
  * or at none (ChooseMergeChoices), so that the upper level chooses where streams meet.
+ * Taught tree sets (the flat-tree search's, which a checkpoint may carry: DrlPolicy::
+ * GetTaughtTrees) come last, after the candidate sets.
  * \param topology the topology
  * \param treesPerRoot candidate trees per root
  * \param treeSeed their seed
  * \param pieces pieces per chunk
+ * \param taught further tree sets, one flow tree per root each
  * \return the environment
+ * \throws std::invalid_argument when taught sets are given on a topology with aggregating
+ *         switches (they are never taught there)
  */
-std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(const Topology& topology,
-                                                   uint32_t treesPerRoot,
-                                                   uint32_t treeSeed,
-                                                   uint32_t pieces);
+std::unique_ptr<DrlEnvironment> MakeDrlEnvironment(
+    const Topology& topology,
+    uint32_t treesPerRoot,
+    uint32_t treeSeed,
+    uint32_t pieces,
+    const std::vector<std::vector<FlowTree>>& taught = {});
 
 /**
  * \ingroup allreduce-learning

@@ -5,6 +5,7 @@
 #include "drl-policy.h"
 
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -369,6 +370,57 @@ DrlPolicy::SetTrainedOn(const std::vector<std::string>& topologies)
 }
 
 void
+DrlPolicy::SetTaughtTrees(const Topology& topology, const std::vector<FlowTree>& trees)
+{
+    std::vector<std::vector<uint32_t>> parents;
+    for (const FlowTree& t : trees)
+    {
+        parents.push_back(t.GetParents());
+    }
+    m_taught[topology.GetName()] = std::move(parents);
+}
+
+std::vector<std::vector<FlowTree>>
+DrlPolicy::GetTaughtTrees(const Topology& topology) const
+{
+    const auto it = m_taught.find(topology.GetName());
+    if (it == m_taught.end())
+    {
+        return {};
+    }
+    const auto& parents = it->second;
+    const auto misfit = [&](const std::string& why) {
+        return std::runtime_error("drl: the checkpoint's taught trees for '" +
+                                  topology.GetName() + "' do not fit this topology (" + why +
+                                  "): it was trained on another topology of that name; give "
+                                  "--model a checkpoint trained on this one");
+    };
+    if (parents.size() != topology.GetNServers())
+    {
+        throw misfit(std::to_string(parents.size()) + " trees for " +
+                     std::to_string(topology.GetNServers()) + " servers");
+    }
+    std::vector<FlowTree> trees;
+    for (uint32_t r = 0; r < parents.size(); ++r)
+    {
+        if (parents[r].size() != topology.GetNNodes())
+        {
+            throw misfit("tree " + std::to_string(r) + " has " +
+                         std::to_string(parents[r].size()) + " nodes");
+        }
+        try
+        {
+            trees.emplace_back(topology, r, parents[r]);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw misfit(e.what());
+        }
+    }
+    return {trees};
+}
+
+void
 DrlPolicy::Save(const std::string& path) const
 {
     torch::serialize::OutputArchive archive;
@@ -390,6 +442,24 @@ DrlPolicy::Save(const std::string& path) const
             names += name + "\n";
         }
         archive.write("trained_on", c10::IValue(names));
+    }
+    if (!m_taught.empty())
+    {
+        // Per topology: its name, then a line of parents per root ('-' for none).
+        std::ostringstream text;
+        for (const auto& [name, parents] : m_taught)
+        {
+            text << name << "\n" << parents.size() << "\n";
+            for (const auto& p : parents)
+            {
+                for (uint32_t v : p)
+                {
+                    (v == NO_INDEX ? text << "- " : text << v << ' ');
+                }
+                text << "\n";
+            }
+        }
+        archive.write("taught_trees", c10::IValue(text.str()));
     }
     torch::serialize::OutputArchive upper;
     torch::serialize::OutputArchive lower;
@@ -519,6 +589,52 @@ ReadCheckpointText(torch::serialize::InputArchive& archive, const std::string& k
     return "";
 }
 
+/// Roots a checkpoint's taught trees may have at most (a check before allocating).
+constexpr uint64_t MAX_TAUGHT_ROOTS = uint64_t{1} << 20;
+
+/// The taught trees' text (DrlPolicy::Save) read back.
+std::map<std::string, std::vector<std::vector<uint32_t>>>
+ReadTaughtTrees(const std::string& text, const std::string& path)
+{
+    std::map<std::string, std::vector<std::vector<uint32_t>>> taught;
+    std::istringstream in(text);
+    const auto bad = [&](const std::string& why) {
+        return std::runtime_error("drl: '" + path + "' has damaged taught trees (" + why +
+                                  ")" + HOW_TO_GET_ONE);
+    };
+    for (std::string name; std::getline(in, name) && !name.empty();)
+    {
+        std::string line;
+        uint64_t roots = 0;
+        if (!std::getline(in, line) || !(std::istringstream(line) >> roots) ||
+            roots > MAX_TAUGHT_ROOTS)
+        {
+            throw bad("no count of roots for '" + name + "'");
+        }
+        auto& parents = taught[name];
+        for (uint64_t r = 0; r < roots; ++r)
+        {
+            if (!std::getline(in, line))
+            {
+                throw bad("'" + name + "' ends before tree " + std::to_string(r));
+            }
+            std::istringstream row(line);
+            parents.emplace_back();
+            for (std::string v; row >> v;)
+            {
+                char* end = nullptr;
+                const unsigned long x = std::strtoul(v.c_str(), &end, 10);
+                if (v != "-" && (*end != '\0' || x >= NO_INDEX || v[0] == '-'))
+                {
+                    throw bad("'" + v + "' is not a node in tree " + std::to_string(r));
+                }
+                parents.back().push_back(v == "-" ? NO_INDEX : static_cast<uint32_t>(x));
+            }
+        }
+    }
+    return taught;
+}
+
 } // namespace
 
 void
@@ -635,6 +751,7 @@ DrlPolicy::Load(const std::string& path)
             policy.m_trainedOn.push_back(name);
         }
     }
+    policy.m_taught = ReadTaughtTrees(ReadCheckpointText(archive, "taught_trees"), path);
     policy.LoadWeights(archive, path);
     return policy;
 }
@@ -822,16 +939,37 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
         }
         return teacher->tieSeed == 0 ? tied.front() : tied[tieRng() % tied.size()];
     };
+    // A plan's picks of this round among the pickable candidates (none: the round is over).
+    const auto planTies = [&]() {
+        const auto& candidates = env.GetCandidates();
+        std::vector<uint8_t> ties(candidates.size(), 0);
+        for (size_t c = 0; c < candidates.size(); ++c)
+        {
+            const auto [set, id] = candidates[c];
+            ties[c] = set == teacher->set && (*teacher->planRound)[id] == env.GetRound();
+        }
+        return ties;
+    };
     // One masked categorical pick at a time until nothing fits.
     while (env.CanPick())
     {
         // The policy sees the pickable candidates only: the mask removes the others.
         const std::vector<uint32_t> open = Pickable(env.GetCandidateMask());
+        std::vector<uint8_t> ties; // the teacher's equally good picks
+        if (teacher)
+        {
+            ties = teacher->planRound ? planTies() : env.TeacherTies(teacher->rule);
+            if (teacher->planRound &&
+                std::none_of(open.begin(), open.end(), [&](uint32_t c) { return ties[c]; }))
+            {
+                break; // the plan's round is complete, though more would fit
+            }
+        }
         DrlStep low;
         uint32_t pick = 0; // index into open
         if (teacher && !record)
         {
-            pick = teacherPick(env.TeacherTies(teacher->rule), open);
+            pick = teacherPick(ties, open);
         }
         else if (open.size() > 1 || record)
         {
@@ -845,7 +983,6 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
             if (teacher)
             {
                 // The teacher's equally good picks; the network is not asked.
-                const std::vector<uint8_t> ties = env.TeacherTies(teacher->rule);
                 low.chosen.assign(open.size(), 0);
                 for (size_t i = 0; i < open.size(); ++i)
                 {

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -60,6 +62,13 @@ struct DrlHyperParams
     uint32_t teacherTies{8};      //!< tie-breaks the teacher tries per tree set and rule
                                   //!< (by candidate order, then at random), as balanced does
     double imitationRate{3e-3};   //!< Adam's step size for imitation
+    /// warm start: evaluate (as between iterations) every this many imitation steps and keep
+    /// the weights that decode best (0: keep the last)
+    uint32_t imitationEvalEvery{0};
+    /// warm start from the flat-tree search (where servers reach each other through switches
+    /// only): moves it may spend per round count; its trees join the candidates as the last
+    /// set (DrlPolicy::SetTaughtTrees) and its plan is one more teacher (0: none)
+    uint64_t flatTeacherMoves{0};
 
     // --- decoding after training ---
     uint32_t evalSamples{8};   //!< sampled episodes (besides the greedy one) when picking the
@@ -110,13 +119,19 @@ struct DrlDecodeStats
                            //!< episode's rounds
 };
 
-/// A demonstrator for the warm start: the balanced scheduler's choices in the environment.
+/**
+ * A demonstrator for the warm start: the balanced scheduler's choices in the environment, or
+ * a plan's (the flat-tree search's on the taught trees, DrlHyperParams::flatTeacherMoves).
+ */
 struct DrlTeacher
 {
     uint32_t set{0};  //!< the candidate tree set whose trees the upper level selects
     /// the list rule the lower level follows (DrlEnvironment::TeacherTies)
     BalancedScheduler::Rule rule{BalancedScheduler::Rule::HEIGHT_THEN_LOAD};
     uint64_t tieSeed{0}; //!< ties broken by candidate order (0) or at random from this seed
+    /// when not null, the plan followed instead of the rule: per workload of `set`, its round
+    /// (in each round the lower level picks that round's workloads, then stops)
+    std::shared_ptr<const std::vector<uint32_t>> planRound;
 };
 
 #ifdef ALLREDUCE_HAVE_TORCH
@@ -265,6 +280,21 @@ class DrlPolicy
     const std::vector<std::string>& GetTrainedOn() const;
     /// \param topologies the names of the topologies trained on, saved with the checkpoint
     void SetTrainedOn(const std::vector<std::string>& topologies);
+    /**
+     * Records the tree set taught on a topology (the flat-tree search's, whose plan the
+     * warm start imitated: DrlHyperParams::flatTeacherMoves), saved with the checkpoint, so
+     * that decoding on that topology offers the upper level the same trees.
+     * \param topology the topology (known by its name)
+     * \param trees one flow tree per root
+     */
+    void SetTaughtTrees(const Topology& topology, const std::vector<FlowTree>& trees);
+    /**
+     * \param topology a topology
+     * \return the tree sets taught on a topology of its name: none, or one (one tree per root)
+     * \throws std::runtime_error when the checkpoint's trees for that name do not fit the
+     *         topology (another topology of the same name)
+     */
+    std::vector<std::vector<FlowTree>> GetTaughtTrees(const Topology& topology) const;
 
     /**
      * Runs one episode from the environment's start to the end of the AllReduce.
@@ -418,6 +448,8 @@ class DrlPolicy
     double m_rescoreShare{0};  //!< see SetRescoreShare
     std::string m_info;        //!< free text
     std::vector<std::string> m_trainedOn; //!< the topologies trained on (names), if recorded
+    /// per topology name, its taught trees' parents (per root, per node; NO_INDEX for none)
+    std::map<std::string, std::vector<std::vector<uint32_t>>> m_taught;
     mutable SetPolicy m_upper{nullptr}; //!< flow-tree selection (acting does not change it)
     mutable SetPolicy m_lower{nullptr}; //!< workload scheduling
 };

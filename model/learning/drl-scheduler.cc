@@ -802,13 +802,17 @@ Plan
 DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
     const DrlPolicy& policy = GetPolicy(topology);
-    const ServerTranslations translations =
-        m_symmetric ? ServerTranslations::Find(topology) : ServerTranslations();
+    // Trees taught on this topology (the flat-tree search's) are not copies by any symmetry.
+    const std::vector<std::vector<FlowTree>> taught = policy.GetTaughtTrees(topology);
+    const ServerTranslations translations = m_symmetric && taught.empty()
+                                                ? ServerTranslations::Find(topology)
+                                                : ServerTranslations();
     auto env = translations.IsEmpty()
                    ? MakeDrlEnvironment(topology,
                                         policy.GetTreesPerRoot(),
                                         policy.GetTreeSeed(),
-                                        pieces)
+                                        pieces,
+                                        taught)
                    : MakeSymmetricDrlEnvironment(topology,
                                                  translations,
                                                  policy.GetTreesPerRoot(),

@@ -4,6 +4,8 @@
 
 #include "drl-trainer.h"
 
+#include "ns3/flat-tree-search.h"
+
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -508,6 +510,43 @@ KlTooFar(const DrlHyperParams& params, double b, uint32_t epoch)
 
 const char* const LEVELS[] = {"start", "upper", "lower"};
 
+/// \return per root, the flow tree its merge workloads' reduce paths follow
+std::vector<FlowTree>
+MergeTreesOf(const Topology& topology, const WorkloadSet& workloads)
+{
+    const uint32_t n = topology.GetNServers();
+    std::vector<std::vector<uint32_t>> parent(n,
+                                              std::vector<uint32_t>(topology.GetNNodes(), NO_INDEX));
+    for (const Workload& w : workloads.GetAll())
+    {
+        for (size_t k = 0; w.phase == Phase::REDUCE && k + 1 < w.path.size(); ++k)
+        {
+            parent[w.chunk][w.path[k]] = w.path[k + 1];
+        }
+    }
+    std::vector<FlowTree> trees;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        trees.emplace_back(topology, r, parent[r]);
+    }
+    return trees;
+}
+
+/// \return per workload of a schedule's n, its round (NO_INDEX: none)
+std::vector<uint32_t>
+RoundOf(const Schedule& schedule, uint32_t n)
+{
+    std::vector<uint32_t> round(n, NO_INDEX);
+    for (uint32_t t = 0; t < schedule.GetNRounds(); ++t)
+    {
+        for (uint32_t id : schedule.rounds[t])
+        {
+            round[id] = t;
+        }
+    }
+    return round;
+}
+
 } // namespace
 
 DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
@@ -531,7 +570,12 @@ DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
             throw std::invalid_argument("drl: topology '" + t.GetName() +
                                         "' has fewer than two servers: nothing to schedule");
         }
-        m_envs.push_back(MakeDrlEnvironment(t, params.treesPerRoot, params.treeSeed, pieces));
+    }
+    m_taught.resize(m_topologies.size());
+    m_flatRounds.resize(m_topologies.size());
+    for (size_t t = 0; t < m_topologies.size(); ++t)
+    {
+        m_envs.push_back(MakeEnvironment(t));
     }
     m_policy.SetTrainedOn(GetTopologyNames());
     m_upperOpt = std::make_unique<torch::optim::Adam>(
@@ -577,10 +621,7 @@ DrlTrainer::ForEach(
             auto& slot = m_workerEnvs[w - 1][t];
             if (!slot)
             {
-                slot = MakeDrlEnvironment(m_topologies[t],
-                                          m_params.treesPerRoot,
-                                          m_params.treeSeed,
-                                          m_pieces);
+                slot = MakeEnvironment(t);
             }
             return *slot;
         };
@@ -640,9 +681,23 @@ DrlTrainer::ChooseTeachers()
                 {
                     trials.push_back(
                         TeacherTrial{i,
-                                     DrlTeacher{set, rule, tie == 0 ? 0 : (m_seed << 20) + tie}});
+                                     DrlTeacher{set,
+                                                rule,
+                                                tie == 0 ? 0 : (m_seed << 20) + tie,
+                                                nullptr}});
                 }
             }
+        }
+    }
+    // The flat-tree search's plans, on the last set (its trees): each one more teacher.
+    for (size_t i = 0; i < m_envs.size(); ++i)
+    {
+        if (m_flatRounds[i])
+        {
+            DrlTeacher plan;
+            plan.set = m_envs[i]->GetNSets() - 1;
+            plan.planRound = m_flatRounds[i];
+            trials.push_back(TeacherTrial{i, plan});
         }
     }
     ForEach(trials.size(), [&](size_t k, const std::function<DrlEnvironment&(size_t)>& envOf) {
@@ -734,8 +789,29 @@ DrlTrainer::CloneBehaviour(const std::vector<DrlEpisode>& shows)
     }
     torch::optim::Adam opt(params, torch::optim::AdamOptions(m_params.imitationRate));
     std::mt19937_64 rng(m_seed * 7919 + 1);
+    // With imitationEvalEvery, the weights that decode best so far (greedy decoding of
+    // weights this close to a teacher changes a lot from one step to the next).
+    double bestScore = std::numeric_limits<double>::infinity();
+    std::vector<torch::Tensor> best;
+    const auto keepBest = [&]() {
+        DrlCurveRow row;
+        Evaluate(row);
+        if (row.evalRatio < bestScore - 1e-12)
+        {
+            bestScore = row.evalRatio;
+            best.clear();
+            for (const auto& p : params)
+            {
+                best.push_back(p.detach().clone());
+            }
+        }
+    };
     for (uint32_t step = 0; step < m_params.imitationSteps; ++step)
     {
+        if (m_params.imitationEvalEvery > 0 && step > 0 && step % m_params.imitationEvalEvery == 0)
+        {
+            keepBest();
+        }
         for (int level = 0; level < 2; ++level)
         {
             auto& steps = level == 0 ? upper : lower;
@@ -747,6 +823,15 @@ DrlTrainer::CloneBehaviour(const std::vector<DrlEpisode>& shows)
                               opt,
                               params);
             }
+        }
+    }
+    if (m_params.imitationEvalEvery > 0)
+    {
+        keepBest();
+        torch::NoGradGuard noGrad;
+        for (size_t k = 0; k < params.size(); ++k)
+        {
+            params[k].copy_(best[k]);
         }
     }
 }
@@ -898,11 +983,88 @@ DrlTrainer::Iterate(uint32_t iteration)
     return row;
 }
 
+std::unique_ptr<DrlEnvironment>
+DrlTrainer::MakeEnvironment(size_t t) const
+{
+    return MakeDrlEnvironment(m_topologies[t],
+                              m_params.treesPerRoot,
+                              m_params.treeSeed,
+                              m_pieces,
+                              m_taught[t]);
+}
+
+void
+DrlTrainer::RebuildEnvironments()
+{
+    for (size_t t = 0; t < m_topologies.size(); ++t)
+    {
+        m_envs[t] = MakeEnvironment(t);
+    }
+    for (auto& envs : m_workerEnvs)
+    {
+        for (auto& env : envs)
+        {
+            env.reset(); // made again on use
+        }
+    }
+}
+
+void
+DrlTrainer::SearchFlatPlans()
+{
+    const bool any = m_pieces == 1 && std::any_of(m_topologies.begin(),
+                                                  m_topologies.end(),
+                                                  [](const Topology& t) { return HasFlatTrees(t); });
+    if (!any)
+    {
+        throw std::invalid_argument(
+            "drl: the flat-tree teacher (--flat-teacher-moves) needs one piece per chunk and a "
+            "training topology whose servers reach each other through switches only, without "
+            "aggregating switches (Jellyfish, fat-tree); none of these has flat trees: leave the "
+            "option out");
+    }
+    for (size_t t = 0; t < m_topologies.size(); ++t)
+    {
+        const Topology& topology = m_topologies[t];
+        if (!HasFlatTrees(topology))
+        {
+            continue;
+        }
+        // Up from the bandwidth bound (even), a few counts, while the search fits.
+        const uint32_t bound = m_envs[t]->GetBound();
+        for (uint32_t rounds = bound + bound % 2; rounds <= bound + 8; rounds += 2)
+        {
+            if (!FitsFlatSearch(topology.GetNServers(), rounds))
+            {
+                break;
+            }
+            const auto plan = SearchFlatSchedule(topology,
+                                                 rounds,
+                                                 {m_params.flatTeacherMoves, 1, uint32_t(m_seed)});
+            NS_LOG_INFO("flat-tree search on " << topology.GetName() << " in " << rounds
+                                               << " rounds: " << (plan ? "found" : "none"));
+            if (plan)
+            {
+                m_taught[t] = {MergeTreesOf(topology, plan->workloads)};
+                m_flatRounds[t] = std::make_shared<const std::vector<uint32_t>>(
+                    RoundOf(plan->schedule, plan->workloads.GetN()));
+                m_policy.SetTaughtTrees(topology, m_taught[t].front());
+                break;
+            }
+        }
+    }
+    RebuildEnvironments();
+}
+
 void
 DrlTrainer::Start()
 {
     DrlCurveRow row;
     row.level = "start";
+    if (m_params.flatTeacherMoves > 0)
+    {
+        SearchFlatPlans();
+    }
     if (m_params.imitationSteps > 0)
     {
         Imitate();
@@ -1339,6 +1501,11 @@ DrlTrainer::LoadState(const std::string& outDir)
     }
     m_policy = std::move(policy);
     m_policy.SetTrainedOn(GetTopologyNames());
+    for (size_t t = 0; t < m_topologies.size(); ++t)
+    {
+        m_taught[t] = m_policy.GetTaughtTrees(m_topologies[t]);
+    }
+    RebuildEnvironments();
     m_upperOpt = std::make_unique<torch::optim::Adam>(
         Parameters(m_policy.GetUpper()),
         torch::optim::AdamOptions(m_params.learningRate));

@@ -129,6 +129,12 @@ class DrlTrainer
                  const std::function<void(size_t, const std::function<DrlEnvironment&(size_t)>&)>&
                      task);
     void Start();
+    /// \param t a training topology \return its environment, with its taught trees if any
+    std::unique_ptr<DrlEnvironment> MakeEnvironment(size_t t) const;
+    /// Searches each topology's flat plan (flatTeacherMoves), whose trees are taught.
+    void SearchFlatPlans();
+    /// Makes every environment again, with the taught trees (m_taught).
+    void RebuildEnvironments();
     /// A teacher tried on a training topology, and its rounds there.
     struct TeacherTrial
     {
@@ -190,6 +196,10 @@ class DrlTrainer
     std::unique_ptr<torch::optim::Adam> m_lowerOpt;      //!< PPO optimizer, lower
     std::vector<DrlCurveRow> m_curve;                    //!< the learning curve
     std::vector<uint32_t> m_teacherRounds;               //!< per topology, the teacher's rounds
+    /// per topology, its taught tree sets (none or the flat-tree search's)
+    std::vector<std::vector<std::vector<FlowTree>>> m_taught;
+    /// per topology, the flat-tree search's round of each taught workload (null: no plan)
+    std::vector<std::shared_ptr<const std::vector<uint32_t>>> m_flatRounds;
     double m_bestScore{0};                               //!< best evalRatio so far
     double m_secondsBefore{0};                           //!< seconds of earlier runs
 };
