@@ -137,8 +137,8 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                    10000000);
     cmd.AddInteger("flat-teacher-moves",
                    "warm start: moves of the flat-tree search per round count on each training "
-                   "topology with flat trees; its trees join the candidates and its plan is "
-                   "imitated where it beats the balanced rules (0: none)",
+                   "topology with flat trees; its trees replace the candidate sets and its plan "
+                   "is imitated where it beats the balanced rules (0: none)",
                    o.params.flatTeacherMoves,
                    0,
                    1000000000);
@@ -243,7 +243,10 @@ PrintCurveRow(const Options& o, const DrlTrainer& trainer, const DrlCurveRow& r)
               << r.entropy << "  " << std::setprecision(1) << r.seconds << " s" << std::endl;
     if (r.iteration == 0 && !trainer.GetTeacherRounds().empty())
     {
-        std::cout << "warm start: the teacher (balanced's rules) took";
+        std::cout << "warm start: the teacher (" <<
+            (o.params.flatTeacherMoves > 0 ? "the flat-tree search's plan or balanced's rules"
+                                           : "balanced's rules")
+                  << ") took";
         for (uint32_t t : trainer.GetTeacherRounds())
         {
             std::cout << " " << t;

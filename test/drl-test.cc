@@ -1458,8 +1458,8 @@ TEST(DrlTrainer, ShortTrainingLowersMeanRounds)
 TEST(DrlTrainer, FlatTreeTeacherTeachesTheSearchsPlanAndCarriesItsTrees)
 {
     // Jellyfish(10, seed 1): the flat-tree search schedules it in 18 rounds, the bandwidth
-    // bound, where every rule of balanced takes more. With flatTeacherMoves its trees join the
-    // candidates as the last set, its plan is the teacher (followed round by round, so the
+    // bound, where every rule of balanced takes more. With flatTeacherMoves its trees replace
+    // the candidate sets, its plan is the teacher (followed round by round, so the
     // teacher takes its 18 rounds), the checkpoint carries the trees for that topology only,
     // and the drl scheduler decodes with them: a valid schedule.
     torch::set_num_threads(1);

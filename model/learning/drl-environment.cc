@@ -719,7 +719,9 @@ MakeDrlEnvironment(const Topology& topology,
         throw std::invalid_argument("MakeDrlEnvironment: taught tree sets on " +
                                     topology.GetName() + ", which has aggregating switches");
     }
-    auto trees = BuildCandidateTrees(topology, treesPerRoot, treeSeed);
+    // Taught trees (the flat-tree search's) stand alone: beside other candidate sets the upper
+    // level, which sees no feature telling them apart, did not learn to select them.
+    auto trees = taught.empty() ? BuildCandidateTrees(topology, treesPerRoot, treeSeed) : taught;
     AddAggregatorTrees(topology, trees);
     const auto choices = ChooseMergeChoices(topology);
     std::vector<std::vector<FlowTree>> setTrees;
@@ -732,11 +734,6 @@ MakeDrlEnvironment(const Topology& topology,
             sets.push_back(
                 WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces, merging));
         }
-    }
-    for (const auto& t : taught)
-    {
-        setTrees.push_back(t);
-        sets.push_back(WorkloadSet::Build(topology, t, WorkloadSemantics::MERGE, pieces));
     }
     return std::make_unique<DrlEnvironment>(std::move(setTrees), std::move(sets));
 }

@@ -406,12 +406,13 @@ class DrlEnvironment
  * (AddAggregatorTrees), each tree set merging at every aggregating switch, at the racks' only
  * or at none (ChooseMergeChoices), so that the upper level chooses where streams meet.
  * Taught tree sets (the flat-tree search's, which a checkpoint may carry: DrlPolicy::
- * GetTaughtTrees) come last, after the candidate sets.
+ * GetTaughtTrees) take the candidate sets' place.
  * \param topology the topology
  * \param treesPerRoot candidate trees per root
  * \param treeSeed their seed
  * \param pieces pieces per chunk
- * \param taught further tree sets, one flow tree per root each
+ * \param taught tree sets, one flow tree per root each, in place of the candidate sets
+ *        (none: the candidate sets)
  * \return the environment
  * \throws std::invalid_argument when taught sets are given on a topology with aggregating
  *         switches (they are never taught there)

@@ -66,8 +66,8 @@ struct DrlHyperParams
     /// the weights that decode best (0: keep the last)
     uint32_t imitationEvalEvery{0};
     /// warm start from the flat-tree search (where servers reach each other through switches
-    /// only): moves it may spend per round count; its trees join the candidates as the last
-    /// set (DrlPolicy::SetTaughtTrees) and its plan is one more teacher (0: none)
+    /// only): moves it may spend per round count; its trees replace the candidate sets
+    /// (DrlPolicy::SetTaughtTrees) and its plan is one more teacher (0: none)
     uint64_t flatTeacherMoves{0};
 
     // --- decoding after training ---

@@ -689,13 +689,13 @@ DrlTrainer::ChooseTeachers()
             }
         }
     }
-    // The flat-tree search's plans, on the last set (its trees): each one more teacher.
+    // The flat-tree search's plans, on their trees (then the only set): one more teacher each.
     for (size_t i = 0; i < m_envs.size(); ++i)
     {
         if (m_flatRounds[i])
         {
             DrlTeacher plan;
-            plan.set = m_envs[i]->GetNSets() - 1;
+            plan.set = 0;
             plan.planRound = m_flatRounds[i];
             trials.push_back(TeacherTrial{i, plan});
         }
