@@ -1045,6 +1045,40 @@ TEST(DrlPolicy, BadCheckpointsGetClearErrors)
         a.save_to(dir + "/mismatch.pt");
     }
     expectError(dir + "/mismatch.pt", "does not match");
+    // Taught trees (DrlPolicy::SetTaughtTrees): damaged text, and trees that do not fit the
+    // topology of their name.
+    const Topology bcube = BuildTopology("bcube:n=3,k=1");
+    const auto withTaught = [&](const std::string& path, const std::string& text) {
+        torch::manual_seed(1);
+        DrlPolicy policy{DrlHyperParams()};
+        torch::serialize::OutputArchive a;
+        torch::serialize::OutputArchive u;
+        torch::serialize::OutputArchive l;
+        a.write("meta", torch::tensor({int64_t{1}, int64_t{DrlEnvironment::TREE_FEATURES},
+                                       int64_t{DrlEnvironment::CANDIDATE_FEATURES},
+                                       int64_t{DrlEnvironment::GLOBAL_FEATURES}, int64_t{32},
+                                       int64_t{3}, int64_t{1}}));
+        policy.GetUpper()->save(u);
+        policy.GetLower()->save(l);
+        a.write("upper", u);
+        a.write("lower", l);
+        a.write("taught_trees", c10::IValue(text));
+        a.save_to(path);
+    };
+    withTaught(dir + "/taught.pt", bcube.GetName() + "\n2\n1 x\n");
+    expectError(dir + "/taught.pt", "damaged taught trees");
+    withTaught(dir + "/short.pt", bcube.GetName() + "\n3\n- 0\n");
+    expectError(dir + "/short.pt", "damaged taught trees");
+    withTaught(dir + "/misfit.pt", bcube.GetName() + "\n1\n- 0\n");
+    try
+    {
+        DrlPolicy::Load(dir + "/misfit.pt").GetTaughtTrees(bcube);
+        ADD_FAILURE() << "taught trees for 1 of 9 roots were taken";
+    }
+    catch (const std::runtime_error& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("do not fit"), std::string::npos) << e.what();
+    }
     // Through the scheduler, the same words.
     Ptr<AllReduceScheduler> s = CreateScheduler("drl");
     s->SetAttribute("Model", StringValue(dir + "/none.pt"));
