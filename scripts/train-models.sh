@@ -33,11 +33,6 @@ case $which in
      exit 2 ;;
 esac
 
-# The server-only Jellyfish checkpoints start from the flat-tree search (doc/allreduce.rst, "The
-# hierarchical DRL scheduler", taught trees): its trees join the candidates and its plan is
-# imitated, keeping the imitation weights that decode best.
-flat="--flat-teacher-moves=2000000 --imitation-steps=2000 --imitation-eval-every=20"
-
 # Longest first, so that the two at a time end together.
 jobs_list=()
 if [ "$which" = all ] || [ "$which" = aggregation ]; then
@@ -70,22 +65,20 @@ if [ "$which" = all ] || [ "$which" = server-only ]; then
   jobs_list+=("dcell-n-6-k-1|dcell:n=6,k=1" "dcell-n-5-k-1|dcell:n=5,k=1")
   for switches in 20 15; do
     for s in 1 2 3 4 5; do
-      jobs_list+=("jellyfish-switches-$switches-degree-4-servers-1-seed-$s|jellyfish:switches=$switches,degree=4,servers=1,seed=$s|$flat")
+      jobs_list+=("jellyfish-switches-$switches-degree-4-servers-1-seed-$s|jellyfish:switches=$switches,degree=4,servers=1,seed=$s")
     done
   done
   jobs_list+=("bcube-n-5-k-1|bcube:n=5,k=1" "dcell-n-4-k-1|dcell:n=4,k=1")
   for s in 1 2 3 4 5; do
-    jobs_list+=("jellyfish-switches-10-degree-4-servers-1-seed-$s|jellyfish:switches=10,degree=4,servers=1,seed=$s|$flat")
+    jobs_list+=("jellyfish-switches-10-degree-4-servers-1-seed-$s|jellyfish:switches=10,degree=4,servers=1,seed=$s")
   done
   jobs_list+=("bcube-n-4-k-1|bcube:n=4,k=1" "bcube-n-3-k-1|bcube:n=3,k=1")
 fi
 
 train_one() {
-  local name specs extra
-  IFS='|' read -r name specs extra <<< "$1"
-  # shellcheck disable=SC2086  # extra holds several options
+  local name=${1%%|*} specs=${1#*|}
   "$build/examples/allreduce-train" --topology="$specs" --iterations="$iterations" \
-    --seed="$seed" --out="$out/$name" $extra > "$out/$name.log" 2>&1
+    --seed="$seed" --out="$out/$name" > "$out/$name.log" 2>&1
   cp "$out/$name/policy.pt" "$repo/checkpoints/$name.pt"
   echo "$name: $(grep -c '^iter' "$out/$name.log") iterations, $(tail -n 3 "$out/$name.log" | grep '^policy' | sed 's/.*(//; s/)//')"
 }
