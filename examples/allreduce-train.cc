@@ -281,8 +281,13 @@ Train(const Options& o)
     DrlTrainer trainer(topos, o.params, o.seed);
     trainer.SetThreads(o.threads);
     std::string info = "trained by allreduce-train on " + o.topologies + ", seed " +
-                       std::to_string(o.seed) + ", trees per root " +
-                       std::to_string(o.params.treesPerRoot);
+                       std::to_string(o.seed) + ", " +
+                       (o.params.flatTeacherMoves > 0
+                            ? "the flat-tree search's trees where it has them (teacher: its "
+                              "plan, " + std::to_string(o.params.flatTeacherMoves) +
+                                  " moves), else "
+                            : std::string()) +
+                       "trees per root " + std::to_string(o.params.treesPerRoot);
     std::cout << "training on " << topos.size() << " topolog" << (topos.size() == 1 ? "y" : "ies")
               << " (" << o.topologies << "), " << o.iterations << " iterations, J="
               << o.params.upperIterations << " K=" << o.params.lowerIterations
