@@ -1069,6 +1069,11 @@ TEST(DrlPolicy, BadCheckpointsGetClearErrors)
     expectError(dir + "/taught.pt", "damaged taught trees");
     withTaught(dir + "/short.pt", bcube.GetName() + "\n3\n- 0\n");
     expectError(dir + "/short.pt", "damaged taught trees");
+    const std::string once = bcube.GetName() + "\n1\n- 0\n";
+    withTaught(dir + "/twice.pt", once + once);
+    expectError(dir + "/twice.pt", "twice");
+    withTaught(dir + "/ragged.pt", bcube.GetName() + "\n2\n- 0\n- 0 1\n");
+    expectError(dir + "/ragged.pt", "has 3 nodes");
     withTaught(dir + "/misfit.pt", bcube.GetName() + "\n1\n- 0\n");
     try
     {
@@ -1828,6 +1833,18 @@ TEST(Drl, HyperParametersThatCannotTrainAreRefused)
     params = DrlHyperParams();
     params.gamma = std::nan("");
     EXPECT_THROW(params.Check(), std::invalid_argument);
+    // Warm-start options without a warm start, or an evaluation that never runs: refused.
+    params = DrlHyperParams();
+    params.imitationSteps = 0;
+    params.flatTeacherMoves = 1000;
+    EXPECT_THROW(params.Check(), std::invalid_argument);
+    params.flatTeacherMoves = 0;
+    params.imitationEvalEvery = 10;
+    EXPECT_THROW(params.Check(), std::invalid_argument);
+    params.imitationSteps = 10;
+    EXPECT_THROW(params.Check(), std::invalid_argument);
+    params.imitationSteps = 11;
+    EXPECT_NO_THROW(params.Check());
 }
 
 #ifdef ALLREDUCE_HAVE_TORCH

@@ -61,6 +61,19 @@ DrlHyperParams::Check() const
     RequireRange("teacher ties", teacherTies, 1, 1e4);
     RequireRange("imitation rate", imitationRate, 1e-12, 1);
     RequireRange("eval samples", evalSamples, 0, 1e5);
+    if (imitationSteps == 0 && (flatTeacherMoves > 0 || imitationEvalEvery > 0))
+    {
+        throw std::invalid_argument("drl: the flat-tree teacher and the evaluation during "
+                                    "imitation act on the warm start, which 0 imitation steps "
+                                    "leave out; give imitation steps, or leave them out");
+    }
+    if (imitationEvalEvery >= imitationSteps && imitationEvalEvery > 0)
+    {
+        throw std::invalid_argument("drl: an evaluation every " +
+                                    std::to_string(imitationEvalEvery) + " of " +
+                                    std::to_string(imitationSteps) + " imitation steps never "
+                                    "runs before the last; give fewer, or 0 (keep the last)");
+    }
 }
 
 #ifdef ALLREDUCE_HAVE_TORCH
@@ -392,9 +405,13 @@ DrlPolicy::GetTaughtTrees(const Topology& topology) const
     const auto misfit = [&](const std::string& why) {
         return std::runtime_error("drl: the checkpoint's taught trees for '" +
                                   topology.GetName() + "' do not fit this topology (" + why +
-                                  "): it was trained on another topology of that name; give "
-                                  "--model a checkpoint trained on this one");
+                                  "): it was trained on another topology of that name; use a "
+                                  "checkpoint trained on this one");
     };
+    if (topology.CountAggregators() > 0)
+    {
+        throw misfit("it has aggregating switches, where no trees are taught");
+    }
     if (parents.size() != topology.GetNServers())
     {
         throw misfit(std::to_string(parents.size()) + " trees for " +
@@ -589,6 +606,28 @@ ReadCheckpointText(torch::serialize::InputArchive& archive, const std::string& k
     return "";
 }
 
+/// \return the taught trees' text, empty when there is none (a damaged entry is refused)
+std::string
+ReadTaughtText(torch::serialize::InputArchive& archive, const std::string& path)
+{
+    c10::IValue value;
+    bool present = false;
+    try
+    {
+        present = archive.try_read("taught_trees", value);
+    }
+    catch (const std::exception&)
+    {
+        present = true; // there, but unreadable
+    }
+    if (present && !value.isString())
+    {
+        throw std::runtime_error("drl: '" + path + "' has damaged taught trees (not text)" +
+                                 HOW_TO_GET_ONE);
+    }
+    return present ? value.toStringRef() : "";
+}
+
 /// Roots a checkpoint's taught trees may have at most (a check before allocating).
 constexpr uint64_t MAX_TAUGHT_ROOTS = uint64_t{1} << 20;
 
@@ -602,14 +641,19 @@ ReadTaughtTrees(const std::string& text, const std::string& path)
         return std::runtime_error("drl: '" + path + "' has damaged taught trees (" + why +
                                   ")" + HOW_TO_GET_ONE);
     };
-    for (std::string name; std::getline(in, name) && !name.empty();)
+    for (std::string name; std::getline(in, name);)
     {
         std::string line;
         uint64_t roots = 0;
-        if (!std::getline(in, line) || !(std::istringstream(line) >> roots) ||
-            roots > MAX_TAUGHT_ROOTS)
+        std::istringstream count;
+        if (name.empty() || !std::getline(in, line) || (count.str(line), !(count >> roots)) ||
+            !(count >> std::ws).eof() || roots == 0 || roots > MAX_TAUGHT_ROOTS)
         {
             throw bad("no count of roots for '" + name + "'");
+        }
+        if (taught.count(name) > 0)
+        {
+            throw bad("'" + name + "' twice");
         }
         auto& parents = taught[name];
         for (uint64_t r = 0; r < roots; ++r)
@@ -629,6 +673,11 @@ ReadTaughtTrees(const std::string& text, const std::string& path)
                     throw bad("'" + v + "' is not a node in tree " + std::to_string(r));
                 }
                 parents.back().push_back(v == "-" ? NO_INDEX : static_cast<uint32_t>(x));
+            }
+            if (parents.back().empty() || parents.back().size() != parents.front().size())
+            {
+                throw bad("tree " + std::to_string(r) + " of '" + name + "' has " +
+                          std::to_string(parents.back().size()) + " nodes");
             }
         }
     }
@@ -751,7 +800,7 @@ DrlPolicy::Load(const std::string& path)
             policy.m_trainedOn.push_back(name);
         }
     }
-    policy.m_taught = ReadTaughtTrees(ReadCheckpointText(archive, "taught_trees"), path);
+    policy.m_taught = ReadTaughtTrees(ReadTaughtText(archive, path), path);
     policy.LoadWeights(archive, path);
     return policy;
 }
@@ -946,7 +995,8 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
         for (size_t c = 0; c < candidates.size(); ++c)
         {
             const auto [set, id] = candidates[c];
-            ties[c] = set == teacher->set && (*teacher->planRound)[id] == env.GetRound();
+            ties[c] = set == teacher->set && id < teacher->planRound->size() &&
+                      (*teacher->planRound)[id] == env.GetRound();
         }
         return ties;
     };

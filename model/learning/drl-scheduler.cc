@@ -270,6 +270,10 @@ DrlDecoding::DescribeSearch() const
                    : "no fewer rounds");
     }
     os << "; rescore share " << rescoreShare;
+    if (taught)
+    {
+        os << "; on the checkpoint's taught trees (the flat-tree search's), not symmetric";
+    }
     if (!symmetry.empty())
     {
         os << "; symmetric: one root's decisions per orbit repeated on the others by " << symmetry;
@@ -349,7 +353,8 @@ DrlScheduler::GetTypeId()
                           "fat-tree), decide "
                           "for one root per orbit on trees they copy and repeat every decision "
                           "on the orbit's other roots (doc/allreduce.rst, \"Symmetric "
-                          "decoding\")",
+                          "decoding\"); not on a checkpoint's taught trees, which no "
+                          "translation copies",
                           BooleanValue(true),
                           MakeBooleanAccessor(&DrlScheduler::m_symmetric),
                           MakeBooleanChecker())
@@ -819,6 +824,7 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
                                                  policy.GetTreeSeed(),
                                                  pieces);
     m_decoding.symmetry = translations.GetDescription();
+    m_decoding.taught = !taught.empty();
     DrlDecodeStats stats;
     Plan plan = Search(*env, m_searchBudget, m_seed, stats, m_decoding.rollout, true);
     m_decoding.searched = true;

@@ -126,6 +126,7 @@ struct DrlDecoding
     DrlRolloutStats rollout;     //!< the rollout search of the last MakePlan
     double rescoreShare{0};      //!< the RescoreShare attribute
     std::string symmetry;        //!< symmetric decoding: the translations' group (empty: none)
+    bool taught{false};          //!< decoded on the checkpoint's taught trees
     // online (SelectRound)
     bool greedy{false};          //!< Online was greedy (no plan, no search)
     bool followsPlan{false};     //!< the run started on the plan MakePlan made for it

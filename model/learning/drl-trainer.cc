@@ -144,7 +144,8 @@ MakeBatch(const std::vector<const DrlStep*>& steps, size_t features)
     const auto r = static_cast<int64_t>(rows);
     Batch batch;
     batch.items =
-        torch::from_blob(items.data(), {r, static_cast<int64_t>(features)}, torch::kFloat32).clone();
+        torch::from_blob(items.data(), {r, static_cast<int64_t>(features)}, torch::kFloat32)
+            .clone();
     batch.segment = torch::from_blob(segment.data(), {r}, torch::kInt64).clone();
     batch.mask = torch::from_blob(mask.data(), {r}, torch::kFloat32).clone();
     batch.chosen = torch::from_blob(chosen.data(), {r}, torch::kFloat32).clone();
@@ -515,8 +516,8 @@ std::vector<FlowTree>
 MergeTreesOf(const Topology& topology, const WorkloadSet& workloads)
 {
     const uint32_t n = topology.GetNServers();
-    std::vector<std::vector<uint32_t>> parent(n,
-                                              std::vector<uint32_t>(topology.GetNNodes(), NO_INDEX));
+    const std::vector<uint32_t> none(topology.GetNNodes(), NO_INDEX);
+    std::vector<std::vector<uint32_t>> parent(n, none);
     for (const Workload& w : workloads.GetAll())
     {
         for (size_t k = 0; w.phase == Phase::REDUCE && k + 1 < w.path.size(); ++k)
@@ -713,6 +714,15 @@ DrlTrainer::ChooseTeachers()
                                     &trials[k].teacher)
                                .rounds;
     });
+    for (const TeacherTrial& t : trials)
+    {
+        const auto& plan = t.teacher.planRound;
+        if (plan && t.rounds != 1 + *std::max_element(plan->begin(), plan->end()))
+        {
+            throw std::logic_error("drl: the flat-tree teacher took " + std::to_string(t.rounds) +
+                                   " rounds, not its plan's; please report this");
+        }
+    }
     // The best per topology (the first of the fewest rounds).
     std::vector<const TeacherTrial*> best(m_envs.size(), nullptr);
     for (const TeacherTrial& t : trials)
@@ -970,7 +980,8 @@ DrlTrainer::Collect(uint64_t stream, bool record, DrlCurveRow& row)
 DrlCurveRow
 DrlTrainer::Iterate(uint32_t iteration)
 {
-    const uint32_t cycle = std::max<uint32_t>(1, m_params.upperIterations + m_params.lowerIterations);
+    const uint32_t cycle =
+        std::max<uint32_t>(1, m_params.upperIterations + m_params.lowerIterations);
     const bool upper = (iteration - 1) % cycle < m_params.upperIterations;
     const uint64_t stream = m_seed * 1000003 + iteration;
     std::mt19937_64 rng(stream);
@@ -1012,9 +1023,9 @@ DrlTrainer::RebuildEnvironments()
 void
 DrlTrainer::SearchFlatPlans()
 {
-    const bool any = m_pieces == 1 && std::any_of(m_topologies.begin(),
-                                                  m_topologies.end(),
-                                                  [](const Topology& t) { return HasFlatTrees(t); });
+    const auto flat = [](const Topology& t) { return HasFlatTrees(t); };
+    const bool any =
+        m_pieces == 1 && std::any_of(m_topologies.begin(), m_topologies.end(), flat);
     if (!any)
     {
         throw std::invalid_argument(
@@ -1052,6 +1063,14 @@ DrlTrainer::SearchFlatPlans()
                 break;
             }
         }
+    }
+    if (std::all_of(m_flatRounds.begin(), m_flatRounds.end(), [](const auto& p) { return !p; }))
+    {
+        throw std::invalid_argument(
+            "drl: the flat-tree search found no plan within 8 rounds of the bandwidth bound on "
+            "any training topology with " + std::to_string(m_params.flatTeacherMoves) +
+            " moves per count (--flat-teacher-moves), so it would teach nothing; give more "
+            "moves, or leave the option out");
     }
     RebuildEnvironments();
 }

@@ -41,7 +41,8 @@ struct DrlCurveRow
  * Trains the two policies with PPO by the paper's iterative scheme: J iterations of the upper
  * level with the lower frozen, then K of the lower with the upper frozen, and again. Before
  * that, optionally, both are warm-started by imitating the balanced scheduler's choices
- * (behaviour cloning on its best rule and tree set per topology).
+ * (behaviour cloning on its best rule and tree set per topology), or where it does better the
+ * flat-tree search's plan (DrlHyperParams::flatTeacherMoves).
  *
  * In DIR it keeps: policy.pt (the best policies so far by the decoded rounds, what the `drl`
  * scheduler loads), last.pt and trainer.pt (the latest state, for --resume), curve.csv.
@@ -145,7 +146,7 @@ class DrlTrainer
     /// The warm start: the best teachers' episodes, imitated by both levels.
     void Imitate();
     /// \return per topology, the teacher of fewest rounds there (the first such) of every
-    ///         tree set, rule and tie-break
+    ///         tree set, rule and tie-break, and the flat-tree search's plan where it has one
     std::vector<TeacherTrial> ChooseTeachers();
     /// \param teachers per topology, its teacher \return per topology, its teacher's episode,
     ///        recorded
