@@ -135,6 +135,13 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                    o.params.imitationEvalEvery,
                    0,
                    10000000);
+    cmd.AddInteger("imitation-correct-every",
+                   "warm start: every this many imitation steps the network runs an episode "
+                   "per topology and the teacher labels the states it met, which are imitated "
+                   "too (corrections, DAgger; 0: none)",
+                   o.params.imitationCorrectEvery,
+                   0,
+                   10000000);
     cmd.AddInteger("flat-teacher-moves",
                    "warm start: moves of the flat-tree search per round count on each training "
                    "topology with flat trees; its trees replace the candidate sets and its plan "
@@ -163,12 +170,16 @@ void
 RefuseIgnoredOptions(const CheckedCommandLine& cmd, const Options& o)
 {
     cmd.RefuseWith("resume",
-                   {"imitation-steps", "flat-teacher-moves", "imitation-eval-every"},
+                   {"imitation-steps",
+                    "flat-teacher-moves",
+                    "imitation-eval-every",
+                    "imitation-correct-every"},
                    "the warm start ran at the start of the run in --out, and a resumed run goes "
                    "on with PPO iterations");
     if (o.params.imitationSteps == 0)
     {
-        for (const char* warm : {"flat-teacher-moves", "imitation-eval-every"})
+        for (const char* warm :
+             {"flat-teacher-moves", "imitation-eval-every", "imitation-correct-every"})
         {
             if (cmd.IsGiven(warm))
             {

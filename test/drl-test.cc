@@ -1494,6 +1494,69 @@ TEST(DrlTrainer, ShortTrainingLowersMeanRounds)
     EXPECT_LT(after, before - 2.0) << "before " << before << ", after " << after;
 }
 
+/**
+ * Corrections (DAgger): with a labelling teacher the network acts (its episode is the one it
+ * runs alone) and the teacher labels every state it meets. A plan's label is the open
+ * workloads planned earliest: on the network's own plan its every pick is labelled right; on
+ * that plan backwards, not.
+ */
+static void
+ExpectCorrectionsLabelTheNetworksOwnEpisode(const DrlPolicy& policy,
+                                            const Topology& topo,
+                                            const std::vector<std::vector<FlowTree>>& taught,
+                                            const DrlHyperParams& p)
+{
+    auto env = MakeDrlEnvironment(topo, p.treesPerRoot, p.treeSeed, 1, taught);
+    std::mt19937_64 rng(1);
+    const DrlEpisode alone =
+        policy.Run(*env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, rng, true);
+    const Plan own = env->GetPlan();
+    auto forward = std::make_shared<std::vector<uint32_t>>(own.workloads.GetN(), 0);
+    auto backward = std::make_shared<std::vector<uint32_t>>(own.workloads.GetN(), 0);
+    for (uint32_t t = 0; t < own.schedule.GetNRounds(); ++t)
+    {
+        for (uint32_t id : own.schedule.rounds[t])
+        {
+            (*forward)[id] = t;
+            (*backward)[id] = own.schedule.GetNRounds() - 1 - t;
+        }
+    }
+    for (const auto& plan : {forward, backward})
+    {
+        DrlTeacher teacher;
+        teacher.planRound = plan;
+        teacher.labelOnly = true;
+        env->Reset();
+        const DrlEpisode run = policy.Run(
+            *env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, rng, true, &teacher);
+        EXPECT_EQ(run.rounds, alone.rounds);
+        ASSERT_EQ(run.lower.size(), alone.lower.size());
+        uint32_t right = 0;
+        uint32_t labelled = 0;
+        for (size_t i = 0; i < run.lower.size(); ++i)
+        {
+            const DrlStep& s = run.lower[i];
+            ASSERT_EQ(s.action, alone.lower[i].action) << "step " << i;
+            ASSERT_EQ(s.chosen.size(), s.mask.size());
+            labelled += std::count(s.chosen.begin(), s.chosen.end(), 1) > 0;
+            right += s.chosen[s.action];
+        }
+        EXPECT_EQ(labelled, run.lower.size()); // one set: every state has a label
+        if (plan == forward)
+        {
+            EXPECT_EQ(right, run.lower.size());
+        }
+        else
+        {
+            EXPECT_LT(right, run.lower.size() / 2);
+        }
+        for (const DrlStep& up : run.upper)
+        {
+            EXPECT_EQ(up.chosen, up.mask); // one tree per root, the teacher's: all of them
+        }
+    }
+}
+
 TEST(DrlTrainer, FlatTreeTeacherTeachesTheSearchsPlanAndCarriesItsTrees)
 {
     // Jellyfish(10, seed 1): the flat-tree search schedules it in 18 rounds, the bandwidth
@@ -1533,6 +1596,7 @@ TEST(DrlTrainer, FlatTreeTeacherTeachesTheSearchsPlanAndCarriesItsTrees)
     drl->SetAttribute("Samples", UintegerValue(0));
     const Plan plan = drl->MakePlan(topo, 1);
     EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+    ExpectCorrectionsLabelTheNetworksOwnEpisode(policy, topo, taught, p);
 
     // Where no training topology has flat trees, the option is refused, not ignored.
     DrlTrainer none({BuildTopology("bcube:n=3,k=1")}, p, 1);
@@ -1845,6 +1909,13 @@ TEST(Drl, HyperParametersThatCannotTrainAreRefused)
     EXPECT_THROW(params.Check(), std::invalid_argument);
     params.imitationSteps = 11;
     EXPECT_NO_THROW(params.Check());
+    params.imitationCorrectEvery = 11;
+    EXPECT_THROW(params.Check(), std::invalid_argument);
+    params.imitationCorrectEvery = 5;
+    EXPECT_NO_THROW(params.Check());
+    params.imitationSteps = 0;
+    params.imitationEvalEvery = 0;
+    EXPECT_THROW(params.Check(), std::invalid_argument);
 }
 
 #ifdef ALLREDUCE_HAVE_TORCH

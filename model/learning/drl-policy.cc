@@ -61,18 +61,25 @@ DrlHyperParams::Check() const
     RequireRange("teacher ties", teacherTies, 1, 1e4);
     RequireRange("imitation rate", imitationRate, 1e-12, 1);
     RequireRange("eval samples", evalSamples, 0, 1e5);
-    if (imitationSteps == 0 && (flatTeacherMoves > 0 || imitationEvalEvery > 0))
+    if (imitationSteps == 0 &&
+        (flatTeacherMoves > 0 || imitationEvalEvery > 0 || imitationCorrectEvery > 0))
     {
-        throw std::invalid_argument("drl: the flat-tree teacher and the evaluation during "
-                                    "imitation act on the warm start, which 0 imitation steps "
-                                    "leave out; give imitation steps, or leave them out");
+        throw std::invalid_argument("drl: the flat-tree teacher, the evaluation and the "
+                                    "corrections during imitation act on the warm start, which "
+                                    "0 imitation steps leave out; give imitation steps, or "
+                                    "leave them out");
     }
-    if (imitationEvalEvery >= imitationSteps && imitationEvalEvery > 0)
+    for (const auto& [every, what] : {std::pair{imitationEvalEvery, "an evaluation"},
+                                      std::pair{imitationCorrectEvery, "a correction"}})
     {
-        throw std::invalid_argument("drl: an evaluation every " +
-                                    std::to_string(imitationEvalEvery) + " of " +
-                                    std::to_string(imitationSteps) + " imitation steps never "
-                                    "runs before the last; give fewer, or 0 (keep the last)");
+        if (every >= imitationSteps && every > 0)
+        {
+            throw std::invalid_argument(std::string("drl: ") + what + " every " +
+                                        std::to_string(every) + " of " +
+                                        std::to_string(imitationSteps) +
+                                        " imitation steps never runs before the last; give "
+                                        "fewer, or 0 (none)");
+        }
     }
 }
 
@@ -820,14 +827,19 @@ DrlPolicy::ChooseTrees(DrlEnvironment& env,
     up.mask = env.GetTreeMask();
     up.chosen.assign(nTrees, 0);
     std::vector<float> preference; // the teacher's trees cover every root: none needed
+    std::vector<uint8_t> label;     // the teacher's selection
     if (teacher)
     {
-        // The teacher's trees; the network is not asked.
         const std::vector<uint8_t> taught = env.GetTreesOfSet(teacher->set);
+        label.assign(nTrees, 0);
         for (uint32_t t = 0; t < nTrees; ++t)
         {
-            up.chosen[t] = up.mask[t] && taught[t];
+            label[t] = up.mask[t] && taught[t];
         }
+    }
+    if (teacher && !teacher->labelOnly)
+    {
+        up.chosen = label; // the teacher's trees; the network is not asked
     }
     else
     {
@@ -854,6 +866,10 @@ DrlPolicy::ChooseTrees(DrlEnvironment& env,
         preference.assign(lp, lp + nTrees);
     }
     env.SelectTrees(up.chosen, preference);
+    if (teacher && teacher->labelOnly)
+    {
+        up.chosen = label; // what the network is taught, not what it did
+    }
     return up;
 }
 
@@ -988,15 +1004,29 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
         }
         return teacher->tieSeed == 0 ? tied.front() : tied[tieRng() % tied.size()];
     };
-    // A plan's picks of this round among the pickable candidates (none: the round is over).
-    const auto planTies = [&]() {
+    // A plan's picks among the pickable candidates: those of this round (none: the round is
+    // over); when it only labels, those planned earliest (on the plan's own path the same).
+    const auto planTies = [&](const std::vector<uint32_t>& open) {
         const auto& candidates = env.GetCandidates();
-        std::vector<uint8_t> ties(candidates.size(), 0);
-        for (size_t c = 0; c < candidates.size(); ++c)
-        {
+        const auto planned = [&](uint32_t c) {
             const auto [set, id] = candidates[c];
-            ties[c] = set == teacher->set && id < teacher->planRound->size() &&
-                      (*teacher->planRound)[id] == env.GetRound();
+            return set == teacher->set && id < teacher->planRound->size()
+                       ? (*teacher->planRound)[id]
+                       : std::numeric_limits<uint32_t>::max();
+        };
+        uint32_t due = env.GetRound();
+        if (teacher->labelOnly)
+        {
+            due = std::numeric_limits<uint32_t>::max();
+            for (uint32_t c : open)
+            {
+                due = std::min(due, planned(c));
+            }
+        }
+        std::vector<uint8_t> ties(candidates.size(), 0);
+        for (uint32_t c : open)
+        {
+            ties[c] = planned(c) == due && due != std::numeric_limits<uint32_t>::max();
         }
         return ties;
     };
@@ -1006,10 +1036,11 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
         // The policy sees the pickable candidates only: the mask removes the others.
         const std::vector<uint32_t> open = Pickable(env.GetCandidateMask());
         std::vector<uint8_t> ties; // the teacher's equally good picks
+        const bool acts = teacher && !teacher->labelOnly; // the teacher picks
         if (teacher)
         {
-            ties = teacher->planRound ? planTies() : env.TeacherTies(teacher->rule);
-            if (teacher->planRound &&
+            ties = teacher->planRound ? planTies(open) : env.TeacherTies(teacher->rule);
+            if (acts && teacher->planRound &&
                 std::none_of(open.begin(), open.end(), [&](uint32_t c) { return ties[c]; }))
             {
                 break; // the plan's round is complete, though more would fit
@@ -1017,7 +1048,7 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
         }
         DrlStep low;
         uint32_t pick = 0; // index into open
-        if (teacher && !record)
+        if (acts && !record)
         {
             pick = teacherPick(ties, open);
         }
@@ -1032,18 +1063,17 @@ DrlPolicy::PickWorkloads(DrlEnvironment& env,
             low.mask.assign(open.size(), 1);
             if (teacher)
             {
-                // The teacher's equally good picks; the network is not asked.
+                // The teacher's equally good picks (none where it has no label: a plan's
+                // workloads all picked, or on other trees).
                 low.chosen.assign(open.size(), 0);
                 for (size_t i = 0; i < open.size(); ++i)
                 {
                     low.chosen[i] = ties[open[i]];
                 }
-                pick = teacherPick(ties, open);
             }
-            else
-            {
-                pick = ChooseCandidate(low.items, low.global, mode, rng, low);
-            }
+            // The teacher picks, or the network does (it is not asked when the teacher picks).
+            pick = acts ? teacherPick(ties, open)
+                        : ChooseCandidate(low.items, low.global, mode, rng, low);
         }
         // else one choice: no need to ask the network.
         const double reward = env.Pick(open[pick]);

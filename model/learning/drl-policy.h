@@ -65,6 +65,10 @@ struct DrlHyperParams
     /// warm start: evaluate (as between iterations) every this many imitation steps and keep
     /// the weights that decode best (0: keep the last)
     uint32_t imitationEvalEvery{0};
+    /// warm start: every this many imitation steps the network runs an episode greedily per
+    /// topology and the teacher labels the states it met, added to the demonstrations
+    /// (corrections, DAgger: the network learns to recover from its own mistakes; 0: none)
+    uint32_t imitationCorrectEvery{0};
     /// warm start from the flat-tree search (where servers reach each other through switches
     /// only): moves it may spend per round count; its trees replace the candidate sets
     /// (DrlPolicy::SetTaughtTrees) and its plan is one more teacher (0: none)
@@ -132,6 +136,9 @@ struct DrlTeacher
     /// when not null, the plan followed instead of the rule: per workload of `set`, its round
     /// (in each round the lower level picks that round's workloads, then stops)
     std::shared_ptr<const std::vector<uint32_t>> planRound;
+    /// corrections (DAgger): the network acts and the teacher only labels the states it meets
+    /// (a plan's label there: the open workloads planned earliest)
+    bool labelOnly{false};
 };
 
 #ifdef ALLREDUCE_HAVE_TORCH

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -770,28 +771,51 @@ DrlTrainer::Imitate()
                                   << " rounds (tree set " << best[i].teacher.set << ", rule "
                                   << int(best[i].teacher.rule) << ")");
     }
-    CloneBehaviour(shows);
+    CloneBehaviour(shows, best);
+}
+
+std::vector<DrlEpisode>
+DrlTrainer::Correct(const std::vector<TeacherTrial>& teachers)
+{
+    std::vector<DrlEpisode> runs(m_envs.size());
+    ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
+        DrlEnvironment& env = envOf(i);
+        env.Reset();
+        DrlTeacher labels = teachers[i].teacher;
+        labels.labelOnly = true;
+        std::mt19937_64 unused(m_seed);
+        runs[i] =
+            m_policy.Run(env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, unused, true, &labels);
+    });
+    return runs;
 }
 
 void
-DrlTrainer::CloneBehaviour(const std::vector<DrlEpisode>& shows)
+DrlTrainer::CloneBehaviour(const std::vector<DrlEpisode>& shows,
+                           const std::vector<TeacherTrial>& teachers)
 {
     std::vector<const DrlStep*> upper;
     std::vector<const DrlStep*> lower;
-    for (const auto& e : shows)
-    {
+    const auto add = [&](const DrlEpisode& e) {
         for (const auto& s : e.upper)
         {
             upper.push_back(&s);
         }
         for (const auto& s : e.lower)
         {
-            if (std::count(s.mask.begin(), s.mask.end(), 1) > 1)
+            // A forced pick teaches nothing, nor a state the teacher has no label for.
+            if (std::count(s.mask.begin(), s.mask.end(), 1) > 1 &&
+                std::count(s.chosen.begin(), s.chosen.end(), 1) > 0)
             {
-                lower.push_back(&s); // a forced pick teaches nothing
+                lower.push_back(&s);
             }
         }
+    };
+    for (const auto& e : shows)
+    {
+        add(e);
     }
+    std::deque<DrlEpisode> corrections; // stays in place as it grows: the steps point into it
     std::vector<torch::Tensor> params = Parameters(m_policy.GetUpper());
     for (const auto& p : Parameters(m_policy.GetLower()))
     {
@@ -821,6 +845,17 @@ DrlTrainer::CloneBehaviour(const std::vector<DrlEpisode>& shows)
         if (m_params.imitationEvalEvery > 0 && step > 0 && step % m_params.imitationEvalEvery == 0)
         {
             keepBest();
+        }
+        if (m_params.imitationCorrectEvery > 0 && step > 0 &&
+            step % m_params.imitationCorrectEvery == 0)
+        {
+            for (DrlEpisode& run : Correct(teachers))
+            {
+                NS_LOG_INFO("imitation step " << step << ": correction episode of "
+                                              << run.rounds << " rounds");
+                corrections.push_back(std::move(run));
+                add(corrections.back());
+            }
         }
         for (int level = 0; level < 2; ++level)
         {
