@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -484,4 +485,33 @@ TEST(ScheduleFile, ANodeTheTopologyDoesNotHaveIsNamedAsTheFileGivesIt)
                      "to 7)"),
               std::string::npos)
         << m;
+}
+
+TEST(Schedule, RoundOfEachWorkloadInvertsCompactRounds)
+{
+    // Per workload its round, and back: the same schedule; a workload in no round has none,
+    // and an id past the workloads is refused with both numbers.
+    const Plan plan = GreedyPlan("bcube:n=2,k=1");
+    const uint32_t n = plan.workloads.GetN();
+    const std::vector<uint32_t> roundOf = RoundOfEachWorkload(plan.schedule, n);
+    ASSERT_EQ(roundOf.size(), n);
+    auto sorted = plan.schedule.rounds; // CompactRounds lists a round's workloads by id
+    for (auto& round : sorted)
+    {
+        std::sort(round.begin(), round.end());
+    }
+    EXPECT_EQ(CompactRounds(roundOf).rounds, sorted);
+    EXPECT_EQ(RoundOfEachWorkload(plan.schedule, n + 1).back(), NO_INDEX);
+    try
+    {
+        RoundOfEachWorkload(plan.schedule, n - 1);
+        ADD_FAILURE() << "a schedule naming a workload past n was accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("names workload " + std::to_string(n - 1) +
+                                             ", but there are " + std::to_string(n - 1)),
+                  std::string::npos)
+            << e.what();
+    }
 }

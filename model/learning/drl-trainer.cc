@@ -534,21 +534,6 @@ MergeTreesOf(const Topology& topology, const WorkloadSet& workloads)
     return trees;
 }
 
-/// \return per workload of a schedule's n, its round (NO_INDEX: none)
-std::vector<uint32_t>
-RoundOf(const Schedule& schedule, uint32_t n)
-{
-    std::vector<uint32_t> round(n, NO_INDEX);
-    for (uint32_t t = 0; t < schedule.GetNRounds(); ++t)
-    {
-        for (uint32_t id : schedule.rounds[t])
-        {
-            round[id] = t;
-        }
-    }
-    return round;
-}
-
 } // namespace
 
 DrlTrainer::DrlTrainer(std::vector<Topology> topologies,
@@ -1093,7 +1078,7 @@ DrlTrainer::SearchFlatPlans()
             {
                 m_taught[t] = {MergeTreesOf(topology, plan->workloads)};
                 m_flatRounds[t] = std::make_shared<const std::vector<uint32_t>>(
-                    RoundOf(plan->schedule, plan->workloads.GetN()));
+                    RoundOfEachWorkload(plan->schedule, plan->workloads.GetN()));
                 m_policy.SetTaughtTrees(topology, m_taught[t].front());
                 break;
             }

@@ -403,21 +403,6 @@ CheckExportable(const WorkloadSet& workloads, const Schedule& schedule)
     }
 }
 
-/// \return per workload, the round the schedule runs it in
-std::vector<uint32_t>
-RoundOf(const WorkloadSet& workloads, const Schedule& schedule)
-{
-    std::vector<uint32_t> roundOf(workloads.GetN(), 0);
-    for (uint32_t r = 0; r < schedule.rounds.size(); ++r)
-    {
-        for (uint32_t id : schedule.rounds[r])
-        {
-            roundOf[id] = r;
-        }
-    }
-    return roundOf;
-}
-
 /**
  * \return per workload, its channel: the lowest one that no other workload between the same two
  *         servers takes in its round (the i-th takes channel i) and on which neither server
@@ -485,7 +470,7 @@ struct Event
 std::vector<Event>
 OrderEvents(const WorkloadSet& workloads, const Schedule& schedule)
 {
-    const std::vector<uint32_t> roundOf = RoundOf(workloads, schedule);
+    const std::vector<uint32_t> roundOf = RoundOfEachWorkload(schedule, workloads.GetN());
     std::vector<Event> events;
     events.reserve(2 * uint64_t{workloads.GetN()});
     for (const Workload& w : workloads.GetAll())

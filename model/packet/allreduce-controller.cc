@@ -532,16 +532,13 @@ AllReduceController::ResetRun()
     {
         // Replayed rounds keep the plan's numbering, whenever their workloads start.
         const uint32_t nr = m_schedule.GetNRounds();
+        m_roundOf = RoundOfEachWorkload(m_schedule, nw);
         m_roundLeft.assign(nr, 0);
         m_result.roundStart.assign(nr, -1);
         m_result.roundEnd.assign(nr, -1);
         for (uint32_t t = 0; t < nr; ++t)
         {
-            for (uint32_t w : m_schedule.rounds[t])
-            {
-                m_roundOf[w] = t;
-                ++m_roundLeft[t];
-            }
+            m_roundLeft[t] = static_cast<uint32_t>(m_schedule.rounds[t].size());
         }
     }
     m_heldLinks.assign(nw, {});

@@ -40,6 +40,25 @@ CompactRounds(const std::vector<uint32_t>& roundOf)
     return s;
 }
 
+std::vector<uint32_t>
+RoundOfEachWorkload(const Schedule& schedule, uint32_t n)
+{
+    std::vector<uint32_t> roundOf(n, NO_INDEX);
+    for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
+    {
+        for (uint32_t id : schedule.rounds[t])
+        {
+            if (id >= n)
+            {
+                throw std::invalid_argument("the schedule names workload " + std::to_string(id) +
+                                            ", but there are " + std::to_string(n));
+            }
+            roundOf[id] = t;
+        }
+    }
+    return roundOf;
+}
+
 namespace
 {
 

@@ -34,6 +34,15 @@ Schedule CompactRounds(const std::vector<uint32_t>& roundOf);
 
 /**
  * \ingroup allreduce-schedule
+ * The inverse of CompactRounds.
+ * \param schedule a schedule \param n its workloads
+ * \return per workload, its round (NO_INDEX for none)
+ * \throws std::invalid_argument when the schedule names a workload id >= n
+ */
+std::vector<uint32_t> RoundOfEachWorkload(const Schedule& schedule, uint32_t n);
+
+/**
+ * \ingroup allreduce-schedule
  * The plan of a schedule that chose, per root, one of several candidate flow trees: the merge
  * workloads on the chosen trees, and their rounds taken from the candidates' workloads. With
  * aggregating switches, where candidate sets may merge at different switches on equal trees,
