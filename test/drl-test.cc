@@ -1727,6 +1727,53 @@ TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
     std::filesystem::remove_all(b);
 }
 
+TEST(DrlTrainer, TaughtTreesGiveTheSameRunOnThreadsAndAcrossAResume)
+{
+    // With the flat-tree teacher and its corrections: the same curve and weights on one
+    // thread and on two threads stopped after an iteration and resumed (the resumed run
+    // rebuilds its environments from the checkpoint's taught trees, not by searching again).
+    torch::set_num_threads(1);
+    DrlHyperParams p;
+    p.imitationSteps = 30;
+    p.imitationCorrectEvery = 10;
+    p.flatTeacherMoves = 300000;
+    p.episodes = 2;
+    p.upperIterations = 1;
+    p.lowerIterations = 1;
+    p.evalSamples = 0;
+    const Topology flat = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1");
+    const std::vector<Topology> topos{flat, BuildTopology("bcube:n=2,k=1")};
+    const std::string a = TempDir("taught-a");
+    const std::string b = TempDir("taught-b");
+    DrlTrainer one(topos, p, 5);
+    one.Train(2, a, false, nullptr);
+    DrlTrainer two(topos, p, 5);
+    two.SetThreads(2);
+    two.Train(1, b, false, nullptr);
+    DrlTrainer three(topos, p, 5);
+    three.SetThreads(2);
+    three.Train(2, b, true, nullptr);
+    const auto& c1 = one.GetCurve();
+    const auto& c3 = three.GetCurve();
+    ASSERT_EQ(c1.size(), c3.size());
+    for (size_t i = 0; i < c1.size(); ++i)
+    {
+        EXPECT_DOUBLE_EQ(c1[i].meanRounds, c3[i].meanRounds) << "row " << i;
+        EXPECT_EQ(c1[i].decoded, c3[i].decoded) << "row " << i;
+    }
+    const auto pa = one.GetPolicy().GetLower()->parameters();
+    const auto pb = three.GetPolicy().GetLower()->parameters();
+    ASSERT_EQ(pa.size(), pb.size());
+    for (size_t i = 0; i < pa.size(); ++i)
+    {
+        EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "lower parameter " << i;
+    }
+    EXPECT_EQ(DrlPolicy::Load(b + "/policy.pt").GetTaughtTrees(flat).size(), 1u);
+    EXPECT_TRUE(DrlPolicy::Load(b + "/policy.pt").GetTaughtTrees(topos[1]).empty());
+    std::filesystem::remove_all(a);
+    std::filesystem::remove_all(b);
+}
+
 TEST(DrlScheduler, GeneralCheckpointRunsOnUnseenTopologies)
 {
     torch::set_num_threads(1);
