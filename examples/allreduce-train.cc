@@ -298,7 +298,12 @@ Train(const Options& o)
                               "plan, " + std::to_string(o.params.flatTeacherMoves) +
                                   " moves), else "
                             : std::string()) +
-                       "trees per root " + std::to_string(o.params.treesPerRoot);
+                       "trees per root " + std::to_string(o.params.treesPerRoot) +
+                       (o.params.imitationCorrectEvery > 0
+                            ? ", corrections every " +
+                                  std::to_string(o.params.imitationCorrectEvery) +
+                                  " imitation steps"
+                            : std::string());
     std::cout << "training on " << topos.size() << " topolog" << (topos.size() == 1 ? "y" : "ies")
               << " (" << o.topologies << "), " << o.iterations << " iterations, J="
               << o.params.upperIterations << " K=" << o.params.lowerIterations
