@@ -1596,6 +1596,18 @@ TEST(DrlTrainer, FlatTreeTeacherTeachesTheSearchsPlanAndCarriesItsTrees)
     drl->SetAttribute("Samples", UintegerValue(0));
     const Plan plan = drl->MakePlan(topo, 1);
     EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid);
+    // On taught trees it decodes pick by pick, as they were imitated; elsewhere in passes of
+    // half the candidates; a share given is taken, one out of range refused.
+    EXPECT_EQ(drl->GetDecoding().rescoreShare, 0.0);
+    auto shipped = CreateObject<DrlScheduler>();
+    shipped->SetAttribute("Samples", UintegerValue(0));
+    shipped->MakePlan(BuildTopology("bcube:n=3,k=1"), 1);
+    EXPECT_EQ(shipped->GetDecoding().rescoreShare, 0.5);
+    drl->SetAttribute("RescoreShare", DoubleValue(0.25));
+    drl->MakePlan(topo, 1);
+    EXPECT_EQ(drl->GetDecoding().rescoreShare, 0.25);
+    drl->SetAttribute("RescoreShare", DoubleValue(-0.5));
+    EXPECT_THROW(drl->MakePlan(topo, 1), std::invalid_argument);
     ExpectCorrectionsLabelTheNetworksOwnEpisode(policy, topo, taught, p);
 
     // Where no training topology has flat trees, the option is refused, not ignored.

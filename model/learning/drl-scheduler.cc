@@ -366,10 +366,12 @@ DrlScheduler::GetTypeId()
             .AddAttribute("RescoreShare",
                           "The lower policy scores the pickable candidates once and picks in "
                           "the order of its scores until this share of them is picked or "
-                          "blocked, then scores again (0: after every pick, as in training)",
-                          DoubleValue(0.5),
+                          "blocked, then scores again (0: after every pick, as in training; "
+                          "-1: 0 where the checkpoint carries taught trees for the topology, "
+                          "whose order was imitated pick by pick, else 0.5)",
+                          DoubleValue(-1),
                           MakeDoubleAccessor(&DrlScheduler::m_rescoreShare),
-                          MakeDoubleChecker<double>(0.0, 1.0))
+                          MakeDoubleChecker<double>(-1.0, 1.0))
             .AddAttribute("Online",
                           "How SelectRound decides: plan (follow a plan; search again from "
                           "the live state when it departs from the plan) or greedy (both "
@@ -520,10 +522,18 @@ DrlScheduler::GetPolicy(const Topology& topology)
     m_decoding.model = path;
     m_decoding.topology = topologyName;
     m_decoding.info = m_policy->GetInfo();
-    m_decoding.rescoreShare = m_rescoreShare;
+    if (m_rescoreShare < 0 && m_rescoreShare != -1)
+    {
+        throw std::invalid_argument("drl: RescoreShare must be from 0 to 1, or -1 (the "
+                                    "checkpoint's: 0 on taught trees, else 0.5), got " +
+                                    std::to_string(m_rescoreShare));
+    }
+    m_decoding.rescoreShare = m_rescoreShare >= 0                          ? m_rescoreShare
+                              : m_policy->GetTaughtTrees(topology).empty() ? 0.5
+                                                                           : 0.0;
     NS_LOG_INFO("drl: " << m_decoding.DescribeModel());
     m_policy->CheckSees(topology, m_loadedPath);
-    m_policy->SetRescoreShare(m_rescoreShare);
+    m_policy->SetRescoreShare(m_decoding.rescoreShare);
     return *m_policy;
 }
 

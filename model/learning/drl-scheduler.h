@@ -124,7 +124,7 @@ struct DrlDecoding
     uint64_t budget{0};          //!< the SearchBudget of the last MakePlan in workloads (the
                                  //!< attribute over the greedy episode's rounds)
     DrlRolloutStats rollout;     //!< the rollout search of the last MakePlan
-    double rescoreShare{0};      //!< the RescoreShare attribute
+    double rescoreShare{0};      //!< the share decoded with (RescoreShare; -1 resolved)
     std::string symmetry;        //!< symmetric decoding: the translations' group (empty: none)
     bool taught{false};          //!< decoded on the checkpoint's taught trees
     // online (SelectRound)
@@ -167,8 +167,9 @@ std::string GetDrlCheckpointInfo(const std::string& path);
  * (MakePlan's offline search: sampled episodes decoded besides the greedy one; the fewest rounds
  * win), RolloutBranches (then a rollout search, DrlRollout, trying that many decisions per
  * round), SearchBudget (what both may spend, in workloads scheduled times the greedy episode's
- * rounds, so that large topologies stay within time), Seed (of the samples), RescoreShare (how stale the lower policy's scores may get
- * within a round, DrlPolicy::SetRescoreShare). GetDecoding says which checkpoint was used and
+ * rounds, so that large topologies stay within time), Seed (of the samples), RescoreShare (how
+ * stale the lower policy's scores may get within a round, DrlPolicy::SetRescoreShare; by default
+ * 0 on a checkpoint's taught trees, else 0.5). GetDecoding says which checkpoint was used and
  * how the search went; the trace source SearchProgress reports it as it goes.
  *
  * Online (doc/allreduce.rst, "Deciding live: follow the plan, search again"), SelectRound
@@ -313,7 +314,7 @@ class DrlScheduler : public AllReduceScheduler
     bool m_symmetric{true};              //!< Symmetric attribute
     uint64_t m_searchBudget{100000000};  //!< SearchBudget attribute
     uint32_t m_seed{1};                  //!< Seed attribute
-    double m_rescoreShare{0.5};          //!< RescoreShare attribute
+    double m_rescoreShare{-1};           //!< RescoreShare attribute
     Online m_online{PLAN};               //!< Online attribute
     uint64_t m_replanBudget{2000000};    //!< ReplanBudget attribute
     Plan m_plan;                         //!< MakePlan's last plan
