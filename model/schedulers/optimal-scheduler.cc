@@ -307,11 +307,17 @@ OptimalScheduler::Prepare(const WorkloadSet& workloads)
     std::vector<WorkloadSet> candidates{workloads};
     std::vector<uint32_t> chosen;
     m_search = OptimalSearch();
-    const auto roundOf = Search(candidates, false, chosen, Clock::now(), NO_INDEX, "");
+    Schedule started;
+    const uint32_t startRounds = RunStartRounds(workloads, started);
+    const std::string startName = m_search.heuristic;
+    const auto start = Clock::now(); // TimeLimit counts the program's time from here
+    const auto roundOf = Search(candidates, false, chosen, start, startRounds, startName);
     // For fixed workloads the program's bounds hold for every schedule of them.
     m_search.lower = m_search.candidateLower;
     SetStatus();
-    Schedule schedule = CompactRounds(roundOf.front());
+    // The program's schedule, or the start's where it found nothing better.
+    Schedule schedule = CountRounds(roundOf) > m_search.upper ? std::move(started)
+                                                              : CompactRounds(roundOf.front());
     schedule.scheduler = GetName();
     m_replay->SetSchedule(std::move(schedule));
     m_replay->Prepare(workloads);
@@ -657,34 +663,68 @@ OptimalScheduler::RunStartSchedulers(const Topology& topology, uint32_t pieces, 
     for (const std::string& name : GetStartNames())
     {
         Plan plan;
-        try
+        if (TryStartScheduler(name, [&](AllReduceScheduler& s) {
+                plan = s.MakePlan(topology, pieces);
+            }))
         {
-            Ptr<AllReduceScheduler> scheduler = CreateScheduler(name);
-            m_startScheduler(scheduler);
-            plan = scheduler->MakePlan(topology, pieces);
+            keep(plan, name);
         }
-        catch (const std::exception& e)
-        {
-            // Bad input or an unmet need (drl without LibTorch's files); not our own bugs.
-            const bool cannot = dynamic_cast<const std::invalid_argument*>(&e) ||
-                                dynamic_cast<const std::runtime_error*>(&e);
-            if (!cannot)
-            {
-                throw;
-            }
-            if (m_startFrom != "auto")
-            {
-                throw std::invalid_argument("optimal: StartFrom's " + name +
-                                            " cannot plan: " + e.what());
-            }
-            // auto takes every scheduler that can plan here: drl cannot on a topology
-            // without its checkpoint, and the search starts from the others.
-            m_search.started.push_back(name + ": " + e.what());
-            continue;
-        }
-        keep(plan, name);
     }
     return bestRounds;
+}
+
+uint32_t
+OptimalScheduler::RunStartRounds(const WorkloadSet& workloads, Schedule& best)
+{
+    uint32_t bestRounds = NO_INDEX;
+    for (const std::string& name : GetStartNames())
+    {
+        Schedule schedule;
+        if (TryStartScheduler(name,
+                              [&](AllReduceScheduler& s) { schedule = RunRounds(s, workloads); }))
+        {
+            m_search.started.push_back(name + " " + std::to_string(schedule.GetNRounds()));
+            if (schedule.GetNRounds() < bestRounds)
+            {
+                bestRounds = schedule.GetNRounds();
+                best = std::move(schedule);
+                m_search.heuristic = name;
+            }
+        }
+    }
+    return bestRounds;
+}
+
+bool
+OptimalScheduler::TryStartScheduler(const std::string& name,
+                                    const std::function<void(AllReduceScheduler&)>& run)
+{
+    try
+    {
+        Ptr<AllReduceScheduler> scheduler = CreateScheduler(name);
+        m_startScheduler(scheduler);
+        run(*scheduler);
+        return true;
+    }
+    catch (const std::exception& e)
+    {
+        // Bad input or an unmet need (drl without LibTorch's files); not our own bugs.
+        const bool cannot = dynamic_cast<const std::invalid_argument*>(&e) ||
+                            dynamic_cast<const std::runtime_error*>(&e);
+        if (!cannot)
+        {
+            throw;
+        }
+        if (m_startFrom != "auto")
+        {
+            throw std::invalid_argument("optimal: StartFrom's " + name +
+                                        " cannot plan: " + e.what());
+        }
+        // auto takes every scheduler that can plan here: drl cannot on a topology without its
+        // checkpoint, and the search starts from the others.
+        m_search.started.push_back(name + ": " + e.what());
+        return false;
+    }
 }
 
 std::vector<std::vector<uint32_t>>

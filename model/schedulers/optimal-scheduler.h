@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -171,6 +172,22 @@ class OptimalScheduler : public AllReduceScheduler
      * \return its rounds (NO_INDEX when none ran)
      */
     uint32_t RunStartSchedulers(const Topology& topology, uint32_t pieces, Plan& best);
+    /**
+     * Runs the round logic of StartFrom's schedulers on given workloads (Prepare) and keeps the
+     * fewest rounds, so that on any workloads `optimal` is never above them.
+     * \param workloads the workloads
+     * \param[out] best the best schedule found (untouched when none)
+     * \return its rounds (NO_INDEX when none ran)
+     */
+    uint32_t RunStartRounds(const WorkloadSet& workloads, Schedule& best);
+    /**
+     * Runs one of StartFrom's schedulers. An error of bad input or an unmet need (drl without
+     * its files) is refused under a StartFrom that names it and noted under auto.
+     * \param name the scheduler \param run what to do with it
+     * \return false when it could not run (auto)
+     */
+    bool TryStartScheduler(const std::string& name,
+                           const std::function<void(AllReduceScheduler&)>& run);
     /**
      * Where servers reach each other through switches only, asks the flat-tree search
      * (SearchFlatSchedule) for fewer rounds than the start's, two fewer at a time, down to
