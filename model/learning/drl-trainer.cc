@@ -727,19 +727,17 @@ DrlTrainer::ChooseTeachers()
 }
 
 std::vector<DrlEpisode>
-DrlTrainer::Demonstrate(const std::vector<TeacherTrial>& teachers)
+DrlTrainer::Demonstrate(const std::vector<TeacherTrial>& teachers, bool labelOnly)
 {
     std::vector<DrlEpisode> shows(m_envs.size());
     ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
         DrlEnvironment& env = envOf(i);
         env.Reset();
+        DrlTeacher teacher = teachers[i].teacher;
+        teacher.labelOnly = labelOnly;
         std::mt19937_64 unused(m_seed);
-        shows[i] = m_policy.Run(env,
-                                DrlPolicy::Mode::GREEDY,
-                                DrlPolicy::Mode::GREEDY,
-                                unused,
-                                true,
-                                &teachers[i].teacher);
+        shows[i] = m_policy.Run(
+            env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, unused, true, &teacher);
     });
     return shows;
 }
@@ -748,7 +746,7 @@ void
 DrlTrainer::Imitate()
 {
     const std::vector<TeacherTrial> best = ChooseTeachers();
-    const std::vector<DrlEpisode> shows = Demonstrate(best);
+    const std::vector<DrlEpisode> shows = Demonstrate(best, false);
     for (size_t i = 0; i < m_envs.size(); ++i)
     {
         m_teacherRounds.push_back(best[i].rounds);
@@ -757,22 +755,6 @@ DrlTrainer::Imitate()
                                   << int(best[i].teacher.rule) << ")");
     }
     CloneBehaviour(shows, best);
-}
-
-std::vector<DrlEpisode>
-DrlTrainer::Correct(const std::vector<TeacherTrial>& teachers)
-{
-    std::vector<DrlEpisode> runs(m_envs.size());
-    ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
-        DrlEnvironment& env = envOf(i);
-        env.Reset();
-        DrlTeacher labels = teachers[i].teacher;
-        labels.labelOnly = true;
-        std::mt19937_64 unused(m_seed);
-        runs[i] =
-            m_policy.Run(env, DrlPolicy::Mode::GREEDY, DrlPolicy::Mode::GREEDY, unused, true, &labels);
-    });
-    return runs;
 }
 
 void
@@ -834,7 +816,7 @@ DrlTrainer::CloneBehaviour(const std::vector<DrlEpisode>& shows,
         if (m_params.imitationCorrectEvery > 0 && step > 0 &&
             step % m_params.imitationCorrectEvery == 0)
         {
-            for (DrlEpisode& run : Correct(teachers))
+            for (DrlEpisode& run : Demonstrate(teachers, true))
             {
                 NS_LOG_INFO("imitation step " << step << ": correction episode of "
                                               << run.rounds << " rounds");

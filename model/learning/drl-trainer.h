@@ -148,17 +148,15 @@ class DrlTrainer
     /// \return per topology, the teacher of fewest rounds there (the first such) of every
     ///         tree set, rule and tie-break, and the flat-tree search's plan where it has one
     std::vector<TeacherTrial> ChooseTeachers();
-    /// \param teachers per topology, its teacher \return per topology, its teacher's episode,
-    ///        recorded
-    std::vector<DrlEpisode> Demonstrate(const std::vector<TeacherTrial>& teachers);
+    /// \param teachers per topology, its teacher \param labelOnly the network acts and the
+    ///        teacher labels its states (a correction, DAgger) instead of acting
+    /// \return per topology, the greedy episode, recorded
+    std::vector<DrlEpisode> Demonstrate(const std::vector<TeacherTrial>& teachers, bool labelOnly);
     /// Behaviour cloning: imitationSteps steps of both levels on the teachers' decisions (and,
     /// with imitationCorrectEvery, on the teachers' labels of the network's own episodes).
     /// \param shows the teachers' episodes \param teachers per topology, its teacher
     void CloneBehaviour(const std::vector<DrlEpisode>& shows,
                         const std::vector<TeacherTrial>& teachers);
-    /// \param teachers per topology, its teacher \return per topology, the network's greedy
-    ///        episode, recorded, its states labelled by the teacher (a correction, DAgger)
-    std::vector<DrlEpisode> Correct(const std::vector<TeacherTrial>& teachers);
     /**
      * One imitation step of a level on a minibatch.
      * \param level 0 upper, 1 lower \param minibatch its steps \param step the step (logged)
