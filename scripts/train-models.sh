@@ -61,24 +61,44 @@ if [ "$which" != aggregation ]; then
   general+=";random:switches=6,links=9,servers=12,seed=24"
   jobs_list+=("general|$general")
 fi
+# The server-only Jellyfish checkpoints imitate the flat-tree search (the trainer's flat-tree
+# teacher, doc/allreduce.rst, "The hierarchical DRL scheduler"), all but one. Per instance the
+# recipe below is the one whose checkpoint decoded the fewest rounds on it among the candidates
+# the manual lists ("Imitating the exact search": taught, taught with corrections at trainer
+# seed SEED or SEED + 1, plain); of equal ones, with corrections (seed SEED first), then
+# taught, then plain. Each entry is SEED-OFFSET|OPTIONS.
+taught="--flat-teacher-moves=2000000 --imitation-steps=2000 --imitation-eval-every=20"
+corrected="$taught --imitation-correct-every=100"
+declare -A jellyfish_recipe=(
+  [10-1]="0|$corrected" [10-2]="0|$taught" [10-3]="0|$taught" [10-4]="0|$taught"
+  [10-5]="0|$corrected"
+  [15-1]="0|$corrected" [15-2]="0|$corrected" [15-3]="0|$corrected" [15-4]="0|$corrected"
+  [15-5]="1|$corrected"
+  [20-1]="0|$corrected" [20-2]="0|" [20-3]="0|$corrected" [20-4]="0|$corrected"
+  [20-5]="0|$corrected"
+)
+jellyfish_jobs() {
+  local switches=$1 s
+  for s in 1 2 3 4 5; do
+    jobs_list+=("jellyfish-switches-$switches-degree-4-servers-1-seed-$s|jellyfish:switches=$switches,degree=4,servers=1,seed=$s|${jellyfish_recipe[$switches-$s]}")
+  done
+}
 if [ "$which" = all ] || [ "$which" = server-only ]; then
   jobs_list+=("dcell-n-6-k-1|dcell:n=6,k=1" "dcell-n-5-k-1|dcell:n=5,k=1")
-  for switches in 20 15; do
-    for s in 1 2 3 4 5; do
-      jobs_list+=("jellyfish-switches-$switches-degree-4-servers-1-seed-$s|jellyfish:switches=$switches,degree=4,servers=1,seed=$s")
-    done
-  done
+  jellyfish_jobs 20
+  jellyfish_jobs 15
   jobs_list+=("bcube-n-5-k-1|bcube:n=5,k=1" "dcell-n-4-k-1|dcell:n=4,k=1")
-  for s in 1 2 3 4 5; do
-    jobs_list+=("jellyfish-switches-10-degree-4-servers-1-seed-$s|jellyfish:switches=10,degree=4,servers=1,seed=$s")
-  done
+  jellyfish_jobs 10
   jobs_list+=("bcube-n-4-k-1|bcube:n=4,k=1" "bcube-n-3-k-1|bcube:n=3,k=1")
 fi
 
+# One job: NAME|SPECS, or NAME|SPECS|SEED-OFFSET|OPTIONS (the Jellyfish recipes above).
 train_one() {
-  local name=${1%%|*} specs=${1#*|}
+  local name specs offset options
+  IFS='|' read -r name specs offset options <<< "$1"
+  # shellcheck disable=SC2086 # options are words
   "$build/examples/allreduce-train" --topology="$specs" --iterations="$iterations" \
-    --seed="$seed" --out="$out/$name" > "$out/$name.log" 2>&1
+    --seed="$((seed + ${offset:-0}))" --out="$out/$name" $options > "$out/$name.log" 2>&1
   cp "$out/$name/policy.pt" "$repo/checkpoints/$name.pt"
   echo "$name: $(grep -c '^iter' "$out/$name.log") iterations, $(tail -n 3 "$out/$name.log" | grep '^policy' | sed 's/.*(//; s/)//')"
 }
