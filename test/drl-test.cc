@@ -928,7 +928,7 @@ TEST(DrlRollout, BuysFewerRoundsThanSamplesAlone)
 TEST(DrlRollout, SameSeedSamePlanAndTheBudgetHolds)
 {
     torch::set_num_threads(1);
-    const Topology topo = BuildTopology("jellyfish:switches=10,degree=4,servers=1,seed=1");
+    const Topology topo = BuildTopology("bcube:n=3,k=1");
     auto [policy, env] = LoadShipped(topo);
     const Plan incumbent = policy.Decode(*env, 4, 1);
     const Plan a = DrlRollout(policy, *env, incumbent, 6, 7, 100000000);
