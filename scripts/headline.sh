@@ -4,7 +4,7 @@
 # figure (PREFIX.png, with gnuplot) under results/, and ends with the paths of every file written.
 #
 #   bash scripts/headline.sh          the short headline: 3 to 6 minutes here once built
-#   bash scripts/headline.sh --full   everything the manual reports: about 31 minutes here
+#   bash scripts/headline.sh --full   everything the manual reports: about 52 minutes here
 #   bash scripts/headline.sh --help
 #
 # Times on this 2-core machine from a built tree. Short: 3 min 4 s with nothing else running
@@ -16,19 +16,19 @@
 #     (results/allreduce-table.*); in --full then
 #     aggregation in the network against server-only merge (results/allreduce-table-aggregation.*).
 #     short: --time-limit=1 --generalization=none --aggregation=none    1 min 43 s
-#     full:  the defaults (optimal 20 s per instance)                about 4 min
+#     full:  the defaults (optimal 20 s per instance)                about 7 min
 #  2. allreduce-packet-table: the schedules run packet by packet in ns-3 (barrier and async,
 #     after a warm-up AllReduce) beside the flow-level prediction, every result verified
 #     exactly (results/allreduce-packet-table.*); in --full then every topology again with
 #     aggregating switches, and fat-tree k=4 (results/allreduce-packet-table-aggregation.png).
 #     short: BCube(3,1), DCell(4,1), Jellyfish(10, seed 1) x every scheduler but optimal
 #            (as in full), 1 MiB, --aggregation=none                 32 s
-#     full:  the nine topologies, then with aggregating switches     about 12.5 min
+#     full:  the nine topologies, then with aggregating switches     about 14 min
 #  3. allreduce-dynamic: each plan replayed and decided online inside ns-3, with nothing
 #     perturbed, a failed link, late servers, background traffic, slower links
 #     (results/allreduce-dynamic.*).
 #     short: BCube(3,1) x every scheduler x every scenario (50 runs)  24 s
-#     full:  the nine topologies (450 runs)                          about 14 min
+#     full:  the nine topologies (450 runs)                          about 31 min
 #  4. allreduce-cluster: 50 jobs sharing fat-tree k=8, BCube(4,2) and Jellyfish(40 switches),
 #     every placement x independent/joint x scheduler, at flow level
 #     (results/allreduce-cluster.*). The same in both.              24 s; about 1 min
@@ -41,7 +41,7 @@
 #    (the status and "on trees" columns) depends on the load. The general checkpoint's rounds
 #    (the "generalization" block of the notes) and the aggregation table are not run. Every
 #    other number of the table (ps, ring, greedy, balanced, and drl with its shipped
-#    checkpoints, geometric mean 1.076) is the manual's.
+#    checkpoints, geometric mean 1.050) is the manual's.
 #  - allreduce-packet-table: 15 of the manual's 45 rows, the same numbers (the smallest
 #    topology of each family), and no aggregation comparison.
 #  - allreduce-dynamic: one row (BCube(3,1)) of the per-topology table, and the per-scheduler
@@ -72,8 +72,8 @@ writing their tables and figures to results/, and prints the path of every file 
                                           scenario                            ~40 s
                  allreduce-cluster        as in --full                        ~40 s
   --full       everything the manual reports: the four programs with their default
-               options, about 31 minutes (the manual's times: table ~4 min, packet
-               table ~12.5 min, dynamic ~14 min, cluster ~1 min)
+               options, about 52 minutes (the manual's times: table ~7 min, packet
+               table ~14 min, dynamic ~31 min, cluster ~1 min)
   --help       this text
 
 The script's header comment says which numbers the short headline prints differently.
