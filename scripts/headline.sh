@@ -3,35 +3,35 @@
 # programs, each printing a table on stdout and writing it (PREFIX.csv, PREFIX.json) and its
 # figure (PREFIX.png, with gnuplot) under results/, and ends with the paths of every file written.
 #
-#   bash scripts/headline.sh          the short headline: 3 to 6 minutes here once built
+#   bash scripts/headline.sh          the short headline: about 7 minutes here once built
 #   bash scripts/headline.sh --full   everything the manual reports: about 52 minutes here
 #   bash scripts/headline.sh --help
 #
-# Times on this 2-core machine from a built tree. Short: 3 min 4 s with nothing else running
-# (load average 1.1-1.3; 4 min 16 s with other jobs at 3.4-4.8), the parts' times below from
-# the first. Full: the times the manual states for each program.
+# Times on this 2-core machine from a built tree. Short: 7 min 10 s with nothing else running (load
+# average 1.0), the parts' times below from that run. Full: the times the manual states for each
+# program.
 #  1. allreduce-table: the seed paper's nine topologies x every scheduler (ps, ring, greedy,
 #     balanced, optimal, drl), in rounds, against the lower bounds and the paper's numbers, and
 #     the certified interval per row with every scheduler's gap to both ends
 #     (results/allreduce-table.*); in --full then
 #     aggregation in the network against server-only merge (results/allreduce-table-aggregation.*).
-#     short: --time-limit=1 --generalization=none --aggregation=none    1 min 43 s
+#     short: --time-limit=1 --generalization=none --aggregation=none    4 min 33 s
 #     full:  the defaults (optimal 20 s per instance)                about 7 min
 #  2. allreduce-packet-table: the schedules run packet by packet in ns-3 (barrier and async,
 #     after a warm-up AllReduce) beside the flow-level prediction, every result verified
 #     exactly (results/allreduce-packet-table.*); in --full then every topology again with
 #     aggregating switches, and fat-tree k=4 (results/allreduce-packet-table-aggregation.png).
 #     short: BCube(3,1), DCell(4,1), Jellyfish(10, seed 1) x every scheduler but optimal
-#            (as in full), 1 MiB, --aggregation=none                 32 s
+#            (as in full), 1 MiB, --aggregation=none                 1 min 5 s
 #     full:  the nine topologies, then with aggregating switches     about 14 min
 #  3. allreduce-dynamic: each plan replayed and decided online inside ns-3, with nothing
 #     perturbed, a failed link, late servers, background traffic, slower links
 #     (results/allreduce-dynamic.*).
-#     short: BCube(3,1) x every scheduler x every scenario (50 runs)  24 s
+#     short: BCube(3,1) x every scheduler x every scenario (50 runs)  48 s
 #     full:  the nine topologies (450 runs)                          about 31 min
 #  4. allreduce-cluster: 50 jobs sharing fat-tree k=8, BCube(4,2) and Jellyfish(40 switches),
 #     every placement x independent/joint x scheduler, at flow level
-#     (results/allreduce-cluster.*). The same in both.              24 s; about 1 min
+#     (results/allreduce-cluster.*). The same in both.              42 s; 44 s
 #
 # What the short headline therefore prints differently from the manual:
 #  - allreduce-table: `optimal`'s program stops after 1 s per instance instead of 20 s. As
@@ -60,16 +60,16 @@ Builds what is missing (scripts/build.sh; BUILD_DIR selects the build folder, de
 then runs allreduce-table, allreduce-packet-table, allreduce-dynamic and allreduce-cluster,
 writing their tables and figures to results/, and prints the path of every file written.
 
-  (no option)  the short headline, 3 to 6 minutes on this 2-core machine once built
-               (depending on the load; 3 min 4 s at load average 1.1-1.3):
+  (no option)  the short headline, about 7 minutes on this 2-core machine once built
+               (7 min 10 s at load average 1.0):
                  allreduce-table          every scheduler, optimal limited to 1 s per
                                           instance (20 s in --full), without the
                                           general checkpoint's notes and the
-                                          aggregation table                  ~3 min
+                                          aggregation table                  ~4.5 min
                  allreduce-packet-table   BCube(3,1), DCell(4,1), Jellyfish(10), every
-                                          scheduler, 1 MiB, no aggregation    ~50 s
+                                          scheduler, 1 MiB, no aggregation    ~1 min
                  allreduce-dynamic        BCube(3,1), every scheduler and
-                                          scenario                            ~40 s
+                                          scenario                            ~50 s
                  allreduce-cluster        as in --full                        ~40 s
   --full       everything the manual reports: the four programs with their default
                options, about 52 minutes (the manual's times: table ~7 min, packet
