@@ -636,13 +636,9 @@ OptimalScheduler::RunStartSchedulers(const Topology& topology, uint32_t pieces, 
             throw std::invalid_argument("optimal: the start plan of " + who +
                                         " is not a valid schedule (" + check.error + ")");
         }
-        const uint32_t rounds = plan.schedule.GetNRounds();
-        m_search.started.push_back(who + " " + std::to_string(rounds));
-        if (rounds < bestRounds)
+        if (NoteStart(who, plan.schedule.GetNRounds(), bestRounds))
         {
-            bestRounds = rounds;
             best = std::move(plan);
-            m_search.heuristic = who;
         }
     };
     std::vector<std::pair<Plan, std::string>> given;
@@ -683,16 +679,26 @@ OptimalScheduler::RunStartRounds(const WorkloadSet& workloads, Schedule& best)
         if (TryStartScheduler(name,
                               [&](AllReduceScheduler& s) { schedule = RunRounds(s, workloads); }))
         {
-            m_search.started.push_back(name + " " + std::to_string(schedule.GetNRounds()));
-            if (schedule.GetNRounds() < bestRounds)
+            if (NoteStart(name, schedule.GetNRounds(), bestRounds))
             {
-                bestRounds = schedule.GetNRounds();
                 best = std::move(schedule);
-                m_search.heuristic = name;
             }
         }
     }
     return bestRounds;
+}
+
+bool
+OptimalScheduler::NoteStart(const std::string& who, uint32_t rounds, uint32_t& bestRounds)
+{
+    m_search.started.push_back(who + " " + std::to_string(rounds));
+    if (rounds >= bestRounds)
+    {
+        return false;
+    }
+    bestRounds = rounds;
+    m_search.heuristic = who;
+    return true;
 }
 
 bool

@@ -181,6 +181,14 @@ class OptimalScheduler : public AllReduceScheduler
      */
     uint32_t RunStartRounds(const WorkloadSet& workloads, Schedule& best);
     /**
+     * Notes a start's rounds in the search's `started` and, where they are the fewest so far,
+     * makes it the start (RunStartSchedulers and RunStartRounds).
+     * \param who the start's name \param rounds its rounds
+     * \param[in,out] bestRounds the fewest so far, lowered to rounds when fewer
+     * \return whether it is the new best (the caller then keeps it)
+     */
+    bool NoteStart(const std::string& who, uint32_t rounds, uint32_t& bestRounds);
+    /**
      * Runs one of StartFrom's schedulers. An error of bad input or an unmet need (drl without
      * its files) is refused under a StartFrom that names it and noted under auto.
      * \param name the scheduler \param run what to do with it
