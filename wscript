@@ -12,12 +12,15 @@ def configure(conf):
     # TinyXML-2 reads and writes MSCCL algorithm files.
     conf.check_cfg(package='tinyxml2', uselib_store='TINYXML2', args=['--cflags', '--libs'],
                    mandatory=True)
+    # METIS partitions topologies for distributed runs (model/topology/topology-partition.cc).
+    conf.check_cxx(lib='metis', header_name='metis.h', uselib_store='METIS', mandatory=True)
 
 
 def build(bld):
     module = bld.create_ns3_module('allreduce', ['core', 'network', 'internet', 'point-to-point', 'applications', 'traffic-control',
                                                 'flow-monitor', 'stats', 'mobility', 'netanim'])
     module.use.append('TINYXML2')
+    module.use.append('METIS')
     # netanim is optional in CMake (ALLREDUCE_OPTIONAL_NS3_MODULES); waf-based ns-3 builds it.
     module.env.append_value('DEFINES', 'ALLREDUCE_HAVE_NETANIM')
     module.source = [
@@ -32,6 +35,7 @@ def build(bld):
         'model/topology/flow-tree.cc',
         'model/topology/server-translations.cc',
         'model/topology/topology-layout.cc',
+        'model/topology/topology-partition.cc',
         'model/workload/workload.cc',
         'model/workload/gradient-layout.cc',
         'model/flow/scheduler-state.cc',
@@ -128,6 +132,7 @@ def build(bld):
         'model/topology/flow-tree.h',
         'model/topology/server-translations.h',
         'model/topology/topology-layout.h',
+        'model/topology/topology-partition.h',
         'model/workload/workload.h',
         'model/workload/gradient-layout.h',
         'model/flow/scheduler-state.h',
