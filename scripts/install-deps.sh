@@ -9,7 +9,8 @@ packages=(
   # build tools
   cmake make g++ ccache
   # libraries
-  libboost-dev nlohmann-json3-dev libtinyxml2-dev libtorch-dev coinor-libcbc-dev libmetis-dev pkg-config
+  libboost-dev nlohmann-json3-dev libtinyxml2-dev libtorch-dev coinor-libcbc-dev pkg-config
+  libmetis-dev
   # distributed runs: the in-tree build's ns-3 MPI module, and mpirun
   libopenmpi-dev openmpi-bin
   # tests, benchmarks and figures
