@@ -19,17 +19,24 @@
 //   allreduce-packet --topology=bcube:n=3,k=1 --decisions=replay --link-down=4 --link-down=9
 //   allreduce-packet --topology=bcube:n=3,k=1 --background-load=0.3 --slow-links=0.25:0.5
 //   allreduce-packet --topology=bcube:n=3,k=1 --netanim=bcube.xml   (an animation for NetAnim)
+//   mpirun -np 2 allreduce-packet --topology=fattree:k=8 --scheduler=ring --mode=async
+//   allreduce-packet --topology=fattree:k=8 --scheduler=ring --mode=async --distributed
+//                     (the same protocol on one process; doc/allreduce.rst, "Distributed runs")
 //
 // With a scheduler, the scheduler decides online inside the simulation (--decisions=online,
 // the default but for optimal): it sees which workloads are done, in flight and ready, which
 // links are busy and down, and routes around links that fail. --decisions=replay replays the
 // plan made before the simulation, as a schedule file is.
 //
+// Under mpirun with more than one rank (an ns-3 built with MPI: the in-tree build), the run is
+// distributed: each rank simulates its part of the network, and rank 0 prints the report.
+//
 // Exit status: 0 when every server holds the exact sum, 1 for bad input, 2 when the run did
 // not finish (stall, failed connection) or a server's vector is wrong.
 
 #include "allreduce-experiment.h"
 #include "checked-command-line.h"
+#include "distributed-run.h"
 #include "packet-report.h"
 
 #include "ns3/allreduce-module.h"
@@ -135,6 +142,17 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
     cmd.AddTime("stall-timeout", "end the run when no data arrives for this long", o.stallTimeout,
                 NanoSeconds(1), Seconds(1e6));
     cmd.AddString("out", "output prefix of the figure (OUT-rounds.dat/.plt/.png) and pcaps", o.out);
+    cmd.AddFlag("distributed",
+                "run as a distributed simulation on one process: the protocol of a run under "
+                "mpirun, with the same completion time (on several ranks it is on anyway)",
+                o.config.distributed);
+    cmd.AddChoice("partition", "distributed: how nodes are shared out over the ranks: auto "
+                  "(groups where the topology has enough, else metis), groups (pods, cells) "
+                  "or metis",
+                  o.config.partition, {"auto", "groups", "metis"});
+    cmd.AddChoice("synchronizer", "distributed, on several ranks: ns-3's granted-time-window "
+                  "(DistributedSimulatorImpl) or null-message (NullMessageSimulatorImpl)",
+                  o.config.synchronizer, {"granted-time-window", "null-message"});
 }
 
 /// Checks the options together and completes the run's configuration from them.
@@ -173,7 +191,14 @@ CheckOptions(const CheckedCommandLine& cmd, Options& o)
         }
         o.topology += SlowLinksSpecOptions(o.slowLinks, o.slowSeed);
     }
-    o.config.decisions = ChooseDecisions(o.decisions, o.scheduleIn.empty() ? o.scheduler : "");
+    if (!o.config.distributed)
+    {
+        cmd.RefuseWithout("distributed", {"partition", "synchronizer"});
+    }
+    // Distributed, the plan is replayed unless online is asked for (which is then refused).
+    o.config.decisions = ChooseDecisions(
+        o.decisions.empty() && o.config.distributed ? "replay" : o.decisions,
+        o.scheduleIn.empty() ? o.scheduler : "");
     o.config.stallTimeout = o.stallTimeout.GetSeconds();
     if (o.pcap)
     {
@@ -225,6 +250,13 @@ MakeRunPlan(const Options& o, Ptr<AllReduceScheduler>& online)
     return online->MakePlan(topo, o.pieces);
 }
 
+/// \return the exit status of a run (2: not finished or not verified)
+int
+Status(const PacketRunReport& report)
+{
+    return report.result.finished && report.verification.verified ? 0 : 2;
+}
+
 /// Prints the report and its figure. \return the exit status (2: not finished or not verified)
 int
 Report(const Options& o, const Plan& plan, const PacketRunReport& report)
@@ -272,17 +304,22 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
+        o.config.distributed = o.config.distributed || GetLaunchRanks() > 1;
         CheckOptions(cmd, o);
+        DistributedSession session("allreduce-packet", o.config); // MPI, on several ranks
         Ptr<AllReduceScheduler> online;
         const Plan plan = MakeRunPlan(o, online);
         // An invalid schedule is refused by the controller before the simulation starts.
         const PacketRunReport report =
             RunPacketAllReduce(plan, o.config, o.config.decisions == "online" ? online : nullptr);
-        return Report(o, plan, report);
+        return session.IsReporter() ? Report(o, plan, report) : Status(report);
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-packet: error: " << e.what() << std::endl;
+        if (GetLaunchRank() == 0) // every rank meets the same bad input: one says so
+        {
+            std::cerr << "allreduce-packet: error: " << e.what() << std::endl;
+        }
         return 1;
     }
 }

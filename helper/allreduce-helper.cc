@@ -5,8 +5,10 @@
 #include "allreduce-helper.h"
 
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -127,15 +129,25 @@ AllReduceHelper::DoInstall(
     {
         servers[s] = view ? view->ToCluster(s) : s;
     }
+    Ptr<AllReduceController> controller = m_controllerFactory.Create<AllReduceController>();
+    // Distributed: applications on this rank's nodes only (their ns-3 system id).
+    const auto here = [&](uint32_t node) {
+        return !controller->IsDistributed() ||
+               m_network.GetNode(node)->GetSystemId() == Simulator::GetSystemId();
+    };
     ApplicationContainer apps;
     std::vector<Ptr<AllReduceApplication>> list;
     std::vector<Ipv4Address> addresses;
     for (uint32_t s : servers)
     {
-        Ptr<AllReduceApplication> app = m_appFactory.Create<AllReduceApplication>();
+        Ptr<AllReduceApplication> app;
+        if (here(s))
+        {
+            app = m_appFactory.Create<AllReduceApplication>();
+            apps.Add(app);
+        }
         list.push_back(app);
         addresses.push_back(m_network.GetServerAddress(s));
-        apps.Add(app);
     }
     // Aggregating switches (a job's view has none: JobView refuses them) run the same
     // application, by node id after the servers; the switches that only forward have none.
@@ -147,8 +159,11 @@ AllReduceHelper::DoInstall(
             Ipv4Address address;
             if (topo.IsAggregator(node))
             {
-                app = m_appFactory.Create<AllReduceApplication>();
                 address = m_network.GetPortAddress(node, 0);
+            }
+            if (topo.IsAggregator(node) && here(node))
+            {
+                app = m_appFactory.Create<AllReduceApplication>();
                 apps.Add(app);
             }
             list.push_back(app);
@@ -163,12 +178,11 @@ AllReduceHelper::DoInstall(
                                     "routes, beside yours) or UseNetworkRouting() (your routing) "
                                     "on its DcnTopologyHelper first");
     }
-    Ptr<AllReduceController> controller = m_controllerFactory.Create<AllReduceController>();
     setup(*controller, list, addresses); // throws before anything changes
     controller->SetLinkStateCallback(MakeCallback(&DcnTopologyHelper::IsLinkUp, &m_network));
     Route(controller, view);
     Ptr<LinkLoadMonitor> monitor;
-    if (!view)
+    if (!view && !controller->IsDistributed()) // distributed, nothing decides online
     {
         // Device counters, so that a scheduler sees other traffic and uneven links.
         monitor = CreateObject<LinkLoadMonitor>();
@@ -182,7 +196,10 @@ AllReduceHelper::DoInstall(
     }
     for (uint32_t s = 0; s < servers.size(); ++s)
     {
-        m_network.GetServer(servers[s])->AddApplication(list[s]);
+        if (list[s])
+        {
+            m_network.GetServer(servers[s])->AddApplication(list[s]);
+        }
     }
     for (uint32_t node = static_cast<uint32_t>(servers.size()); node < list.size(); ++node)
     {
@@ -221,6 +238,11 @@ AllReduceHelper::Route(Ptr<AllReduceController> controller, const JobView* view)
     {
         return; // the network routes, and routes around links that go down
     }
+    if (controller->IsDistributed())
+    {
+        RouteDistributed(controller);
+        return;
+    }
     DcnTopologyHelper* network = &m_network;
     AllReduceController* raw = PeekPointer(controller);
     const auto clusterPath = [view](const std::vector<uint32_t>& path) {
@@ -233,6 +255,45 @@ AllReduceHelper::Route(Ptr<AllReduceController> controller, const JobView* view)
                                   raw->GetApplication(wl.dst)->GetPort());
     }));
     m_network.AddLinkStateCallback(MakeCallback(&AllReduceController::NotifyLinkState, raw));
+}
+
+void
+AllReduceHelper::RouteDistributed(Ptr<AllReduceController> controller)
+{
+    // Every rank installs every route before the run, on its copy of every node: a rank
+    // cannot install one on another rank's nodes while the run goes on.
+    const WorkloadSet& workloads = controller->GetWorkloads();
+    const Topology& topo = workloads.GetTopology();
+    std::set<std::pair<uint32_t, uint16_t>> routed;
+    for (uint32_t w = 0; w < workloads.GetN(); ++w)
+    {
+        const Workload& wl = workloads.Get(w);
+        if (routed.emplace(wl.src, controller->GetSourcePort(w)).second)
+        {
+            m_network.InstallFlowRoute(wl.path,
+                                       controller->GetSourcePort(w),
+                                       controller->GetPort(wl.dst));
+        }
+    }
+    // Notices take a shortest path (the first neighbour, by id, one hop nearer).
+    const uint16_t port = controller->GetNoticePort();
+    for (const auto& [from, to] : controller->GetNoticeChannels())
+    {
+        const std::vector<uint32_t> hops = topo.GetHopDistances(to);
+        std::vector<uint32_t> path{from};
+        while (path.back() != to)
+        {
+            for (uint32_t next : topo.GetNeighbors(path.back()))
+            {
+                if (hops[next] + 1 == hops[path.back()])
+                {
+                    path.push_back(next);
+                    break;
+                }
+            }
+        }
+        m_network.InstallFlowRoute(path, port, port);
+    }
 }
 
 Ptr<AllReduceController>

@@ -180,6 +180,12 @@ class AllReduceHelper
      * \param controller the controller, set up \param view a job's view, or null
      */
     void Route(Ptr<AllReduceController> controller, const JobView* view);
+    /**
+     * Distributed (the controller's Distributed attribute): installs, before the run, the
+     * flow route of every connection and of every pair of nodes that exchange notices.
+     * \param controller the controller, set up
+     */
+    void RouteDistributed(Ptr<AllReduceController> controller);
     /// Throws std::invalid_argument, saying why, when the network uses its own routing.
     void RefuseWithNetworkRouting(const std::string& why) const;
 

@@ -282,7 +282,10 @@ DcnTopologyHelper::CreateNodesAndLinks()
                                "helper for another network");
     }
     NS_LOG_FUNCTION(this << m_topology.GetName());
-    m_nodes.Create(m_topology.GetNNodes());
+    for (uint32_t id = 0; id < m_topology.GetNNodes(); ++id)
+    {
+        m_nodes.Create(1, m_partition.GetRank(id));
+    }
     for (uint32_t id = 0; id < m_nodes.GetN(); ++id)
     {
         m_modelId[m_nodes.Get(id)->GetId()] = id;
@@ -294,6 +297,57 @@ DcnTopologyHelper::CreateNodesAndLinks()
         m_links.push_back(m_p2p.Install(m_nodes.Get(link.a), m_nodes.Get(link.b)));
         ApplyLinkProperties(i);
     }
+    for (uint32_t i : m_partition.GetCutLinks())
+    {
+        TimeValue delay;
+        m_links[i].Get(0)->GetChannel()->GetAttribute("Delay", delay);
+        if (delay.Get().IsZero())
+        {
+            const TopologyLink& link = m_topology.GetLink(i);
+            throw std::invalid_argument(
+                "link " + std::to_string(i) + " (" + m_topology.GetNodeName(link.a) + " - " +
+                m_topology.GetNodeName(link.b) + ") joins ranks " +
+                std::to_string(m_partition.GetRank(link.a)) + " and " +
+                std::to_string(m_partition.GetRank(link.b)) + " but has no delay: a link "
+                "between ranks needs one (it is the lookahead that lets them run in "
+                "parallel); give the links a delay (e.g. --delay=1us)");
+        }
+    }
+}
+
+void
+DcnTopologyHelper::SetPartition(const TopologyPartition& partition)
+{
+    RefuseOnReadNetwork("SetPartition");
+    if (m_nodes.GetN() != 0)
+    {
+        throw std::logic_error("DcnTopologyHelper::SetPartition comes before "
+                               "CreateNodesAndLinks (Install)");
+    }
+    if (partition.GetRanks().size() != m_topology.GetNNodes())
+    {
+        throw std::invalid_argument("the partition has " +
+                                    std::to_string(partition.GetRanks().size()) +
+                                    " nodes, the topology " +
+                                    std::to_string(m_topology.GetNNodes()));
+    }
+#ifndef NS3_MPI
+    if (partition.GetNRanks() > 1)
+    {
+        throw std::invalid_argument(
+            "a distributed run on " + std::to_string(partition.GetNRanks()) + " ranks needs "
+            "ns-3 built with its MPI module, which this ns-3 is not (Debian's binary ns-3 "
+            "has none): build the module inside an ns-3 source tree configured with "
+            "--enable-mpi (doc/allreduce.rst, \"Distributed runs\")");
+    }
+#endif
+    m_partition = partition;
+}
+
+const TopologyPartition&
+DcnTopologyHelper::GetPartition() const
+{
+    return m_partition;
 }
 
 void

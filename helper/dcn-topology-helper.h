@@ -16,6 +16,7 @@
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/point-to-point-helper.h"
+#include "ns3/topology-partition.h"
 #include "ns3/topology.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/workload.h"
@@ -134,7 +135,28 @@ class DcnTopologyHelper
      */
     void Install();
 
-    /** Creates the nodes (model id order: servers, then switches) and the links. */
+    /**
+     * Spreads the network over the ranks of a distributed simulation (doc/allreduce.rst,
+     * "Distributed runs"): each node is created with its rank as ns-3 system id, and a link
+     * between two ranks becomes ns-3's remote point-to-point channel (ns-3's
+     * PointToPointHelper does that when ns-3 has its MPI module and MpiInterface is enabled).
+     * Every rank builds the whole network; each simulates only its own nodes. Call it before
+     * Install (CreateNodesAndLinks).
+     * \param partition a partition of this helper's topology
+     * \throws std::invalid_argument when the partition is of another topology, or has more than
+     *         one rank and ns-3 was built without MPI (the standalone build against Debian's
+     *         ns-3: distributed runs need the in-tree build, with ./ns3 configure --enable-mpi)
+     */
+    void SetPartition(const TopologyPartition& partition);
+    /// \return the partition (one rank unless SetPartition gave another)
+    const TopologyPartition& GetPartition() const;
+
+    /**
+     * Creates the nodes (model id order: servers, then switches, each with its rank's system
+     * id, SetPartition) and the links.
+     * \throws std::invalid_argument when a link between two ranks has no delay: it is the
+     *         lookahead that lets the ranks run in parallel
+     */
     void CreateNodesAndLinks();
     /**
      * Installs an internet stack on every node, the TCP congestion control
@@ -313,6 +335,7 @@ class DcnTopologyHelper
     Topology m_topology;                      //!< the model
     PointToPointHelper m_p2p;                 //!< makes the links
     NodeContainer m_nodes;                    //!< all nodes, model id order
+    TopologyPartition m_partition;            //!< each node's rank
     std::vector<NetDeviceContainer> m_links;  //!< devices per link (end a, end b)
     std::vector<Ipv4InterfaceContainer> m_interfaces; //!< addresses per link (end a, end b)
     std::vector<Ptr<FlowPathRouting>> m_routing; //!< per node, its flow-tree routes

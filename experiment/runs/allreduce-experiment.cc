@@ -781,6 +781,10 @@ WatchMeasuredStart(Ptr<AllReduceController> controller,
                    uint32_t warmUps,
                    MeasuredStart& start)
 {
+    if (!links)
+    {
+        return; // a distributed run: no warm-ups, no link counters
+    }
     start.ownBytes.assign(links->GetNDirectedLinks(), 0);
     controller->TraceConnectWithoutContext(
         "Started",
@@ -803,6 +807,33 @@ WatchMeasuredStart(Ptr<AllReduceController> controller,
         }));
 }
 
+/**
+ * A distributed run: checks what it cannot honour, spreads the network over the ranks and
+ * makes the controller one rank's.
+ * \return the partition and the lookahead (the smallest delay of a cut link, seconds)
+ */
+std::pair<TopologyPartition, double>
+PrepareDistributed(const Topology& topo,
+                   const PacketRunConfig& config,
+                   const RunSettings& settings,
+                   bool online,
+                   DcnTopologyHelper& dcn,
+                   AllReduceHelper& allreduce)
+{
+    CheckDistributedConfig(config, online);
+    const TopologyPartition partition = MakeRunPartition(topo, config);
+    dcn.SetPartition(partition);
+    allreduce.SetControllerAttribute("Distributed", BooleanValue(true));
+    double lookahead = 0;
+    for (uint32_t link : partition.GetCutLinks())
+    {
+        const int64_t own = topo.GetLinkProperties(link).delayNs;
+        const double s = own < 0 ? settings.delay.GetSeconds() : own * 1e-9;
+        lookahead = lookahead == 0 ? s : std::min(lookahead, s);
+    }
+    return {partition, lookahead};
+}
+
 /// Fills the report of a run that ended: links, result, verification and notes.
 void
 ReportPacketRun(const Plan& plan,
@@ -813,7 +844,7 @@ ReportPacketRun(const Plan& plan,
                 const MeasuredStart& start,
                 PacketRunReport& report)
 {
-    for (uint32_t l = 0; l < links->GetNDirectedLinks(); ++l)
+    for (uint32_t l = 0; links && l < links->GetNDirectedLinks(); ++l)
     {
         report.linkBytes.push_back(links->GetOwnBytes(l) - start.ownBytes[l]);
         report.linkRateBps.push_back(links->GetRateBps(l));
@@ -882,6 +913,11 @@ RunPacketAllReduce(const Plan& plan,
     }
     AllReduceHelper allreduce(dcn);
     ConfigureController(allreduce, config, settings, topo);
+    std::pair<TopologyPartition, double> ranks;
+    if (config.distributed)
+    {
+        ranks = PrepareDistributed(topo, config, settings, online, dcn, allreduce);
+    }
     if (2 * longest > MilliSeconds(10))
     {
         allreduce.SetAttribute("ConnTimeout", TimeValue(2 * longest));
@@ -908,7 +944,7 @@ RunPacketAllReduce(const Plan& plan,
     }
     FlowMonitorHelper flowHelper;
     Ptr<FlowMonitor> monitor;
-    if (config.flowMonitor)
+    if (config.flowMonitor && !config.distributed) // its flows would cross ranks
     {
         monitor = flowHelper.Install(dcn.GetNodes());
     }
@@ -928,6 +964,10 @@ RunPacketAllReduce(const Plan& plan,
         report.drl = drl->GetDecoding();
     }
     ReportPacketRun(plan, config, settings, controller, links, start, report);
+    if (config.distributed)
+    {
+        MergeDistributedReports(ranks.first, ranks.second, config, report);
+    }
     if (monitor)
     {
         CollectFlowReports(monitor,

@@ -5,6 +5,8 @@
 #ifndef NS3_ALLREDUCE_ALLREDUCE_EXPERIMENT_H
 #define NS3_ALLREDUCE_ALLREDUCE_EXPERIMENT_H
 
+#include "distributed-run.h"
+
 #include "ns3/allreduce-controller.h"
 #include "ns3/allreduce-scheduler.h"
 #include "ns3/drl-scheduler.h"
@@ -150,6 +152,13 @@ struct PacketRunConfig
     std::string netanimFile;            //!< write a NetAnim animation trace to this file (empty:
                                         //!< none; DcnAnimationHelper, small topologies only)
     bool flowMonitor{true};             //!< collect per-flow statistics with FlowMonitor
+                                        //!< (not in a distributed run)
+    bool distributed{false};            //!< run as a distributed simulation (doc/allreduce.rst,
+                                        //!< "Distributed runs"): on every rank of MPI's world,
+                                        //!< or on one process
+    std::string partition{"auto"};      //!< distributed: TopologyPartition's method
+    std::string synchronizer{"granted-time-window"}; //!< distributed, on several ranks: ns-3's
+                                        //!< DistributedSimulatorImpl, or "null-message"
 };
 
 /**
@@ -223,6 +232,7 @@ struct PacketRunReport
     std::string animation;                 //!< what the NetAnim trace holds (DcnAnimationHelper::
                                            //!< Close), empty without one
     std::optional<DrlDecoding> drl;        //!< how drl decided, when it decided online
+    std::optional<DistributedReport> distributed; //!< the ranks, in a distributed run
     /// \return per directed link, the busy fraction bytes·8 / (its rate · completion time)
     std::vector<double> GetLinkUtilization() const;
 };

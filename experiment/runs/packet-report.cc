@@ -51,6 +51,45 @@ RoundDuration(const AllReduceRunResult& r, uint32_t t)
     return r.roundEnd[t] >= 0 ? r.roundEnd[t] - r.roundStart[t] : -1.0;
 }
 
+/// \return per rank, what it held and cost (one process: one rank, the whole network)
+nlohmann::json
+RanksJson(const PacketRunReport& report, const Topology& topo)
+{
+    std::vector<RankReport> ranks{{topo.GetNNodes(), topo.GetNServers(), report.events,
+                                   report.wallSeconds}};
+    if (report.distributed)
+    {
+        ranks = report.distributed->ranks;
+    }
+    nlohmann::json list = nlohmann::json::array();
+    for (uint32_t rank = 0; rank < ranks.size(); ++rank)
+    {
+        const RankReport& k = ranks[rank];
+        list.push_back({{"rank", rank},
+                        {"nodes", k.nodes},
+                        {"servers", k.servers},
+                        {"events", k.events},
+                        {"wall_s", k.wallSeconds},
+                        {"events_per_s", k.wallSeconds > 0 ? k.events / k.wallSeconds : 0.0}});
+    }
+    return list;
+}
+
+/// \return how a distributed run was spread, or null
+nlohmann::json
+DistributedJson(const PacketRunReport& report)
+{
+    if (!report.distributed)
+    {
+        return nullptr;
+    }
+    const DistributedReport& d = *report.distributed;
+    return {{"partition", d.partition},
+            {"synchronizer", d.synchronizer},
+            {"cut_links", d.cutLinks},
+            {"lookahead_s", d.lookaheadS}};
+}
+
 } // namespace
 
 void
@@ -121,6 +160,19 @@ PrintPacketReport(std::ostream& os,
        << "links       utilization mean " << totals.meanUtilization << ", max "
        << totals.maxUtilization << "\n"
        << "simulation  " << report.events << " events in " << report.wallSeconds << " s wall\n";
+    if (report.distributed)
+    {
+        const DistributedReport& d = *report.distributed;
+        os << "distributed " << d.ranks.size() << " rank" << (d.ranks.size() == 1 ? "" : "s")
+           << " (partition " << d.partition << ", synchronizer " << d.synchronizer << "), "
+           << d.cutLinks << " links cut, lookahead " << d.lookaheadS * 1e6 << " us\n";
+        for (uint32_t rank = 0; rank < d.ranks.size(); ++rank)
+        {
+            const RankReport& k = d.ranks[rank];
+            os << "  rank " << rank << "    " << k.nodes << " nodes (" << k.servers
+               << " servers), " << k.events << " events in " << k.wallSeconds << " s wall\n";
+        }
+    }
     if (!report.animation.empty())
     {
         os << "animation   " << report.animation << "\n";
@@ -203,6 +255,8 @@ WritePacketReportJson(std::ostream& os,
         {"link_utilization_max", totals.maxUtilization},
         {"events", report.events},
         {"wall_s", report.wallSeconds},
+        {"ranks", RanksJson(report, topo)},
+        {"distributed", DistributedJson(report)},
     };
     if (!figure.empty())
     {

@@ -16,6 +16,7 @@
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/tcp-socket.h"
+#include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -184,6 +185,7 @@ AllReduceApplication::DoDispose()
     NS_LOG_FUNCTION(this);
     m_controller = nullptr;
     m_listener = nullptr;
+    m_notices = nullptr;
     m_outgoing.clear();
     m_bySourcePort.clear();
     m_incoming.clear();
@@ -222,6 +224,12 @@ GradientValues
 AllReduceApplication::GetValues() const
 {
     return m_values;
+}
+
+uint32_t
+AllReduceApplication::GetSeed() const
+{
+    return m_seed;
 }
 
 std::vector<float>
@@ -273,6 +281,46 @@ AllReduceApplication::StartApplication()
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
                                   MakeCallback(&AllReduceApplication::Accept, this));
+    if (m_controller->IsDistributed())
+    {
+        // Notices of a distributed run, from this node's own address (their flow routes
+        // match it).
+        m_notices = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
+        const InetSocketAddress here(m_controller->GetAddress(m_node),
+                                     m_controller->GetNoticePort());
+        if (m_notices->Bind(here) == -1)
+        {
+            NS_FATAL_ERROR(Name() << " cannot take notices on UDP port "
+                                  << m_controller->GetNoticePort());
+        }
+        m_notices->SetRecvCallback(MakeCallback(&AllReduceApplication::ReceiveNotice, this));
+    }
+}
+
+void
+AllReduceApplication::SendNotice(Ipv4Address to, uint16_t port, const std::vector<uint8_t>& bytes)
+{
+    NS_LOG_FUNCTION(this << to << port);
+    NS_ABORT_MSG_UNLESS(m_notices, Name() << " sends notices only in a distributed run, "
+                                             "once started");
+    m_notices->SendTo(Create<Packet>(bytes.data(), static_cast<uint32_t>(bytes.size())),
+                      0,
+                      InetSocketAddress(to, port));
+}
+
+void
+AllReduceApplication::ReceiveNotice(Ptr<Socket> socket)
+{
+    while (Ptr<Packet> packet = socket->Recv())
+    {
+        std::vector<uint8_t> bytes(packet->GetSize());
+        packet->CopyData(bytes.data(), static_cast<uint32_t>(bytes.size()));
+        m_controller->NotifyNotice(m_node, bytes); // may end the run: CloseAll
+        if (!m_notices)
+        {
+            return;
+        }
+    }
 }
 
 void
@@ -288,6 +336,12 @@ AllReduceApplication::CloseAll(bool connections)
     // Sockets are closed and silenced but stay in the maps: this may run inside Receive (the
     // last transfer ends the collective), which still holds its entry.
     m_closed = true;
+    if (m_notices)
+    {
+        m_notices->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        m_notices->Close();
+        m_notices = nullptr;
+    }
     if (m_listener)
     {
         m_listener->Close();
@@ -378,8 +432,7 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
                               Callback<void, Ptr<Socket>>([this, sourcePort](Ptr<Socket> s) {
                                   ConnectionBroken(s, sourcePort);
                               }));
-    if (socket->Connect(InetSocketAddress(to, m_controller->GetApplication(w.dst)->GetPort())) ==
-        -1)
+    if (socket->Connect(InetSocketAddress(to, m_controller->GetPort(w.dst))) == -1)
     {
         // No route at all (e.g. the first link is down): report it, outside this call chain.
         Simulator::ScheduleNow(&AllReduceApplication::ConnectionFailed, this, socket);

@@ -109,6 +109,15 @@ class AllReduceApplication : public Application
     void Restart();
     /// \return GradientValues of this node
     GradientValues GetValues() const;
+    /// \return the seed of the gradients (the Seed attribute)
+    uint32_t GetSeed() const;
+
+    /**
+     * Distributed runs: sends a notice (a UDP datagram) from this node's notice port
+     * (AllReduceController's NoticePort) to another node's (called by the controller).
+     * \param to the node's address \param port its notice port \param bytes the notice
+     */
+    void SendNotice(Ipv4Address to, uint16_t port, const std::vector<uint8_t>& bytes);
 
     /**
      * Starts sending one workload (called by the controller): on the connection open from
@@ -216,6 +225,8 @@ class AllReduceApplication : public Application
     void Accept(Ptr<Socket> socket, const Address& from);
     /// \param socket a receiving socket with data
     void Receive(Ptr<Socket> socket);
+    /// \param socket the notice socket, with datagrams
+    void ReceiveNotice(Ptr<Socket> socket);
     /**
      * Takes a transfer's header off the stream and checks it.
      * \param in the transfer whose header is complete
@@ -258,6 +269,7 @@ class AllReduceApplication : public Application
     uint32_t m_node{0};                     //!< this server or aggregating switch
     std::vector<float> m_vector;            //!< the current vector
     Ptr<Socket> m_listener;                 //!< the listening socket
+    Ptr<Socket> m_notices;                  //!< distributed: the notices' UDP socket
     std::map<Ptr<Socket>, Sender> m_outgoing;   //!< connections sent on
     std::map<uint16_t, Ptr<Socket>> m_bySourcePort; //!< the same, by source port
     std::map<Ptr<Socket>, Incoming> m_incoming; //!< connections received on

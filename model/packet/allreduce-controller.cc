@@ -17,7 +17,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -29,12 +31,39 @@ NS_OBJECT_ENSURE_REGISTERED(AllReduceController);
 TypeId
 AllReduceController::GetTypeId()
 {
-    static TypeId tid = AddTraceSources(AddSharingAttributes(
+    static TypeId tid = AddTraceSources(AddDistributedAttributes(AddSharingAttributes(
         AddRunAttributes(TypeId("ns3::AllReduceController")
                              .SetParent<Object>()
                              .SetGroupName("AllReduce")
-                             .AddConstructor<AllReduceController>())));
+                             .AddConstructor<AllReduceController>()))));
     return tid;
+}
+
+TypeId
+AllReduceController::AddDistributedAttributes(TypeId tid)
+{
+    return tid
+        .AddAttribute("Distributed",
+                      "Run as one rank of a distributed simulation (doc/allreduce.rst, "
+                      "\"Distributed runs\"): the controller drives only the applications of "
+                      "this rank's nodes (null entries for the others), and learns of "
+                      "transfers elsewhere only from notices the nodes send each other "
+                      "through the network (DistributedDriver). The same on one process: the "
+                      "timing does not depend on the number of ranks.",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&AllReduceController::m_distributed),
+                      MakeBooleanChecker())
+        .AddAttribute("Coordinator",
+                      "Distributed: the node (model id, a server) that runs the barriers "
+                      "and announces the end.",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&AllReduceController::m_coordinator),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("NoticePort",
+                      "Distributed: the UDP port every node sends and receives notices on.",
+                      UintegerValue(9),
+                      MakeUintegerAccessor(&AllReduceController::m_noticePort),
+                      MakeUintegerChecker<uint16_t>(1));
 }
 
 TypeId
@@ -229,6 +258,10 @@ AllReduceController::Setup(const WorkloadSet& workloads,
     m_schedule = schedule;
     m_scheduler = replay;
     m_online = false;
+    if (m_distributed)
+    {
+        SetupDistributed();
+    }
     ScheduleBegin();
 }
 
@@ -243,6 +276,13 @@ AllReduceController::Setup(const WorkloadSet& workloads,
     {
         throw std::invalid_argument("AllReduceController::Setup needs a scheduler to decide "
                                     "online (or a schedule to replay)");
+    }
+    if (m_distributed)
+    {
+        throw std::invalid_argument(
+            "a distributed run replays a schedule (async or barrier); a scheduler deciding "
+            "online inside it is not supported yet: replay the scheduler's plan instead "
+            "(allreduce-packet --decisions=replay)");
     }
     Adopt(workloads, apps, addresses);
     // The scheduler may keep a reference to the workloads (balanced does): give it this copy,
@@ -271,7 +311,7 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
     const Topology& topo = workloads.GetTopology();
     const uint32_t n = topo.GetNServers();
     const uint32_t aggregators = topo.CountAggregators();
-    const uint32_t nodes = CheckEndpoints(topo, apps, addresses);
+    const uint32_t nodes = CheckEndpoints(topo, apps, addresses, m_distributed);
     if (m_gradientBytes == 0 || m_gradientBytes % sizeof(float) != 0)
     {
         throw std::invalid_argument("GradientBytes must be a multiple of 4 (float32 values), "
@@ -308,7 +348,8 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
 uint32_t
 AllReduceController::CheckEndpoints(const Topology& topo,
                                     const std::vector<Ptr<AllReduceApplication>>& apps,
-                                    const std::vector<Ipv4Address>& addresses)
+                                    const std::vector<Ipv4Address>& addresses,
+                                    bool distributed)
 {
     const uint32_t n = topo.GetNServers();
     const uint32_t aggregators = topo.CountAggregators();
@@ -329,7 +370,8 @@ AllReduceController::CheckEndpoints(const Topology& topo,
     for (uint32_t node = 0; node < nodes; ++node)
     {
         const bool endpoint = topo.IsServer(node) || topo.IsAggregator(node);
-        if (endpoint != static_cast<bool>(apps[node]))
+        // Distributed: the endpoints of other ranks have no application here.
+        if (endpoint != static_cast<bool>(apps[node]) && !(distributed && endpoint))
         {
             throw std::invalid_argument(
                 "AllReduceController::Setup: " + topo.GetNodeName(node) +
@@ -453,6 +495,10 @@ AllReduceController::GetAddress(uint32_t node) const
 uint16_t
 AllReduceController::GetSourcePort(uint32_t workload) const
 {
+    if (m_distributed)
+    {
+        return workload < m_ports.size() ? m_ports[workload] : 0;
+    }
     return m_pool.GetSourcePort(workload);
 }
 
@@ -466,6 +512,11 @@ void
 AllReduceController::Begin()
 {
     NS_LOG_FUNCTION(this);
+    if (m_distributed)
+    {
+        BeginDistributed();
+        return;
+    }
     m_origin = Simulator::Now();
     m_state = std::make_unique<PacketSchedulerState>(m_workloads);
     m_state->SetBarriers(m_mode == BARRIER);
@@ -704,6 +755,7 @@ AllReduceController::PickConnection(uint32_t workload)
 void
 AllReduceController::NotifyProgress(uint64_t /* bytes */)
 {
+    ++m_arrivals;
     m_watch.NotifyProgress();
 }
 
@@ -711,6 +763,11 @@ void
 AllReduceController::NotifyTransferFinished(uint32_t workload)
 {
     NS_LOG_FUNCTION(this << workload);
+    if (m_distributed)
+    {
+        FinishDistributedTransfer(workload);
+        return;
+    }
     if (m_ended || m_state->GetStatus(workload) != WorkloadStatus::STARTED)
     {
         return;
@@ -820,6 +877,13 @@ AllReduceController::NotifyConnectionBroken(uint32_t node, uint16_t sourcePort)
     NS_LOG_FUNCTION(this << node << sourcePort);
     if (m_ended)
     {
+        return;
+    }
+    if (m_distributed)
+    {
+        End("at t=" + std::to_string(Elapsed()) + " s TCP gave up on the connection from " +
+            m_workloads.GetTopology().GetNodeName(node) + " port " +
+            std::to_string(sourcePort) + " after its retransmissions went unanswered");
         return;
     }
     m_pool.Retire(node, sourcePort);
@@ -948,6 +1012,7 @@ AllReduceController::End(const std::string& error)
     NS_LOG_FUNCTION(this << error);
     m_ended = true;
     m_watch.Stop();
+    m_quietCheck.Cancel();
     m_release.Cancel();
     m_result.finished = error.empty();
     m_result.error = error.empty() || !IsWarmUp()
@@ -966,7 +1031,9 @@ AllReduceController::End(const std::string& error)
     }
     if (error.empty())
     {
-        m_collectiveFinished(Simulator::Now() - m_origin);
+        // Distributed, the end is heard after the last arrival: report that.
+        m_collectiveFinished(m_distributed ? Seconds(m_result.completionTime)
+                                           : Simulator::Now() - m_origin);
         for (const auto& app : m_apps)
         {
             if (app)
@@ -1006,9 +1073,210 @@ AllReduceController::DecideOnFreedLinks()
     Decide(); // which waits for a barrier round in flight, and does nothing once ended
 }
 
+bool
+AllReduceController::IsDistributed() const
+{
+    return m_distributed;
+}
+
+uint16_t
+AllReduceController::GetNoticePort() const
+{
+    return m_noticePort;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>>
+AllReduceController::GetNoticeChannels() const
+{
+    return m_distributed ? m_driver.GetNoticeChannels()
+                         : std::vector<std::pair<uint32_t, uint32_t>>{};
+}
+
+uint16_t
+AllReduceController::GetPort(uint32_t node) const
+{
+    if (m_distributed)
+    {
+        return m_listenPort; // the same on every node (SetupDistributed checks it)
+    }
+    return m_apps.at(node)->GetPort();
+}
+
+void
+AllReduceController::SetupDistributed()
+{
+    const Topology& topo = m_workloads.GetTopology();
+    const auto refuse = [](const std::string& what) {
+        throw std::invalid_argument("a distributed run cannot honour " + what);
+    };
+    if (m_connections != PERSISTENT)
+    {
+        refuse("per-transfer connections: its ports and routes are fixed before the run; use "
+               "persistent connections");
+    }
+    if (m_warmUps > 0)
+    {
+        refuse("WarmUps (" + std::to_string(m_warmUps) + "): set it to 0");
+    }
+    if (m_stragglers > 0 || !m_release.GetGivenTimes().empty())
+    {
+        refuse("late gradients (Stragglers, SetGradientReadyTimes): every gradient is ready "
+               "at the start");
+    }
+    if (m_sharedLinks)
+    {
+        refuse("SharedLinks: jobs that decide jointly read each other's state");
+    }
+    if (m_coordinator >= topo.GetNServers())
+    {
+        throw std::invalid_argument("Coordinator " + std::to_string(m_coordinator) +
+                                    " is not a server (0 to " +
+                                    std::to_string(topo.GetNServers() - 1) + ")");
+    }
+    std::vector<bool> local(topo.GetNNodes(), false);
+    m_listenPort = 0;
+    for (uint32_t node = 0; node < m_apps.size(); ++node)
+    {
+        if (!m_apps[node])
+        {
+            continue;
+        }
+        local[node] = true;
+        if (m_listenPort != 0 && m_apps[node]->GetPort() != m_listenPort)
+        {
+            throw std::invalid_argument("a distributed run needs every application on the "
+                                        "same Port (a node cannot ask another rank's)");
+        }
+        m_listenPort = m_apps[node]->GetPort();
+    }
+    // One connection per sender, receiver and path, its port fixed here in workload order:
+    // every rank computes the same ports, and installs their routes before the run.
+    std::map<std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>, uint16_t> ports;
+    std::vector<uint32_t> next(topo.GetNNodes(), m_firstSourcePort);
+    m_ports.assign(m_workloads.GetN(), 0);
+    for (uint32_t w = 0; w < m_workloads.GetN(); ++w)
+    {
+        const Workload& wl = m_workloads.Get(w);
+        auto [it, added] = ports.try_emplace({wl.src, wl.dst, wl.path}, 0);
+        if (added)
+        {
+            if (next[wl.src] > UINT16_MAX || next[wl.src] == m_noticePort)
+            {
+                throw std::invalid_argument(topo.GetNodeName(wl.src) + " needs more source "
+                                            "ports than there are from FirstSourcePort " +
+                                            std::to_string(m_firstSourcePort));
+            }
+            it->second = static_cast<uint16_t>(next[wl.src]++);
+        }
+        m_ports[w] = it->second;
+    }
+    m_driver.Setup(m_workloads, m_schedule, m_mode == BARRIER, local, m_coordinator);
+}
+
+void
+AllReduceController::BeginDistributed()
+{
+    m_origin = Simulator::Now();
+    ResetRun();
+    m_ended = false;
+    m_endedNodes = 0;
+    m_started(0);
+    m_arrivalsSeen = m_arrivals;
+    m_quietCheck = Simulator::Schedule(m_stallTimeout, &AllReduceController::CheckQuiet, this);
+    Apply(m_driver.Begin());
+}
+
+void
+AllReduceController::Apply(const DistributedDriver::Actions& actions)
+{
+    for (uint32_t w : actions.start)
+    {
+        StartDistributedTransfer(w);
+    }
+    for (const auto& [to, notice] : actions.send)
+    {
+        m_apps[notice.from]->SendNotice(m_addresses[to], m_noticePort, notice.Serialize());
+    }
+    m_endedNodes += static_cast<uint32_t>(actions.ended.size());
+    if (!m_ended && !actions.ended.empty() &&
+        m_endedNodes >= m_driver.GetLocalEndpoints().size())
+    {
+        End(m_driver.AreLocalReceptionsDone()
+                ? ""
+                : "the end was announced before every transfer to this rank's nodes arrived");
+    }
+}
+
+void
+AllReduceController::StartDistributedTransfer(uint32_t workload)
+{
+    const Workload& w = m_workloads.Get(workload);
+    const double now = Elapsed();
+    m_result.transferStart[workload] = now;
+    m_result.payloadBytes += m_layout.GetSize(w.chunk, w.piece) * sizeof(float);
+    double& roundStart = m_result.roundStart[m_roundOf[workload]];
+    roundStart = roundStart < 0 ? now : std::min(roundStart, now);
+    m_transferStarted(workload);
+    m_apps[w.src]->StartTransfer(workload, m_addresses[w.dst], m_ports[workload]);
+}
+
+void
+AllReduceController::FinishDistributedTransfer(uint32_t workload)
+{
+    if (m_ended || m_result.transferEnd[workload] >= 0)
+    {
+        return;
+    }
+    const double now = Elapsed();
+    ++m_arrivals;
+    m_result.transferEnd[workload] = now;
+    ++m_result.transfersFinished;
+    m_result.completionTime = std::max(m_result.completionTime, now);
+    double& roundEnd = m_result.roundEnd[m_roundOf[workload]];
+    roundEnd = std::max(roundEnd, now);
+    m_transferFinished(workload);
+    Apply(m_driver.Finished(workload));
+}
+
+void
+AllReduceController::NotifyNotice(uint32_t node, const std::vector<uint8_t>& bytes)
+{
+    DistributedNotice notice;
+    if (!m_distributed || m_ended || !DistributedNotice::Deserialize(bytes, notice))
+    {
+        return;
+    }
+    ++m_arrivals;
+    Apply(m_driver.Receive(node, notice));
+}
+
+void
+AllReduceController::CheckQuiet()
+{
+    if (m_ended)
+    {
+        return;
+    }
+    if (m_arrivals != m_arrivalsSeen)
+    {
+        m_arrivalsSeen = m_arrivals;
+        m_quietCheck = Simulator::Schedule(m_stallTimeout, &AllReduceController::CheckQuiet, this);
+        return;
+    }
+    m_result.stalled = true;
+    const std::string report =
+        "stalled: nothing arrived at this rank's nodes for " +
+        std::to_string(m_stallTimeout.GetSeconds()) + " s; " +
+        std::to_string(m_result.transfersFinished) + " of the " +
+        std::to_string(m_driver.CountLocalReceptions()) + " transfers to them arrived";
+    m_stall(report);
+    End(report);
+}
+
 AllReduceVerification
 AllReduceController::Verify() const
 {
+    // Distributed: only this rank's servers have an application here, and are checked.
     return VerifyAllReduce(m_apps,
                            m_apps.empty() ? 0 : m_workloads.GetTopology().GetNServers(),
                            m_layout);

@@ -8,6 +8,7 @@
 #include "allreduce-application.h"
 #include "allreduce-verification.h"
 #include "connection-pool.h"
+#include "distributed-driver.h"
 #include "gradient-release.h"
 #include "link-load-monitor.h"
 #include "packet-scheduler-state.h"
@@ -193,6 +194,21 @@ class AllReduceController : public Object
     Connections GetConnections() const;
     /// \return true when a scheduler decides online, false when a schedule is replayed
     bool IsOnline() const;
+    /// \return true when it runs as one rank of a distributed run (the Distributed attribute)
+    bool IsDistributed() const;
+    /// \return the UDP port of the notices of a distributed run (NoticePort)
+    uint16_t GetNoticePort() const;
+    /**
+     * Distributed: every (from, to) pair of nodes a notice may travel between, so that their
+     * routes can be installed before the run (after Setup).
+     * \return the pairs, each once
+     */
+    std::vector<std::pair<uint32_t, uint32_t>> GetNoticeChannels() const;
+    /**
+     * \param node a server or an aggregating switch, on any rank
+     * \return the port its application listens on
+     */
+    uint16_t GetPort(uint32_t node) const;
     /// \param node a server or an aggregating switch \return its application
     Ptr<AllReduceApplication> GetApplication(uint32_t node) const;
     /// \param node a server or an aggregating switch \return its address
@@ -215,6 +231,11 @@ class AllReduceController : public Object
     void NotifyProgress(uint64_t bytes);
     /// Called by the receiver when a transfer is applied. \param workload the workload
     void NotifyTransferFinished(uint32_t workload);
+    /**
+     * Distributed: called by the application of a node of this rank when a notice arrives.
+     * \param node the node \param bytes the datagram's payload (a DistributedNotice)
+     */
+    void NotifyNotice(uint32_t node, const std::vector<uint8_t>& bytes);
     /// Called by the sender when a connection fails. \param workload the workload
     void NotifyTransferFailed(uint32_t workload);
     /**
@@ -264,8 +285,22 @@ class AllReduceController : public Object
     /// Adds the attributes of sharing the network (shared links, ports, stopping) and of late
     /// gradients. \param tid the TypeId \return it
     static TypeId AddSharingAttributes(TypeId tid);
+    /// Adds the attributes of distributed runs. \param tid the TypeId \return it
+    static TypeId AddDistributedAttributes(TypeId tid);
     /// Adds the trace sources. \param tid the TypeId \return it
     static TypeId AddTraceSources(TypeId tid);
+    /// Distributed: refuses what it cannot honour, fixes the ports, sets the driver up.
+    void SetupDistributed();
+    /// Distributed: starts the run at this rank's nodes.
+    void BeginDistributed();
+    /// Distributed: starts transfers, sends notices, ends. \param actions the driver's
+    void Apply(const DistributedDriver::Actions& actions);
+    /// Distributed: \param workload starts at its sender, a node of this rank
+    void StartDistributedTransfer(uint32_t workload);
+    /// Distributed: a transfer arrived at a node of this rank. \param workload it
+    void FinishDistributedTransfer(uint32_t workload);
+    /// Distributed: ends the run when nothing arrived at this rank's nodes for StallTimeout.
+    void CheckQuiet();
     /// Checks and keeps what both Setups share. \param workloads \param apps \param addresses
     void Adopt(const WorkloadSet& workloads,
                const std::vector<Ptr<AllReduceApplication>>& apps,
@@ -273,9 +308,11 @@ class AllReduceController : public Object
     /// \param topo the topology \param apps \param addresses checked against its endpoints
     /// \return how many entries they must have: the servers, or with aggregating switches
     ///         every node (null for the switches that do not aggregate)
+    /// \param distributed endpoints of other ranks may have no application
     static uint32_t CheckEndpoints(const Topology& topo,
                                    const std::vector<Ptr<AllReduceApplication>>& apps,
-                                   const std::vector<Ipv4Address>& addresses);
+                                   const std::vector<Ipv4Address>& addresses,
+                                   bool distributed);
     /// Schedules Begin at StartTime from now (once Setup has everything).
     void ScheduleBegin();
     /// Starts the run (scheduled at StartTime, and after each warm-up).
@@ -360,6 +397,17 @@ class AllReduceController : public Object
     Callback<void, uint32_t> m_route;              //!< installs a workload's route
     Ptr<LinkLoadMonitor> m_monitor;                //!< other traffic per link, or none
     std::vector<uint8_t> m_rerouted;               //!< per workload, off its planned path
+
+    bool m_distributed{false};            //!< one rank of a distributed run
+    uint32_t m_coordinator{0};            //!< distributed: the coordinating node
+    uint16_t m_noticePort{9};             //!< distributed: the notices' UDP port
+    DistributedDriver m_driver;           //!< distributed: when this rank's transfers start
+    std::vector<uint16_t> m_ports;        //!< distributed: per workload, its source port
+    uint16_t m_listenPort{0};             //!< distributed: every application's port
+    uint32_t m_endedNodes{0};             //!< distributed: this rank's nodes told of the end
+    uint64_t m_arrivals{0};               //!< distributed: bytes and notices that arrived
+    uint64_t m_arrivalsSeen{0};           //!< the same, at the last quiet check
+    EventId m_quietCheck;                 //!< distributed: the next quiet check
 
     std::vector<uint32_t> m_roundOf;      //!< per workload, the round it started in
     std::vector<uint32_t> m_roundLeft;    //!< per round, transfers not yet finished

@@ -30,6 +30,7 @@ struct AllReduceVerification
     double expected{0};     //!< the reference sum at that index
     double got{0};          //!< the server's value there
     double maxError{0};     //!< the largest |value − sum| over all servers and indexes
+    uint32_t checked{0};    //!< servers compared (distributed: this rank's)
     std::string message;    //!< "verified: true" or names the server and index
 };
 
@@ -38,7 +39,8 @@ struct AllReduceVerification
  * Compares every server's vector with the sum of the servers' initial gradients: exactly for
  * integer inputs where float32 sums them exactly (values up to 64 in magnitude, N·64 < 2^24),
  * else within the error any order of float32 additions may make, (N−1)·2^-23·Σ|v|.
- * \param apps the applications, server i at index i (aggregating switches after, ignored)
+ * \param apps the applications, server i at index i (aggregating switches after, ignored);
+ *        null for a server of another rank of a distributed run, which is not compared
  * \param servers how many servers \param layout the gradient's layout
  * \return the verdict
  */

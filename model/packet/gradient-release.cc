@@ -157,4 +157,10 @@ GradientRelease::GetLastRelease() const
     return m_lastRelease;
 }
 
+const std::vector<Time>&
+GradientRelease::GetGivenTimes() const
+{
+    return m_given;
+}
+
 } // namespace ns3

@@ -37,6 +37,8 @@ class GradientRelease
      * \throws std::invalid_argument for a negative time or a count that is not \p servers
      */
     void SetGivenTimes(const std::vector<Time>& times, uint32_t servers);
+    /// \return the times SetGivenTimes gave (empty: none, the attributes decide)
+    const std::vector<Time>& GetGivenTimes() const;
 
     /**
      * \param servers the servers of the run \param stragglers how many are late

@@ -1,0 +1,321 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "distributed-run.h"
+
+#include "allreduce-experiment.h"
+
+#include "ns3/global-value.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
+
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// \return the first of the environment variables that holds a number, else fallback
+uint32_t
+ReadLaunchVariable(std::initializer_list<const char*> names, uint32_t fallback)
+{
+    for (const char* name : names)
+    {
+        const char* value = std::getenv(name);
+        if (value && *value)
+        {
+            char* end = nullptr;
+            const unsigned long n = std::strtoul(value, &end, 10);
+            if (*end == '\0' && n <= UINT32_MAX)
+            {
+                return static_cast<uint32_t>(n);
+            }
+        }
+    }
+    return fallback;
+}
+
+/// \return the ranks of the distributed simulator (1 when it is not running)
+uint32_t
+GetSimulatorRanks()
+{
+#ifdef NS3_MPI
+    if (MpiInterface::IsEnabled())
+    {
+        return MpiInterface::GetSize();
+    }
+#endif
+    return 1;
+}
+
+#ifdef NS3_MPI
+/// Every rank's values, element by element, combined with op (in place).
+template <typename T>
+void
+Combine(std::vector<T>& values, MPI_Datatype type, MPI_Op op)
+{
+    MPI_Allreduce(MPI_IN_PLACE,
+                  values.data(),
+                  static_cast<int>(values.size()),
+                  type,
+                  op,
+                  MpiInterface::GetCommunicator());
+}
+
+/// Earliest over the ranks of times where -1 means "not here".
+void
+CombineStarts(std::vector<double>& times)
+{
+    const double none = std::numeric_limits<double>::infinity();
+    for (double& t : times)
+    {
+        t = t < 0 ? none : t;
+    }
+    Combine(times, MPI_DOUBLE, MPI_MIN);
+    for (double& t : times)
+    {
+        t = t == none ? -1 : t;
+    }
+}
+
+/// \return the text of the lowest rank whose text is not empty (empty when none is)
+std::string
+FirstText(const std::string& mine)
+{
+    const uint32_t ranks = MpiInterface::GetSize();
+    std::vector<int> who{mine.empty() ? static_cast<int>(ranks)
+                                      : static_cast<int>(MpiInterface::GetSystemId())};
+    Combine(who, MPI_INT, MPI_MIN);
+    if (who[0] == static_cast<int>(ranks))
+    {
+        return "";
+    }
+    std::vector<int> length{static_cast<int>(mine.size())};
+    MPI_Bcast(length.data(), 1, MPI_INT, who[0], MpiInterface::GetCommunicator());
+    std::string text = mine;
+    text.resize(length[0]);
+    MPI_Bcast(text.data(), length[0], MPI_CHAR, who[0], MpiInterface::GetCommunicator());
+    return text;
+}
+
+/// Makes this rank's result and verification the whole run's.
+void
+CombineResults(PacketRunReport& report)
+{
+    AllReduceRunResult& r = report.result;
+    const std::string rank = "rank " + std::to_string(MpiInterface::GetSystemId()) + ": ";
+    CombineStarts(r.transferStart);
+    CombineStarts(r.roundStart);
+    Combine(r.transferEnd, MPI_DOUBLE, MPI_MAX);
+    Combine(r.roundEnd, MPI_DOUBLE, MPI_MAX);
+    std::vector<double> times{r.completionTime, report.verification.maxError, report.wallSeconds};
+    Combine(times, MPI_DOUBLE, MPI_MAX);
+    std::vector<uint64_t> sums{r.payloadBytes, r.transfersFinished,
+                               report.verification.checked, report.events};
+    Combine(sums, MPI_UINT64_T, MPI_SUM);
+    std::vector<int> all{r.finished, report.verification.verified, report.verification.exact};
+    Combine(all, MPI_INT, MPI_MIN);
+    std::vector<int> any{r.stalled};
+    Combine(any, MPI_INT, MPI_MAX);
+    r.error = FirstText(r.error.empty() ? "" : rank + r.error);
+    const std::string failed =
+        FirstText(report.verification.verified ? "" : rank + report.verification.message);
+    r.completionTime = times[0];
+    report.verification.maxError = times[1];
+    report.wallSeconds = times[2];
+    r.payloadBytes = sums[0];
+    r.transfersFinished = static_cast<uint32_t>(sums[1]);
+    report.verification.checked = static_cast<uint32_t>(sums[2]);
+    report.events = sums[3];
+    r.finished = all[0] != 0;
+    report.verification.verified = all[1] != 0;
+    report.verification.exact = all[2] != 0;
+    r.stalled = any[0] != 0;
+    report.verification.message =
+        report.verification.verified
+            ? "verified: true (" + std::to_string(report.verification.checked) +
+                  " servers, each on its own rank, " +
+                  (report.verification.exact ? "exact" : "within (N-1)*2^-23*sum|v|") + ")"
+            : failed;
+}
+#endif
+
+} // namespace
+
+uint32_t
+GetLaunchRanks()
+{
+    return std::max<uint32_t>(
+        1, ReadLaunchVariable({"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"}, 1));
+}
+
+uint32_t
+GetLaunchRank()
+{
+    return ReadLaunchVariable({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, 0);
+}
+
+bool
+HasDistributedSimulator()
+{
+#ifdef NS3_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+DistributedSession::DistributedSession(const std::string& program, PacketRunConfig& config)
+{
+    if (config.synchronizer != "granted-time-window" && config.synchronizer != "null-message")
+    {
+        throw std::invalid_argument("unknown synchronizer '" + config.synchronizer +
+                                    "'; give granted-time-window or null-message");
+    }
+    const uint32_t ranks = GetLaunchRanks();
+    if (ranks <= 1)
+    {
+        return;
+    }
+    config.distributed = true;
+    if (!HasDistributedSimulator())
+    {
+        throw std::invalid_argument(
+            program + " was started on " + std::to_string(ranks) + " ranks (mpirun), but this "
+            "build's ns-3 has no MPI module (Debian's binary ns-3 has none): a distributed "
+            "run needs the module built inside an ns-3 source tree configured with "
+            "--enable-mpi (doc/allreduce.rst, \"Distributed runs\"). On one process, "
+            "--distributed runs the same, without MPI");
+    }
+#ifdef NS3_MPI
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(config.synchronizer == "null-message"
+                                      ? "ns3::NullMessageSimulatorImpl"
+                                      : "ns3::DistributedSimulatorImpl"));
+    MpiInterface::Enable(nullptr, nullptr);
+    m_enabled = true;
+#endif
+}
+
+DistributedSession::~DistributedSession()
+{
+#ifdef NS3_MPI
+    if (m_enabled)
+    {
+        MpiInterface::Disable();
+    }
+#endif
+}
+
+bool
+DistributedSession::IsReporter() const
+{
+    return GetLaunchRank() == 0;
+}
+
+void
+RefuseDistributedLaunch(const std::string& program, const std::string& instead)
+{
+    const uint32_t ranks = GetLaunchRanks();
+    if (ranks > 1)
+    {
+        throw std::invalid_argument(program + " runs on one process, but was started on " +
+                                    std::to_string(ranks) + " ranks (mpirun): " + instead);
+    }
+}
+
+void
+CheckDistributedConfig(const PacketRunConfig& config, bool online)
+{
+    const auto refuse = [](const std::string& what, const std::string& instead) {
+        throw std::invalid_argument("a distributed run cannot honour " + what + ": " + instead +
+                                    " (doc/allreduce.rst, \"Distributed runs\")");
+    };
+    if (online)
+    {
+        refuse("decisions online (a scheduler reading the whole network's state)",
+               "replay the scheduler's plan with --decisions=replay");
+    }
+    if (config.loss != 0)
+    {
+        refuse("--loss", "its notices travel as UDP datagrams, which are not sent again");
+    }
+    if (!config.linkDowns.empty())
+    {
+        refuse("--link-down", "nothing routes around a link that fails in it");
+    }
+    if (!config.stragglers.empty() && config.stragglers != "none")
+    {
+        refuse("--stragglers", "every gradient is ready at the start");
+    }
+    if (config.backgroundLoad != 0)
+    {
+        refuse("--background-load", "run it on one process");
+    }
+    if (config.warmUps != 0)
+    {
+        refuse("--warm-ups", "give 0");
+    }
+    if (config.connections != "persistent")
+    {
+        refuse("--connections=" + config.connections, "use persistent connections");
+    }
+    if (!config.pcapPrefix.empty() || !config.netanimFile.empty())
+    {
+        refuse("--pcap or --netanim", "every rank would write the same files");
+    }
+}
+
+TopologyPartition
+MakeRunPartition(const Topology& topology, const PacketRunConfig& config)
+{
+    return TopologyPartition::Make(topology,
+                                   GetSimulatorRanks(),
+                                   TopologyPartition::ParseMethod(config.partition));
+}
+
+void
+MergeDistributedReports(const TopologyPartition& partition,
+                        double lookahead,
+                        const PacketRunConfig& config,
+                        PacketRunReport& report)
+{
+    DistributedReport d;
+    const uint32_t ranks = partition.GetNRanks();
+    d.partition = TopologyPartition::GetMethodName(partition.GetMethod());
+    d.synchronizer = ranks > 1 ? config.synchronizer : "none (one process)";
+    d.cutLinks = static_cast<uint32_t>(partition.GetCutLinks().size());
+    d.lookaheadS = lookahead;
+    std::vector<double> mine{static_cast<double>(report.events), report.wallSeconds};
+    std::vector<double> all = mine;
+#ifdef NS3_MPI
+    if (ranks > 1)
+    {
+        all.resize(2 * ranks);
+        MPI_Allgather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE,
+                      MpiInterface::GetCommunicator());
+        CombineResults(report);
+    }
+#endif
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        d.ranks.push_back({partition.CountNodes(r),
+                           partition.CountServers(r),
+                           static_cast<uint64_t>(all[2 * r]),
+                           all[2 * r + 1]});
+    }
+    report.distributed = d;
+}
+
+} // namespace ns3

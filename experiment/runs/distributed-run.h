@@ -1,0 +1,127 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_DISTRIBUTED_RUN_H
+#define NS3_ALLREDUCE_DISTRIBUTED_RUN_H
+
+#include "ns3/topology-partition.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+struct PacketRunConfig;
+struct PacketRunReport;
+
+/**
+ * \ingroup allreduce-experiment
+ * One rank of a distributed run: what it held and what it cost.
+ */
+struct RankReport
+{
+    uint32_t nodes{0};      //!< nodes it simulated
+    uint32_t servers{0};    //!< of which servers
+    uint64_t events{0};     //!< simulator events it executed
+    double wallSeconds{0};  //!< wall-clock time of its Simulator::Run
+};
+
+/**
+ * \ingroup allreduce-experiment
+ * How a distributed run was spread (doc/allreduce.rst, "Distributed runs").
+ */
+struct DistributedReport
+{
+    std::string partition;     //!< "groups" or "metis"
+    std::string synchronizer;  //!< "granted-time-window" or "null-message" (one rank: none)
+    uint32_t cutLinks{0};      //!< links between two ranks
+    double lookaheadS{0};      //!< the smallest delay of a cut link (0: none cut)
+    std::vector<RankReport> ranks; //!< per rank
+};
+
+/**
+ * \ingroup allreduce-experiment
+ * \return the ranks of the MPI world this process was started in (mpirun sets them in the
+ *         environment), 1 when it was not started by mpirun
+ */
+uint32_t GetLaunchRanks();
+/// \return this process's rank in that world (0 when not started by mpirun)
+uint32_t GetLaunchRank();
+/// \return whether this build's ns-3 has its MPI module (the in-tree build, --enable-mpi)
+bool HasDistributedSimulator();
+
+/**
+ * \ingroup allreduce-experiment
+ * The distributed simulator of one program run (allreduce-packet): started, when MPI's world
+ * has more than one rank, before anything of ns-3 is built, and stopped (MPI_Finalize) when it
+ * goes out of scope. On one process it starts nothing: a distributed run there uses ns-3's
+ * default simulator, with the same timing.
+ */
+class DistributedSession
+{
+  public:
+    /**
+     * \param program the program's name, for messages
+     * \param config the run's settings; distributed is set when MPI's world has more than one
+     *        rank
+     * \throws std::invalid_argument when MPI's world has more than one rank and this ns-3 has
+     *         no MPI module, or the synchronizer is unknown
+     */
+    DistributedSession(const std::string& program, PacketRunConfig& config);
+    ~DistributedSession();
+    DistributedSession(const DistributedSession&) = delete;
+    DistributedSession& operator=(const DistributedSession&) = delete;
+
+    /// \return whether this process prints the report (rank 0)
+    bool IsReporter() const;
+
+  private:
+    bool m_enabled{false}; //!< MPI started here
+};
+
+/**
+ * \ingroup allreduce-experiment
+ * Refuses a program's run under mpirun with more than one rank, for the programs that run on
+ * one process only (tables, several jobs), so that N copies of it do not run side by side.
+ * \param program the program's name
+ * \param instead what to run for a distributed run
+ * \throws std::invalid_argument when MPI's world has more than one rank
+ */
+void RefuseDistributedLaunch(const std::string& program, const std::string& instead);
+
+/**
+ * \ingroup allreduce-experiment
+ * Refuses the settings a distributed run cannot honour (see DistributedDriver and
+ * doc/allreduce.rst, "Distributed runs"), each with what to do instead.
+ * \param config the settings \param online a scheduler decides online
+ * \throws std::invalid_argument for the first one
+ */
+void CheckDistributedConfig(const PacketRunConfig& config, bool online);
+
+/**
+ * \ingroup allreduce-experiment
+ * \param topology the run's topology \param config the settings (partition)
+ * \return the partition of the topology over the distributed simulator's ranks (1 on one
+ *         process)
+ */
+TopologyPartition MakeRunPartition(const Topology& topology, const PacketRunConfig& config);
+
+/**
+ * \ingroup allreduce-experiment
+ * After a distributed run, makes every rank's report the whole run's: per-transfer and
+ * per-round times, bytes, the verification (each rank checked its own servers) and the ranks'
+ * events and wall times (DistributedReport). On one rank it only fills the DistributedReport.
+ * \param partition the run's partition \param lookahead the smallest cut link delay, seconds
+ * \param config its settings \param report this rank's report, made the whole run's
+ */
+void MergeDistributedReports(const TopologyPartition& partition,
+                             double lookahead,
+                             const PacketRunConfig& config,
+                             PacketRunReport& report);
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_DISTRIBUTED_RUN_H */

@@ -1,0 +1,377 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "distributed-driver.h"
+
+#include "ns3/log.h"
+#include "ns3/plan.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DistributedDriver");
+
+std::vector<uint8_t>
+DistributedNotice::Serialize() const
+{
+    std::vector<uint8_t> bytes(BYTES);
+    const uint32_t words[3] = {static_cast<uint32_t>(kind), from, value};
+    for (uint32_t i = 0; i < BYTES; ++i)
+    {
+        bytes[i] = static_cast<uint8_t>(words[i / 4] >> (8 * (i % 4)));
+    }
+    return bytes;
+}
+
+bool
+DistributedNotice::Deserialize(const std::vector<uint8_t>& bytes, DistributedNotice& notice)
+{
+    if (bytes.size() != BYTES)
+    {
+        return false;
+    }
+    uint32_t words[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < BYTES; ++i)
+    {
+        words[i / 4] |= uint32_t{bytes[i]} << (8 * (i % 4));
+    }
+    if (words[0] < DEPENDENCY_DONE || words[0] > END)
+    {
+        return false;
+    }
+    notice.kind = static_cast<Kind>(words[0]);
+    notice.from = words[1];
+    notice.value = words[2];
+    return true;
+}
+
+uint64_t
+DistributedDriver::Key(uint32_t from, uint32_t to)
+{
+    return (uint64_t{from} << 32) | to;
+}
+
+void
+DistributedDriver::Setup(const WorkloadSet& workloads,
+                         const Schedule& schedule,
+                         bool barrier,
+                         const std::vector<bool>& local,
+                         uint32_t coordinator)
+{
+    const uint32_t nw = workloads.GetN();
+    const uint32_t nodes = workloads.GetTopology().GetNNodes();
+    m_workloads = &workloads;
+    m_barrier = barrier;
+    m_local = local;
+    m_local.resize(nodes, false);
+    m_coordinator = coordinator;
+    // Empty rounds would wait for notices no node sends: the driver skips them.
+    Schedule rounds;
+    for (const auto& round : schedule.rounds)
+    {
+        if (!round.empty())
+        {
+            rounds.rounds.push_back(round);
+        }
+    }
+    m_rounds = rounds.rounds;
+    m_roundOf = RoundOfEachWorkload(rounds, nw);
+    m_position.assign(nw, 0);
+    uint32_t position = 0;
+    for (const auto& round : m_rounds)
+    {
+        for (uint32_t w : round)
+        {
+            m_position[w] = position++;
+        }
+    }
+    m_depsLeft.assign(nw, 0);
+    m_nodeLeft.assign(nodes, 0);
+    m_roundLeft.clear();
+    m_receivers.assign(m_rounds.size(), 0);
+    m_heard.assign(m_rounds.size(), 0);
+    std::set<uint32_t> endpoints;
+    m_localReceptions = 0;
+    for (uint32_t w = 0; w < nw; ++w)
+    {
+        const Workload& wl = workloads.Get(w);
+        endpoints.insert(wl.src);
+        endpoints.insert(wl.dst);
+        m_depsLeft[w] = static_cast<uint32_t>(workloads.GetDeps(w).size());
+        ++m_nodeLeft[wl.dst];
+        if (m_roundLeft[Key(wl.dst, m_roundOf[w])]++ == 0)
+        {
+            ++m_receivers[m_roundOf[w]];
+        }
+        m_localReceptions += m_local[wl.dst] ? 1 : 0;
+    }
+    m_endpoints.assign(endpoints.begin(), endpoints.end());
+    m_localEndpoints.clear();
+    m_receiverNodes = 0;
+    for (uint32_t node : m_endpoints)
+    {
+        m_receiverNodes += m_nodeLeft[node] > 0 ? 1 : 0;
+        if (m_local[node])
+        {
+            m_localEndpoints.push_back(node);
+        }
+    }
+    m_nodesDone = 0;
+    m_localArrived = 0;
+}
+
+DistributedDriver::Actions
+DistributedDriver::Begin()
+{
+    Actions actions;
+    if (m_barrier)
+    {
+        // Every node knows when the run starts: round 0 needs no message.
+        for (uint32_t node : m_localEndpoints)
+        {
+            StartRound(node, 0, actions);
+        }
+    }
+    else
+    {
+        for (uint32_t w = 0; w < m_depsLeft.size(); ++w)
+        {
+            if (m_depsLeft[w] == 0 && m_local[m_workloads->Get(w).src])
+            {
+                actions.start.push_back(w);
+            }
+        }
+    }
+    if (m_endpoints.empty() && m_local[m_coordinator]) // nothing to send at all
+    {
+        actions.ended.push_back(m_coordinator);
+    }
+    std::sort(actions.start.begin(), actions.start.end(), [this](uint32_t a, uint32_t b) {
+        return m_position[a] < m_position[b];
+    });
+    return actions;
+}
+
+DistributedDriver::Actions
+DistributedDriver::Finished(uint32_t workload)
+{
+    Actions actions;
+    const Workload& w = m_workloads->Get(workload);
+    const uint32_t node = w.dst;
+    ++m_localArrived;
+    if (!m_barrier)
+    {
+        // Dependents sent from here go when ready; their other senders hear of it.
+        std::set<uint32_t> told;
+        for (uint32_t x : m_workloads->GetDependents(workload))
+        {
+            const uint32_t sender = m_workloads->Get(x).src;
+            if (sender == node)
+            {
+                if (--m_depsLeft[x] == 0)
+                {
+                    actions.start.push_back(x);
+                }
+            }
+            else if (told.insert(sender).second)
+            {
+                Send(node, sender, DistributedNotice::DEPENDENCY_DONE, workload, actions);
+            }
+        }
+    }
+    const uint32_t round = m_roundOf[workload];
+    if (--m_roundLeft[Key(node, round)] == 0 && m_barrier)
+    {
+        Send(node, m_coordinator, DistributedNotice::ROUND_DONE, round, actions);
+    }
+    if (--m_nodeLeft[node] == 0 && !m_barrier)
+    {
+        Send(node, m_coordinator, DistributedNotice::NODE_DONE, 0, actions);
+    }
+    std::sort(actions.start.begin(), actions.start.end(), [this](uint32_t a, uint32_t b) {
+        return m_position[a] < m_position[b];
+    });
+    return actions;
+}
+
+DistributedDriver::Actions
+DistributedDriver::Receive(uint32_t node, const DistributedNotice& notice)
+{
+    Actions actions;
+    switch (notice.kind)
+    {
+    case DistributedNotice::DEPENDENCY_DONE:
+        DependencyDone(node, notice.value, actions);
+        break;
+    case DistributedNotice::ROUND_GO:
+        StartRound(node, notice.value, actions);
+        break;
+    case DistributedNotice::END:
+        actions.ended.push_back(node);
+        break;
+    default:
+        if (node == m_coordinator)
+        {
+            CoordinatorHeard(notice.kind, notice.value, actions);
+        }
+        break;
+    }
+    std::sort(actions.start.begin(), actions.start.end(), [this](uint32_t a, uint32_t b) {
+        return m_position[a] < m_position[b];
+    });
+    return actions;
+}
+
+void
+DistributedDriver::Send(uint32_t from,
+                        uint32_t to,
+                        DistributedNotice::Kind kind,
+                        uint32_t value,
+                        Actions& actions)
+{
+    const DistributedNotice notice{kind, from, value};
+    if (to != from)
+    {
+        actions.send.emplace_back(to, notice); // through the network, even on this rank
+        return;
+    }
+    switch (kind) // the node tells itself: no message
+    {
+    case DistributedNotice::DEPENDENCY_DONE:
+        DependencyDone(to, value, actions);
+        break;
+    case DistributedNotice::ROUND_GO:
+        StartRound(to, value, actions);
+        break;
+    case DistributedNotice::END:
+        actions.ended.push_back(to);
+        break;
+    default:
+        CoordinatorHeard(kind, value, actions);
+        break;
+    }
+}
+
+void
+DistributedDriver::DependencyDone(uint32_t node, uint32_t workload, Actions& actions)
+{
+    for (uint32_t x : m_workloads->GetDependents(workload))
+    {
+        if (m_workloads->Get(x).src == node && --m_depsLeft[x] == 0)
+        {
+            actions.start.push_back(x);
+        }
+    }
+}
+
+void
+DistributedDriver::CoordinatorHeard(DistributedNotice::Kind kind,
+                                    uint32_t round,
+                                    Actions& actions)
+{
+    bool end = false;
+    if (kind == DistributedNotice::ROUND_DONE && round < m_heard.size())
+    {
+        if (++m_heard[round] == m_receivers[round])
+        {
+            NS_LOG_INFO("round " << round << " done");
+            if (round + 1 < m_rounds.size())
+            {
+                Go(round + 1, actions);
+            }
+            end = round + 1 == m_rounds.size();
+        }
+    }
+    else if (kind == DistributedNotice::NODE_DONE)
+    {
+        end = ++m_nodesDone == m_receiverNodes;
+    }
+    for (uint32_t node : end ? m_endpoints : std::vector<uint32_t>{})
+    {
+        Send(m_coordinator, node, DistributedNotice::END, 0, actions);
+    }
+    if (end && !std::binary_search(m_endpoints.begin(), m_endpoints.end(), m_coordinator))
+    {
+        actions.ended.push_back(m_coordinator);
+    }
+}
+
+void
+DistributedDriver::Go(uint32_t round, Actions& actions)
+{
+    std::set<uint32_t> senders;
+    for (uint32_t w : m_rounds[round])
+    {
+        senders.insert(m_workloads->Get(w).src);
+    }
+    for (uint32_t node : senders)
+    {
+        Send(m_coordinator, node, DistributedNotice::ROUND_GO, round, actions);
+    }
+}
+
+void
+DistributedDriver::StartRound(uint32_t node, uint32_t round, Actions& actions)
+{
+    if (round >= m_rounds.size())
+    {
+        return;
+    }
+    for (uint32_t w : m_rounds[round])
+    {
+        if (m_workloads->Get(w).src == node)
+        {
+            actions.start.push_back(w);
+        }
+    }
+}
+
+std::vector<std::pair<uint32_t, uint32_t>>
+DistributedDriver::GetNoticeChannels() const
+{
+    std::set<std::pair<uint32_t, uint32_t>> channels;
+    for (uint32_t node : m_endpoints)
+    {
+        if (node != m_coordinator)
+        {
+            channels.emplace(node, m_coordinator); // ROUND_DONE, NODE_DONE
+            channels.emplace(m_coordinator, node); // ROUND_GO, END
+        }
+    }
+    for (uint32_t w = 0; !m_barrier && w < m_depsLeft.size(); ++w)
+    {
+        const uint32_t at = m_workloads->Get(w).dst;
+        for (uint32_t x : m_workloads->GetDependents(w))
+        {
+            if (m_workloads->Get(x).src != at)
+            {
+                channels.emplace(at, m_workloads->Get(x).src);
+            }
+        }
+    }
+    return {channels.begin(), channels.end()};
+}
+
+const std::vector<uint32_t>&
+DistributedDriver::GetLocalEndpoints() const
+{
+    return m_localEndpoints;
+}
+
+uint32_t
+DistributedDriver::CountLocalReceptions() const
+{
+    return m_localReceptions;
+}
+
+bool
+DistributedDriver::AreLocalReceptionsDone() const
+{
+    return m_localArrived == m_localReceptions;
+}
+
+} // namespace ns3

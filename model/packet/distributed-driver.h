@@ -1,0 +1,152 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef NS3_ALLREDUCE_DISTRIBUTED_DRIVER_H
+#define NS3_ALLREDUCE_DISTRIBUTED_DRIVER_H
+
+#include "ns3/schedule.h"
+#include "ns3/workload.h"
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup allreduce-packet
+ * A control message between the nodes of a distributed run: 12 bytes in one UDP datagram.
+ */
+struct DistributedNotice
+{
+    /// What the message says.
+    enum Kind
+    {
+        DEPENDENCY_DONE = 1, //!< workload `value` has arrived at the sender (dependency met)
+        ROUND_DONE = 2,      //!< the sender received all its transfers of round `value`
+        ROUND_GO = 3,        //!< the coordinator: start your transfers of round `value`
+        NODE_DONE = 4,       //!< the sender received all its transfers (async)
+        END = 5,             //!< the coordinator: every transfer has arrived
+    };
+
+    Kind kind{END};     //!< the message
+    uint32_t from{0};   //!< the sending node (model id)
+    uint32_t value{0};  //!< a workload or a round
+
+    /// Bytes of a serialized notice.
+    static constexpr uint32_t BYTES = 12;
+    /// \return the notice as bytes (little-endian kind, from, value)
+    std::vector<uint8_t> Serialize() const;
+    /**
+     * \param bytes BYTES of them
+     * \param notice set to what they say
+     * \return false when they are not a notice (size or kind)
+     */
+    static bool Deserialize(const std::vector<uint8_t>& bytes, DistributedNotice& notice);
+};
+
+/**
+ * \ingroup allreduce-packet
+ * Decides, for the nodes one rank of a distributed run holds, when each of their transfers
+ * starts, from what those nodes know (doc/allreduce.rst, "Distributed runs"): their own
+ * transfers and the notices other nodes send them through the network. Nothing reads another
+ * node's state. It replays a schedule:
+ *  - async: a node starts a workload it sends once every workload that workload depends on
+ *    has arrived (in the plan's order when several become ready at once), as collective
+ *    libraries do on a real cluster. A dependency that arrives at another node than the
+ *    sender is announced to the sender with a DEPENDENCY_DONE notice; every node, once all
+ *    its transfers have arrived, tells the coordinator (NODE_DONE).
+ *  - barrier: every node starts its round-0 transfers at the start; a node that has received
+ *    all its transfers of a round tells the coordinator (ROUND_DONE), which, once every
+ *    receiver of the round has, tells each sender of the next round to start it (ROUND_GO).
+ * Once everything has arrived, the coordinator tells every node (END). The coordinator is a
+ * node (server 0); a notice between two nodes of the same rank is sent as any other, through
+ * the network, so the timing does not depend on the number of ranks. The caller (the
+ * AllReduceController) sends the notices and starts the transfers the driver returns.
+ */
+class DistributedDriver
+{
+  public:
+    /// What the caller does next.
+    struct Actions
+    {
+        std::vector<uint32_t> start; //!< workloads to start now (senders on this rank)
+        std::vector<std::pair<uint32_t, DistributedNotice>> send; //!< (to node, notice)
+        std::vector<uint32_t> ended; //!< nodes of this rank told that everything arrived
+    };
+
+    /**
+     * \param workloads the workloads \param schedule their rounds (a valid schedule)
+     * \param barrier round by round, else as dependencies allow
+     * \param local per node, whether this rank holds it (only endpoints matter)
+     * \param coordinator the node that runs the barriers and announces the end
+     */
+    void Setup(const WorkloadSet& workloads,
+               const Schedule& schedule,
+               bool barrier,
+               const std::vector<bool>& local,
+               uint32_t coordinator);
+
+    /// \return what to do at the start (everything ready)
+    Actions Begin();
+    /**
+     * A transfer arrived whole at its receiver, a node of this rank.
+     * \param workload the workload \return what to do
+     */
+    Actions Finished(uint32_t workload);
+    /**
+     * A notice arrived at a node of this rank.
+     * \param node the receiving node \param notice what it says \return what to do
+     */
+    Actions Receive(uint32_t node, const DistributedNotice& notice);
+
+    /// \return every (from, to) pair of nodes a notice may be sent between, each once
+    std::vector<std::pair<uint32_t, uint32_t>> GetNoticeChannels() const;
+    /// \return the nodes of this rank that send or receive transfers, or take notices
+    const std::vector<uint32_t>& GetLocalEndpoints() const;
+    /// \return the workloads this rank's nodes receive
+    uint32_t CountLocalReceptions() const;
+    /// \return whether every transfer to this rank's nodes has arrived
+    bool AreLocalReceptionsDone() const;
+
+  private:
+    /// \param node a node \param notice sends it, or handles it here when node is the sender
+    void Send(uint32_t from, uint32_t to, DistributedNotice::Kind kind, uint32_t value,
+              Actions& actions);
+    /// A dependency of workloads sent by node arrived. \param node \param workload it
+    void DependencyDone(uint32_t node, uint32_t workload, Actions& actions);
+    /// The coordinator heard from a receiver. \param round the round (async: unused)
+    void CoordinatorHeard(DistributedNotice::Kind kind, uint32_t round, Actions& actions);
+    /// The coordinator starts round \p round at its senders.
+    void Go(uint32_t round, Actions& actions);
+    /// \param node of this rank, starts its workloads of round \p round
+    void StartRound(uint32_t node, uint32_t round, Actions& actions);
+    /// \param from a node \param to a node \return their key in the maps
+    static uint64_t Key(uint32_t from, uint32_t to);
+
+    const WorkloadSet* m_workloads{nullptr}; //!< the workloads
+    bool m_barrier{false};                   //!< round by round
+    std::vector<bool> m_local;               //!< per node, on this rank
+    uint32_t m_coordinator{0};               //!< the coordinating node
+    std::vector<uint32_t> m_roundOf;         //!< per workload, its round
+    std::vector<uint32_t> m_position;        //!< per workload, its place in the plan
+    std::vector<std::vector<uint32_t>> m_rounds; //!< per round, its workloads
+    std::vector<uint32_t> m_depsLeft;        //!< per local-sender workload, deps not arrived
+    std::map<uint64_t, uint32_t> m_roundLeft; //!< (node, round): transfers still to arrive
+    std::vector<uint32_t> m_nodeLeft;        //!< per node, transfers still to arrive
+    std::vector<uint32_t> m_receivers;       //!< per round, how many nodes receive in it
+    std::vector<uint32_t> m_heard;           //!< coordinator: per round, receivers done
+    uint32_t m_receiverNodes{0};             //!< nodes that receive anything
+    uint32_t m_nodesDone{0};                 //!< coordinator (async): receivers done
+    std::vector<uint32_t> m_endpoints;       //!< nodes that send or receive
+    std::vector<uint32_t> m_localEndpoints;  //!< the same, on this rank
+    uint32_t m_localReceptions{0};           //!< transfers to this rank's nodes
+    uint32_t m_localArrived{0};              //!< of which arrived
+};
+
+} // namespace ns3
+
+#endif /* NS3_ALLREDUCE_DISTRIBUTED_DRIVER_H */
