@@ -207,6 +207,9 @@ def build(bld):
     experiment = bld(features='cxx cxxshlib', target='ns3-allreduce-experiment',
                      use=['ns3-allreduce', 'TINYXML2'], includes=EXPERIMENT_DIRS,
                      export_includes=EXPERIMENT_DIRS)
+    # Distributed runs on several ranks, when ns-3 was configured with --enable-mpi.
+    if bld.env['ENABLE_MPI']:
+        experiment.use.append('ns3-mpi')
     experiment.source = [
         'experiment/io/checked-command-line.cc',
         'experiment/io/report-format.cc',
@@ -215,6 +218,7 @@ def build(bld):
         'experiment/io/cdf-chart.cc',
         'experiment/io/learning-curve-chart.cc',
         'experiment/io/progress-reporter.cc',
+        'experiment/io/mpi-launch.cc',
         'experiment/runs/allreduce-experiment.cc',
         'experiment/runs/distributed-run.cc',
         'experiment/runs/cluster-report.cc',

@@ -301,6 +301,7 @@ main(int argc, char* argv[])
                            "verifies the result exactly.\n" +
                                TOPOLOGY_SPECS_HELP);
     AddOptions(cmd, o);
+    cmd.AcceptDistributedLaunch();
     try
     {
         cmd.Parse(argc, argv);

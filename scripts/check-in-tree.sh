@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the module inside an ns-3.37 source tree as contrib/allreduce (Debian's ns3 source
-# package) the way an ns-3 user does (./ns3 configure, ./ns3 build), then runs its TestSuite with
-# ns-3's ./test.py and the examples with ./ns3 run.
+# package) the way an ns-3 user does (./ns3 configure, ./ns3 build), with ns-3's MPI module
+# against Debian's OpenMPI, then runs its TestSuite with ns-3's ./test.py, the examples with
+# ./ns3 run, and a distributed AllReduce on two ranks (mpirun).
 # The source tree and its build are cached in $ALLREDUCE_NS3_CACHE (default
 # /var/cache/allreduce-ci), so a second run is incremental. Run as root (apt-get).
 set -euo pipefail
@@ -39,16 +40,19 @@ mkdir -p "$src/contrib/allreduce"
   tar -xf - -C "$src/contrib/allreduce"
 
 cd "$src"
-echo "== ./ns3 configure: only the allreduce module and what it needs, with examples and tests"
+echo "== ./ns3 configure: only the allreduce module and what it needs, with examples, tests, MPI"
+# mpi: distributed runs (mpirun -np N allreduce-packet ...).
 # csma too: ns-3.37's own src/test suites use CsmaHelper without checking that csma is enabled,
 # so test-runner does not link without it.
 # point-to-point-layout and topology-read for allreduce-your-network (ns-3 does not look for
 # the modules a module's examples need).
-./ns3 configure -d debug --enable-examples --enable-tests --disable-python-bindings \
-  --enable-modules "allreduce;csma;point-to-point-layout;topology-read" --filter-module-examples-and-tests allreduce \
+./ns3 configure -d debug --enable-examples --enable-tests --disable-python-bindings --enable-mpi \
+  --enable-modules "allreduce;csma;point-to-point-layout;topology-read;mpi" \
+  --filter-module-examples-and-tests allreduce \
   > "$cache/configure.log" 2>&1 || { cat "$cache/configure.log"; exit 1; }
 # In-tree parity: the module finds what the standalone build finds, so every scheduler works.
-for found in "LibTorch .* found; learning parts enabled" "COIN-OR CBC .* found"; do
+for found in "LibTorch .* found; learning parts enabled" "COIN-OR CBC .* found" \
+             "ns-3's mpi module is enabled"; do
   grep -q "allreduce: $found" "$cache/configure.log" ||
     { cat "$cache/configure.log"; echo "in-tree configure did not say: $found" >&2; exit 1; }
 done
@@ -89,4 +93,5 @@ run "allreduce-packet-table --topologies=bcube:n=2,k=1 --schedulers=greedy,drl -
 run "allreduce-dynamic --topologies=bcube:n=2,k=1 --schedulers=greedy,drl --scenarios=none,link-down --gradient-bytes=64KiB --out=$cache/allreduce-dynamic"
 run "allreduce-cluster --topology=bcube:n=3,k=1 --jobs=3 --sizes=2,4 --iterations=1 --gradient-bytes=64KiB --level=packet"
 run "allreduce-train --topology=bcube:n=2,k=1 --iterations=1 --episodes=1 --out=$cache/allreduce-train"
-echo "in-tree build, TestSuite and examples: OK"
+bash "$repo/scripts/check-distributed.sh" "$src"
+echo "in-tree build, TestSuite, examples and distributed runs: OK"

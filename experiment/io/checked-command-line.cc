@@ -4,6 +4,8 @@
 
 #include "checked-command-line.h"
 
+#include "mpi-launch.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
@@ -16,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -182,9 +185,16 @@ ParseTimeValue(const std::string& option, const std::string& text)
 }
 
 CheckedCommandLine::CheckedCommandLine(const std::string& program, const std::string& usage)
-    : m_cmd(program)
+    : m_cmd(program),
+      m_program(std::filesystem::path(program).stem().string())
 {
     m_cmd.Usage(usage);
+}
+
+void
+CheckedCommandLine::AcceptDistributedLaunch()
+{
+    m_distributedLaunch = true;
 }
 
 void
@@ -390,6 +400,13 @@ CheckedCommandLine::AddDataRate(const std::string& name,
 void
 CheckedCommandLine::Parse(int argc, char* argv[])
 {
+    if (!m_distributedLaunch && GetLaunchRanks() > 1)
+    {
+        throw std::invalid_argument(
+            m_program + " runs on one process, but was started on " +
+            std::to_string(GetLaunchRanks()) + " ranks (mpirun); a distributed run is "
+            "allreduce-packet's (doc/allreduce.rst, \"Distributed runs\")");
+    }
     for (int i = 1; i < argc; ++i)
     {
         const std::string arg = argv[i];

@@ -133,6 +133,12 @@ class CheckedCommandLine
      *         that does not parse or is out of range
      */
     void Parse(int argc, char* argv[]);
+    /**
+     * Lets the program run under mpirun on several ranks (allreduce-packet: a distributed run);
+     * without it, Parse refuses such a launch, so that N copies of a one-process program do
+     * not run side by side.
+     */
+    void AcceptDistributedLaunch();
 
     /// \param name an option \return true when the user gave it
     bool IsGiven(const std::string& name) const;
@@ -231,6 +237,8 @@ class CheckedCommandLine
              std::function<void(const std::string&)> convert);
 
     CommandLine m_cmd;             //!< ns-3's parser
+    std::string m_program;         //!< the program's name
+    bool m_distributedLaunch{false}; //!< AcceptDistributedLaunch
     std::vector<std::string> m_attributesGiven; //!< every --ns3::TYPE::ATTRIBUTE given
     std::vector<Option> m_options; //!< every option, in order
 };

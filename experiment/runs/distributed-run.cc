@@ -5,6 +5,7 @@
 #include "distributed-run.h"
 
 #include "allreduce-experiment.h"
+#include "mpi-launch.h"
 
 #include "ns3/global-value.h"
 #include "ns3/simulator.h"
@@ -16,7 +17,6 @@
 #include <mpi.h>
 #endif
 
-#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -25,26 +25,6 @@ namespace ns3
 
 namespace
 {
-
-/// \return the first of the environment variables that holds a number, else fallback
-uint32_t
-ReadLaunchVariable(std::initializer_list<const char*> names, uint32_t fallback)
-{
-    for (const char* name : names)
-    {
-        const char* value = std::getenv(name);
-        if (value && *value)
-        {
-            char* end = nullptr;
-            const unsigned long n = std::strtoul(value, &end, 10);
-            if (*end == '\0' && n <= UINT32_MAX)
-            {
-                return static_cast<uint32_t>(n);
-            }
-        }
-    }
-    return fallback;
-}
 
 /// \return the ranks of the distributed simulator (1 when it is not running)
 uint32_t
@@ -153,19 +133,6 @@ CombineResults(PacketRunReport& report)
 
 } // namespace
 
-uint32_t
-GetLaunchRanks()
-{
-    return std::max<uint32_t>(
-        1, ReadLaunchVariable({"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"}, 1));
-}
-
-uint32_t
-GetLaunchRank()
-{
-    return ReadLaunchVariable({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, 0);
-}
-
 bool
 HasDistributedSimulator()
 {
@@ -222,17 +189,6 @@ bool
 DistributedSession::IsReporter() const
 {
     return GetLaunchRank() == 0;
-}
-
-void
-RefuseDistributedLaunch(const std::string& program, const std::string& instead)
-{
-    const uint32_t ranks = GetLaunchRanks();
-    if (ranks > 1)
-    {
-        throw std::invalid_argument(program + " runs on one process, but was started on " +
-                                    std::to_string(ranks) + " ranks (mpirun): " + instead);
-    }
 }
 
 void

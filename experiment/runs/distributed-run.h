@@ -5,6 +5,8 @@
 #ifndef NS3_ALLREDUCE_DISTRIBUTED_RUN_H
 #define NS3_ALLREDUCE_DISTRIBUTED_RUN_H
 
+#include "mpi-launch.h"
+
 #include "ns3/topology-partition.h"
 
 #include <cstdint>
@@ -42,14 +44,6 @@ struct DistributedReport
     std::vector<RankReport> ranks; //!< per rank
 };
 
-/**
- * \ingroup allreduce-experiment
- * \return the ranks of the MPI world this process was started in (mpirun sets them in the
- *         environment), 1 when it was not started by mpirun
- */
-uint32_t GetLaunchRanks();
-/// \return this process's rank in that world (0 when not started by mpirun)
-uint32_t GetLaunchRank();
 /// \return whether this build's ns-3 has its MPI module (the in-tree build, --enable-mpi)
 bool HasDistributedSimulator();
 
@@ -81,16 +75,6 @@ class DistributedSession
   private:
     bool m_enabled{false}; //!< MPI started here
 };
-
-/**
- * \ingroup allreduce-experiment
- * Refuses a program's run under mpirun with more than one rank, for the programs that run on
- * one process only (tables, several jobs), so that N copies of it do not run side by side.
- * \param program the program's name
- * \param instead what to run for a distributed run
- * \throws std::invalid_argument when MPI's world has more than one rank
- */
-void RefuseDistributedLaunch(const std::string& program, const std::string& instead);
 
 /**
  * \ingroup allreduce-experiment

@@ -1,0 +1,276 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// Distributed runs (doc/allreduce.rst, "Distributed runs"): the driver that starts each rank's
+// transfers from what its nodes know, and the packet-level run in distributed mode on one
+// process, which runs the same protocol as a run on several ranks.
+
+#include "allreduce-experiment.h"
+#include "test-helpers.h"
+
+#include "ns3/allreduce-module.h"
+#include "ns3/core-module.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+
+using namespace ns3;
+
+namespace
+{
+
+/**
+ * Plays a distributed run's notices without a network: one driver per rank, each holding
+ * the nodes partition gives it; a transfer arrives one step after it starts, a notice one step
+ * after it is sent. Records at which step each workload started.
+ */
+class NoticeBench
+{
+  public:
+    NoticeBench(const Plan& plan, bool barrier, const TopologyPartition& partition)
+        : m_plan(plan)
+    {
+        const Topology& topo = plan.workloads.GetTopology();
+        m_drivers.resize(partition.GetNRanks());
+        for (uint32_t r = 0; r < partition.GetNRanks(); ++r)
+        {
+            std::vector<bool> local(topo.GetNNodes());
+            for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+            {
+                local[node] = partition.GetRank(node) == r;
+            }
+            m_drivers[r].Setup(m_plan.workloads, m_plan.schedule, barrier, local, 0);
+        }
+        m_rank = partition.GetRanks();
+        m_startStep.assign(plan.workloads.GetN(), -1);
+    }
+
+    /// Runs until nothing is left to deliver. \return the nodes told of the end
+    uint32_t Run()
+    {
+        for (auto& driver : m_drivers)
+        {
+            Take(driver.Begin(), 0);
+        }
+        while (!m_events.empty())
+        {
+            const auto [step, event] = m_events.front();
+            m_events.pop_front();
+            const auto [kind, node, value] = event;
+            DistributedDriver& driver = m_drivers[m_rank[node]];
+            if (kind == 0)
+            {
+                Take(driver.Finished(value), step);
+            }
+            else
+            {
+                DistributedNotice n;
+                EXPECT_TRUE(DistributedNotice::Deserialize(m_notices[value].Serialize(), n));
+                Take(driver.Receive(node, n), step);
+            }
+        }
+        return m_ended;
+    }
+
+    const std::vector<int>& GetStartSteps() const
+    {
+        return m_startStep;
+    }
+
+  private:
+    void Take(const DistributedDriver::Actions& a, int step)
+    {
+        for (uint32_t w : a.start)
+        {
+            EXPECT_EQ(m_startStep[w], -1) << "workload " << w << " started twice";
+            m_startStep[w] = step;
+            m_events.push_back({step + 1, {0, m_plan.workloads.Get(w).dst, w}});
+        }
+        for (const auto& [to, notice] : a.send)
+        {
+            m_notices.push_back(notice);
+            m_events.push_back({step + 1, {1, to, uint32_t(m_notices.size() - 1)}});
+        }
+        m_ended += static_cast<uint32_t>(a.ended.size());
+    }
+
+    const Plan& m_plan;
+    std::vector<DistributedDriver> m_drivers;
+    std::vector<uint32_t> m_rank;
+    std::vector<int> m_startStep;
+    std::vector<DistributedNotice> m_notices;
+    std::deque<std::pair<int, std::tuple<int, uint32_t, uint32_t>>> m_events;
+    uint32_t m_ended{0};
+};
+
+Plan
+MakeTestPlan(const std::string& spec, const std::string& scheduler)
+{
+    return CreateScheduler(scheduler)->MakePlan(BuildTopology(spec), 1);
+}
+
+} // namespace
+
+TEST(DistributedDriver, BarrierStartsARoundOnlyOnceTheCoordinatorHeardTheLastOne)
+{
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    const Topology& topo = plan.workloads.GetTopology();
+    NoticeBench bench(plan, true, TopologyPartition::Make(topo, 3));
+    EXPECT_EQ(bench.Run(), 9u) << "every server hears of the end";
+    const std::vector<int>& step = bench.GetStartSteps();
+    const auto roundOf = RoundOfEachWorkload(plan.schedule, plan.workloads.GetN());
+    for (uint32_t w = 0; w < step.size(); ++w)
+    {
+        ASSERT_GE(step[w], 0) << "workload " << w << " never started";
+        // Round t starts after its transfers' arrival (1 step), the receivers' ROUND_DONE (1)
+        // and the coordinator's ROUND_GO (1) for each earlier round: 3 steps a round, but the
+        // coordinator's own round starts without a ROUND_GO to itself.
+        EXPECT_GE(step[w], 3 * static_cast<int>(roundOf[w]) - static_cast<int>(roundOf[w] > 0))
+            << "workload " << w << " of round " << roundOf[w];
+    }
+}
+
+TEST(DistributedDriver, AsyncStartsEachWorkloadAfterItsDependenciesOnAnyRanks)
+{
+    const Plan plan = MakeTestPlan("dcell:n=3,k=1", "balanced");
+    const Topology& topo = plan.workloads.GetTopology();
+    std::vector<int> one; // the steps on one rank
+    for (uint32_t ranks : {1u, 2u, 4u})
+    {
+        NoticeBench bench(plan,
+                          false,
+                          TopologyPartition::Make(topo, ranks, TopologyPartition::METIS));
+        EXPECT_EQ(bench.Run(), topo.GetNServers());
+        const std::vector<int>& step = bench.GetStartSteps();
+        for (uint32_t w = 0; w < step.size(); ++w)
+        {
+            ASSERT_GE(step[w], 0) << "workload " << w << " never started on " << ranks;
+            for (uint32_t d : plan.workloads.GetDeps(w))
+            {
+                EXPECT_GT(step[w], step[d]) << "workload " << w << " before its dependency " << d;
+            }
+        }
+        // When it starts does not depend on how many ranks hold the nodes.
+        if (ranks == 1)
+        {
+            one = step;
+        }
+        EXPECT_EQ(step, one) << ranks << " ranks";
+    }
+}
+
+TEST(DistributedDriver, ANoticeIsTwelveBytesAndAnythingElseIsNotOne)
+{
+    const DistributedNotice n{DistributedNotice::ROUND_GO, 70000, 5};
+    const std::vector<uint8_t> bytes = n.Serialize();
+    ASSERT_EQ(bytes.size(), DistributedNotice::BYTES);
+    DistributedNotice back;
+    ASSERT_TRUE(DistributedNotice::Deserialize(bytes, back));
+    EXPECT_EQ(back.kind, n.kind);
+    EXPECT_EQ(back.from, 70000u);
+    EXPECT_EQ(back.value, 5u);
+    EXPECT_FALSE(DistributedNotice::Deserialize({1, 2, 3}, back));
+    std::vector<uint8_t> unknown = bytes;
+    unknown[0] = 9;
+    EXPECT_FALSE(DistributedNotice::Deserialize(unknown, back));
+}
+
+TEST(DistributedRun, OneProcessVerifiesBarrierAndAsyncAndReportsItsRank)
+{
+    for (const std::string mode : {"barrier", "async"})
+    {
+        const Plan plan = MakeTestPlan("bcube:n=3,k=1,ina=all", "balanced");
+        PacketRunConfig config = test::SmallPacketRun(mode);
+        config.distributed = true;
+        const PacketRunReport report = RunPacketAllReduce(plan, config);
+        ASSERT_TRUE(report.result.finished) << mode << ": " << report.result.error;
+        EXPECT_TRUE(report.verification.verified) << report.verification.message;
+        EXPECT_EQ(report.verification.checked, 9u);
+        EXPECT_EQ(report.result.transfersFinished, plan.workloads.GetN());
+        ASSERT_TRUE(report.distributed);
+        ASSERT_EQ(report.distributed->ranks.size(), 1u);
+        EXPECT_EQ(report.distributed->ranks[0].nodes, plan.workloads.GetTopology().GetNNodes());
+        EXPECT_EQ(report.distributed->ranks[0].events, report.events);
+        const auto& r = report.result;
+        EXPECT_EQ(r.completionTime, *std::max_element(r.transferEnd.begin(), r.transferEnd.end()));
+        for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+        {
+            for (uint32_t d : plan.workloads.GetDeps(w))
+            {
+                EXPECT_GE(r.transferStart[w], r.transferEnd[d]) << mode << " workload " << w;
+            }
+        }
+        if (mode == "barrier") // a round starts once the coordinator heard the last one end
+        {
+            for (uint32_t t = 0; t + 1 < r.roundEnd.size(); ++t)
+            {
+                EXPECT_GT(r.roundStart[t + 1], r.roundEnd[t]) << "round " << t + 1;
+            }
+        }
+    }
+}
+
+TEST(DistributedRun, WhatItCannotHonourIsRefusedSayingWhat)
+{
+    const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
+    const auto refused = [&](PacketRunConfig config, const std::string& words, bool online) {
+        config.distributed = true;
+        try
+        {
+            RunPacketAllReduce(plan, config, online ? CreateScheduler("greedy") : nullptr);
+            ADD_FAILURE() << "not refused: " << words;
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    };
+    PacketRunConfig c = test::SmallPacketRun("async");
+    PacketRunConfig online = c;
+    online.decisions = "online";
+    refused(online, "cannot honour decisions online", true);
+    PacketRunConfig loss = c;
+    loss.loss = 0.01;
+    refused(loss, "cannot honour --loss", false);
+    PacketRunConfig down = c;
+    down.linkDowns.push_back({0, 0.0001});
+    refused(down, "cannot honour --link-down", false);
+    PacketRunConfig late = c;
+    late.stragglers = "1:10us";
+    refused(late, "cannot honour --stragglers", false);
+    PacketRunConfig warm = c;
+    warm.warmUps = 1;
+    refused(warm, "cannot honour --warm-ups", false);
+    PacketRunConfig perTransfer = c;
+    perTransfer.connections = "per-transfer";
+    refused(perTransfer, "cannot honour --connections=per-transfer", false);
+    PacketRunConfig groups = c;
+    groups.partition = "pods";
+    refused(groups, "give auto, groups or metis", false);
+}
+
+TEST(DistributedRun, ARankBeyondOneNeedsMpi)
+{
+    // Standalone, against Debian's ns-3 (no MPI module); the in-tree CI stage runs on two
+    // ranks, and checks there that a link between ranks without a delay is refused.
+    const Topology topo = BuildTopology("bcube:n=2,k=1");
+    DcnTopologyHelper dcn(topo);
+    ASSERT_FALSE(HasDistributedSimulator());
+    try
+    {
+        dcn.SetPartition(TopologyPartition::Make(topo, 2));
+        ADD_FAILURE() << "two ranks accepted without MPI";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("needs ns-3 built with its MPI module"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(dcn.SetPartition(TopologyPartition::Make(BuildTopology("bcube:n=3,k=1"), 1)),
+                 std::invalid_argument);
+    dcn.SetPartition(TopologyPartition::Make(topo, 1)); // one rank needs nothing
+}
