@@ -32,6 +32,8 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
   (cd "$cache" && apt-get source -qq ns3 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
   test -f "$src/CMakeLists.txt" || { echo "ns-3.37 source not found in $cache" >&2; exit 1; }
 fi
+# scripts/bench-distributed.sh only needs the sources.
+[ "${1:-}" = --fetch-only ] && exit 0
 
 echo "== copying the module to $src/contrib/allreduce"
 rm -rf "$src/contrib/allreduce"

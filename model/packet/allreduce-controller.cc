@@ -1034,11 +1034,14 @@ AllReduceController::End(const std::string& error)
         // Distributed, the end is heard after the last arrival: report that.
         m_collectiveFinished(m_distributed ? Seconds(m_result.completionTime)
                                            : Simulator::Now() - m_origin);
+        // Distributed, the simulation drains instead of stopping: this rank's switches may
+        // still carry notices to other ranks' nodes.
+        const bool drain = m_distributed;
         for (const auto& app : m_apps)
         {
             if (app)
             {
-                app->NotifyCollectiveFinished(!m_stopWhenFinished);
+                app->NotifyCollectiveFinished(!m_stopWhenFinished || drain);
             }
         }
     }
@@ -1047,8 +1050,9 @@ AllReduceController::End(const std::string& error)
         NS_LOG_WARN(error);
     }
     m_runEnded(error);
-    // Connections still closing (FIN, TIME_WAIT) are of no interest: end the simulation here.
-    if (m_stopWhenFinished)
+    // Connections still closing (FIN, TIME_WAIT) are of no interest: end the simulation here
+    // (distributed and finished: once every rank's events have drained).
+    if (m_stopWhenFinished && !(m_distributed && error.empty()))
     {
         Simulator::Stop();
     }
@@ -1181,6 +1185,13 @@ AllReduceController::BeginDistributed()
     m_ended = false;
     m_endedNodes = 0;
     m_started(0);
+    if (m_driver.GetLocalEndpoints().empty())
+    {
+        // Only switches that forward here: nothing to drive, nothing to wait for.
+        m_ended = true;
+        m_result.finished = true;
+        return;
+    }
     m_arrivalsSeen = m_arrivals;
     m_quietCheck = Simulator::Schedule(m_stallTimeout, &AllReduceController::CheckQuiet, this);
     Apply(m_driver.Begin());

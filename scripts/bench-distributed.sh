@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Benchmark of distributed runs (doc/allreduce.rst, "Distributed runs" in "Measured results"):
+# each case once on one process in distributed mode (allreduce-packet --distributed: the same
+# protocol and completion time, on ns-3's default simulator) and once per synchronizer on
+# RANKS ranks (mpirun), in a release (-O3) ns-3.37 tree built with MPI; prints per run the
+# completion time, whether it verified, per rank the events, Simulator::Run's wall time and
+# events per second, and the speedup (one process's Run wall time over the slowest rank's).
+#
+#   bash scripts/bench-distributed.sh                       # the issue's cases, 2 ranks
+#   RANKS=2 CASES="fattree:k=4@1MiB" bash scripts/bench-distributed.sh
+#   LARGEST=1 bash scripts/bench-distributed.sh              # also fat-tree k=16 at 1 MiB
+#   BUILD_ONLY=1 bash scripts/bench-distributed.sh           # only (re)build the tree
+#
+# The tree ($ALLREDUCE_NS3_BENCH, default /var/cache/allreduce-bench) is Debian's ns-3.37 source
+# package (as scripts/check-in-tree.sh fetches it), configured as release with only this module
+# and mpi; a second run only rebuilds what changed. Results go to $OUT (default
+# results/bench-distributed). Timings are of a loaded or idle machine as it is: run it alone.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bench=${ALLREDUCE_NS3_BENCH:-/var/cache/allreduce-bench}
+ci=${ALLREDUCE_NS3_CACHE:-/var/cache/allreduce-ci}
+ranks=${RANKS:-2}
+cases=${CASES:-"fattree:k=8@16MB bcube:n=8,k=1@16MB"}
+mode=${MODE:-async}
+out=${OUT:-$repo/results/bench-distributed}
+src=$bench/ns-3.37
+mkdir -p "$out"
+start=$(date +%s)
+note() { echo "[$(( $(date +%s) - start )) s] $*" >&2; }
+
+bash "$repo/scripts/install-deps.sh" dpkg-dev python3
+if [ ! -f "$src/CMakeLists.txt" ]; then
+  if [ ! -f "$ci/ns3-3.37/ns-3.37/CMakeLists.txt" ]; then
+    note "fetching the ns-3.37 source package (scripts/check-in-tree.sh does, then stops early)"
+    ALLREDUCE_NS3_CACHE=$ci bash "$repo/scripts/check-in-tree.sh" --fetch-only
+  fi
+  mkdir -p "$bench"
+  note "copying the ns-3.37 sources to $src"
+  mkdir -p "$src"
+  tar -C "$ci/ns3-3.37/ns-3.37" --exclude=./build --exclude=./cmake-cache \
+    --exclude=./contrib/allreduce -cf - . | tar -C "$src" -xf -
+fi
+note "copying the module to $src/contrib/allreduce"
+rm -rf "$src/contrib/allreduce"
+mkdir -p "$src/contrib/allreduce"
+(cd "$repo" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) |
+  tar -xf - -C "$src/contrib/allreduce"
+cd "$src"
+if [ ! -f "$bench/configured" ]; then
+  note "./ns3 configure -d release --enable-mpi"
+  ./ns3 configure -d release --enable-examples --disable-tests --disable-python-bindings \
+    --enable-mpi --enable-modules "allreduce;mpi" --filter-module-examples-and-tests allreduce \
+    > "$bench/configure.log" 2>&1 || { cat "$bench/configure.log"; exit 1; }
+  touch "$bench/configured"
+fi
+note "./ns3 build allreduce-packet (release)"
+./ns3 build -j "$(nproc)" allreduce-packet > "$bench/build.log" 2>&1 ||
+  { tail -40 "$bench/build.log"; exit 1; }
+[ "${BUILD_ONLY:-0}" = 1 ] && { note "built (BUILD_ONLY=1)"; exit 0; }
+
+mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+# $1: label; $2: ranks (1: one process); the rest: allreduce-packet's options. Prints the line.
+run() {
+  local label=$1 n=$2; shift 2
+  local json=$out/$label.json
+  note "running $label: $n rank(s): $*"
+  if [ "$n" = 1 ]; then
+    ./ns3 run --no-build "allreduce-packet $* --distributed --format=json --out=$out/p" \
+      > "$json"
+  else
+    ./ns3 run --no-build "allreduce-packet $* --format=json --out=$out/p" \
+      --command-template="${mpirun[*]} -np $n %s" > "$json"
+  fi
+  python3 - "$json" "$label" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ranks = d["ranks"]
+slowest = max(r["wall_s"] for r in ranks)
+print("%s | %.6f ms | %s | %s | %.1f s | %s" % (
+    sys.argv[2], d["completion_time_s"] * 1e3, d["verified"],
+    " / ".join("%.2f M" % (r["events"] / 1e6) for r in ranks), slowest,
+    " / ".join("%.0f k" % (r["events_per_s"] / 1e3) for r in ranks)))
+EOF
+}
+
+echo "case | completion | verified | events per rank | Run wall (slowest rank) | events/s per rank"
+for c in $cases; do
+  topo=${c%@*}; bytes=${c#*@}
+  spec="--topology=$topo --scheduler=balanced --mode=$mode --gradient-bytes=$bytes"
+  name=$(echo "$topo-$bytes" | tr ':,=' '_-_')
+  run "$name-1" 1 "$spec"
+  for sync in granted-time-window null-message; do
+    run "$name-$ranks-$sync" "$ranks" "$spec --synchronizer=$sync"
+  done
+  python3 - "$out/$name-1.json" "$out/$name-$ranks-granted-time-window.json" \
+    "$out/$name-$ranks-null-message.json" <<'EOF'
+import json, sys
+one, gtw, nm = (json.load(open(f)) for f in sys.argv[1:])
+base = one["ranks"][0]["wall_s"]
+for label, d in (("granted-time-window", gtw), ("null-message", nm)):
+    same = d["completion_time_s"] == one["completion_time_s"]
+    print("  speedup %s: %.2f (one process %.1f s, slowest rank %.1f s); same completion: %s"
+          % (label, base / max(r["wall_s"] for r in d["ranks"]), base,
+             max(r["wall_s"] for r in d["ranks"]), same))
+EOF
+done
+if [ "${LARGEST:-0}" = 1 ]; then
+  run "fattree_k_16-1MiB-$ranks" "$ranks" \
+    "--topology=fattree:k=16 --scheduler=ring --mode=$mode --gradient-bytes=1MiB"
+fi
+note "done"
