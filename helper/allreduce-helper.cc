@@ -8,6 +8,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -277,9 +278,20 @@ AllReduceHelper::RouteDistributed(Ptr<AllReduceController> controller)
     }
     // Notices take a shortest path (the first neighbour, by id, one hop nearer).
     const uint16_t port = controller->GetNoticePort();
+    std::map<uint32_t, std::vector<uint32_t>> hopsTo; // per destination
     for (const auto& [from, to] : controller->GetNoticeChannels())
     {
-        const std::vector<uint32_t> hops = topo.GetHopDistances(to);
+        auto it = hopsTo.find(to);
+        if (it == hopsTo.end())
+        {
+            it = hopsTo.emplace(to, topo.GetHopDistances(to)).first;
+        }
+        const std::vector<uint32_t>& hops = it->second;
+        if (hops[from] == UINT32_MAX)
+        {
+            throw std::invalid_argument("no path from " + topo.GetNodeName(from) + " to " +
+                                        topo.GetNodeName(to) + " for the run's notices");
+        }
         std::vector<uint32_t> path{from};
         while (path.back() != to)
         {
@@ -329,7 +341,7 @@ AllReduceHelper::GetTakenPath(uint32_t workload) const
     return m_paths->GetPath({m_controller->GetAddress(w.src),
                              m_controller->GetSourcePort(workload),
                              m_controller->GetAddress(w.dst),
-                             m_controller->GetApplication(w.dst)->GetPort()});
+                             m_controller->GetPort(w.dst)});
 }
 
 WorkloadSet

@@ -118,18 +118,54 @@ TEST(DistributedDriver, BarrierStartsARoundOnlyOnceTheCoordinatorHeardTheLastOne
 {
     const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
     const Topology& topo = plan.workloads.GetTopology();
-    NoticeBench bench(plan, true, TopologyPartition::Make(topo, 3));
-    EXPECT_EQ(bench.Run(), 9u) << "every server hears of the end";
-    const std::vector<int>& step = bench.GetStartSteps();
     const auto roundOf = RoundOfEachWorkload(plan.schedule, plan.workloads.GetN());
-    for (uint32_t w = 0; w < step.size(); ++w)
+    std::vector<int> one; // the steps on one rank
+    for (uint32_t ranks : {1u, 3u, 5u})
     {
-        ASSERT_GE(step[w], 0) << "workload " << w << " never started";
-        // Round t starts after its transfers' arrival (1 step), the receivers' ROUND_DONE (1)
-        // and the coordinator's ROUND_GO (1) for each earlier round: 3 steps a round, but the
-        // coordinator's own round starts without a ROUND_GO to itself.
-        EXPECT_GE(step[w], 3 * static_cast<int>(roundOf[w]) - static_cast<int>(roundOf[w] > 0))
-            << "workload " << w << " of round " << roundOf[w];
+        NoticeBench bench(plan, true, TopologyPartition::Make(topo, ranks));
+        EXPECT_EQ(bench.Run(), 9u) << "every server hears of the end";
+        const std::vector<int>& step = bench.GetStartSteps();
+        std::vector<int> lastArrival(plan.schedule.GetNRounds(), 0);
+        for (uint32_t w = 0; w < step.size(); ++w)
+        {
+            ASSERT_GE(step[w], 0) << "workload " << w << " never started";
+            lastArrival[roundOf[w]] = std::max(lastArrival[roundOf[w]], step[w] + 1);
+        }
+        // Round t+1 starts after round t's last arrival, its receiver's ROUND_DONE to the
+        // coordinator and the coordinator's ROUND_GO (each a step, but to or from the
+        // coordinator itself, which takes none).
+        for (uint32_t w = 0; w < step.size(); ++w)
+        {
+            if (roundOf[w] > 0)
+            {
+                EXPECT_GE(step[w], lastArrival[roundOf[w] - 1] + (plan.workloads.Get(w).src != 0))
+                    << "workload " << w << " of round " << roundOf[w] << " on " << ranks;
+            }
+        }
+        if (ranks == 1)
+        {
+            one = step;
+        }
+        EXPECT_EQ(step, one) << "the steps depend on the ranks (" << ranks << ")";
+    }
+}
+
+TEST(DistributedDriver, ACoordinatorThatSendsAndReceivesNothingIsRefused)
+{
+    // Ring on BCube(2,1)'s four servers: server 0 takes part; a switch (node 4) does not.
+    const Plan plan = MakeTestPlan("bcube:n=2,k=1", "ring");
+    DistributedDriver driver;
+    const std::vector<bool> local(8, true);
+    EXPECT_NO_THROW(driver.Setup(plan.workloads, plan.schedule, true, local, 0));
+    try
+    {
+        driver.Setup(plan.workloads, plan.schedule, true, local, 4);
+        ADD_FAILURE() << "a coordinator that takes no part was accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("sends and receives nothing"), std::string::npos)
+            << e.what();
     }
 }
 
@@ -162,16 +198,16 @@ TEST(DistributedDriver, AsyncStartsEachWorkloadAfterItsDependenciesOnAnyRanks)
     }
 }
 
-TEST(DistributedDriver, ANoticeIsTwelveBytesAndAnythingElseIsNotOne)
+TEST(DistributedDriver, ANoticeIsSixteenBytesAndAnythingElseIsNotOne)
 {
-    const DistributedNotice n{DistributedNotice::ROUND_GO, 70000, 5};
+    const DistributedNotice n{DistributedNotice::END, 70000, 5000000000123ULL};
     const std::vector<uint8_t> bytes = n.Serialize();
     ASSERT_EQ(bytes.size(), DistributedNotice::BYTES);
     DistributedNotice back;
     ASSERT_TRUE(DistributedNotice::Deserialize(bytes, back));
     EXPECT_EQ(back.kind, n.kind);
     EXPECT_EQ(back.from, 70000u);
-    EXPECT_EQ(back.value, 5u);
+    EXPECT_EQ(back.value, 5000000000123ULL); // a stop time in ns, past 2^32
     EXPECT_FALSE(DistributedNotice::Deserialize({1, 2, 3}, back));
     std::vector<uint8_t> unknown = bytes;
     unknown[0] = 9;
@@ -250,6 +286,12 @@ TEST(DistributedRun, WhatItCannotHonourIsRefusedSayingWhat)
     PacketRunConfig groups = c;
     groups.partition = "pods";
     refused(groups, "give auto, groups or metis", false);
+    PacketRunConfig red = c;
+    red.queueDisc = "red";
+    refused(red, "cannot honour --queue-disc=red", false);
+    PacketRunConfig fifo = c;
+    fifo.queueDisc = "none";
+    refused(fifo, "cannot honour --queue-disc=none", false);
 }
 
 TEST(DistributedRun, ARankBeyondOneNeedsMpi)

@@ -813,15 +813,17 @@ WatchMeasuredStart(Ptr<AllReduceController> controller,
  * \return the partition and the lookahead (the smallest delay of a cut link, seconds)
  */
 std::pair<TopologyPartition, double>
-PrepareDistributed(const Topology& topo,
+PrepareDistributed(const Plan& plan,
                    const PacketRunConfig& config,
                    const RunSettings& settings,
                    bool online,
                    DcnTopologyHelper& dcn,
                    AllReduceHelper& allreduce)
 {
+    const Topology& topo = plan.workloads.GetTopology();
     CheckDistributedConfig(config, online);
     const TopologyPartition partition = MakeRunPartition(topo, config);
+    CheckSameOnEveryRank(plan, partition);
     dcn.SetPartition(partition);
     allreduce.SetControllerAttribute("Distributed", BooleanValue(true));
     double lookahead = 0;
@@ -916,7 +918,7 @@ RunPacketAllReduce(const Plan& plan,
     std::pair<TopologyPartition, double> ranks;
     if (config.distributed)
     {
-        ranks = PrepareDistributed(topo, config, settings, online, dcn, allreduce);
+        ranks = PrepareDistributed(plan, config, settings, online, dcn, allreduce);
     }
     if (2 * longest > MilliSeconds(10))
     {

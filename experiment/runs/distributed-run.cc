@@ -217,7 +217,14 @@ CheckDistributedConfig(const PacketRunConfig& config, bool online)
     }
     if (config.backgroundLoad != 0)
     {
-        refuse("--background-load", "run it on one process");
+        refuse("--background-load", "run it without --distributed, on one process");
+    }
+    const std::string queueDisc = GetQueueDisc(config);
+    if (queueDisc != "fq-codel")
+    {
+        refuse("--queue-disc=" + queueDisc + (config.tcp == "dctcp" ? " (--tcp=dctcp)" : ""),
+               "its notices are UDP datagrams, which RED and a full FIFO may drop, and a "
+               "lost notice is never sent again; use fq-codel (a notice is a flow of its own)");
     }
     if (config.warmUps != 0)
     {
@@ -236,9 +243,75 @@ CheckDistributedConfig(const PacketRunConfig& config, bool online)
 TopologyPartition
 MakeRunPartition(const Topology& topology, const PacketRunConfig& config)
 {
-    return TopologyPartition::Make(topology,
-                                   GetSimulatorRanks(),
-                                   TopologyPartition::ParseMethod(config.partition));
+    TopologyPartition p = TopologyPartition::Make(topology,
+                                                  GetSimulatorRanks(),
+                                                  TopologyPartition::ParseMethod(config.partition));
+    for (uint32_t r = 0; r < p.GetNRanks(); ++r)
+    {
+        bool endpoint = false;
+        for (uint32_t node = 0; node < topology.GetNNodes() && !endpoint; ++node)
+        {
+            endpoint = p.GetRank(node) == r &&
+                       (topology.IsServer(node) || topology.IsAggregator(node));
+        }
+        if (!endpoint)
+        {
+            throw std::invalid_argument(
+                "partitioning " + topology.GetName() + " into " +
+                std::to_string(p.GetNRanks()) + " ranks (" +
+                TopologyPartition::GetMethodName(p.GetMethod()) + ") leaves rank " +
+                std::to_string(r) + " without a server or aggregating switch, where it would "
+                "hear the run's end; use fewer ranks or another --partition");
+        }
+    }
+    return p;
+}
+
+void
+CheckSameOnEveryRank(const Plan& plan, const TopologyPartition& partition)
+{
+    // FNV-1a over what every rank must agree on: the workloads' paths, the rounds, the ranks.
+    uint64_t hash = 1469598103934665603ULL;
+    const auto mix = [&hash](uint64_t v) {
+        hash = (hash ^ v) * 1099511628211ULL;
+    };
+    for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+    {
+        for (uint32_t node : plan.workloads.Get(w).path)
+        {
+            mix(node);
+        }
+        mix(UINT64_MAX);
+    }
+    for (const auto& round : plan.schedule.rounds)
+    {
+        for (uint32_t w : round)
+        {
+            mix(w);
+        }
+        mix(UINT64_MAX);
+    }
+    for (uint32_t r : partition.GetRanks())
+    {
+        mix(r);
+    }
+#ifdef NS3_MPI
+    if (partition.GetNRanks() > 1)
+    {
+        std::vector<uint64_t> low{hash};
+        std::vector<uint64_t> high{hash};
+        Combine(low, MPI_UINT64_T, MPI_MIN);
+        Combine(high, MPI_UINT64_T, MPI_MAX);
+        if (low[0] != high[0])
+        {
+            throw std::invalid_argument(
+                "the ranks made different plans or partitions (a scheduler stopped by a "
+                "wall-clock limit, such as optimal's TimeLimit, or different METIS builds): "
+                "write the plan once (allreduce-rounds --schedule-out=FILE) and replay it "
+                "with --schedule-in=FILE");
+        }
+    }
+#endif
 }
 
 void

@@ -18,6 +18,7 @@ namespace ns3
 
 struct PacketRunConfig;
 struct PacketRunReport;
+struct Plan;
 
 /**
  * \ingroup allreduce-experiment
@@ -92,6 +93,16 @@ void CheckDistributedConfig(const PacketRunConfig& config, bool online);
  *         process)
  */
 TopologyPartition MakeRunPartition(const Topology& topology, const PacketRunConfig& config);
+
+/**
+ * \ingroup allreduce-experiment
+ * Checks, before a distributed run, that every rank made the same plan and partition (a hash
+ * of both, compared over MPI): a scheduler stopped by a wall-clock limit may plan differently
+ * on each rank, and the ranks would then wait for transfers the others never start.
+ * \param plan the plan \param partition the partition
+ * \throws std::invalid_argument, on every rank, when they differ
+ */
+void CheckSameOnEveryRank(const Plan& plan, const TopologyPartition& partition);
 
 /**
  * \ingroup allreduce-experiment

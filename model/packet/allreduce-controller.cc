@@ -63,7 +63,15 @@ AllReduceController::AddDistributedAttributes(TypeId tid)
                       "Distributed: the UDP port every node sends and receives notices on.",
                       UintegerValue(9),
                       MakeUintegerAccessor(&AllReduceController::m_noticePort),
-                      MakeUintegerChecker<uint16_t>(1));
+                      MakeUintegerChecker<uint16_t>(1))
+        .AddAttribute("EndMargin",
+                      "Distributed: every rank stops its simulator this long after the "
+                      "coordinator heard the last arrival (the END notice carries the time, "
+                      "so it must reach every node before). A run not finished StallTimeout "
+                      "after its start is ended there, on every rank at once.",
+                      TimeValue(MilliSeconds(1)),
+                      MakeTimeAccessor(&AllReduceController::m_endMargin),
+                      MakeTimeChecker(NanoSeconds(1)));
 }
 
 TypeId
@@ -221,6 +229,8 @@ AllReduceController::DoDispose()
     NS_LOG_FUNCTION(this);
     m_watch.Stop();
     m_begin.Cancel();
+    m_deadline.Cancel();
+    m_stop.Cancel();
     m_release.Cancel();
     if (m_sharedLinks && !m_ended && m_state)
     {
@@ -407,6 +417,11 @@ void
 AllReduceController::SetLinkLoadMonitor(Ptr<LinkLoadMonitor> monitor)
 {
     const uint32_t links = m_workloads.GetNDirectedLinks();
+    if (monitor && m_distributed)
+    {
+        throw std::invalid_argument("SetLinkLoadMonitor: a distributed run has no global "
+                                    "view of the links, and no scheduler that would read it");
+    }
     if (monitor && monitor->GetNDirectedLinks() != links)
     {
         throw std::invalid_argument("SetLinkLoadMonitor: the monitor watches " +
@@ -420,6 +435,12 @@ AllReduceController::SetLinkLoadMonitor(Ptr<LinkLoadMonitor> monitor)
 void
 AllReduceController::SetGradientReadyTimes(const std::vector<Time>& times)
 {
+    if (m_distributed && !times.empty())
+    {
+        throw std::invalid_argument("a distributed run cannot honour late gradients "
+                                    "(SetGradientReadyTimes): every gradient is ready at the "
+                                    "start");
+    }
     m_release.SetGivenTimes(times,
                             m_apps.empty() ? 0 : m_workloads.GetTopology().GetNServers());
 }
@@ -570,7 +591,7 @@ AllReduceController::ResetRun()
     m_roundOf.assign(nw, NO_INDEX);
     m_roundLeft.clear();
     m_rerouted.assign(nw, 0);
-    if (m_monitor)
+    if (m_monitor && m_state)
     {
         m_state->SetLinkRates(m_monitor->GetRelativeRates());
         m_monitor->Sample(); // the first interval starts now
@@ -755,7 +776,6 @@ AllReduceController::PickConnection(uint32_t workload)
 void
 AllReduceController::NotifyProgress(uint64_t /* bytes */)
 {
-    ++m_arrivals;
     m_watch.NotifyProgress();
 }
 
@@ -1012,7 +1032,10 @@ AllReduceController::End(const std::string& error)
     NS_LOG_FUNCTION(this << error);
     m_ended = true;
     m_watch.Stop();
-    m_quietCheck.Cancel();
+    if (!(m_distributed && error.empty()))
+    {
+        m_deadline.Cancel(); // finished, a distributed rank still stops there if END says later
+    }
     m_release.Cancel();
     m_result.finished = error.empty();
     m_result.error = error.empty() || !IsWarmUp()
@@ -1052,7 +1075,17 @@ AllReduceController::End(const std::string& error)
     m_runEnded(error);
     // Connections still closing (FIN, TIME_WAIT) are of no interest: end the simulation here
     // (distributed and finished: once every rank's events have drained).
-    if (m_stopWhenFinished && !(m_distributed && error.empty()))
+    if (m_stopWhenFinished && m_distributed && error.empty())
+    {
+        // Every rank stops at the time END carried (or at the deadline, if that comes first),
+        // so that no rank waits for another.
+        if (m_stopAt < m_origin + m_stallTimeout)
+        {
+            m_stop = Simulator::Schedule(Max(Seconds(0), m_stopAt - Simulator::Now()),
+                                         &Simulator::Stop);
+        }
+    }
+    else if (m_stopWhenFinished)
     {
         Simulator::Stop();
     }
@@ -1153,6 +1186,13 @@ AllReduceController::SetupDistributed()
         }
         m_listenPort = m_apps[node]->GetPort();
     }
+    if (m_listenPort == 0 && m_workloads.GetN() > 0)
+    {
+        throw std::invalid_argument(
+            "this rank (" + std::to_string(Simulator::GetSystemId()) + ") holds no server and "
+            "no aggregating switch: every rank of a distributed run needs one (it hears the "
+            "end there); partition otherwise or use fewer ranks");
+    }
     // One connection per sender, receiver and path, its port fixed here in workload order:
     // every rank computes the same ports, and installs their routes before the run.
     std::map<std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>, uint16_t> ports;
@@ -1164,7 +1204,12 @@ AllReduceController::SetupDistributed()
         auto [it, added] = ports.try_emplace({wl.src, wl.dst, wl.path}, 0);
         if (added)
         {
-            if (next[wl.src] > UINT16_MAX || next[wl.src] == m_noticePort)
+            // The notice and listening ports are taken: a flow route's key has no protocol.
+            while (next[wl.src] == m_noticePort || next[wl.src] == m_listenPort)
+            {
+                ++next[wl.src];
+            }
+            if (next[wl.src] > UINT16_MAX)
             {
                 throw std::invalid_argument(topo.GetNodeName(wl.src) + " needs more source "
                                             "ports than there are from FirstSourcePort " +
@@ -1185,15 +1230,9 @@ AllReduceController::BeginDistributed()
     m_ended = false;
     m_endedNodes = 0;
     m_started(0);
-    if (m_driver.GetLocalEndpoints().empty())
-    {
-        // Only switches that forward here: nothing to drive, nothing to wait for.
-        m_ended = true;
-        m_result.finished = true;
-        return;
-    }
-    m_arrivalsSeen = m_arrivals;
-    m_quietCheck = Simulator::Schedule(m_stallTimeout, &AllReduceController::CheckQuiet, this);
+    m_stopAt = Seconds(0);
+    m_deadline =
+        Simulator::Schedule(m_stallTimeout, &AllReduceController::MissDeadline, this);
     Apply(m_driver.Begin());
 }
 
@@ -1204,9 +1243,18 @@ AllReduceController::Apply(const DistributedDriver::Actions& actions)
     {
         StartDistributedTransfer(w);
     }
-    for (const auto& [to, notice] : actions.send)
+    for (auto [to, notice] : actions.send)
     {
+        if (notice.kind == DistributedNotice::END)
+        {
+            m_stopAt = m_stopAt.IsZero() ? Simulator::Now() + m_endMargin : m_stopAt;
+            notice.value = static_cast<uint64_t>(m_stopAt.GetNanoSeconds());
+        }
         m_apps[notice.from]->SendNotice(m_addresses[to], m_noticePort, notice.Serialize());
+    }
+    if (!actions.ended.empty() && m_stopAt.IsZero()) // the coordinator told itself
+    {
+        m_stopAt = Simulator::Now() + m_endMargin;
     }
     m_endedNodes += static_cast<uint32_t>(actions.ended.size());
     if (!m_ended && !actions.ended.empty() &&
@@ -1239,7 +1287,6 @@ AllReduceController::FinishDistributedTransfer(uint32_t workload)
         return;
     }
     const double now = Elapsed();
-    ++m_arrivals;
     m_result.transferEnd[workload] = now;
     ++m_result.transfersFinished;
     m_result.completionTime = std::max(m_result.completionTime, now);
@@ -1257,29 +1304,37 @@ AllReduceController::NotifyNotice(uint32_t node, const std::vector<uint8_t>& byt
     {
         return;
     }
-    ++m_arrivals;
+    if (notice.kind == DistributedNotice::END)
+    {
+        const Time stopAt = NanoSeconds(static_cast<int64_t>(notice.value));
+        if (stopAt < Simulator::Now())
+        {
+            End("END reached " + m_workloads.GetTopology().GetNodeName(node) + " after the "
+                "time every rank stops at; raise EndMargin (" +
+                std::to_string(m_endMargin.GetSeconds()) + " s)");
+            return;
+        }
+        m_stopAt = stopAt;
+    }
     Apply(m_driver.Receive(node, notice));
 }
 
 void
-AllReduceController::CheckQuiet()
+AllReduceController::MissDeadline()
 {
     if (m_ended)
     {
+        Simulator::Stop(); // finished here, and END said to stop later: stop with every rank
         return;
     }
-    if (m_arrivals != m_arrivalsSeen)
-    {
-        m_arrivalsSeen = m_arrivals;
-        m_quietCheck = Simulator::Schedule(m_stallTimeout, &AllReduceController::CheckQuiet, this);
-        return;
-    }
+    // Every rank reaches this at the same simulated time: none waits for another.
     m_result.stalled = true;
     const std::string report =
-        "stalled: nothing arrived at this rank's nodes for " +
-        std::to_string(m_stallTimeout.GetSeconds()) + " s; " +
+        "not finished " + std::to_string(m_stallTimeout.GetSeconds()) + " s after the start "
+        "(in a distributed run the deadline every rank stops at, StallTimeout): " +
         std::to_string(m_result.transfersFinished) + " of the " +
-        std::to_string(m_driver.CountLocalReceptions()) + " transfers to them arrived";
+        std::to_string(m_driver.CountLocalReceptions()) + " transfers to this rank's nodes "
+        "arrived";
     m_stall(report);
     End(report);
 }

@@ -299,8 +299,8 @@ class AllReduceController : public Object
     void StartDistributedTransfer(uint32_t workload);
     /// Distributed: a transfer arrived at a node of this rank. \param workload it
     void FinishDistributedTransfer(uint32_t workload);
-    /// Distributed: ends the run when nothing arrived at this rank's nodes for StallTimeout.
-    void CheckQuiet();
+    /// Distributed: ends an unfinished run StallTimeout after its start, on every rank.
+    void MissDeadline();
     /// Checks and keeps what both Setups share. \param workloads \param apps \param addresses
     void Adopt(const WorkloadSet& workloads,
                const std::vector<Ptr<AllReduceApplication>>& apps,
@@ -405,9 +405,10 @@ class AllReduceController : public Object
     std::vector<uint16_t> m_ports;        //!< distributed: per workload, its source port
     uint16_t m_listenPort{0};             //!< distributed: every application's port
     uint32_t m_endedNodes{0};             //!< distributed: this rank's nodes told of the end
-    uint64_t m_arrivals{0};               //!< distributed: bytes and notices that arrived
-    uint64_t m_arrivalsSeen{0};           //!< the same, at the last quiet check
-    EventId m_quietCheck;                 //!< distributed: the next quiet check
+    Time m_endMargin;                     //!< distributed: from the last arrival to the stop
+    Time m_stopAt;                        //!< distributed: when every rank stops (0: unknown)
+    EventId m_deadline;                   //!< distributed: the end of an unfinished run
+    EventId m_stop;                       //!< distributed: this rank's stop
 
     std::vector<uint32_t> m_roundOf;      //!< per workload, the round it started in
     std::vector<uint32_t> m_roundLeft;    //!< per round, transfers not yet finished

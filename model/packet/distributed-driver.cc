@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -19,10 +20,12 @@ std::vector<uint8_t>
 DistributedNotice::Serialize() const
 {
     std::vector<uint8_t> bytes(BYTES);
-    const uint32_t words[3] = {static_cast<uint32_t>(kind), from, value};
+    const uint64_t words[3] = {static_cast<uint64_t>(kind), from, value};
     for (uint32_t i = 0; i < BYTES; ++i)
     {
-        bytes[i] = static_cast<uint8_t>(words[i / 4] >> (8 * (i % 4)));
+        const uint32_t word = i < 8 ? i / 4 : 2;
+        const uint32_t shift = 8 * (i < 8 ? i % 4 : i - 8);
+        bytes[i] = static_cast<uint8_t>(words[word] >> shift);
     }
     return bytes;
 }
@@ -34,17 +37,19 @@ DistributedNotice::Deserialize(const std::vector<uint8_t>& bytes, DistributedNot
     {
         return false;
     }
-    uint32_t words[3] = {0, 0, 0};
+    uint64_t words[3] = {0, 0, 0};
     for (uint32_t i = 0; i < BYTES; ++i)
     {
-        words[i / 4] |= uint32_t{bytes[i]} << (8 * (i % 4));
+        const uint32_t word = i < 8 ? i / 4 : 2;
+        const uint32_t shift = 8 * (i < 8 ? i % 4 : i - 8);
+        words[word] |= uint64_t{bytes[i]} << shift;
     }
     if (words[0] < DEPENDENCY_DONE || words[0] > END)
     {
         return false;
     }
     notice.kind = static_cast<Kind>(words[0]);
-    notice.from = words[1];
+    notice.from = static_cast<uint32_t>(words[1]);
     notice.value = words[2];
     return true;
 }
@@ -110,6 +115,14 @@ DistributedDriver::Setup(const WorkloadSet& workloads,
         m_localReceptions += m_local[wl.dst] ? 1 : 0;
     }
     m_endpoints.assign(endpoints.begin(), endpoints.end());
+    if (nw > 0 && endpoints.count(coordinator) == 0)
+    {
+        throw std::invalid_argument(
+            "the coordinator of a distributed run, " +
+            workloads.GetTopology().GetNodeName(coordinator) +
+            ", sends and receives nothing in this AllReduce; choose one that does "
+            "(AllReduceController's Coordinator)");
+    }
     m_localEndpoints.clear();
     m_receiverNodes = 0;
     for (uint32_t node : m_endpoints)
@@ -205,10 +218,10 @@ DistributedDriver::Receive(uint32_t node, const DistributedNotice& notice)
     switch (notice.kind)
     {
     case DistributedNotice::DEPENDENCY_DONE:
-        DependencyDone(node, notice.value, actions);
+        DependencyDone(node, static_cast<uint32_t>(notice.value), actions);
         break;
     case DistributedNotice::ROUND_GO:
-        StartRound(node, notice.value, actions);
+        StartRound(node, static_cast<uint32_t>(notice.value), actions);
         break;
     case DistributedNotice::END:
         actions.ended.push_back(node);
@@ -216,7 +229,7 @@ DistributedDriver::Receive(uint32_t node, const DistributedNotice& notice)
     default:
         if (node == m_coordinator)
         {
-            CoordinatorHeard(notice.kind, notice.value, actions);
+            CoordinatorHeard(notice.kind, static_cast<uint32_t>(notice.value), actions);
         }
         break;
     }
@@ -293,10 +306,6 @@ DistributedDriver::CoordinatorHeard(DistributedNotice::Kind kind,
     for (uint32_t node : end ? m_endpoints : std::vector<uint32_t>{})
     {
         Send(m_coordinator, node, DistributedNotice::END, 0, actions);
-    }
-    if (end && !std::binary_search(m_endpoints.begin(), m_endpoints.end(), m_coordinator))
-    {
-        actions.ended.push_back(m_coordinator);
     }
 }
 

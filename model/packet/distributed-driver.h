@@ -18,7 +18,7 @@ namespace ns3
 
 /**
  * \ingroup allreduce-packet
- * A control message between the nodes of a distributed run: 12 bytes in one UDP datagram.
+ * A control message between the nodes of a distributed run: 16 bytes in one UDP datagram.
  */
 struct DistributedNotice
 {
@@ -29,16 +29,17 @@ struct DistributedNotice
         ROUND_DONE = 2,      //!< the sender received all its transfers of round `value`
         ROUND_GO = 3,        //!< the coordinator: start your transfers of round `value`
         NODE_DONE = 4,       //!< the sender received all its transfers (async)
-        END = 5,             //!< the coordinator: every transfer has arrived
+        END = 5,             //!< the coordinator: every transfer has arrived; every rank stops
+                             //!< its simulator at `value` (ns)
     };
 
     Kind kind{END};     //!< the message
     uint32_t from{0};   //!< the sending node (model id)
-    uint32_t value{0};  //!< a workload or a round
+    uint64_t value{0};  //!< a workload, a round, or a time in nanoseconds
 
     /// Bytes of a serialized notice.
-    static constexpr uint32_t BYTES = 12;
-    /// \return the notice as bytes (little-endian kind, from, value)
+    static constexpr uint32_t BYTES = 16;
+    /// \return the notice as bytes (little-endian kind, from, then value in 8 bytes)
     std::vector<uint8_t> Serialize() const;
     /**
      * \param bytes BYTES of them
@@ -62,8 +63,9 @@ struct DistributedNotice
  *  - barrier: every node starts its round-0 transfers at the start; a node that has received
  *    all its transfers of a round tells the coordinator (ROUND_DONE), which, once every
  *    receiver of the round has, tells each sender of the next round to start it (ROUND_GO).
- * Once everything has arrived, the coordinator tells every node (END). The coordinator is a
- * node (server 0); a notice between two nodes of the same rank is sent as any other, through
+ * Once everything has arrived, the coordinator tells every node (END; the caller adds the
+ * time at which every rank stops). The coordinator is a node that sends or receives (server 0
+ * by default); a notice between two nodes of the same rank is sent as any other, through
  * the network, so the timing does not depend on the number of ranks. The caller (the
  * AllReduceController) sends the notices and starts the transfers the driver returns.
  */
@@ -83,6 +85,7 @@ class DistributedDriver
      * \param barrier round by round, else as dependencies allow
      * \param local per node, whether this rank holds it (only endpoints matter)
      * \param coordinator the node that runs the barriers and announces the end
+     * \throws std::invalid_argument when the coordinator sends and receives nothing
      */
     void Setup(const WorkloadSet& workloads,
                const Schedule& schedule,
@@ -113,7 +116,11 @@ class DistributedDriver
     bool AreLocalReceptionsDone() const;
 
   private:
-    /// \param node a node \param notice sends it, or handles it here when node is the sender
+    /**
+     * Sends a notice, or handles it here when it is to the sender itself.
+     * \param from the sending node \param to the receiving node
+     * \param kind what it says \param value a workload or round \param actions the caller's
+     */
     void Send(uint32_t from, uint32_t to, DistributedNotice::Kind kind, uint32_t value,
               Actions& actions);
     /// A dependency of workloads sent by node arrived. \param node \param workload it
