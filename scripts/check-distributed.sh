@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Distributed runs in an ns-3 source tree built with the module and ns-3's MPI module
 # (scripts/check-in-tree.sh passes the tree): the same AllReduce on two ranks (mpirun) and in
-# distributed mode on one process verifies exactly and finishes at the same simulated time, in
-# barrier and async mode, with both synchronizers; and what a distributed run cannot honour is
-# refused, saying so.
+# distributed mode on one process verifies exactly, in barrier and async mode, with both
+# synchronizers, and finishes at the same simulated time within 0.1% (said exactly when equal:
+# ns-3 may order packets that arrive at one node at the same nanosecond differently when one
+# comes from another rank; doc/allreduce.rst, "Distributed runs"); and what a distributed run
+# cannot honour is refused, saying so.
 #   bash scripts/check-distributed.sh NS3_SOURCE_TREE
 set -euo pipefail
 src=${1:?"give the ns-3 source tree (built with --enable-mpi)"}
@@ -39,8 +41,13 @@ for mode in barrier async; do
     echo "== two ranks, $sync, $mode: $two"
     read -r t1 v1 _ _ <<< "$one"
     read -r t2 v2 r2 c2 <<< "$two"
-    if [ "$v2" != True ] || [ "$r2" != 2 ] || [ "$c2" = 0 ] || [ "$t1" != "$t2" ]; then
-      echo "two ranks ($sync, $mode) did not verify on 2 ranks with the one-process time" >&2
+    if [ "$v1" != True ] || [ "$v2" != True ] || [ "$r2" != 2 ] || [ "$c2" = 0 ] ||
+       ! python3 -c "import sys
+a, b = $t1, $t2
+print('   same time' if a == b else '   times differ by %.3g s (%.2g%%)' % (b - a, 100 * abs(b - a) / a))
+sys.exit(abs(b - a) > 1e-3 * a)"; then
+      echo "two ranks ($sync, $mode) did not verify on 2 ranks, or their time is not the" \
+        "one-process time within 0.1%" >&2
       exit 1
     fi
   done

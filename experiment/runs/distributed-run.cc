@@ -125,7 +125,7 @@ CombineResults(PacketRunReport& report)
     report.verification.message =
         report.verification.verified
             ? "verified: true (" + std::to_string(report.verification.checked) +
-                  " servers, each on its own rank, " +
+                  " servers, each checked on its own rank, " +
                   (report.verification.exact ? "exact" : "within (N-1)*2^-23*sum|v|") + ")"
             : failed;
 }

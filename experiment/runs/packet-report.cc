@@ -157,8 +157,12 @@ PrintPacketReport(std::ostream& os,
     os << "traffic     " << r.payloadBytes << " gradient bytes sent, " << totals.wireBytes
        << " bytes on the wire, " << report.flows.size() << " data flows, " << totals.lostPackets
        << " packets lost\n"
-       << "links       utilization mean " << totals.meanUtilization << ", max "
-       << totals.maxUtilization << "\n"
+       << "links       "
+       << (report.linkBytes.empty()
+               ? std::string("utilization not counted (a distributed run has no global view)")
+               : "utilization mean " + FormatNumber(totals.meanUtilization) + ", max " +
+                     FormatNumber(totals.maxUtilization))
+       << "\n"
        << "simulation  " << report.events << " events in " << report.wallSeconds << " s wall\n";
     if (report.distributed)
     {

@@ -303,9 +303,14 @@ AllReduceApplication::SendNotice(Ipv4Address to, uint16_t port, const std::vecto
     NS_LOG_FUNCTION(this << to << port);
     NS_ABORT_MSG_UNLESS(m_notices, Name() << " sends notices only in a distributed run, "
                                              "once started");
-    m_notices->SendTo(Create<Packet>(bytes.data(), static_cast<uint32_t>(bytes.size())),
-                      0,
-                      InetSocketAddress(to, port));
+    if (m_notices->SendTo(Create<Packet>(bytes.data(), static_cast<uint32_t>(bytes.size())),
+                          0,
+                          InetSocketAddress(to, port)) < 0)
+    {
+        // No route: the run cannot end as it should; its deadline reports it.
+        NS_LOG_WARN(Name() << " could not send a notice to " << to << " (error "
+                           << m_notices->GetErrno() << ")");
+    }
 }
 
 void

@@ -9,8 +9,8 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
-#include <regex>
 #include <stdexcept>
 
 namespace ns3
@@ -45,33 +45,33 @@ Power(uint64_t n, uint64_t e)
 std::pair<uint64_t, uint64_t>
 GroupShape(const Topology& topology)
 {
-    const std::string& name = topology.GetName();
-    std::smatch m;
+    // The name's prefix, e.g. "bcube(n=3,k=1)" (options such as ",ina=all" may follow).
+    // sscanf rather than std::regex: std::regex's templates, instantiated here, would be
+    // shared with other libraries' (ns-3's topology-read) at load time.
+    const char* name = topology.GetName().c_str();
+    unsigned long long a = 0;
+    unsigned long long b = 0;
+    int used = 0;
     uint64_t size = 0;
     uint64_t servers = 0;
-    if (std::regex_search(name, m, std::regex("^fattree\\(k=([0-9]+)\\)")))
+    if (std::sscanf(name, "fattree(k=%llu)%n", &a, &used) == 1 && used > 0 && a <= 4096)
     {
-        const uint64_t k = std::stoull(m[1]);
-        size = k * k / 4;
-        servers = k * size;
+        size = a * a / 4;
+        servers = a * size;
     }
-    else if (std::regex_search(name, m, std::regex("^bcube\\(n=([0-9]+),k=([0-9]+)\\)")))
+    else if (std::sscanf(name, "bcube(n=%llu,k=%llu)%n", &a, &b, &used) == 2 && used > 0)
     {
-        const uint64_t n = std::stoull(m[1]);
-        const uint64_t k = std::stoull(m[2]);
-        size = Power(n, k);
-        servers = size * n;
+        size = Power(a, b);
+        servers = size * a;
     }
-    else if (std::regex_search(name, m, std::regex("^dcell\\(n=([0-9]+),k=([0-9]+)\\)")))
+    else if (std::sscanf(name, "dcell(n=%llu,k=%llu)%n", &a, &b, &used) == 2 && used > 0)
     {
-        const uint64_t n = std::stoull(m[1]);
-        const uint64_t k = std::stoull(m[2]);
-        size = n; // servers in a DCell_0, then t_l = t_{l-1} (t_{l-1} + 1)
-        for (uint64_t l = 1; l < k && size <= UINT32_MAX; ++l)
+        size = a; // servers in a DCell_0, then t_l = t_{l-1} (t_{l-1} + 1)
+        for (uint64_t l = 1; l < b && size <= UINT32_MAX; ++l)
         {
             size *= size + 1;
         }
-        servers = k == 0 ? n : size * (size + 1);
+        servers = b == 0 ? a : size * (size + 1);
     }
     if (size == 0 || servers != topology.GetNServers() || servers == size)
     {
