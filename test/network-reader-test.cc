@@ -6,6 +6,8 @@
 // into a Topology, DcnTopologyHelper takes it without changing it, and bad networks are
 // refused with an error that names the ns-3 node.
 
+#include "test-helpers.h"
+
 #include "ns3/allreduce-module.h"
 #include "ns3/core-module.h"
 #include "ns3/csma-module.h"
@@ -63,21 +65,7 @@ struct Star
     }
 };
 
-/// EXPECT that reading throws std::invalid_argument with `part` in its message.
-template <typename F>
-void
-ExpectRefused(F read, const std::string& part)
-{
-    try
-    {
-        read();
-        ADD_FAILURE() << "accepted; expected an error with: " << part;
-    }
-    catch (const std::invalid_argument& e)
-    {
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-}
+using test::ExpectRefused;
 
 } // namespace
 

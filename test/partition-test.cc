@@ -4,6 +4,8 @@
 
 // TopologyPartition: which rank of a distributed run each node belongs to.
 
+#include "test-helpers.h"
+
 #include "ns3/topology-generators.h"
 #include "ns3/topology-partition.h"
 
@@ -16,21 +18,7 @@ using namespace ns3;
 namespace
 {
 
-/// Throws unless calling f throws std::invalid_argument whose text holds \p words.
-template <typename F>
-void
-ExpectRefused(F f, const std::string& words)
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "not refused; expected an error saying: " << words;
-    }
-    catch (const std::invalid_argument& e)
-    {
-        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
-}
+using test::ExpectRefused;
 
 TEST(TopologyPartition, FatTreePodsStayWholeAndCoreSwitchesAreSharedOut)
 {

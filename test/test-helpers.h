@@ -13,6 +13,8 @@
 
 #include "ns3/allreduce-module.h"
 
+#include <gtest/gtest.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +22,25 @@ namespace ns3
 {
 namespace test
 {
+
+/**
+ * EXPECTs that calling f throws std::invalid_argument whose message holds \p words.
+ * \param f what should refuse \param words part of the message
+ */
+template <typename F>
+void
+ExpectRefused(F f, const std::string& words)
+{
+    try
+    {
+        f();
+        ADD_FAILURE() << "accepted; expected an error with: " << words;
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+}
 
 /// \return a packet-level run small enough for a unit test: 8 KiB per server, no flow monitor
 inline PacketRunConfig

@@ -54,6 +54,14 @@ DistributedNotice::Deserialize(const std::vector<uint8_t>& bytes, DistributedNot
     return true;
 }
 
+void
+DistributedDriver::SortByPlan(Actions& actions) const
+{
+    std::sort(actions.start.begin(), actions.start.end(), [this](uint32_t a, uint32_t b) {
+        return m_position[a] < m_position[b];
+    });
+}
+
 uint64_t
 DistributedDriver::Key(uint32_t from, uint32_t to)
 {
@@ -163,9 +171,7 @@ DistributedDriver::Begin()
     {
         actions.ended.push_back(m_coordinator);
     }
-    std::sort(actions.start.begin(), actions.start.end(), [this](uint32_t a, uint32_t b) {
-        return m_position[a] < m_position[b];
-    });
+    SortByPlan(actions);
     return actions;
 }
 
@@ -205,9 +211,7 @@ DistributedDriver::Finished(uint32_t workload)
     {
         Send(node, m_coordinator, DistributedNotice::NODE_DONE, 0, actions);
     }
-    std::sort(actions.start.begin(), actions.start.end(), [this](uint32_t a, uint32_t b) {
-        return m_position[a] < m_position[b];
-    });
+    SortByPlan(actions);
     return actions;
 }
 
@@ -233,9 +237,7 @@ DistributedDriver::Receive(uint32_t node, const DistributedNotice& notice)
         }
         break;
     }
-    std::sort(actions.start.begin(), actions.start.end(), [this](uint32_t a, uint32_t b) {
-        return m_position[a] < m_position[b];
-    });
+    SortByPlan(actions);
     return actions;
 }
 

@@ -131,6 +131,8 @@ class DistributedDriver
     void Go(uint32_t round, Actions& actions);
     /// \param node of this rank, starts its workloads of round \p round
     void StartRound(uint32_t node, uint32_t round, Actions& actions);
+    /// Puts the workloads to start in plan order. \param actions the caller's
+    void SortByPlan(Actions& actions) const;
     /// \param from a node \param to a node \return their key in the maps
     static uint64_t Key(uint32_t from, uint32_t to);
 
