@@ -4,6 +4,7 @@
 
 #include "allreduce-helper.h"
 
+#include "ns3/arrival-sequencer.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -242,6 +243,11 @@ AllReduceHelper::Route(Ptr<AllReduceController> controller, const JobView* view)
     if (controller->IsDistributed())
     {
         RouteDistributed(controller);
+        // Simultaneous arrivals in one order on any number of ranks ("Distributed runs").
+        for (uint32_t node = 0; node < m_network.GetTopology().GetNNodes(); ++node)
+        {
+            ArrivalSequencer::Install(m_network.GetNode(node));
+        }
         return;
     }
     DcnTopologyHelper* network = &m_network;
