@@ -306,6 +306,7 @@ main(int argc, char* argv[])
     {
         cmd.Parse(argc, argv);
         o.config.distributed = o.config.distributed || GetLaunchRanks() > 1;
+        o.config.progress = "allreduce-packet"; // long runs say how far they are
         CheckOptions(cmd, o);
         DistributedSession session("allreduce-packet", o.config); // MPI, on several ranks
         Ptr<AllReduceScheduler> online;

@@ -159,6 +159,9 @@ struct PacketRunConfig
     std::string partition{"auto"};      //!< distributed: TopologyPartition's method
     std::string synchronizer{"granted-time-window"}; //!< distributed, on several ranks: ns-3's
                                         //!< DistributedSimulatorImpl, or "null-message"
+    std::string progress;               //!< a program's name: lines on stderr, headed by it,
+                                        //!< while a long run goes on (empty: none; a
+                                        //!< distributed run's rank 0 only)
 };
 
 /**
