@@ -4,7 +4,6 @@
 
 #include "allreduce-helper.h"
 
-#include "ns3/arrival-sequencer.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -181,6 +180,11 @@ AllReduceHelper::DoInstall(
                                     "on its DcnTopologyHelper first");
     }
     setup(*controller, list, addresses); // throws before anything changes
+    if (controller->IsDistributed())
+    {
+        // Simultaneous arrivals in one order on any number of ranks ("Distributed runs").
+        m_network.SequenceArrivals();
+    }
     controller->SetLinkStateCallback(MakeCallback(&DcnTopologyHelper::IsLinkUp, &m_network));
     Route(controller, view);
     Ptr<LinkLoadMonitor> monitor;
@@ -243,11 +247,6 @@ AllReduceHelper::Route(Ptr<AllReduceController> controller, const JobView* view)
     if (controller->IsDistributed())
     {
         RouteDistributed(controller);
-        // Simultaneous arrivals in one order on any number of ranks ("Distributed runs").
-        for (uint32_t node = 0; node < m_network.GetTopology().GetNNodes(); ++node)
-        {
-            ArrivalSequencer::Install(m_network.GetNode(node));
-        }
         return;
     }
     DcnTopologyHelper* network = &m_network;

@@ -350,6 +350,20 @@ DcnTopologyHelper::GetPartition() const
     return m_partition;
 }
 
+Ptr<ArrivalSequencer>
+DcnTopologyHelper::SequenceArrivals()
+{
+    if (!m_sequencer)
+    {
+        m_sequencer = CreateObject<ArrivalSequencer>();
+        for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+        {
+            m_sequencer->Install(m_nodes.Get(i));
+        }
+    }
+    return m_sequencer;
+}
+
 void
 DcnTopologyHelper::ApplyLinkProperties(uint32_t link)
 {

@@ -7,6 +7,7 @@
 
 #include "p2p-network-reader.h"
 
+#include "ns3/arrival-sequencer.h"
 #include "ns3/callback.h"
 #include "ns3/flow-path-routing.h"
 #include "ns3/flow-tree.h"
@@ -150,6 +151,15 @@ class DcnTopologyHelper
     void SetPartition(const TopologyPartition& partition);
     /// \return the partition (one rank unless SetPartition gave another)
     const TopologyPartition& GetPartition() const;
+
+    /**
+     * Makes every node of this network take the packets that arrive at one instant in one
+     * fixed order (ArrivalSequencer), as a distributed run needs to give the same times on any
+     * number of ranks; AllReduceHelper calls it for a distributed AllReduce. Call it once the
+     * stack and addresses are installed; later calls do nothing.
+     * \return the sequencer
+     */
+    Ptr<ArrivalSequencer> SequenceArrivals();
 
     /**
      * Creates the nodes (model id order: servers, then switches, each with its rank's system
@@ -348,6 +358,7 @@ class DcnTopologyHelper
     std::vector<Callback<void, uint32_t, bool>> m_linkStateCallbacks; //!< told of SetLinkUp
     bool m_read{false}; //!< the network is the user's, read by P2pNetworkReader
     bool m_networkRouting{false}; //!< transfers follow the user's routing (UseNetworkRouting)
+    Ptr<ArrivalSequencer> m_sequencer; //!< SequenceArrivals (null: ns-3's order)
 };
 
 template <typename... Ts>

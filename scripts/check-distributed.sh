@@ -2,9 +2,9 @@
 # Distributed runs in an ns-3 source tree built with the module and ns-3's MPI module
 # (scripts/check-in-tree.sh passes the tree): the same AllReduce on two and three ranks
 # (mpirun) and in distributed mode on one process verifies exactly, in barrier and async mode,
-# with both synchronizers and two partitions, and finishes at the same simulated time to the
-# nanosecond (doc/allreduce.rst, "Distributed runs"); and what a distributed run cannot honour
-# is refused, saying so.
+# with both synchronizers and two partitions, also with late servers, and finishes at the same
+# simulated time to the nanosecond (doc/allreduce.rst, "Distributed runs"); and what a
+# distributed run cannot honour is refused, saying so.
 #   bash scripts/check-distributed.sh NS3_SOURCE_TREE
 set -euo pipefail
 src=${1:?"give the ns-3 source tree (built with --enable-mpi)"}
@@ -50,6 +50,19 @@ for mode in barrier async; do
     fi
   done
 done
+
+# Late servers: each rank draws the same ones; only a late server's own rank holds it back.
+late="--topology=bcube:n=3,k=1 --scheduler=greedy --gradient-bytes=256KiB --mode=async"
+late="$late --stragglers=3:100us"
+one=$(packet 1 "$late" | summary)
+many=$(packet 2 "$late --synchronizer=null-message" | summary)
+echo "== stragglers, one process: $one; two ranks, null-message: $many"
+read -r t1 v1 _ _ <<< "$one"
+read -r t2 v2 _ _ <<< "$many"
+if [ "$v1" != True ] || [ "$v2" != True ] || [ "$t1" != "$t2" ]; then
+  echo "with stragglers, two ranks did not verify or finish at the one-process time $t1 s" >&2
+  exit 1
+fi
 
 # $1: ranks; $2: words the error must hold; the rest: allreduce-packet's options.
 refused() {

@@ -25,14 +25,24 @@ using namespace ns3;
 namespace
 {
 
+/// What a run of ReceiveOrder does.
+struct Setting
+{
+    bool sequenced{false}; //!< with an ArrivalSequencer on x
+    bool bFirst{false};    //!< b's send event made before a's
+    Time zeroDelayAt;      //!< when not zero: an event at x, made after the sends, that makes
+                           //!< an event at the same instant, recorded as "z"
+};
+
 /**
  * Two senders, a and b, each one link from node x (x's device 0 goes to a, device 1 to b).
- * Both send one datagram of the same size at 1 ms, so that both reach x at the same instant;
- * `bFirst` creates b's send event before a's. \return the senders in the order x's socket
- * received from them
+ * Both send one datagram of the same size at 1 ms, so that both reach x at the same instant.
+ * \param setting the run \param arrival set to when the datagrams arrived
+ * \param simultaneous set to the sequencer's count \return "a" and "b" in the order x's
+ *        socket received from them, and "z"
  */
 std::vector<std::string>
-ReceiveOrder(bool sequenced, bool bFirst, uint64_t* simultaneous = nullptr)
+ReceiveOrder(const Setting& setting, Time* arrival = nullptr, uint64_t* simultaneous = nullptr)
 {
     NodeContainer nodes;
     nodes.Create(3); // x, a, b
@@ -48,22 +58,27 @@ ReceiveOrder(bool sequenced, bool bFirst, uint64_t* simultaneous = nullptr)
     addresses.SetBase("10.0.2.0", "255.255.255.0");
     Ipv4InterfaceContainer ifb = addresses.Assign(xb);
     Ptr<ArrivalSequencer> sequencer;
-    if (sequenced)
+    if (setting.sequenced)
     {
-        sequencer = ArrivalSequencer::Install(nodes.Get(0));
-        EXPECT_EQ(ArrivalSequencer::Install(nodes.Get(0)), sequencer) << "installed once";
+        sequencer = CreateObject<ArrivalSequencer>();
+        sequencer->Install(nodes.Get(0));
+        sequencer->Install(nodes.Get(0)); // does nothing: each packet is handed on once
     }
 
     std::vector<std::string> order;
     TypeId udp = UdpSocketFactory::GetTypeId();
     Ptr<Socket> sink = Socket::CreateSocket(nodes.Get(0), udp);
     sink->Bind(InetSocketAddress(Ipv4Address::GetAny(), 9));
-    sink->SetRecvCallback(Callback<void, Ptr<Socket>>([&order, &ifa](Ptr<Socket> socket) {
+    sink->SetRecvCallback(Callback<void, Ptr<Socket>>([&](Ptr<Socket> socket) {
         Address from;
         while (socket->RecvFrom(from))
         {
             const Ipv4Address ip = InetSocketAddress::ConvertFrom(from).GetIpv4();
             order.push_back(ip == ifa.GetAddress(1) ? "a" : "b");
+            if (arrival)
+            {
+                *arrival = Simulator::Now();
+            }
         }
     }));
     auto sendFrom = [&](uint32_t node, Ipv4Address to) {
@@ -73,14 +88,17 @@ ReceiveOrder(bool sequenced, bool bFirst, uint64_t* simultaneous = nullptr)
             socket->Send(Create<Packet>(1000));
         });
     };
-    if (bFirst)
+    sendFrom(setting.bFirst ? 2 : 1, setting.bFirst ? ifb.GetAddress(0) : ifa.GetAddress(0));
+    sendFrom(setting.bFirst ? 1 : 2, setting.bFirst ? ifa.GetAddress(0) : ifb.GetAddress(0));
+    if (!setting.zeroDelayAt.IsZero())
     {
-        sendFrom(2, ifb.GetAddress(0));
-    }
-    sendFrom(1, ifa.GetAddress(0));
-    if (!bFirst)
-    {
-        sendFrom(2, ifb.GetAddress(0));
+        // Made after the sends' arrival events, so ns-3 alone runs it after them.
+        const Time at = setting.zeroDelayAt;
+        Simulator::Schedule(MicroSeconds(1000.5), [&order, at]() {
+            Simulator::Schedule(at - Simulator::Now(), [&order]() {
+                Simulator::ScheduleNow([&order]() { order.push_back("z"); });
+            });
+        });
     }
     Simulator::Stop(MilliSeconds(2));
     Simulator::Run();
@@ -97,20 +115,34 @@ ReceiveOrder(bool sequenced, bool bFirst, uint64_t* simultaneous = nullptr)
 TEST(ArrivalSequencer, SimultaneousArrivalsGoInDeviceOrder)
 {
     using Order = std::vector<std::string>;
-    // ns-3 alone: the packet whose event was created first is received first.
-    EXPECT_EQ(ReceiveOrder(false, false), (Order{"a", "b"}));
-    EXPECT_EQ(ReceiveOrder(false, true), (Order{"b", "a"}));
-    // Sequenced: by x's device, whichever was created first.
+    // ns-3 alone: the packet whose event was made first is received first.
+    EXPECT_EQ(ReceiveOrder({false, false, {}}), (Order{"a", "b"}));
+    EXPECT_EQ(ReceiveOrder({false, true, {}}), (Order{"b", "a"}));
+    // Sequenced: by x's device, whichever was made first.
     uint64_t simultaneous = 0;
-    EXPECT_EQ(ReceiveOrder(true, false), (Order{"a", "b"}));
-    EXPECT_EQ(ReceiveOrder(true, true, &simultaneous), (Order{"a", "b"}));
+    EXPECT_EQ(ReceiveOrder({true, false, {}}), (Order{"a", "b"}));
+    EXPECT_EQ(ReceiveOrder({true, true, {}}, nullptr, &simultaneous), (Order{"a", "b"}));
     EXPECT_EQ(simultaneous, 1u);
+}
+
+TEST(ArrivalSequencer, PacketsComeAfterEverythingElseOfTheirInstant)
+{
+    using Order = std::vector<std::string>;
+    Time arrival;
+    ReceiveOrder({false, false, {}}, &arrival);
+    ASSERT_GT(arrival, MilliSeconds(1));
+    // ns-3 alone runs the event made at the instant after the packets' (made before it).
+    EXPECT_EQ(ReceiveOrder({false, false, arrival}), (Order{"a", "b", "z"}));
+    // Sequenced, the packets come last, as they would had their events been made later.
+    EXPECT_EQ(ReceiveOrder({true, false, arrival}), (Order{"z", "a", "b"}));
+    EXPECT_EQ(ReceiveOrder({true, true, arrival}), (Order{"z", "a", "b"}));
 }
 
 TEST(ArrivalSequencer, NeedsTheInternetStack)
 {
     Ptr<Node> node = CreateObject<Node>();
-    test::ExpectRefused([&] { ArrivalSequencer::Install(node); },
+    Ptr<ArrivalSequencer> sequencer = CreateObject<ArrivalSequencer>();
+    test::ExpectRefused([&] { sequencer->Install(node); },
                         "has no internet stack: install it (InternetStackHelper)");
     Simulator::Destroy();
 }

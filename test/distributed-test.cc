@@ -14,7 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <map>
 
 using namespace ns3;
@@ -48,22 +47,36 @@ class NoticeBench
         m_startStep.assign(plan.workloads.GetN(), -1);
     }
 
-    /// Runs until nothing is left to deliver. \return the nodes told of the end
-    uint32_t Run()
+    /**
+     * Runs until nothing is left to deliver.
+     * \param ready per late node, the step at which its gradient is ready
+     * \return the nodes told of the end
+     */
+    uint32_t Run(const std::map<uint32_t, int>& ready = {})
     {
+        std::vector<bool> late(m_rank.size(), false);
+        for (const auto& [node, step] : ready)
+        {
+            late[node] = true;
+            m_events.emplace(step, std::make_tuple(2, node, 0u));
+        }
         for (auto& driver : m_drivers)
         {
-            Take(driver.Begin(), 0);
+            Take(driver.Begin(late), 0);
         }
         while (!m_events.empty())
         {
-            const auto [step, event] = m_events.front();
-            m_events.pop_front();
+            const auto [step, event] = *m_events.begin();
+            m_events.erase(m_events.begin());
             const auto [kind, node, value] = event;
             DistributedDriver& driver = m_drivers[m_rank[node]];
             if (kind == 0)
             {
                 Take(driver.Finished(value), step);
+            }
+            else if (kind == 2)
+            {
+                Take(driver.GradientReady(node), step);
             }
             else
             {
@@ -87,12 +100,12 @@ class NoticeBench
         {
             EXPECT_EQ(m_startStep[w], -1) << "workload " << w << " started twice";
             m_startStep[w] = step;
-            m_events.push_back({step + 1, {0, m_plan.workloads.Get(w).dst, w}});
+            m_events.emplace(step + 1, std::make_tuple(0, m_plan.workloads.Get(w).dst, w));
         }
         for (const auto& [to, notice] : a.send)
         {
             m_notices.push_back(notice);
-            m_events.push_back({step + 1, {1, to, uint32_t(m_notices.size() - 1)}});
+            m_events.emplace(step + 1, std::make_tuple(1, to, uint32_t(m_notices.size() - 1)));
         }
         m_ended += static_cast<uint32_t>(a.ended.size());
     }
@@ -102,7 +115,8 @@ class NoticeBench
     std::vector<uint32_t> m_rank;
     std::vector<int> m_startStep;
     std::vector<DistributedNotice> m_notices;
-    std::deque<std::pair<int, std::tuple<int, uint32_t, uint32_t>>> m_events;
+    /// By step, in the order made: (0 arrival, 1 notice, 2 gradient ready; node; value)
+    std::multimap<int, std::tuple<int, uint32_t, uint32_t>> m_events;
     uint32_t m_ended{0};
 };
 
@@ -190,6 +204,43 @@ TEST(DistributedDriver, AsyncStartsEachWorkloadAfterItsDependenciesOnAnyRanks)
     }
 }
 
+TEST(DistributedDriver, ALateServerStartsNothingBeforeItsGradientOnAnyRanks)
+{
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
+    const Topology& topo = plan.workloads.GetTopology();
+    const std::map<uint32_t, int> ready{{2, 3}, {5, 7}};
+    for (bool barrier : {true, false})
+    {
+        std::vector<int> one; // the steps on one rank
+        for (uint32_t ranks : {1u, 2u, 3u})
+        {
+            NoticeBench bench(plan, barrier, TopologyPartition::Make(topo, ranks));
+            EXPECT_EQ(bench.Run(ready), 9u) << "every server hears of the end";
+            const std::vector<int>& step = bench.GetStartSteps();
+            std::map<uint32_t, int> first; // per late server, its first start
+            for (uint32_t w = 0; w < step.size(); ++w)
+            {
+                ASSERT_GE(step[w], 0) << "workload " << w << " never started";
+                const uint32_t src = plan.workloads.Get(w).src;
+                if (ready.count(src))
+                {
+                    const auto [it, added] = first.emplace(src, step[w]);
+                    it->second = std::min(it->second, step[w]);
+                }
+            }
+            // Each sends first when its gradient is ready: server 2 from the start, as
+            // barrier's round 0 and async's first workloads would, server 5 later still.
+            EXPECT_EQ(first[2], 3) << (barrier ? "barrier" : "async") << ", " << ranks;
+            EXPECT_GE(first[5], 7) << (barrier ? "barrier" : "async") << ", " << ranks;
+            if (ranks == 1)
+            {
+                one = step;
+            }
+            EXPECT_EQ(step, one) << "the steps depend on the ranks (" << ranks << ")";
+        }
+    }
+}
+
 TEST(DistributedDriver, ANoticeIsSixteenBytesAndAnythingElseIsNotOne)
 {
     const DistributedNotice n{DistributedNotice::END, 70000, 5000000000123ULL};
@@ -241,6 +292,33 @@ TEST(DistributedRun, OneProcessVerifiesBarrierAndAsyncAndReportsItsRank)
     }
 }
 
+TEST(DistributedRun, ALateServerSendsOnlyOnceItsGradientIsReady)
+{
+    const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
+    for (const std::string mode : {"barrier", "async"})
+    {
+        PacketRunConfig config = test::SmallPacketRun(mode);
+        config.distributed = true;
+        const PacketRunReport prompt = RunPacketAllReduce(plan, config);
+        config.stragglers = "list:0,0,300us,0";
+        const PacketRunReport late = RunPacketAllReduce(plan, config);
+        ASSERT_TRUE(late.result.finished) << mode << ": " << late.result.error;
+        EXPECT_TRUE(late.verification.verified) << late.verification.message;
+        double first = 1; // server 2's first start
+        for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+        {
+            if (plan.workloads.Get(w).src == 2)
+            {
+                first = std::min(first, late.result.transferStart[w]);
+            }
+        }
+        EXPECT_GE(first, 300e-6) << mode;
+        EXPECT_LT(first, 301e-6) << mode << ": it waits for nothing else";
+        EXPECT_GT(late.result.completionTime, 300e-6) << mode;
+        EXPECT_GT(prompt.result.completionTime, 0) << mode;
+    }
+}
+
 TEST(DistributedRun, WhatItCannotHonourIsRefusedSayingWhat)
 {
     const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
@@ -260,9 +338,6 @@ TEST(DistributedRun, WhatItCannotHonourIsRefusedSayingWhat)
     PacketRunConfig down = c;
     down.linkDowns.push_back({0, 0.0001});
     refused(down, "cannot honour --link-down", false);
-    PacketRunConfig late = c;
-    late.stragglers = "1:10us";
-    refused(late, "cannot honour --stragglers", false);
     PacketRunConfig warm = c;
     warm.warmUps = 1;
     refused(warm, "cannot honour --warm-ups", false);

@@ -435,12 +435,6 @@ AllReduceController::SetLinkLoadMonitor(Ptr<LinkLoadMonitor> monitor)
 void
 AllReduceController::SetGradientReadyTimes(const std::vector<Time>& times)
 {
-    if (m_distributed && !times.empty())
-    {
-        throw std::invalid_argument("a distributed run cannot honour late gradients "
-                                    "(SetGradientReadyTimes): every gradient is ready at the "
-                                    "start");
-    }
     m_release.SetGivenTimes(times,
                             m_apps.empty() ? 0 : m_workloads.GetTopology().GetNServers());
 }
@@ -562,7 +556,7 @@ AllReduceController::Begin()
                    IsWarmUp(),
                    m_stragglers,
                    m_stragglerDelay,
-                   *m_state,
+                   m_state.get(),
                    MakeCallback(&AllReduceController::ReleaseGradient, this));
     m_started(m_release.GetWarmUpsFinished());
     // Links already down at the start (a user's script may take them down before).
@@ -1155,11 +1149,6 @@ AllReduceController::SetupDistributed()
     {
         refuse("WarmUps (" + std::to_string(m_warmUps) + "): set it to 0");
     }
-    if (m_stragglers > 0 || !m_release.GetGivenTimes().empty())
-    {
-        refuse("late gradients (Stragglers, SetGradientReadyTimes): every gradient is ready "
-               "at the start");
-    }
     if (m_sharedLinks)
     {
         refuse("SharedLinks: jobs that decide jointly read each other's state");
@@ -1231,9 +1220,32 @@ AllReduceController::BeginDistributed()
     m_endedNodes = 0;
     m_started(0);
     m_stopAt = Seconds(0);
-    m_deadline =
-        Simulator::Schedule(m_stallTimeout, &AllReduceController::MissDeadline, this);
-    Apply(m_driver.Begin());
+    // Late gradients: every rank draws the same times; each releases its own servers.
+    const uint32_t servers = m_workloads.GetTopology().GetNServers();
+    m_release.Hold(servers,
+                   false,
+                   m_stragglers,
+                   m_stragglerDelay,
+                   nullptr,
+                   MakeCallback(&AllReduceController::ReleaseDistributedGradient, this));
+    std::vector<bool> late(servers, false);
+    for (uint32_t s = 0; s < servers; ++s)
+    {
+        late[s] = m_release.GetReadyTimes()[s] > 0;
+    }
+    m_deadline = Simulator::Schedule(m_stallTimeout + Seconds(m_release.GetLastRelease()),
+                                     &AllReduceController::MissDeadline,
+                                     this);
+    Apply(m_driver.Begin(late));
+}
+
+void
+AllReduceController::ReleaseDistributedGradient(uint32_t server)
+{
+    if (!m_ended && m_apps[server]) // this rank's server
+    {
+        Apply(m_driver.GradientReady(server));
+    }
 }
 
 void

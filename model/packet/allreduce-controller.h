@@ -347,6 +347,8 @@ class AllReduceController : public Object
     void FinishAllReduce();
     /// \param server its gradient is ready now
     void ReleaseGradient(uint32_t server);
+    /// Distributed: \param server its gradient is ready now (it starts what waited, if here)
+    void ReleaseDistributedGradient(uint32_t server);
     /// Online: routes every unfinished workload around the links that are down, or back.
     void Reroute();
     /// \return how long the stall watch waits more (a gradient or a TCP retransmission to

@@ -4,8 +4,9 @@
 
 #include "arrival-sequencer.h"
 
-#include "ns3/ipv4.h"
-#include "ns3/ipv6.h"
+#include "ns3/arp-l3-protocol.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/ipv6-l3-protocol.h"
 #include "ns3/log.h"
 #include "ns3/loopback-net-device.h"
 #include "ns3/simulator.h"
@@ -31,30 +32,32 @@ ArrivalSequencer::GetTypeId()
             .SetGroupName("Allreduce")
             .AddConstructor<ArrivalSequencer>()
             .AddTraceSource("HandedOn",
-                            "A packet that arrived at the same instant as others, handed on to "
-                            "the node in the order of the devices",
+                            "A packet that arrived at its node at the same instant as others, "
+                            "as it is handed on (in the order of the node's devices)",
                             MakeTraceSourceAccessor(&ArrivalSequencer::m_handedOn),
-                            "ns3::ArrivalSequencer::HandedOnCallback");
+                            "ns3::ArrivalSequencer::ArrivalTracedCallback");
     return tid;
 }
 
-Ptr<ArrivalSequencer>
+void
 ArrivalSequencer::Install(Ptr<Node> node)
 {
-    if (Ptr<ArrivalSequencer> existing = node->GetObject<ArrivalSequencer>())
+    NS_LOG_FUNCTION(this << node->GetId());
+    const uint32_t id = node->GetId();
+    if (id < m_tc.size() && m_tc[id])
     {
-        return existing;
+        return;
     }
     Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
     if (!tc)
     {
-        throw std::invalid_argument("node " + std::to_string(node->GetId()) +
+        throw std::invalid_argument("node " + std::to_string(id) +
                                     " has no internet stack: install it (InternetStackHelper) "
                                     "before the arrival sequencer");
     }
-    // The node hands IPv4 and ARP (and IPv6) packets of each interface's device to the traffic
-    // control layer (Ipv4L3Protocol::AddInterface, Ipv6L3Protocol::AddInterface register it
-    // once per protocol and device); the loopback's go straight to IP.
+    // The node hands the IPv4 and ARP (and IPv6) packets of each interface's device to the
+    // traffic control layer: Ipv4L3Protocol::AddInterface and Ipv6L3Protocol::AddInterface
+    // register it once per protocol and device; the loopback's go straight to IP.
     Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
     Ptr<Ipv6> ipv6 = node->GetObject<Ipv6>();
     std::vector<std::pair<uint16_t, Ptr<NetDevice>>> handled;
@@ -67,16 +70,14 @@ ArrivalSequencer::Install(Ptr<Node> node)
         }
         if (ipv4 && ipv4->GetInterfaceForDevice(device) >= 0)
         {
-            handled.emplace_back(0x0800, device);
-            handled.emplace_back(0x0806, device);
+            handled.emplace_back(Ipv4L3Protocol::PROT_NUMBER, device);
+            handled.emplace_back(ArpL3Protocol::PROT_NUMBER, device);
         }
         if (ipv6 && ipv6->GetInterfaceForDevice(device) >= 0)
         {
-            handled.emplace_back(0x86DD, device);
+            handled.emplace_back(Ipv6L3Protocol::PROT_NUMBER, device);
         }
     }
-    Ptr<ArrivalSequencer> sequencer = CreateObject<ArrivalSequencer>();
-    sequencer->m_tc = tc;
     // Node::UnregisterProtocolHandler removes one registration of the handler per call.
     for (std::size_t i = 0; i < handled.size(); ++i)
     {
@@ -84,13 +85,13 @@ ArrivalSequencer::Install(Ptr<Node> node)
     }
     for (const auto& [protocol, device] : handled)
     {
-        node->RegisterProtocolHandler(MakeCallback(&ArrivalSequencer::Receive, sequencer),
+        node->RegisterProtocolHandler(MakeCallback(&ArrivalSequencer::Receive, this),
                                       protocol,
                                       device);
     }
-    node->AggregateObject(sequencer);
-    NS_LOG_INFO("node " << node->GetId() << ": " << handled.size() << " handlers sequenced");
-    return sequencer;
+    m_tc.resize(std::max<std::size_t>(m_tc.size(), id + 1));
+    m_tc[id] = tc;
+    NS_LOG_INFO("node " << id << ": " << handled.size() << " handlers sequenced");
 }
 
 uint64_t
@@ -102,7 +103,7 @@ ArrivalSequencer::GetSimultaneous() const
 void
 ArrivalSequencer::DoDispose()
 {
-    m_tc = nullptr;
+    m_tc.clear();
     m_held.clear();
     Object::DoDispose();
 }
@@ -115,38 +116,61 @@ ArrivalSequencer::Receive(Ptr<NetDevice> device,
                           const Address& to,
                           NetDevice::PacketType type)
 {
-    m_held.push_back(Arrival{device, packet, protocol, from, to, type});
-    if (!m_flushPending)
+    NS_LOG_FUNCTION(this << device << packet);
+    m_held.push_back(
+        Arrival{device->GetNode()->GetId(), device, packet, protocol, from, to, type, false});
+    if (!m_looking)
     {
-        // Every packet of this instant was scheduled before the instant began (a link has a
-        // transmission time; one from another rank is read before the rank reaches its
-        // time), so this flush runs after all of them.
-        m_flushPending = true;
-        Simulator::ScheduleNow(&ArrivalSequencer::Flush, this);
+        m_looking = true;
+        Simulator::ScheduleNow(&ArrivalSequencer::EndOfInstant, this, true);
     }
 }
 
 void
-ArrivalSequencer::Flush()
+ArrivalSequencer::EndOfInstant(bool first)
 {
-    m_flushPending = false;
+    // Simulator::GetEventCount counts this event too: one more than at the last look means
+    // that nothing else ran in between, so nothing of this instant is left to run (an event
+    // made at it would have been made by one that ran).
+    const uint64_t events = Simulator::GetEventCount();
+    if (first || events != m_eventsAtLook + 1)
+    {
+        m_eventsAtLook = events;
+        Simulator::ScheduleNow(&ArrivalSequencer::EndOfInstant, this, false);
+        return;
+    }
+    m_looking = false;
     std::vector<Arrival> held;
     held.swap(m_held);
-    if (held.size() > 1)
+    std::stable_sort(held.begin(), held.end(), [](const Arrival& a, const Arrival& b) {
+        return a.node != b.node ? a.node < b.node
+                                : a.device->GetIfIndex() < b.device->GetIfIndex();
+    });
+    for (std::size_t i = 0; i < held.size(); ++i)
     {
-        ++m_simultaneous;
-        std::stable_sort(held.begin(), held.end(), [](const Arrival& a, const Arrival& b) {
-            return a.device->GetIfIndex() < b.device->GetIfIndex();
-        });
-        for (const Arrival& a : held)
-        {
-            m_handedOn(a.device, a.packet);
-        }
+        const bool withPrevious = i > 0 && held[i - 1].node == held[i].node;
+        const bool withNext = i + 1 < held.size() && held[i + 1].node == held[i].node;
+        held[i].simultaneous = withPrevious || withNext;
+        m_simultaneous += withPrevious && !(i > 1 && held[i - 2].node == held[i].node) ? 1 : 0;
+        // Each in an event of its own: a packet forwarded to another rank tells that rank
+        // (null-message synchronizer) that nothing comes before the next event here.
+        Simulator::ScheduleWithContext(held[i].node,
+                                       Seconds(0),
+                                       &ArrivalSequencer::Deliver,
+                                       this,
+                                       held[i]);
     }
-    for (const Arrival& a : held)
+}
+
+void
+ArrivalSequencer::Deliver(const Arrival& a)
+{
+    NS_LOG_FUNCTION(this << a.node << a.packet);
+    if (a.simultaneous)
     {
-        m_tc->Receive(a.device, a.packet, a.protocol, a.from, a.to, a.type);
+        m_handedOn(a.device, a.packet);
     }
+    m_tc[a.node]->Receive(a.device, a.packet, a.protocol, a.from, a.to, a.type);
 }
 
 } // namespace ns3

@@ -146,9 +146,16 @@ DistributedDriver::Setup(const WorkloadSet& workloads,
 }
 
 DistributedDriver::Actions
-DistributedDriver::Begin()
+DistributedDriver::Begin(const std::vector<bool>& late)
 {
     Actions actions;
+    m_late = late;
+    m_late.resize(m_local.size(), false);
+    m_heldRounds.assign(m_local.size(), {});
+    for (uint32_t w = 0; !m_barrier && w < m_depsLeft.size(); ++w)
+    {
+        m_depsLeft[w] += m_late[m_workloads->Get(w).src] ? 1 : 0;
+    }
     if (m_barrier)
     {
         // Every node knows when the run starts: round 0 needs no message.
@@ -170,6 +177,37 @@ DistributedDriver::Begin()
     if (m_endpoints.empty() && m_local[m_coordinator]) // nothing to send at all
     {
         actions.ended.push_back(m_coordinator);
+    }
+    SortByPlan(actions);
+    return actions;
+}
+
+DistributedDriver::Actions
+DistributedDriver::GradientReady(uint32_t node)
+{
+    Actions actions;
+    if (node >= m_late.size() || !m_late[node])
+    {
+        return actions;
+    }
+    m_late[node] = false;
+    if (m_barrier)
+    {
+        for (uint32_t round : m_heldRounds[node])
+        {
+            StartRound(node, round, actions);
+        }
+        m_heldRounds[node].clear();
+    }
+    else
+    {
+        for (uint32_t w = 0; w < m_depsLeft.size(); ++w)
+        {
+            if (m_workloads->Get(w).src == node && --m_depsLeft[w] == 0)
+            {
+                actions.start.push_back(w);
+            }
+        }
     }
     SortByPlan(actions);
     return actions;
@@ -330,6 +368,11 @@ DistributedDriver::StartRound(uint32_t node, uint32_t round, Actions& actions)
 {
     if (round >= m_rounds.size())
     {
+        return;
+    }
+    if (node < m_late.size() && m_late[node])
+    {
+        m_heldRounds[node].push_back(round); // started when its gradient is ready
         return;
     }
     for (uint32_t w : m_rounds[round])

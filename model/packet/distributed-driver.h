@@ -63,7 +63,8 @@ struct DistributedNotice
  *  - barrier: every node starts its round-0 transfers at the start; a node that has received
  *    all its transfers of a round tells the coordinator (ROUND_DONE), which, once every
  *    receiver of the round has, tells each sender of the next round to start it (ROUND_GO).
- * Once everything has arrived, the coordinator tells every node (END; the caller adds the
+ * A node whose gradient is late (stragglers) starts none of its workloads before it is ready;
+ * only that node needs to know. Once everything has arrived, the coordinator tells every node (END; the caller adds the
  * time at which every rank stops). The coordinator is a node that sends or receives (server 0
  * by default); a notice between two nodes of the same rank is sent as any other, through
  * the network, so the timing does not depend on the number of ranks. The caller (the
@@ -93,8 +94,18 @@ class DistributedDriver
                const std::vector<bool>& local,
                uint32_t coordinator);
 
-    /// \return what to do at the start (everything ready)
-    Actions Begin();
+    /**
+     * \param late per node, whether its gradient is ready only later (GradientReady; empty:
+     *        every gradient is ready): its workloads wait for it
+     * \return what to do at the start
+     */
+    Actions Begin(const std::vector<bool>& late = {});
+    /**
+     * A late node's gradient is ready: its workloads no longer wait for it (those whose
+     * dependencies, or round, allow start).
+     * \param node the node, of this rank \return what to do
+     */
+    Actions GradientReady(uint32_t node);
     /**
      * A transfer arrived whole at its receiver, a node of this rank.
      * \param workload the workload \return what to do
@@ -144,6 +155,10 @@ class DistributedDriver
     std::vector<uint32_t> m_position;        //!< per workload, its place in the plan
     std::vector<std::vector<uint32_t>> m_rounds; //!< per round, its workloads
     std::vector<uint32_t> m_depsLeft;        //!< per local-sender workload, deps not arrived
+                                             //!< (async; a late sender's gradient counts)
+    std::vector<bool> m_late;                //!< per node, its gradient not ready yet
+    std::vector<std::vector<uint32_t>> m_heldRounds; //!< per late node, rounds it was told
+                                             //!< to start (barrier)
     std::map<uint64_t, uint32_t> m_roundLeft; //!< (node, round): transfers still to arrive
     std::vector<uint32_t> m_nodeLeft;        //!< per node, transfers still to arrive
     std::vector<uint32_t> m_receivers;       //!< per round, how many nodes receive in it

@@ -95,7 +95,7 @@ GradientRelease::Hold(uint32_t n,
                       bool warmUp,
                       uint32_t stragglers,
                       Ptr<RandomVariableStream> delay,
-                      PacketSchedulerState& state,
+                      PacketSchedulerState* state,
                       Callback<void, uint32_t> release)
 {
     m_readyAt.assign(n, 0.0);
@@ -128,7 +128,10 @@ GradientRelease::Hold(uint32_t n,
     {
         if (m_readyAt[s] > 0)
         {
-            state.HoldServer(s);
+            if (state)
+            {
+                state->HoldServer(s);
+            }
             m_lastRelease = std::max(m_lastRelease, m_readyAt[s]);
             m_releases.push_back(
                 Simulator::Schedule(Seconds(m_readyAt[s]), [release, s]() { release(s); }));

@@ -63,18 +63,21 @@ class GradientRelease
 
     /**
      * Sets when each gradient of the AllReduce starting now is ready, holds the late servers
-     * in \p state and schedules \p release for each.
+     * in \p state and schedules \p release for each. Every rank of a distributed run draws
+     * the same times (the same streams).
      * \param servers the servers \param warmUp a warm-up runs, with every gradient ready
      *        (the random streams keep their draws for the measured AllReduce)
      * \param stragglers how many servers are late, unless times were given
      * \param delay how late each is, in seconds
-     * \param state the scheduler's state \param release called when a held gradient is ready
+     * \param state the scheduler's state (null: a distributed run, whose driver holds the
+     *        late servers' workloads itself)
+     * \param release called when a held gradient is ready
      */
     void Hold(uint32_t servers,
               bool warmUp,
               uint32_t stragglers,
               Ptr<RandomVariableStream> delay,
-              PacketSchedulerState& state,
+              PacketSchedulerState* state,
               Callback<void, uint32_t> release);
 
     /// Cancels the releases still to come.
