@@ -211,10 +211,6 @@ CheckDistributedConfig(const PacketRunConfig& config, bool online)
     {
         refuse("--link-down", "nothing routes around a link that fails in it");
     }
-    if (!config.stragglers.empty() && config.stragglers != "none")
-    {
-        refuse("--stragglers", "every gradient is ready at the start");
-    }
     if (config.backgroundLoad != 0)
     {
         refuse("--background-load", "run it without --distributed, on one process");
