@@ -879,7 +879,8 @@ ReportPacketRun(const Plan& plan,
 /**
  * Progress of a long run on stderr: a line per 10 s at most (none in a short run), the
  * transfers arrived of all the run's (on rank 0 of a distributed run, those that arrive on
- * its nodes), the simulated time, elapsed and left; a line per minute while none arrives.
+ * its nodes), the simulated time, elapsed and left; once one arrived, a line a minute while
+ * no other does.
  * \return the reporter, to keep while the simulator runs (null: no progress asked for)
  */
 std::unique_ptr<ProgressReporter>
