@@ -241,8 +241,10 @@ TEST(RoundProgram, AnswersOneRoundCountAndStopsAtItsDeadline)
     const double cpuSeconds = static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     EXPECT_EQ(open.answer, RoundProgram::UNKNOWN);
     // The processor time it took, not the wall time: other work on the machine stretches the
-    // wall clock (CI failed at 1.45 s under load), not the work done after the deadline.
-    EXPECT_LT(cpuSeconds, 0.3 + 1.0);
+    // wall clock (CI failed at 1.45 s under load), not the work done after the deadline. Even
+    // the processor time grows under load (1.48 s with ctest -j2); a solve that ignored the
+    // deadline would go on to its 50 million nodes.
+    EXPECT_LT(cpuSeconds, 0.3 + 2.5);
 }
 
 // Three servers in a line 0 - 1 - 2, by hand: root 0's chain is 2 -> 1 (reduce), 1 -> 0
