@@ -97,12 +97,18 @@ def build(bld):
         'model/packet/byte-limit-queue-disc.cc',
         'model/packet/allreduce-application.cc',
         'model/packet/allreduce-controller.cc',
+        'model/rdma/pfc-header.cc',
+        'model/rdma/pfc-ingress-tag.cc',
+        'model/rdma/lossless-channel.cc',
+        'model/rdma/lossless-net-device.cc',
+        'model/rdma/shared-buffer.cc',
         'helper/p2p-network-reader.cc',
         'helper/dcn-topology-helper.cc',
         'helper/allreduce-helper.cc',
         'helper/background-traffic-helper.cc',
         'helper/flow-ecmp-routing-helper.cc',
         'helper/dcn-animation-helper.cc',
+        'helper/lossless-ethernet-helper.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('allreduce')
@@ -196,12 +202,18 @@ def build(bld):
         'model/packet/byte-limit-queue-disc.h',
         'model/packet/allreduce-application.h',
         'model/packet/allreduce-controller.h',
+        'model/rdma/pfc-header.h',
+        'model/rdma/pfc-ingress-tag.h',
+        'model/rdma/lossless-channel.h',
+        'model/rdma/lossless-net-device.h',
+        'model/rdma/shared-buffer.h',
         'helper/p2p-network-reader.h',
         'helper/dcn-topology-helper.h',
         'helper/allreduce-helper.h',
         'helper/background-traffic-helper.h',
         'helper/flow-ecmp-routing-helper.h',
         'helper/dcn-animation-helper.h',
+        'helper/lossless-ethernet-helper.h',
     ]
 
     # The experiment layer: a library of its own beside the module, which the examples and

@@ -4,7 +4,7 @@
 
 // The source folders are the architecture (doc/allreduce.rst, "How the code is organized"):
 // each folder may include its own headers and those of the folders before it, never one after
-// it; the leaves of the model (learning, cluster, msccl, packet) share a place and do not
+// it; the leaves of the model (learning, cluster, msccl, packet, rdma) share a place and do not
 // include each other. Every header is installed flat (ns3/NAME.h), so names are unique.
 
 #include <gtest/gtest.h>
@@ -34,6 +34,7 @@ const std::map<std::string, int> FOLDER_ORDER = {
     {"model/cluster", 6},
     {"model/msccl", 6},
     {"model/packet", 6},
+    {"model/rdma", 6},
     {"helper", 7},
     {"experiment/io", 8},
     {"experiment/runs", 9},

@@ -1,0 +1,72 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "pfc-ingress-tag.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(PfcIngressTag);
+
+TypeId
+PfcIngressTag::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::PfcIngressTag")
+                            .SetParent<Tag>()
+                            .SetGroupName("Allreduce")
+                            .AddConstructor<PfcIngressTag>();
+    return tid;
+}
+
+TypeId
+PfcIngressTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+PfcIngressTag::PfcIngressTag(uint32_t ifIndex, uint8_t cls)
+    : m_ifIndex(ifIndex),
+      m_class(cls)
+{
+}
+
+uint32_t
+PfcIngressTag::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+uint8_t
+PfcIngressTag::GetClass() const
+{
+    return m_class;
+}
+
+uint32_t
+PfcIngressTag::GetSerializedSize() const
+{
+    return 5;
+}
+
+void
+PfcIngressTag::Serialize(TagBuffer i) const
+{
+    i.WriteU32(m_ifIndex);
+    i.WriteU8(m_class);
+}
+
+void
+PfcIngressTag::Deserialize(TagBuffer i)
+{
+    m_ifIndex = i.ReadU32();
+    m_class = i.ReadU8();
+}
+
+void
+PfcIngressTag::Print(std::ostream& os) const
+{
+    os << "ingress=" << m_ifIndex << " class=" << +m_class;
+}
+
+} // namespace ns3
