@@ -102,6 +102,10 @@ def build(bld):
         'model/rdma/lossless-channel.cc',
         'model/rdma/lossless-net-device.cc',
         'model/rdma/shared-buffer.cc',
+        'model/rdma/roce-header.cc',
+        'model/rdma/dcqcn-rate-control.cc',
+        'model/rdma/rdma-socket.cc',
+        'model/rdma/rdma-socket-factory.cc',
         'helper/p2p-network-reader.cc',
         'helper/dcn-topology-helper.cc',
         'helper/allreduce-helper.cc',
@@ -109,6 +113,7 @@ def build(bld):
         'helper/flow-ecmp-routing-helper.cc',
         'helper/dcn-animation-helper.cc',
         'helper/lossless-ethernet-helper.cc',
+        'helper/rdma-helper.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('allreduce')
@@ -207,6 +212,10 @@ def build(bld):
         'model/rdma/lossless-channel.h',
         'model/rdma/lossless-net-device.h',
         'model/rdma/shared-buffer.h',
+        'model/rdma/roce-header.h',
+        'model/rdma/dcqcn-rate-control.h',
+        'model/rdma/rdma-socket.h',
+        'model/rdma/rdma-socket-factory.h',
         'helper/p2p-network-reader.h',
         'helper/dcn-topology-helper.h',
         'helper/allreduce-helper.h',
@@ -214,6 +223,7 @@ def build(bld):
         'helper/flow-ecmp-routing-helper.h',
         'helper/dcn-animation-helper.h',
         'helper/lossless-ethernet-helper.h',
+        'helper/rdma-helper.h',
     ]
 
     # The experiment layer: a library of its own beside the module, which the examples and
