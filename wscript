@@ -250,6 +250,7 @@ def build(bld):
         'experiment/runs/drl-search-reporter.cc',
         'experiment/runs/rounds-report.cc',
         'experiment/runs/packet-report.cc',
+        'experiment/runs/rdma-validation.cc',
         'experiment/tables/paper-topologies.cc',
         'experiment/tables/dynamic-table.cc',
         'experiment/tables/cluster-table.cc',

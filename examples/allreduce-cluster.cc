@@ -84,6 +84,7 @@ struct Options
     std::string schedulers = "ps,ring,greedy,balanced";
     std::string level = "flow";
     std::string mode = "barrier";
+    std::string transport = "tcp";
     std::string delay = "1us";
     std::string format = "text";
     std::string dataRate = "10Gbps";
@@ -146,6 +147,10 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                   {"flow", "packet"});
     cmd.AddChoice("mode", "packet level: each AllReduce in barrier rounds or async", o.mode,
                   {"barrier", "async"});
+    cmd.AddChoice("transport",
+                  "packet level: tcp, or rdma (RoCEv2 with DCQCN over lossless Ethernet)",
+                  o.transport,
+                  {"tcp", "rdma"});
     cmd.AddString("delay", "packet level: propagation delay of every link, e.g. 1us", o.delay);
     cmd.AddChoice("format", "output of the one run", o.format, {"text", "json"});
     cmd.AddInteger("jobs", "jobs in the generated trace", o.generated.jobs, 1, 100000);
@@ -299,7 +304,7 @@ CheckOptionsApply(const CheckedCommandLine& cmd, const Options& o)
         throw std::invalid_argument("the experiment runs at flow level; give --topology=SPEC "
                                     "for one packet-level run");
     }
-    for (const char* option : {"mode", "delay"})
+    for (const char* option : {"mode", "delay", "transport"})
     {
         if (o.level == "flow" && cmd.IsGiven(option))
         {
@@ -508,6 +513,7 @@ RunOne(const Options& o,
         PacketClusterConfig packet;
         packet.cluster = info.config;
         packet.mode = o.mode;
+        packet.transport = o.transport;
         packet.dataRate = DataRate(o.dataRate);
         packet.delay = ParseTimeValue("delay", o.delay);
         packet.seed = static_cast<uint32_t>(o.seed);

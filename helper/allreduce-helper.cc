@@ -5,9 +5,11 @@
 #include "allreduce-helper.h"
 
 #include "ns3/log.h"
+#include "ns3/socket-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -178,6 +180,23 @@ AllReduceHelper::DoInstall(
                                     "AllReduce: call InstallWorkloadRoutes() (the module's "
                                     "routes, beside yours) or UseNetworkRouting() (your routing) "
                                     "on its DcnTopologyHelper first");
+    }
+    TypeIdValue protocol;
+    m_appFactory.Create<AllReduceApplication>()->GetAttribute("Protocol", protocol);
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        const bool runs = node < topo.GetNServers() ? std::find(servers.begin(), servers.end(),
+                                                                node) != servers.end()
+                                                    : topo.IsAggregator(node);
+        if (runs && here(node) &&
+            !m_network.GetNode(node)->GetObject<SocketFactory>(protocol.Get()))
+        {
+            throw std::invalid_argument(
+                "the applications' Protocol " + protocol.Get().GetName() + " is not on " +
+                topo.GetNodeName(node) +
+                ": for RDMA build the network with DcnTopologyHelper::UseLosslessEthernet, "
+                "which installs it (or install it with RdmaHelper)");
+        }
     }
     setup(*controller, list, addresses); // throws before anything changes
     if (controller->IsDistributed())

@@ -4,25 +4,32 @@
 
 #include "dcn-topology-helper.h"
 
-#include "ns3/ipv4-list-routing.h"
-#include "ns3/ipv4.h"
-#include "ns3/error-model.h"
-#include "ns3/log.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
-#include "ns3/nstime.h"
-#include "ns3/object-factory.h"
-#include "ns3/pointer.h"
+#include "ns3/error-model.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/ipv4-list-routing.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-protocol.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/lossless-net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/packet.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/pointer.h"
+#include "ns3/queue.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/shared-buffer.h"
+#include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-header.h"
 #include "ns3/tcp-l4-protocol.h"
-#include "ns3/tcp-congestion-ops.h"
+#include "ns3/traffic-control-layer.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -208,6 +215,7 @@ DcnTopologyHelper::FollowNetworkRouting(const WorkloadSet& workloads) const
 void
 DcnTopologyHelper::SetTrafficControl(const TrafficControlHelper& tc)
 {
+    RefuseOnLossless("SetTrafficControl");
     RefuseOnReadNetwork("SetTrafficControl");
     m_trafficControl = tc;
     m_withTrafficControl = true;
@@ -243,6 +251,7 @@ DcnTopologyHelper::SetDeviceAttribute(std::string name, const AttributeValue& va
 {
     RefuseOnReadNetwork("SetDeviceAttribute");
     m_p2p.SetDeviceAttribute(name, value);
+    m_deviceAttributes.emplace_back(name, value.Copy());
 }
 
 void
@@ -250,6 +259,7 @@ DcnTopologyHelper::SetChannelAttribute(std::string name, const AttributeValue& v
 {
     RefuseOnReadNetwork("SetChannelAttribute");
     m_p2p.SetChannelAttribute(name, value);
+    m_channelAttributes.emplace_back(name, value.Copy());
 }
 
 void
@@ -294,7 +304,21 @@ DcnTopologyHelper::CreateNodesAndLinks()
     for (uint32_t i = 0; i < m_topology.GetNLinks(); ++i)
     {
         const TopologyLink& link = m_topology.GetLink(i);
-        m_links.push_back(m_p2p.Install(m_nodes.Get(link.a), m_nodes.Get(link.b)));
+        if (m_lossless)
+        {
+            m_links.push_back(m_ethernet.Install(m_nodes.Get(link.a), m_nodes.Get(link.b)));
+        }
+        else
+        {
+            m_links.push_back(m_p2p.Install(m_nodes.Get(link.a), m_nodes.Get(link.b)));
+            for (uint32_t end = 0; end < 2; ++end)
+            {
+                m_links.back().Get(end)->TraceConnectWithoutContext(
+                    "PhyRxDrop",
+                    Callback<void, Ptr<const Packet>>(
+                        [this](Ptr<const Packet>) { ++m_receiveErrors; }));
+            }
+        }
         ApplyLinkProperties(i);
     }
     for (uint32_t i : m_partition.GetCutLinks())
@@ -318,6 +342,12 @@ DcnTopologyHelper::CreateNodesAndLinks()
 void
 DcnTopologyHelper::SetPartition(const TopologyPartition& partition)
 {
+    if (m_lossless && partition.GetNRanks() > 1)
+    {
+        throw std::invalid_argument("lossless Ethernet links cannot join the ranks of a "
+                                    "distributed run (they have no MPI channel); run RDMA on "
+                                    "one process");
+    }
     RefuseOnReadNetwork("SetPartition");
     if (m_nodes.GetN() != 0)
     {
@@ -405,7 +435,22 @@ DcnTopologyHelper::InstallStack(InternetStackHelper& stack)
             tcp->SetAttribute("SocketType", TypeIdValue(m_tcpType));
         }
     }
-    if (m_withTrafficControl)
+    if (m_lossless)
+    {
+        LosslessEthernetHelper::Validate(m_nodes);
+        DataRate slowest(std::numeric_limits<uint64_t>::max());
+        for (const NetDeviceContainer& devices : m_links)
+        {
+            for (uint32_t end = 0; end < 2; ++end)
+            {
+                slowest = std::min(slowest,
+                                   DynamicCast<LosslessNetDevice>(devices.Get(end))->GetDataRate());
+            }
+        }
+        m_rdma.Validate(slowest);
+        m_rdma.Install(m_nodes);
+    }
+    else if (m_withTrafficControl)
     {
         for (const NetDeviceContainer& devices : m_links)
         {
@@ -654,6 +699,7 @@ DcnTopologyHelper::SetPacketLoss(double rate, int64_t stream)
 void
 DcnTopologyHelper::EnablePcapAll(const std::string& prefix)
 {
+    RefuseOnLossless("EnablePcapAll");
     m_p2p.EnablePcapAll(prefix);
 }
 
@@ -793,6 +839,89 @@ DcnTopologyHelper::GetServerAddress(uint32_t server) const
                                 std::to_string(m_topology.GetNServers()) + " servers)");
     }
     return GetPortAddress(server, 0);
+}
+
+void
+DcnTopologyHelper::RefuseOnLossless(const std::string& step) const
+{
+    if (m_lossless)
+    {
+        throw std::logic_error("DcnTopologyHelper::" + step +
+                               " does not apply to lossless Ethernet links "
+                               "(UseLosslessEthernet): their ports have class queues and the "
+                               "nodes a shared buffer, set with LosslessEthernetHelper");
+    }
+}
+
+void
+DcnTopologyHelper::UseLosslessEthernet(const LosslessEthernetHelper& ethernet,
+                                       const RdmaHelper& rdma)
+{
+    RefuseOnReadNetwork("UseLosslessEthernet");
+    if (m_nodes.GetN() != 0)
+    {
+        throw std::logic_error("DcnTopologyHelper::UseLosslessEthernet: call it before Install "
+                               "(CreateNodesAndLinks)");
+    }
+    if (m_partition.GetNRanks() > 1)
+    {
+        throw std::invalid_argument("lossless Ethernet links cannot join the ranks of a "
+                                    "distributed run (they have no MPI channel); run RDMA on "
+                                    "one process");
+    }
+    m_lossless = true;
+    m_ethernet = ethernet;
+    m_rdma = rdma;
+    for (const auto& [name, value] : m_deviceAttributes)
+    {
+        m_ethernet.SetDeviceAttribute(name, *value);
+    }
+    for (const auto& [name, value] : m_channelAttributes)
+    {
+        m_ethernet.SetChannelAttribute(name, *value);
+    }
+}
+
+bool
+DcnTopologyHelper::UsesLosslessEthernet() const
+{
+    return m_lossless;
+}
+
+DcnTopologyHelper::TransportCounters
+DcnTopologyHelper::GetTransportCounters() const
+{
+    TransportCounters counters;
+    counters.droppedPackets = m_receiveErrors;
+    for (uint32_t n = 0; n < m_nodes.GetN(); ++n)
+    {
+        Ptr<Node> node = m_nodes.Get(n);
+        Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+        for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+        {
+            Ptr<NetDevice> device = node->GetDevice(i);
+            if (auto lossless = DynamicCast<LosslessNetDevice>(device))
+            {
+                const LosslessNetDevice::Counters& c = lossless->GetCounters();
+                counters.pfcPauseFrames += c.pausesSent;
+                counters.ecnMarks += c.ecnMarks;
+                counters.droppedPackets += c.drops;
+            }
+            else if (auto p2p = DynamicCast<PointToPointNetDevice>(device))
+            {
+                counters.droppedPackets += p2p->GetQueue()->GetTotalDroppedPackets();
+            }
+            Ptr<QueueDisc> disc = tc ? tc->GetRootQueueDiscOnDevice(device) : nullptr;
+            if (disc)
+            {
+                const QueueDisc::Stats& stats = disc->GetStats();
+                counters.droppedPackets += stats.nTotalDroppedPackets;
+                counters.ecnMarks += stats.nTotalMarkedPackets;
+            }
+        }
+    }
+    counters.cnps = RdmaHelper::GetTotals(m_nodes).cnpsSent;
+    return counters;
 }
 
 } // namespace ns3

@@ -5,7 +5,9 @@
 #ifndef NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 #define NS3_ALLREDUCE_DCN_TOPOLOGY_HELPER_H
 
+#include "lossless-ethernet-helper.h"
 #include "p2p-network-reader.h"
+#include "rdma-helper.h"
 
 #include "ns3/arrival-sequencer.h"
 #include "ns3/callback.h"
@@ -128,6 +130,37 @@ class DcnTopologyHelper
      * \throws std::invalid_argument when no such congestion control exists
      */
     void SetTcpCongestionControl(const std::string& type);
+
+    /**
+     * Builds the links as lossless Ethernet (doc/allreduce.rst, "RDMA") instead of
+     * point-to-point: LosslessNetDevices with priority flow control and ECN marking, a
+     * SharedBuffer on every node, and, at InstallStack, the RoCEv2 transport (RdmaHelper) on
+     * every node and no queue discs (the ports' class queues and the buffer hold the packets).
+     * SetDeviceAttribute and SetChannelAttribute apply to these links as well; SetQueue,
+     * SetTrafficControl and EnablePcapAll are refused. AllReduceHelper then runs over RDMA with
+     * the applications' Protocol set to ns3::RdmaSocketFactory. Call it before Install
+     * (CreateNodesAndLinks).
+     * \param ethernet the links' settings (device, channel and buffer attributes)
+     * \param rdma the transport's settings (socket and DCQCN attributes)
+     * \throws std::invalid_argument as RdmaHelper::Validate
+     * \throws std::logic_error on a network read (built by you) or after CreateNodesAndLinks
+     */
+    void UseLosslessEthernet(const LosslessEthernetHelper& ethernet = LosslessEthernetHelper(),
+                             const RdmaHelper& rdma = RdmaHelper());
+    /// \return true after UseLosslessEthernet
+    bool UsesLosslessEthernet() const;
+
+    /// What the network's ports and transports counted since the start.
+    struct TransportCounters
+    {
+        uint64_t pfcPauseFrames{0}; //!< PFC frames that paused a class (lossless links)
+        uint64_t ecnMarks{0};       //!< packets marked CE (lossless ports, or queue discs)
+        uint64_t cnps{0};           //!< DCQCN congestion notifications sent (RDMA)
+        uint64_t droppedPackets{0}; //!< packets dropped anywhere on the links: buffers or
+                                    //!< queues full, receive errors
+    };
+    /// \return what the network counted since the start (warm-ups included)
+    TransportCounters GetTransportCounters() const;
 
     /**
      * Builds everything: CreateNodesAndLinks(), InstallStack() with a default
@@ -339,11 +372,19 @@ class DcnTopologyHelper
     void Require(bool done, const std::string& step, const std::string& first) const;
     /// Throws std::logic_error when the network was read (it is the user's) \param step
     void RefuseOnReadNetwork(const std::string& step) const;
+    /// Throws std::logic_error on lossless links (UseLosslessEthernet) \param step
+    void RefuseOnLossless(const std::string& step) const;
     /// Takes a network read by P2pNetworkReader \param network the network
     void Adopt(P2pNetworkReader::Network network);
 
     Topology m_topology;                      //!< the model
     PointToPointHelper m_p2p;                 //!< makes the links
+    bool m_lossless{false};                   //!< UseLosslessEthernet
+    LosslessEthernetHelper m_ethernet;        //!< makes lossless links
+    RdmaHelper m_rdma;                        //!< puts RDMA on the nodes
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes; //!< given
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_channelAttributes; //!< given
+    uint64_t m_receiveErrors{0};              //!< point-to-point frames lost to errors
     NodeContainer m_nodes;                    //!< all nodes, model id order
     TopologyPartition m_partition;            //!< each node's rank
     std::vector<NetDeviceContainer> m_links;  //!< devices per link (end a, end b)
@@ -366,6 +407,7 @@ void
 DcnTopologyHelper::SetQueue(std::string type, Ts&&... args)
 {
     RefuseOnReadNetwork("SetQueue");
+    RefuseOnLossless("SetQueue");
     m_p2p.SetQueue(type, std::forward<Ts>(args)...);
 }
 

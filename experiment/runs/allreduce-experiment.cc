@@ -20,6 +20,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/quantity.h"
 #include "ns3/queue-size.h"
+#include "ns3/rdma-socket-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/text-file.h"
@@ -306,6 +307,11 @@ CheckQueueTakes(const std::string& typeName,
 void
 ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, DcnTopologyHelper& dcn)
 {
+    if (config.transport == "rdma")
+    {
+        dcn.UseLosslessEthernet();
+        return;
+    }
     dcn.SetTcpCongestionControl(settings.tcpType);
     if (settings.queueDisc == "none")
     {
@@ -351,6 +357,41 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
 }
 
 /**
+ * Refuses what RDMA would ignore or cannot do.
+ * \param config a configuration with transport rdma
+ * \throws std::invalid_argument naming the option
+ */
+void
+CheckRdma(const PacketRunConfig& config)
+{
+    const auto refuse = [](const std::string& option, const std::string& why) {
+        throw std::invalid_argument(option + " does not apply with --transport=rdma: " + why);
+    };
+    if (config.tcp != "cubic")
+    {
+        refuse("--tcp", "the queue pairs' rate is DCQCN's (--ns3::DcqcnRateControl::...)");
+    }
+    if (config.queueDisc != "auto")
+    {
+        refuse("--queue-disc", "lossless ports queue per priority class in a shared buffer "
+                               "(--ns3::SharedBuffer::..., --ns3::LosslessNetDevice::...)");
+    }
+    if (!config.queueSize.empty())
+    {
+        refuse("--queue-size", "the nodes' shared buffers hold the packets "
+                               "(--ns3::SharedBuffer::Size)");
+    }
+    if (config.distributed)
+    {
+        refuse("--distributed", "lossless links have no MPI channel; run on one process");
+    }
+    if (!config.pcapPrefix.empty())
+    {
+        refuse("--pcap", "lossless ports write no pcap traces yet");
+    }
+}
+
+/**
  * Checks the transport of a run: TCP, queue disc and queue size.
  * \param config the configuration \param[out] settings gets the TCP type, queue disc and size
  * \throws std::invalid_argument naming the option that is wrong
@@ -358,6 +399,15 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
 void
 CheckTransport(const PacketRunConfig& config, RunSettings& settings)
 {
+    if (config.transport != "tcp" && config.transport != "rdma")
+    {
+        throw std::invalid_argument("transport must be tcp or rdma, got '" + config.transport +
+                                    "'");
+    }
+    if (config.transport == "rdma")
+    {
+        CheckRdma(config);
+    }
     const std::map<std::string, std::string> tcpTypes{{"newreno", "ns3::TcpNewReno"},
                                                       {"cubic", "ns3::TcpCubic"},
                                                       {"dctcp", "ns3::TcpDctcp"}};
@@ -611,6 +661,11 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
 void
 AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
 {
+    cmd.AddChoice("transport",
+                  "tcp (ns-3's TCP over point-to-point links with queue discs) or rdma "
+                  "(RoCEv2 queue pairs with DCQCN over lossless Ethernet with PFC and ECN; "
+                  "doc/allreduce.rst, \"RDMA\")",
+                  config.transport, {"tcp", "rdma"});
     cmd.AddChoice("connections",
                   "persistent (one TCP connection per sender, receiver and path, reused by "
                   "every transfer between them) or per-transfer (a new connection each time: "
@@ -644,6 +699,9 @@ GetPacketRunAttributes()
     const std::string app = "--ns3::AllReduceApplication::";
     return {{"ns3::PointToPointNetDevice::DataRate", "--data-rate"},
             {"ns3::PointToPointChannel::Delay", "--delay"},
+            {"ns3::LosslessNetDevice::DataRate", "--data-rate"},
+            {"ns3::LosslessChannel::Delay", "--delay"},
+            {"ns3::AllReduceApplication::Protocol", "--transport"},
             {"ns3::TcpL4Protocol::SocketType", "--tcp"},
             {"ns3::TcpSocket::SegmentSize", app + "SegmentSize"},
             {"ns3::TcpSocket::ConnTimeout", app + "ConnTimeout"},
@@ -969,6 +1027,10 @@ RunPacketAllReduce(const Plan& plan,
         allreduce.SetAttribute("ConnTimeout", TimeValue(2 * longest));
     }
     ConfigureTransport(config, settings, dcn);
+    if (config.transport == "rdma")
+    {
+        allreduce.SetAttribute("Protocol", TypeIdValue(RdmaSocketFactory::GetTypeId()));
+    }
     InstallPacketRun(plan, config, settings, scheduler, dcn, allreduce, background);
     Ptr<AllReduceController> controller = allreduce.GetController();
     for (const LinkDownEvent& down : config.linkDowns)
@@ -1007,6 +1069,8 @@ RunPacketAllReduce(const Plan& plan,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     report.events = Simulator::GetEventCount();
     report.animation = animation.Close();
+    report.transport = config.transport;
+    report.counters = dcn.GetTransportCounters();
     if (Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(scheduler))
     {
         report.drl = drl->GetDecoding();

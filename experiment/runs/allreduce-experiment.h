@@ -9,6 +9,7 @@
 
 #include "ns3/allreduce-controller.h"
 #include "ns3/allreduce-scheduler.h"
+#include "ns3/dcn-topology-helper.h"
 #include "ns3/drl-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/plan.h"
@@ -122,6 +123,8 @@ struct PacketRunConfig
     uint32_t warmUps{0};                //!< AllReduces before the measured one, on the same
                                         //!< persistent connections (AllReduceController's
                                         //!< WarmUps)
+    std::string transport{"tcp"};       //!< "tcp" over point-to-point links, or "rdma":
+                                        //!< RoCEv2 with DCQCN over lossless Ethernet (PFC)
     std::string tcp{"cubic"};           //!< TCP congestion control: "cubic" (ns-3's default),
                                         //!< "newreno" or "dctcp" (needs queueDisc "red")
     std::string queueDisc{"auto"};      //!< queue discs on every device: "fq-codel" (with
@@ -166,8 +169,8 @@ struct PacketRunConfig
 
 /**
  * \ingroup allreduce-experiment
- * Adds the transport's options to a command line: --connections, --warm-ups, --tcp,
- * --queue-disc and --queue-size, read into config.
+ * Adds the transport's options to a command line: --transport, --connections, --warm-ups,
+ * --tcp, --queue-disc and --queue-size, read into config.
  * \param cmd the command line \param config where the values go (its values are the defaults)
  */
 void AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config);
@@ -236,6 +239,9 @@ struct PacketRunReport
                                            //!< Close), empty without one
     std::optional<DrlDecoding> drl;        //!< how drl decided, when it decided online
     std::optional<DistributedReport> distributed; //!< the ranks, in a distributed run
+    std::string transport{"tcp"};          //!< "tcp" or "rdma"
+    DcnTopologyHelper::TransportCounters counters; //!< pause frames, ECN marks, CNPs and drops
+                                           //!< over the whole simulation (warm-ups included)
     /// \return per directed link, the busy fraction bytes·8 / (its rate · completion time)
     std::vector<double> GetLinkUtilization() const;
 };

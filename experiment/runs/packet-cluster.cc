@@ -11,10 +11,11 @@
 #include "ns3/job-view.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/rdma-socket-factory.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/shared-links.h"
-#include "ns3/size-limits.h"
 #include "ns3/simulator.h"
+#include "ns3/size-limits.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -140,6 +141,10 @@ class PacketClusterRun
         {
             m_network.SetDeviceAttribute("DataRate", DataRateValue(m_config.dataRate));
             m_network.SetChannelAttribute("Delay", TimeValue(m_config.delay));
+            if (m_config.transport == "rdma")
+            {
+                m_network.UseLosslessEthernet();
+            }
             m_network.Install();
             if (m_config.cluster.mode == ClusterMode::JOINT)
             {
@@ -249,6 +254,10 @@ class PacketClusterRun
         helper.SetAttribute("Port", UintegerValue(m_nextPort++));
         helper.SetAttribute("Seed", UintegerValue(m_config.seed + 7919 * id));
         helper.SetAttribute("Values", StringValue(m_config.values));
+        if (m_config.transport == "rdma")
+        {
+            helper.SetAttribute("Protocol", TypeIdValue(RdmaSocketFactory::GetTypeId()));
+        }
         helper.SetControllerAttribute("Mode", StringValue(m_config.mode));
         helper.SetControllerAttribute("GradientBytes", UintegerValue(job.spec.gradientBytes));
         helper.SetControllerAttribute("StallTimeout", TimeValue(m_config.stallTimeout));

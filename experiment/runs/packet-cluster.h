@@ -24,6 +24,7 @@ struct PacketClusterConfig
 {
     ClusterConfig cluster;              //!< scheduler, independent or joint, pieces
     std::string mode{"barrier"};        //!< each controller's mode: "barrier" or "async"
+    std::string transport{"tcp"};       //!< "tcp", or "rdma" (RoCEv2 over lossless Ethernet)
     DataRate dataRate{"10Gbps"};        //!< every link's rate
     Time delay{MicroSeconds(1)};        //!< every link's propagation delay
     std::string values{"integer"};      //!< "integer" (exact sums) or "float" gradients

@@ -109,9 +109,14 @@ PrintPacketReport(std::ostream& os,
        << (config.loss > 0 ? ", loss " + FormatNumber(config.loss) : "") << "\n"
        << "schedule    " << plan.schedule.scheduler << ", " << rounds << " rounds, "
        << plan.workloads.GetN() << " workloads, mode " << config.mode << "\n"
-       << "transport   TCP " << config.tcp << ", " << config.connections << " connections, "
-       << GetQueueDisc(config) << " queues"
-       << (config.queueSize.empty() ? std::string() : " of " + config.queueSize) << "\n";
+       << "transport   "
+       << (config.transport == "rdma"
+               ? "RDMA (RoCEv2, DCQCN) over lossless Ethernet (PFC, ECN), " + config.connections +
+                     " queue pairs\n"
+               : "TCP " + config.tcp + ", " + config.connections + " connections, " +
+                     GetQueueDisc(config) + " queues" +
+                     (config.queueSize.empty() ? std::string() : " of " + config.queueSize) +
+                     "\n");
     if (!r.warmUpTimes.empty())
     {
         os << "warm-up     " << r.warmUpTimes.size() << " AllReduce"
@@ -157,6 +162,10 @@ PrintPacketReport(std::ostream& os,
     os << "traffic     " << r.payloadBytes << " gradient bytes sent, " << totals.wireBytes
        << " bytes on the wire, " << report.flows.size() << " data flows, " << totals.lostPackets
        << " packets lost\n"
+       << "counted     " << report.counters.pfcPauseFrames
+       << " PFC pause frames, " << report.counters.ecnMarks << " ECN marks, "
+       << report.counters.cnps << " CNPs, " << report.counters.droppedPackets
+       << " packets dropped\n"
        << "links       "
        << (report.linkBytes.empty()
                ? std::string("utilization not counted (a distributed run has no global view)")
@@ -253,6 +262,11 @@ WritePacketReportJson(std::ostream& os,
         {"verification", report.verification.message},
         {"flows", flows},
         {"lost_packets", totals.lostPackets},
+        {"transport", report.transport},
+        {"pfc_pause_frames", report.counters.pfcPauseFrames},
+        {"ecn_marks", report.counters.ecnMarks},
+        {"cnps", report.counters.cnps},
+        {"dropped_packets", report.counters.droppedPackets},
         {"bytes_sent", r.payloadBytes},
         {"wire_bytes", totals.wireBytes},
         {"link_utilization_mean", totals.meanUtilization},

@@ -182,6 +182,15 @@ PacketTable::RunTopology(const Topology& topo,
                 m_failed = name + " " + mode + " on " + topoName + ": " +
                            (r.result.finished ? r.verification.message : r.result.error);
             }
+            // Lossless Ethernet loses nothing: a drop with PFC on is a failure.
+            if (config.transport == "rdma" && config.loss == 0 &&
+                r.counters.droppedPackets > 0 && m_failed.empty())
+            {
+                m_failed = name + " " + mode + " on " + topoName + ": " +
+                           std::to_string(r.counters.droppedPackets) +
+                           " packets dropped on lossless links (PFC on)";
+            }
+            row.counters[mode] = r.counters;
             row.pieceTime = r.pieceTime;
             row.predictedTime = r.predictedTime;
             row.completionTime[mode] = r.result.completionTime;
@@ -367,7 +376,11 @@ PacketTable::WriteJson(std::ostream& os) const
                        {"ratio", row.GetRatio(mode)},
                        {"verified", row.verified.at(mode)},
                        {"events", row.events.at(mode)},
-                       {"wall_s", row.wallSeconds.at(mode)}};
+                       {"wall_s", row.wallSeconds.at(mode)},
+                       {"pfc_pause_frames", row.counters.at(mode).pfcPauseFrames},
+                       {"ecn_marks", row.counters.at(mode).ecnMarks},
+                       {"cnps", row.counters.at(mode).cnps},
+                       {"dropped_packets", row.counters.at(mode).droppedPackets}};
         }
         rows.push_back(j);
     }
@@ -375,6 +388,7 @@ PacketTable::WriteJson(std::ostream& os) const
     os << nlohmann::json{{"gradient_bytes", run.gradientBytes},
                          {"data_rate", run.dataRate},
                          {"delay", run.delay},
+                         {"transport", run.transport},
                          {"tcp", run.tcp},
                          {"connections", run.connections},
                          {"warm_ups", run.warmUps},

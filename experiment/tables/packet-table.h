@@ -52,6 +52,8 @@ struct PacketTableRow
     std::map<std::string, bool> verified;         //!< per mode: finished and exact
     std::map<std::string, uint64_t> events;       //!< per mode, simulator events
     std::map<std::string, double> wallSeconds;    //!< per mode, wall time of the simulation
+    std::map<std::string, DcnTopologyHelper::TransportCounters> counters; //!< per mode: pause
+                                                  //!< frames, ECN marks, CNPs, drops
 
     /// \param mode a mode \return packet-level time over the flow-level prediction
     double GetRatio(const std::string& mode) const;

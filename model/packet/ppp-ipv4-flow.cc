@@ -10,11 +10,14 @@ namespace ns3
 bool
 ReadPppIpv4Flow(Ptr<const Packet> packet, PppIpv4Flow& flow)
 {
-    // PPP header (2 bytes), the IPv4 header (IHL words), then the TCP or UDP ports.
-    constexpr uint32_t PPP = 2;
-    uint8_t bytes[PPP + 60 + 4];
+    // A PPP header (2 bytes: 0x0021) or an Ethernet II header (14 bytes, EtherType 0x0800 at
+    // 12), the IPv4 header (IHL words), then the TCP or UDP ports.
+    uint8_t bytes[14 + 60 + 4];
     const uint32_t got = packet->CopyData(bytes, sizeof(bytes));
-    if (got < PPP + 20 || bytes[0] != 0x00 || bytes[1] != 0x21 || (bytes[PPP] >> 4) != 4)
+    const bool ppp = got >= 2 && bytes[0] == 0x00 && bytes[1] == 0x21;
+    const bool ethernet = !ppp && got >= 14 && bytes[12] == 0x08 && bytes[13] == 0x00;
+    const uint32_t PPP = ppp ? 2 : 14; // where the IPv4 header starts
+    if ((!ppp && !ethernet) || got < PPP + 20 || (bytes[PPP] >> 4) != 4)
     {
         return false;
     }

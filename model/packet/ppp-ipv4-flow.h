@@ -15,9 +15,9 @@ namespace ns3
 
 /**
  * \ingroup allreduce-packet
- * The flow a packet belongs to, read from its bytes as a point-to-point device transmits it
- * (PPP header, IPv4 header, then the TCP or UDP ports): what LinkLoadMonitor and PathRecorder
- * read at every device's PhyTxBegin.
+ * The flow a packet belongs to, read from its bytes as a point-to-point device (PPP header) or
+ * a lossless Ethernet port (Ethernet II header) transmits it, then the IPv4 header and the TCP
+ * or UDP ports: what LinkLoadMonitor and PathRecorder read at every device's PhyTxBegin.
  */
 struct PppIpv4Flow
 {
@@ -31,7 +31,8 @@ struct PppIpv4Flow
 };
 
 /**
- * \param packet a packet as a point-to-point device transmits it (PPP header first)
+ * \param packet a frame as a point-to-point device (PPP header first) or a lossless Ethernet
+ *        port (Ethernet II header first) transmits it
  * \param[out] flow its flow, when it is one
  * \return true when it is an IPv4 TCP or UDP packet long enough to hold the ports
  */
