@@ -4,6 +4,7 @@
 
 #include "dcn-topology-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
@@ -13,6 +14,7 @@
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/lossless-channel.h"
 #include "ns3/lossless-net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
@@ -250,6 +252,11 @@ void
 DcnTopologyHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
 {
     RefuseOnReadNetwork("SetDeviceAttribute");
+    if (m_lossless)
+    {
+        RefuseMissingAttribute(LosslessNetDevice::GetTypeId(), name);
+        m_ethernet.SetDeviceAttribute(name, value);
+    }
     m_p2p.SetDeviceAttribute(name, value);
     m_deviceAttributes.emplace_back(name, value.Copy());
 }
@@ -258,6 +265,11 @@ void
 DcnTopologyHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
 {
     RefuseOnReadNetwork("SetChannelAttribute");
+    if (m_lossless)
+    {
+        RefuseMissingAttribute(LosslessChannel::GetTypeId(), name);
+        m_ethernet.SetChannelAttribute(name, value);
+    }
     m_p2p.SetChannelAttribute(name, value);
     m_channelAttributes.emplace_back(name, value.Copy());
 }
@@ -307,6 +319,14 @@ DcnTopologyHelper::CreateNodesAndLinks()
         if (m_lossless)
         {
             m_links.push_back(m_ethernet.Install(m_nodes.Get(link.a), m_nodes.Get(link.b)));
+            for (uint32_t end = 0; end < 2; ++end)
+            {
+                const uint32_t node = end == 0 ? link.a : link.b;
+                if (m_cutThrough && node >= m_topology.GetNServers())
+                {
+                    m_links.back().Get(end)->SetAttribute("CutThrough", BooleanValue(true));
+                }
+            }
         }
         else
         {
@@ -438,17 +458,7 @@ DcnTopologyHelper::InstallStack(InternetStackHelper& stack)
     if (m_lossless)
     {
         LosslessEthernetHelper::Validate(m_nodes);
-        DataRate slowest(std::numeric_limits<uint64_t>::max());
-        for (const NetDeviceContainer& devices : m_links)
-        {
-            for (uint32_t end = 0; end < 2; ++end)
-            {
-                slowest = std::min(slowest,
-                                   DynamicCast<LosslessNetDevice>(devices.Get(end))->GetDataRate());
-            }
-        }
-        m_rdma.Validate(slowest);
-        m_rdma.Install(m_nodes);
+        m_rdma.Install(m_nodes); // validates against each node's devices
     }
     else if (m_withTrafficControl)
     {
@@ -874,12 +884,37 @@ DcnTopologyHelper::UseLosslessEthernet(const LosslessEthernetHelper& ethernet,
     m_rdma = rdma;
     for (const auto& [name, value] : m_deviceAttributes)
     {
+        RefuseMissingAttribute(LosslessNetDevice::GetTypeId(), name);
         m_ethernet.SetDeviceAttribute(name, *value);
     }
     for (const auto& [name, value] : m_channelAttributes)
     {
+        RefuseMissingAttribute(LosslessChannel::GetTypeId(), name);
         m_ethernet.SetChannelAttribute(name, *value);
     }
+}
+
+void
+DcnTopologyHelper::RefuseMissingAttribute(TypeId type, const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    if (!type.LookupAttributeByName(name, &info))
+    {
+        throw std::invalid_argument("lossless Ethernet links (UseLosslessEthernet) have no "
+                                    "attribute " + name + " on their " + type.GetName() +
+                                    "; leave it out, or set one of its own");
+    }
+}
+
+void
+DcnTopologyHelper::SetCutThrough(bool enabled)
+{
+    if (m_nodes.GetN() != 0)
+    {
+        throw std::logic_error("DcnTopologyHelper::SetCutThrough: call it before Install "
+                               "(CreateNodesAndLinks)");
+    }
+    m_cutThrough = enabled;
 }
 
 bool

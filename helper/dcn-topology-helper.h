@@ -149,6 +149,13 @@ class DcnTopologyHelper
                              const RdmaHelper& rdma = RdmaHelper());
     /// \return true after UseLosslessEthernet
     bool UsesLosslessEthernet() const;
+    /**
+     * Lossless links: whether the switches' ports forward cut-through (the default, as
+     * data-center switches do: a frame leaves once its header is in, when its egress port is
+     * free) or store and forward. Servers always store and forward.
+     * \param enabled cut through (true) or store and forward
+     */
+    void SetCutThrough(bool enabled);
 
     /// What the network's ports and transports counted since the start.
     struct TransportCounters
@@ -374,12 +381,18 @@ class DcnTopologyHelper
     void RefuseOnReadNetwork(const std::string& step) const;
     /// Throws std::logic_error on lossless links (UseLosslessEthernet) \param step
     void RefuseOnLossless(const std::string& step) const;
+    /**
+     * \param type a lossless link's device or channel type \param name an attribute
+     * \throws std::invalid_argument when the type has no such attribute
+     */
+    static void RefuseMissingAttribute(TypeId type, const std::string& name);
     /// Takes a network read by P2pNetworkReader \param network the network
     void Adopt(P2pNetworkReader::Network network);
 
     Topology m_topology;                      //!< the model
     PointToPointHelper m_p2p;                 //!< makes the links
     bool m_lossless{false};                   //!< UseLosslessEthernet
+    bool m_cutThrough{true};                  //!< lossless switch ports cut through
     LosslessEthernetHelper m_ethernet;        //!< makes lossless links
     RdmaHelper m_rdma;                        //!< puts RDMA on the nodes
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes; //!< given

@@ -7,7 +7,10 @@
 #include "ns3/dcqcn-rate-control.h"
 #include "ns3/ipv4.h"
 #include "ns3/rdma-socket-factory.h"
+#include "ns3/roce-header.h"
+#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -33,10 +36,23 @@ RdmaHelper::SetRateControlAttribute(const std::string& name, const AttributeValu
 }
 
 void
-RdmaHelper::Validate(DataRate lineRate) const
+RdmaHelper::Validate(DataRate lineRate, uint16_t mtu) const
 {
-    m_socket.Create<RdmaSocket>()->Validate();
+    Ptr<RdmaSocket> socket = m_socket.Create<RdmaSocket>();
+    socket->Validate();
     m_rateControl.Create<DcqcnRateControl>()->Validate(lineRate);
+    UintegerValue payload;
+    socket->GetAttribute("PayloadSize", payload);
+    const uint64_t packet = payload.Get() + RoceHeader().GetSerializedSize() + 20 + 8;
+    if (mtu != 0 && packet > mtu)
+    {
+        throw std::invalid_argument("RDMA: a PayloadSize of " + std::to_string(payload.Get()) +
+                                    " bytes makes " + std::to_string(packet) +
+                                    "-byte IP packets, more than the links' MTU of " +
+                                    std::to_string(mtu) +
+                                    " (RoCE does not fragment); raise the devices' Mtu or lower "
+                                    "PayloadSize");
+    }
 }
 
 void
@@ -55,6 +71,24 @@ RdmaHelper::Install(const NodeContainer& nodes) const
         {
             throw std::invalid_argument("RdmaHelper::Install: node " +
                                         std::to_string(node->GetId()) + " has RDMA already");
+        }
+        // Checked against this node's slowest device and smallest MTU.
+        uint64_t slowest = 0;
+        uint16_t mtu = 0;
+        for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+        {
+            DataRateValue rate;
+            if (node->GetDevice(i)->GetAttributeFailSafe("DataRate", rate))
+            {
+                slowest = slowest == 0 ? rate.Get().GetBitRate()
+                                       : std::min(slowest, rate.Get().GetBitRate());
+                const uint16_t m = node->GetDevice(i)->GetMtu();
+                mtu = mtu == 0 ? m : std::min(mtu, m);
+            }
+        }
+        if (slowest != 0)
+        {
+            Validate(DataRate(slowest), mtu);
         }
         Ptr<RdmaSocketFactory> factory = CreateObject<RdmaSocketFactory>();
         factory->SetSocketFactory(m_socket);

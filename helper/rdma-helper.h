@@ -39,15 +39,17 @@ class RdmaHelper
 
     /**
      * Checks the attributes, as sockets made now would take them.
-     * \param lineRate the NICs' rate
+     * \param lineRate the slowest NIC's rate
+     * \param mtu the smallest IP MTU of the links (0: not checked): a packet of PayloadSize
+     *        bytes with its headers must fit, as RoCE never fragments
      * \throws std::invalid_argument naming the bad value
      */
-    void Validate(DataRate lineRate) const;
+    void Validate(DataRate lineRate, uint16_t mtu = 0) const;
 
     /**
      * \param nodes nodes with the internet stack
      * \throws std::invalid_argument when a node has no internet stack, or has a
-     *         RdmaSocketFactory already
+     *         RdmaSocketFactory already, or the attributes do not suit its devices (Validate)
      */
     void Install(const NodeContainer& nodes) const;
 

@@ -47,6 +47,15 @@ TEST(Rdma, FlowsThroughOneBottleneckConvergeToFairSharesWithoutLoss)
     EXPECT_GT(run.cnps, 0U);
 }
 
+TEST(Rdma, ACutThroughSwitchForwardsAFrameWhileItStillArrives)
+{
+    // 4096 + 16 + 28 + 18 + 20 = 4178 bytes take 3.342 us at 10 Gbps, and each link 1 us.
+    // Store and forward: the frame crosses two links whole, 2 x 4.342 = 8.685 us. Cut through:
+    // the switch starts it on once 64 bytes (and the preamble) are in, 57.6 ns later.
+    EXPECT_NEAR(RunOnePacketMicroseconds(false), 8.685, 0.01);
+    EXPECT_NEAR(RunOnePacketMicroseconds(true), 3.342 + 0.058 + 2.0, 0.01);
+}
+
 TEST(Rdma, GoBackNRecoversALostPacketWithOneNak)
 {
     const Recovery run = RunOneLoss("go-back-n");
@@ -89,4 +98,81 @@ TEST(Rdma, RefusesSettingsThatCannotWork)
     ExpectRefused([&] { dcqcn("G", DoubleValue(0)); }, "G must be in (0, 1]");
     ExpectRefused([&] { dcqcn("MinRate", DataRateValue(DataRate("40Gbps"))); },
                   "at most the line rate");
+}
+
+TEST(Rdma, RefusesNetworksAndRunsItCannotServe)
+{
+    using test::ExpectRefused;
+    ExpectRefused(
+        [] {
+            NodeContainer nodes;
+            nodes.Create(2);
+            LosslessEthernetHelper ethernet;
+            ethernet.SetDeviceAttribute("PfcEnabled", BooleanValue(false));
+            ethernet.Install(nodes.Get(0), nodes.Get(1));
+            LosslessEthernetHelper::Validate(nodes);
+        },
+        "set PfcEnabled alike");
+    ExpectRefused([] { RdmaHelper().Validate(DataRate("10Gbps"), 1500); },
+                  "more than the links' MTU of 1500");
+    ExpectRefused(
+        [] {
+            DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
+            dcn.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(10)));
+            dcn.UseLosslessEthernet();
+        },
+        "have no attribute InterframeGap");
+    const Plan plan = CreateScheduler("ring")->MakePlan(BuildTopology("bcube:n=2,k=1"), 1);
+    for (const auto& [option, words] :
+         std::vector<std::pair<std::string, std::string>>{{"tcp", "--tcp does not apply"},
+                                                          {"queue", "--queue-disc does not"},
+                                                          {"switching", "--switching applies"}})
+    {
+        PacketRunConfig config = test::SmallPacketRun("barrier");
+        config.transport = option == "switching" ? "tcp" : "rdma";
+        config.tcp = option == "tcp" ? "dctcp" : "cubic";
+        config.queueDisc = option == "queue" ? "red" : "auto";
+        config.switching = option == "switching" ? "cut-through" : "";
+        ExpectRefused([&] { RunPacketAllReduce(plan, config); }, words);
+    }
+}
+
+TEST(Rdma, AllReduceVerifiesExactlyOverRdmaInEveryModeWithoutADrop)
+{
+    const Topology topo = BuildTopology("bcube:n=3,k=1");
+    for (const std::string scheduler : {"ring", "greedy"})
+    {
+        const Plan plan = CreateScheduler(scheduler)->MakePlan(topo, 1);
+        for (const std::string mode : {"barrier", "async"})
+        {
+            PacketRunConfig config = test::SmallPacketRun(mode);
+            config.transport = "rdma";
+            const PacketRunReport run = RunPacketAllReduce(plan, config);
+            EXPECT_TRUE(run.result.finished && run.verification.verified)
+                << scheduler << " " << mode << ": " << run.verification.message;
+            EXPECT_EQ(run.transport, "rdma");
+            EXPECT_EQ(run.counters.droppedPackets, 0U) << scheduler << " " << mode;
+        }
+    }
+}
+
+TEST(Rdma, AllReduceRecoversFromLossAndRoutesAroundAFailedLink)
+{
+    const Topology topo = BuildTopology("bcube:n=3,k=1");
+    PacketRunConfig lossy = test::SmallPacketRun("async");
+    lossy.transport = "rdma";
+    lossy.loss = 0.02;
+    const PacketRunReport run =
+        RunPacketAllReduce(CreateScheduler("greedy")->MakePlan(topo, 1), lossy);
+    EXPECT_TRUE(run.result.finished && run.verification.verified) << run.verification.message;
+    EXPECT_GT(run.counters.droppedPackets, 0U); // go-back-N made up for them
+    PacketRunConfig failing = test::SmallPacketRun("barrier");
+    failing.transport = "rdma";
+    failing.decisions = "online";
+    failing.linkDowns.push_back(LinkDownEvent{4, 20e-6});
+    const Ptr<AllReduceScheduler> greedy = CreateScheduler("greedy");
+    const PacketRunReport rerouted = RunPacketAllReduce(greedy->MakePlan(topo, 1), failing, greedy);
+    EXPECT_TRUE(rerouted.result.finished && rerouted.verification.verified)
+        << rerouted.result.error;
+    EXPECT_GT(rerouted.result.rerouted, 0U);
 }

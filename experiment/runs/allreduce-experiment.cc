@@ -310,6 +310,7 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
     if (config.transport == "rdma")
     {
         dcn.UseLosslessEthernet();
+        dcn.SetCutThrough(config.switching != "store-and-forward");
         return;
     }
     dcn.SetTcpCongestionControl(settings.tcpType);
@@ -407,6 +408,11 @@ CheckTransport(const PacketRunConfig& config, RunSettings& settings)
     if (config.transport == "rdma")
     {
         CheckRdma(config);
+    }
+    else if (!config.switching.empty())
+    {
+        throw std::invalid_argument("--switching applies with --transport=rdma; TCP's "
+                                    "point-to-point links always store and forward");
     }
     const std::map<std::string, std::string> tcpTypes{{"newreno", "ns3::TcpNewReno"},
                                                       {"cubic", "ns3::TcpCubic"},
@@ -666,6 +672,11 @@ AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
                   "(RoCEv2 queue pairs with DCQCN over lossless Ethernet with PFC and ECN; "
                   "doc/allreduce.rst, \"RDMA\")",
                   config.transport, {"tcp", "rdma"});
+    cmd.AddChoice("switching",
+                  "rdma: the switches forward cut-through (the default, as data-center "
+                  "switches do) or store-and-forward (TCP's point-to-point links always store "
+                  "and forward)",
+                  config.switching, {"cut-through", "store-and-forward"});
     cmd.AddChoice("connections",
                   "persistent (one TCP connection per sender, receiver and path, reused by "
                   "every transfer between them) or per-transfer (a new connection each time: "
@@ -723,6 +734,21 @@ GetPacketRunAttributes()
             {"ns3::AllReduceController::StragglerDelay", "--stragglers"},
             {"ns3::AllReduceApplication::Seed", "--seed"},
             {"ns3::AllReduceApplication::Values", "--values"}};
+}
+
+std::string
+DescribeTransport(const PacketRunConfig& config)
+{
+    if (config.transport == "rdma")
+    {
+        return "RDMA (RoCEv2, DCQCN) over lossless Ethernet (PFC, ECN), " +
+               std::string(config.switching == "store-and-forward" ? "store-and-forward"
+                                                                   : "cut-through") +
+               " switches, " + config.connections + " queue pairs";
+    }
+    return "TCP " + config.tcp + ", " + config.connections + " connections, " +
+           GetQueueDisc(config) + " queues" +
+           (config.queueSize.empty() ? std::string() : " of " + config.queueSize);
 }
 
 std::string

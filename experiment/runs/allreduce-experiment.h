@@ -125,6 +125,8 @@ struct PacketRunConfig
                                         //!< WarmUps)
     std::string transport{"tcp"};       //!< "tcp" over point-to-point links, or "rdma":
                                         //!< RoCEv2 with DCQCN over lossless Ethernet (PFC)
+    std::string switching;              //!< rdma: "cut-through" (default) or
+                                        //!< "store-and-forward" switch ports
     std::string tcp{"cubic"};           //!< TCP congestion control: "cubic" (ns-3's default),
                                         //!< "newreno" or "dctcp" (needs queueDisc "red")
     std::string queueDisc{"auto"};      //!< queue discs on every device: "fq-codel" (with
@@ -182,6 +184,13 @@ void AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config);
  *         CheckedCommandLine::RefuseAttributes
  */
 std::vector<std::pair<std::string, std::string>> GetPacketRunAttributes();
+
+/**
+ * \ingroup allreduce-experiment
+ * \param config a run's configuration
+ * \return its transport in words, e.g. "TCP cubic, persistent connections, fq-codel queues"
+ */
+std::string DescribeTransport(const PacketRunConfig& config);
 
 /**
  * \ingroup allreduce-experiment

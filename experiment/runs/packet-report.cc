@@ -109,14 +109,7 @@ PrintPacketReport(std::ostream& os,
        << (config.loss > 0 ? ", loss " + FormatNumber(config.loss) : "") << "\n"
        << "schedule    " << plan.schedule.scheduler << ", " << rounds << " rounds, "
        << plan.workloads.GetN() << " workloads, mode " << config.mode << "\n"
-       << "transport   "
-       << (config.transport == "rdma"
-               ? "RDMA (RoCEv2, DCQCN) over lossless Ethernet (PFC, ECN), " + config.connections +
-                     " queue pairs\n"
-               : "TCP " + config.tcp + ", " + config.connections + " connections, " +
-                     GetQueueDisc(config) + " queues" +
-                     (config.queueSize.empty() ? std::string() : " of " + config.queueSize) +
-                     "\n");
+       << "transport   " << DescribeTransport(config) << "\n";
     if (!r.warmUpTimes.empty())
     {
         os << "warm-up     " << r.warmUpTimes.size() << " AllReduce"

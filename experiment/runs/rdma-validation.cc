@@ -60,6 +60,7 @@ struct Network
         ethernet.SetBufferAttribute("Threshold", StringValue("static"));
         ethernet.SetBufferAttribute("StaticThreshold", UintegerValue(100000));
         ethernet.SetBufferAttribute("PfcEnabled", BooleanValue(pfc));
+        ethernet.SetDeviceAttribute("PfcEnabled", BooleanValue(pfc));
         for (const auto& [a, b] : edges)
         {
             links[{std::min(a, b), std::max(a, b)}] = ethernet.Install(nodes.Get(a), nodes.Get(b));
@@ -323,6 +324,22 @@ RunSpreading(bool pfc, bool incast)
     }
     Simulator::Destroy();
     return out;
+}
+
+double
+RunOnePacketMicroseconds(bool cutThrough)
+{
+    Network net(3, StarEdges(2), true);
+    for (uint32_t host : {0U, 1U})
+    {
+        net.Port(2, host)->SetAttribute("CutThrough", BooleanValue(cutThrough));
+    }
+    auto stream = Open(net, 0, 1, 4096, Seconds(0), PORT);
+    Simulator::Run();
+    const double us =
+        stream->arrivals.empty() ? 0 : stream->arrivals.back().first.GetSeconds() * 1e6;
+    Simulator::Destroy();
+    return us;
 }
 
 Recovery

@@ -81,6 +81,12 @@ struct Spreading
  */
 Spreading RunSpreading(bool pfc, bool incast);
 
+/**
+ * \param cutThrough the switch's ports cut through (else they store and forward)
+ * \return when one 4096-byte RoCE payload from a host arrives at another through one switch
+ */
+double RunOnePacketMicroseconds(bool cutThrough);
+
 /// A stream of 1 MiB whose 10th data packet the receiver's port drops.
 struct Recovery
 {

@@ -16,6 +16,9 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include "ns3/boolean.h"
+#include "ns3/shared-buffer.h"
+
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -183,7 +186,9 @@ PacketTable::RunTopology(const Topology& topo,
                            (r.result.finished ? r.verification.message : r.result.error);
             }
             // Lossless Ethernet loses nothing: a drop with PFC on is a failure.
-            if (config.transport == "rdma" && config.loss == 0 &&
+            BooleanValue pfc;
+            CreateObject<SharedBuffer>()->GetAttribute("PfcEnabled", pfc); // the default
+            if (config.transport == "rdma" && pfc.Get() && config.loss == 0 &&
                 r.counters.droppedPackets > 0 && m_failed.empty())
             {
                 m_failed = name + " " + mode + " on " + topoName + ": " +
@@ -247,12 +252,12 @@ PacketTable::Print(std::ostream& os) const
     os << "\ngradient " << run.gradientBytes << " bytes per server, " << run.dataRate
        << " links, " << run.delay
        << " delay; ratio = packet-level completion time / (rounds x T_S)\n"
-       << "TCP " << run.tcp << ", " << run.connections << " connections"
+       << DescribeTransport(run)
        << (run.warmUps == 0 ? std::string()
-                            : ", " + std::to_string(run.warmUps) + " warm-up AllReduce" +
+                            : "; " + std::to_string(run.warmUps) + " warm-up AllReduce" +
                                   (run.warmUps == 1 ? "" : "s") +
                                   " on them before each measured one")
-       << ", " << GetQueueDisc(run) << " queues\n"
+       << "\n"
        << "every run verified exactly: " << (m_failed.empty() ? "yes" : "NO") << " ("
        << FormatFixed(m_seconds, 1) << " s)\n";
     PrintAggregation(os);
@@ -389,6 +394,10 @@ PacketTable::WriteJson(std::ostream& os) const
                          {"data_rate", run.dataRate},
                          {"delay", run.delay},
                          {"transport", run.transport},
+                         {"switching",
+                          run.transport != "rdma"   ? "store-and-forward"
+                          : run.switching.empty() ? "cut-through"
+                                                  : run.switching},
                          {"tcp", run.tcp},
                          {"connections", run.connections},
                          {"warm_ups", run.warmUps},

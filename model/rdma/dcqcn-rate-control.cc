@@ -212,13 +212,14 @@ DcqcnRateControl::TimerExpired()
 void
 DcqcnRateControl::Increase()
 {
+    // The counts include this event: the first F events of either are fast recovery.
     const uint32_t most = std::max(m_timerCount, m_byteCount);
     const uint32_t least = std::min(m_timerCount, m_byteCount);
     if (least > m_f)
     {
         m_rt = Clamp(m_rt + (least - m_f) * static_cast<double>(m_hai.GetBitRate()));
     }
-    else if (most >= m_f)
+    else if (most > m_f)
     {
         m_rt = Clamp(m_rt + static_cast<double>(m_ai.GetBitRate()));
     }

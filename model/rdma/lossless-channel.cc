@@ -48,15 +48,20 @@ LosslessChannel::Attach(Ptr<LosslessNetDevice> device)
 }
 
 void
-LosslessChannel::Transmit(Ptr<Packet> frame, Ptr<LosslessNetDevice> from, Time txTime)
+LosslessChannel::Transmit(Ptr<Packet> frame,
+                          Ptr<LosslessNetDevice> from,
+                          Time txTime,
+                          Time headerTime)
 {
     Ptr<LosslessNetDevice> to = GetPeer(from);
     NS_ASSERT_MSG(to, "LosslessChannel: transmit on a cable with one end");
+    const Time handOn = to->IsCutThrough() ? headerTime : txTime;
     Simulator::ScheduleWithContext(to->GetNode()->GetId(),
-                                   txTime + m_delay,
+                                   handOn + m_delay,
                                    &LosslessNetDevice::Receive,
                                    to,
-                                   frame);
+                                   frame,
+                                   txTime - handOn);
 }
 
 Ptr<LosslessNetDevice>

@@ -20,7 +20,8 @@ class LosslessNetDevice;
 /**
  * \ingroup allreduce-rdma
  * A full-duplex Ethernet cable between two LosslessNetDevices: a frame sent by one reaches
- * the other its transmission time plus the Delay later. (ns-3's PointToPointChannel takes only
+ * the other its transmission time plus the Delay later (its header earlier, to a port that
+ * cuts through). (ns-3's PointToPointChannel takes only
  * PointToPointNetDevices, whose queues cannot pause per priority.)
  */
 class LosslessChannel : public Channel
@@ -36,10 +37,13 @@ class LosslessChannel : public Channel
      */
     void Attach(Ptr<LosslessNetDevice> device);
     /**
-     * Carries a frame to the other end.
+     * Carries a frame to the other end: whole, its transmission time plus the delay later; or,
+     * when the other end cuts through (LosslessNetDevice's CutThrough), as soon as its header
+     * is in, told when its tail will follow.
      * \param frame the frame \param from the sending device \param txTime its transmission time
+     * \param headerTime when its header has been sent (txTime: it cannot be cut through)
      */
-    void Transmit(Ptr<Packet> frame, Ptr<LosslessNetDevice> from, Time txTime);
+    void Transmit(Ptr<Packet> frame, Ptr<LosslessNetDevice> from, Time txTime, Time headerTime);
     /// \param device one end \return the other end (null until attached)
     Ptr<LosslessNetDevice> GetPeer(Ptr<const LosslessNetDevice> device) const;
     /// \return the propagation delay

@@ -13,6 +13,7 @@
 #include "ns3/ethernet-header.h"
 #include "ns3/ethernet-trailer.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
@@ -33,6 +34,8 @@ namespace
 {
 constexpr uint16_t IPV4 = 0x0800;
 constexpr uint32_t ETHERNET_BYTES = 14 + 4; //!< Ethernet II header and FCS
+constexpr uint32_t PREAMBLE_BYTES = 8;      //!< preamble and start delimiter
+constexpr uint32_t CUT_THROUGH_BYTES = 64;  //!< what a cut-through port reads before it forwards
 } // namespace
 
 TypeId
@@ -89,6 +92,13 @@ LosslessNetDevice::GetTypeId()
                           DoubleValue(0.01),
                           MakeDoubleAccessor(&LosslessNetDevice::m_pmax),
                           MakeDoubleChecker<double>())
+            .AddAttribute("CutThrough",
+                          "Received data frames are handed on once their first 64 bytes are "
+                          "in (cut-through switching); frames for this node wait for their "
+                          "tail.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&LosslessNetDevice::m_cutThrough),
+                          MakeBooleanChecker())
             .AddAttribute("ReceiveErrorModel",
                           "Drops received data frames (not PFC frames), e.g. a RateErrorModel.",
                           PointerValue(),
@@ -197,7 +207,8 @@ LosslessNetDevice::Send(Ptr<Packet> packet, const Address& /* dest */, uint16_t 
     NS_LOG_FUNCTION(this << packet << protocolNumber);
     const uint8_t cls = ClassOf(packet, protocolNumber);
     PfcIngressTag ingress;
-    if (packet->RemovePacketTag(ingress))
+    const bool forwarded = packet->RemovePacketTag(ingress);
+    if (forwarded)
     {
         // Forwarded: the node's buffer charges it to the queue it came in on.
         if (Ptr<SharedBuffer> buffer = m_node->GetObject<SharedBuffer>())
@@ -219,7 +230,8 @@ LosslessNetDevice::Send(Ptr<Packet> packet, const Address& /* dest */, uint16_t 
         MarkEcn(packet, cls);
     }
     m_queuedBytes[cls] += packet->GetSize();
-    m_queues[cls].push_back(Queued{packet, protocolNumber});
+    m_localBytes[cls] += forwarded ? 0 : packet->GetSize();
+    m_queues[cls].push_back(Queued{packet, protocolNumber, !forwarded});
     TransmitNext();
     return true;
 }
@@ -284,7 +296,7 @@ LosslessNetDevice::Frame(Ptr<Packet> frame, uint16_t protocol) const
 void
 LosslessNetDevice::TransmitNext()
 {
-    if (m_busy || !m_channel)
+    if (m_busy || !IsLinkUp())
     {
         return;
     }
@@ -307,9 +319,16 @@ LosslessNetDevice::TransmitNext()
             wake = std::min(wake, m_pausedUntil[c]);
             continue;
         }
+        const Time earliest = EarliestStart(m_queues[c].front().packet);
+        if (earliest > now)
+        {
+            wake = std::min(wake, earliest); // cut through: it must not overtake its own tail
+            continue;
+        }
         Queued next = m_queues[c].front();
         m_queues[c].pop_front();
         m_queuedBytes[c] -= next.packet->GetSize();
+        m_localBytes[c] -= next.local ? next.packet->GetSize() : 0;
         PfcIngressTag ingress;
         if (next.packet->RemovePacketTag(ingress))
         {
@@ -332,7 +351,12 @@ LosslessNetDevice::TransmitNext()
     m_busy = true;
     m_phyTxBegin(frame);
     const Time txTime = m_rate.CalculateBytesTxTime(frame->GetSize() + m_preambleAndGap);
-    m_channel->Transmit(frame, this, txTime);
+    uint8_t ethernet[14] = {};
+    frame->CopyData(ethernet, sizeof(ethernet)); // its EtherType: PFC frames are not cut through
+    const bool data = (ethernet[12] << 8 | ethernet[13]) != PfcHeader::ETHERTYPE;
+    const Time headerTime =
+        data ? m_rate.CalculateBytesTxTime(PREAMBLE_BYTES + CUT_THROUGH_BYTES) : txTime;
+    m_channel->Transmit(frame, this, txTime, std::min(headerTime, txTime));
     Simulator::Schedule(txTime, &LosslessNetDevice::TransmitComplete, this);
     std::vector<Callback<void>> waiters;
     waiters.swap(m_dequeueWaiters);
@@ -349,10 +373,49 @@ LosslessNetDevice::TransmitComplete()
     TransmitNext();
 }
 
-void
-LosslessNetDevice::Receive(Ptr<Packet> frame)
+bool
+LosslessNetDevice::IsCutThrough() const
 {
-    NS_LOG_FUNCTION(this << frame);
+    return m_cutThrough;
+}
+
+bool
+LosslessNetDevice::IsForThisNode(Ptr<const Packet> frame) const
+{
+    uint8_t bytes[14 + 20];
+    if (frame->CopyData(bytes, sizeof(bytes)) < sizeof(bytes) || bytes[12] != 0x08 ||
+        bytes[13] != 0x00)
+    {
+        return true; // not IPv4: nothing to forward
+    }
+    const Ptr<Ipv4> ipv4 = m_node->GetObject<Ipv4>();
+    const uint32_t to = uint32_t(bytes[30]) << 24 | uint32_t(bytes[31]) << 16 |
+                        uint32_t(bytes[32]) << 8 | bytes[33];
+    return !ipv4 || ipv4->GetInterfaceForAddress(Ipv4Address(to)) >= 0;
+}
+
+Time
+LosslessNetDevice::EarliestStart(Ptr<const Packet> packet) const
+{
+    PfcIngressTag ingress;
+    if (!packet->PeekPacketTag(ingress) || ingress.GetTailAt().IsZero())
+    {
+        return Time(0);
+    }
+    return ingress.GetTailAt() -
+           m_rate.CalculateBytesTxTime(packet->GetSize() + ETHERNET_BYTES + m_preambleAndGap);
+}
+
+void
+LosslessNetDevice::Receive(Ptr<Packet> frame, Time tail)
+{
+    NS_LOG_FUNCTION(this << frame << tail);
+    if (tail.IsStrictlyPositive() && IsForThisNode(frame))
+    {
+        // Cut through only what leaves again: the node itself takes a frame whole.
+        Simulator::Schedule(tail, &LosslessNetDevice::Receive, this, frame, Time(0));
+        return;
+    }
     EthernetTrailer trailer;
     frame->RemoveTrailer(trailer);
     EthernetHeader header(false);
@@ -371,7 +434,9 @@ LosslessNetDevice::Receive(Ptr<Packet> frame)
         m_drop(frame);
         return;
     }
-    PfcIngressTag ingress(m_ifIndex, ClassOf(frame, protocol));
+    PfcIngressTag ingress(m_ifIndex,
+                          ClassOf(frame, protocol),
+                          tail.IsStrictlyPositive() ? Simulator::Now() + tail : Time(0));
     frame->ReplacePacketTag(ingress);
     if (!m_promiscCallback.IsNull())
     {
@@ -440,6 +505,12 @@ uint64_t
 LosslessNetDevice::GetQueuedBytes(uint8_t cls) const
 {
     return cls < PfcHeader::CLASSES ? m_queuedBytes[cls] : 0;
+}
+
+uint64_t
+LosslessNetDevice::GetLocalQueuedBytes(uint8_t cls) const
+{
+    return cls < PfcHeader::CLASSES ? m_localBytes[cls] : 0;
 }
 
 void

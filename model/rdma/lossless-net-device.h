@@ -45,7 +45,11 @@ class LosslessChannel;
  * Frames carry an Ethernet II header and FCS, and the line also spends PreambleAndGap bytes per
  * frame. The port does not decide what to pause: its node's SharedBuffer does, as packets come
  * in (tagged with PfcIngressTag) and leave; without a SharedBuffer the port forwards whatever it
- * is given. Traces: PhyTxBegin (the frame), PfcSent, PfcReceived, EcnMarked, Drop.
+ * is given. With CutThrough (DcnTopologyHelper sets it on switch ports), a data frame is handed
+ * on once its first 64 bytes are in, so that it may leave by another port while it still
+ * arrives, as cut-through switches forward; it leaves no earlier than its tail allows (a faster
+ * egress port waits), and one for the node itself waits for its tail. Traces: PhyTxBegin (the
+ * frame), PfcSent, PfcReceived, EcnMarked, Drop.
  */
 class LosslessNetDevice : public NetDevice
 {
@@ -70,8 +74,15 @@ class LosslessNetDevice : public NetDevice
      * \param channel the cable this port is on (LosslessChannel::Attach is called)
      */
     void Attach(Ptr<LosslessChannel> channel);
-    /// A frame arrives from the cable (called by LosslessChannel). \param frame the frame
-    void Receive(Ptr<Packet> frame);
+    /**
+     * A frame arrives from the cable (called by LosslessChannel).
+     * \param frame the frame
+     * \param tail how long until its last bit is in (zero: it is whole; more when the port
+     *        cuts through and only its header is in)
+     */
+    void Receive(Ptr<Packet> frame, Time tail);
+    /// \return whether received data frames are handed on from their header (CutThrough)
+    bool IsCutThrough() const;
     /**
      * Sends a PFC frame for one class, ahead of every queued frame (called by the SharedBuffer).
      * \param cls the class \param quanta the pause time (0: resume)
@@ -83,6 +94,9 @@ class LosslessNetDevice : public NetDevice
     bool IsPaused(uint8_t cls) const;
     /// \param cls a class \return bytes of IP packets waiting in its egress queue
     uint64_t GetQueuedBytes(uint8_t cls) const;
+    /// \param cls a class \return bytes of packets made on this node waiting in it (not those
+    ///        it forwards)
+    uint64_t GetLocalQueuedBytes(uint8_t cls) const;
     /**
      * \param callback called once, the next time a frame leaves an egress queue (a sender that
      *        found the queue full waits for it, as a NIC pulls from its queue pairs)
@@ -155,6 +169,7 @@ class LosslessNetDevice : public NetDevice
     {
         Ptr<Packet> packet; //!< the packet, without Ethernet header
         uint16_t protocol;  //!< its EtherType
+        bool local;         //!< made on this node (not forwarded)
     };
 
     /// Marks CE on an ECN-capable IPv4 packet as DCQCN's congestion point does.
@@ -168,6 +183,12 @@ class LosslessNetDevice : public NetDevice
     Ptr<Packet> Frame(Ptr<Packet> frame, uint16_t protocol) const;
     /// \param header a PFC frame received
     void HonourPfc(const PfcHeader& header);
+    /// \param frame a received IPv4 frame, Ethernet header first \return whether it is for
+    ///        this node (one of its addresses)
+    bool IsForThisNode(Ptr<const Packet> frame) const;
+    /// \param packet a queued packet \return the earliest it may start (its tail's arrival less
+    ///        its transmission here; zero when it arrived whole)
+    Time EarliestStart(Ptr<const Packet> packet) const;
 
     // Attributes
     DataRate m_rate;                     //!< line rate
@@ -175,6 +196,7 @@ class LosslessNetDevice : public NetDevice
     uint32_t m_preambleAndGap{20};       //!< line bytes per frame beyond the frame
     bool m_pfc{true};                    //!< sends and honours PFC frames
     bool m_ecn{true};                    //!< marks ECN at egress
+    bool m_cutThrough{false};            //!< hands data frames on from their header
     uint32_t m_kmin{0};                  //!< marking starts above it (bytes queued in the class)
     uint32_t m_kmax{0};                  //!< marking probability reaches Pmax at it, 1 above
     double m_pmax{0};                    //!< marking probability at Kmax
@@ -189,6 +211,7 @@ class LosslessNetDevice : public NetDevice
     std::vector<Callback<void>> m_linkChangeCallbacks;           //!< told of link changes
     std::array<std::deque<Queued>, PfcHeader::CLASSES> m_queues; //!< egress, per class
     std::array<uint64_t, PfcHeader::CLASSES> m_queuedBytes{};    //!< bytes per class
+    std::array<uint64_t, PfcHeader::CLASSES> m_localBytes{};     //!< of them, made here
     std::deque<Ptr<Packet>> m_pfcFrames;                         //!< PFC frames to send first
     std::array<Time, PfcHeader::CLASSES> m_pausedUntil;          //!< per class, paused till then
     EventId m_wake;                               //!< the end of the earliest pause holding a frame

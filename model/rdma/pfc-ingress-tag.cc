@@ -25,10 +25,17 @@ PfcIngressTag::GetInstanceTypeId() const
     return GetTypeId();
 }
 
-PfcIngressTag::PfcIngressTag(uint32_t ifIndex, uint8_t cls)
+PfcIngressTag::PfcIngressTag(uint32_t ifIndex, uint8_t cls, Time tailAt)
     : m_ifIndex(ifIndex),
-      m_class(cls)
+      m_class(cls),
+      m_tailAt(tailAt.GetNanoSeconds())
 {
+}
+
+Time
+PfcIngressTag::GetTailAt() const
+{
+    return NanoSeconds(m_tailAt);
 }
 
 uint32_t
@@ -46,7 +53,7 @@ PfcIngressTag::GetClass() const
 uint32_t
 PfcIngressTag::GetSerializedSize() const
 {
-    return 5;
+    return 13;
 }
 
 void
@@ -54,6 +61,7 @@ PfcIngressTag::Serialize(TagBuffer i) const
 {
     i.WriteU32(m_ifIndex);
     i.WriteU8(m_class);
+    i.WriteU64(static_cast<uint64_t>(m_tailAt));
 }
 
 void
@@ -61,6 +69,7 @@ PfcIngressTag::Deserialize(TagBuffer i)
 {
     m_ifIndex = i.ReadU32();
     m_class = i.ReadU8();
+    m_tailAt = static_cast<int64_t>(i.ReadU64());
 }
 
 void

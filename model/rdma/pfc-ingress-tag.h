@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_PFC_INGRESS_TAG_H
 #define NS3_ALLREDUCE_PFC_INGRESS_TAG_H
 
+#include "ns3/nstime.h"
 #include "ns3/tag.h"
 
 #include <cstdint>
@@ -27,13 +28,19 @@ class PfcIngressTag : public Tag
     TypeId GetInstanceTypeId() const override;
 
     PfcIngressTag() = default;
-    /// \param ifIndex the ingress device's index on its node \param cls the priority class
-    PfcIngressTag(uint32_t ifIndex, uint8_t cls);
+    /**
+     * \param ifIndex the ingress device's index on its node \param cls the priority class
+     * \param tailAt when the frame's last bit arrives (cut-through: after it was handed on;
+     *        zero: it arrived whole)
+     */
+    PfcIngressTag(uint32_t ifIndex, uint8_t cls, Time tailAt = Time(0));
 
     /// \return the ingress device's index on its node
     uint32_t GetIfIndex() const;
     /// \return the priority class
     uint8_t GetClass() const;
+    /// \return when the frame's last bit arrives (zero: it arrived whole)
+    Time GetTailAt() const;
 
     uint32_t GetSerializedSize() const override;
     void Serialize(TagBuffer i) const override;
@@ -43,6 +50,7 @@ class PfcIngressTag : public Tag
   private:
     uint32_t m_ifIndex{0}; //!< the ingress device's index
     uint8_t m_class{0};    //!< the priority class
+    int64_t m_tailAt{0};   //!< the tail's arrival, ns
 };
 
 } // namespace ns3

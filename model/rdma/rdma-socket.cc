@@ -68,6 +68,13 @@ RdmaSocket::GetTypeId()
                           TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(&RdmaSocket::m_retransmitTimeout),
                           MakeTimeChecker())
+            .AddAttribute("RetryCount",
+                          "Retransmission timeouts in a row without progress after which the "
+                          "queue pair fails (its socket's error-close callback fires), as RC's "
+                          "retry count.",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RdmaSocket::m_retryCount),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("CnpInterval",
                           "The responder sends at most one CNP per queue pair per this long "
                           "(DCQCN's N, 50 us).",
@@ -288,8 +295,15 @@ RdmaSocket::Connect(const Address& address)
     {
         return Fail(ERROR_INVAL);
     }
-    m_rate->Validate(lineRate.Get());
-    Validate();
+    try
+    {
+        m_rate->Validate(lineRate.Get());
+        Validate();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        NS_FATAL_ERROR(e.what()); // RdmaHelper::Validate refuses these before a simulation
+    }
     m_rate->Start(lineRate.Get());
     m_role = REQUESTER;
     m_udp->SetRecvCallback(MakeCallback(&RdmaSocket::ReceiveControl, this));
@@ -305,7 +319,14 @@ RdmaSocket::Listen()
     {
         return Fail(ERROR_INVAL);
     }
-    Validate();
+    try
+    {
+        Validate();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        NS_FATAL_ERROR(e.what()); // RdmaHelper::Validate refuses these before a simulation
+    }
     m_role = LISTENER;
     m_udp->SetRecvCallback(MakeCallback(&RdmaSocket::ReceiveAtListener, this));
     return 0;
@@ -320,12 +341,9 @@ RdmaSocket::Close()
         CloseIfDone();
         return 0;
     }
+    // A listener stops accepting; its responders, which receive through its UDP socket, go
+    // on (as TCP's accepted connections outlive their listener).
     m_closed = true;
-    if (m_role == LISTENER && m_udp)
-    {
-        m_udp->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
-        m_udp->Close();
-    }
     return 0;
 }
 
@@ -574,6 +592,8 @@ RdmaSocket::Acknowledge(uint32_t psn)
     m_tx.erase(m_tx.begin(), m_tx.begin() + freed);
     m_txBase = end;
     m_una += static_cast<uint32_t>(count);
+    m_lastProgress = Simulator::Now();
+    m_retries = 0;
     if (Distance(m_next, m_una) < 0)
     {
         m_next = m_una;
@@ -615,7 +635,26 @@ RdmaSocket::RetransmitTimeout()
     {
         return;
     }
+    // The timeout counts from the last packet sent or acknowledgement: a queue pair held to a
+    // low rate, or by a paused NIC, is slow, not lost.
+    const Time quiet = std::max(m_lastTx, m_lastProgress) + m_retransmitTimeout;
+    if (Simulator::Now() < quiet)
+    {
+        m_timer =
+            Simulator::Schedule(quiet - Simulator::Now(), &RdmaSocket::RetransmitTimeout, this);
+        return;
+    }
     ++m_counters.timeouts;
+    if (++m_retries > m_retryCount)
+    {
+        // As an RC queue pair whose retry count runs out: it goes to the error state.
+        m_closed = true;
+        m_sendEvent.Cancel();
+        m_udp->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        m_udp->Close();
+        NotifyErrorClose();
+        return;
+    }
     if (m_recovery == GO_BACK_N)
     {
         m_next = m_una;
@@ -730,11 +769,17 @@ RdmaSocket::ReceiveData(Ptr<Packet> packet, const RoceHeader& header, bool marke
         m_rxBytes += packet->GetSize();
         m_rx.push_back(packet);
     }
+    const uint32_t before = m_expected;
     DeliverKept();
-    if (m_unacked >= m_ackInterval || header.GetAckRequest() || !m_kept.empty())
+    if (m_unacked >= m_ackInterval || header.GetAckRequest() || m_expected != before)
     {
         SendControl(RoceHeader::ACK, m_expected - 1);
         m_unacked = 0;
+    }
+    if (!m_kept.empty())
+    {
+        SendControl(RoceHeader::NACK, m_expected); // the next gap among the kept
+        m_nakSent = true;
     }
     if (!m_closed)
     {
@@ -819,7 +864,7 @@ RdmaSocket::Transmit(Ptr<Packet> packet, uint8_t dscp, bool ect, bool data)
     }
     const uint8_t cls = dscp >> 3;
     if (data && nic &&
-        nic->GetQueuedBytes(cls) >= uint64_t{m_nicQueueFrames} * (packet->GetSize() + 20))
+        nic->GetLocalQueuedBytes(cls) >= uint64_t{m_nicQueueFrames} * (packet->GetSize() + 20))
     {
         m_waitingNic = true;
         nic->NotifyWhenDequeued(MakeCallback(&RdmaSocket::NicReady, Ptr<RdmaSocket>(this)));

@@ -50,12 +50,13 @@ enum RdmaRecovery
  * packets of PayloadSize bytes over UDP (the socket's own ports: the module's flow routes tell
  * connections by ports; RoCEv2's well-known destination port is 4791) and IPv4 at DSCP 26,
  * ECN-capable, paced at the DCQCN rate of the queue pair (DcqcnRateControl) and held back while
- * the NIC's egress queue for the class holds NicQueueFrames frames (the NIC pulls from its
- * queue pairs; a paused port stops them). The responder acknowledges cumulatively every
- * AckInterval packets and when the sender asks (the last packet of what it has), sends a NAK
+ * the NIC's egress queue for the class holds NicQueueFrames packets made on the node (the NIC
+ * pulls from its queue pairs; a paused port stops them). The responder acknowledges cumulatively
+ * every AckInterval packets and when the sender asks (the last packet of what it has), sends a NAK
  * on a gap in sequence (go-back-N by default, selective repeat as an option) and, when packets
  * arrive marked CE, a CNP at most every CnpInterval. The sender resends from its oldest
- * unacknowledged packet when nothing is acknowledged for RetransmitTimeout.
+ * unacknowledged packet when it has neither sent nor had anything acknowledged for
+ * RetransmitTimeout, and fails after RetryCount such timeouts in a row (error close).
  */
 class RdmaSocket : public Socket
 {
@@ -160,7 +161,7 @@ class RdmaSocket : public Socket
     void Acknowledge(uint32_t psn);
     /// \param psn it is missing (everything before it arrived)
     void NotAcknowledged(uint32_t psn);
-    /// Nothing was acknowledged for RetransmitTimeout.
+    /// Nothing was sent or acknowledged for RetransmitTimeout.
     void RetransmitTimeout();
     /// (Re)arms the retransmission timer while anything is unacknowledged.
     void ArmTimer();
@@ -195,6 +196,7 @@ class RdmaSocket : public Socket
     uint32_t m_payloadSize{4096};       //!< RoCE payload per packet (path MTU)
     uint32_t m_ackInterval{4};          //!< ACK every this many packets
     Time m_retransmitTimeout;           //!< resend after this long without an ACK
+    uint32_t m_retryCount{7};           //!< timeouts in a row before the queue pair fails
     Time m_cnpInterval;                 //!< at most one CNP per this long
     RdmaRecovery m_recovery{GO_BACK_N}; //!< loss recovery
     uint32_t m_sendBufferSize{0};       //!< bytes Send may hold
@@ -228,6 +230,8 @@ class RdmaSocket : public Socket
     EventId m_timer;                //!< the retransmission timer
     bool m_waitingNic{false};       //!< waits for the NIC's queue
     Time m_lastTx;                  //!< last data transmission
+    Time m_lastProgress;            //!< last acknowledgement that acknowledged something
+    uint32_t m_retries{0};          //!< timeouts in a row without progress
     uint64_t m_sentEnd{0};          //!< stream offset after the last byte ever sent
     uint32_t m_frameOverhead{38};   //!< line bytes per packet beyond IP (from the NIC)
 

@@ -153,6 +153,14 @@ SharedBuffer::Validate()
             }
             continue;
         }
+        if (port->IsPfcEnabled() != m_pfc)
+        {
+            throw std::invalid_argument(
+                "PFC is " + std::string(m_pfc ? "on" : "off") + " in the SharedBuffer of " + node +
+                " but " + (m_pfc ? "off" : "on") + " on its port " + std::to_string(i) +
+                "; set PfcEnabled alike on the buffer and the ports (LosslessEthernetHelper's "
+                "SetBufferAttribute and SetDeviceAttribute)");
+        }
         const auto channel = DynamicCast<LosslessChannel>(port->GetChannel());
         const double bytesPerSecond = port->GetDataRate().GetBitRate() / 8.0;
         const uint64_t flight =
@@ -258,6 +266,10 @@ SharedBuffer::Admit(uint32_t ifIndex, uint32_t egress, uint8_t cls, uint32_t byt
     }
     ++m_drops;
     m_dropTrace(ifIndex, cls, bytes);
+    if (q.paused && q.shared == 0 && q.headroom == 0)
+    {
+        Resume(ifIndex, cls); // nothing of it left to release: resume now, or never
+    }
     return false;
 }
 
@@ -296,6 +308,11 @@ SharedBuffer::Pause(uint32_t ifIndex, uint8_t cls)
     {
         q.paused = true;
         m_pauseTrace(ifIndex, cls, true);
+    }
+    else if (q.headroom == 0 && (q.shared == 0 || q.shared + m_resumeOffset <= Threshold()))
+    {
+        Resume(ifIndex, cls); // a refresh that finds the queue drained (others shrank)
+        return;
     }
     port->SendPfc(cls, PfcHeader::MAX_QUANTA);
     q.refresh = Simulator::Schedule(port->QuantaToTime(PfcHeader::MAX_QUANTA) / 2,
