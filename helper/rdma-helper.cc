@@ -105,15 +105,7 @@ RdmaHelper::GetTotals(const NodeContainer& nodes)
     {
         if (Ptr<RdmaSocketFactory> factory = (*it)->GetObject<RdmaSocketFactory>())
         {
-            const RdmaSocket::Counters c = factory->GetTotals();
-            sum.dataPackets += c.dataPackets;
-            sum.retransmitted += c.retransmitted;
-            sum.timeouts += c.timeouts;
-            sum.acks += c.acks;
-            sum.nacks += c.nacks;
-            sum.cnpsSent += c.cnpsSent;
-            sum.cnpsReceived += c.cnpsReceived;
-            sum.marked += c.marked;
+            sum += factory->GetTotals();
         }
     }
     return sum;

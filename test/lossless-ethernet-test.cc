@@ -43,13 +43,15 @@ TEST(LosslessEthernet, PauseSpreadsUpstreamAndSlowsAFlowThatAvoidsTheCongestedPo
     const Spreading alone = RunSpreading(true, false);
     const Spreading lossy = RunSpreading(false, true);
     const Spreading lossless = RunSpreading(true, true);
-    EXPECT_GT(alone.victimGbps, 9.0); // the victim alone runs at line rate, less framing
+    EXPECT_GT(alone.victimGbps, 8.3); // the victim alone gets all it sends (9 Gbps less framing)
     EXPECT_EQ(alone.upstreamPauses, 0U);
-    // Lossy, the victim keeps its share of the shared link; lossless, the pauses from the
-    // congested port stop the shared link for it too.
+    // Lossy, the victim keeps its third of the shared link; lossless, the pauses from the
+    // congested port stop the shared link for it too, down to a third of the third the
+    // congested port gives the shared link's flows.
+    EXPECT_GT(lossy.victimGbps, 2.8);
     EXPECT_GT(lossless.upstreamPauses, 0U);
     EXPECT_GT(lossless.hostPauses, 0U);
-    EXPECT_LT(lossless.victimGbps, 0.8 * lossy.victimGbps)
+    EXPECT_LT(lossless.victimGbps, 0.7 * lossy.victimGbps)
         << "lossless " << lossless.victimGbps << " Gbps, lossy " << lossy.victimGbps;
 }
 

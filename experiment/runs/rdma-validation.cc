@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <random>
 
 namespace ns3
 {
@@ -133,7 +134,14 @@ struct Sink
     }
 };
 
-/// Sends 1000-byte UDP datagrams at line rate from 0 to `until`. \return how many
+/**
+ * Sends 1000-byte UDP datagrams at 90% of line rate from 0 to `until`, each at a random point
+ * of its slot (seeded by the sender's node id). Below line rate the sender's NIC queue empties,
+ * so the jitter reaches the switches and senders do not lock in phase: at exactly line rate the
+ * NICs space every sender's packets alike, and at a full drop-tail queue the same sender would
+ * win every time.
+ * \return how many
+ */
 uint64_t
 Blast(Ptr<Node> from, Ipv4Address to, Time until)
 {
@@ -141,11 +149,14 @@ Blast(Ptr<Node> from, Ipv4Address to, Time until)
     socket->Bind();
     socket->Connect(InetSocketAddress(to, PORT));
     socket->SetIpTos(ROCE_TOS); // after Connect, which takes the address's TOS
-    const Time gap = DataRate("10Gbps").CalculateBytesTxTime(1000 + 28 + 38);
+    const Time gap = DataRate("9Gbps").CalculateBytesTxTime(1000 + 28 + 38);
+    std::mt19937_64 random(from->GetId() + 1);
+    std::uniform_int_distribution<int64_t> jitter(0, gap.GetNanoSeconds() - 1);
     uint64_t count = 0;
     for (Time at = Seconds(0); at < until; at += gap, ++count)
     {
-        Simulator::Schedule(at, [socket]() { socket->Send(Create<Packet>(1000)); });
+        Simulator::Schedule(at + NanoSeconds(jitter(random)),
+                            [socket]() { socket->Send(Create<Packet>(1000)); });
     }
     return count;
 }
@@ -301,14 +312,14 @@ RunIncast(bool pfc)
 Spreading
 RunSpreading(bool pfc, bool incast)
 {
-    Network net(8, {{0, 5}, {1, 5}, {2, 5}, {5, 6}, {3, 6}, {4, 6}, {6, 7}}, pfc);
+    Network net(9, {{0, 5}, {1, 5}, {2, 5}, {5, 6}, {3, 6}, {4, 6}, {6, 7}, {6, 8}}, pfc);
     Sink victim(net.nodes.Get(4));
     Sink congested(net.nodes.Get(3));
     const Time duration = MicroSeconds(2000);
     Blast(net.nodes.Get(2), net.address.at(4), duration);
     if (incast)
     {
-        for (uint32_t h : {0U, 1U, 7U})
+        for (uint32_t h : {0U, 1U, 7U, 8U})
         {
             Blast(net.nodes.Get(h), net.address.at(3), duration);
         }

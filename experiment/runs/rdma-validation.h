@@ -52,7 +52,7 @@ struct FairShare
  */
 FairShare RunFairShare(uint32_t flows, uint32_t fromMs, uint32_t toMs);
 
-/// Four hosts blast UDP at line rate for 500 us into a fifth through one switch.
+/// Four hosts blast UDP at 90% of line rate for 500 us into a fifth through one switch.
 struct Incast
 {
     uint64_t sent{0};     //!< datagrams sent
@@ -75,8 +75,8 @@ struct Spreading
 
 /**
  * Hosts 0, 1 (to host 3) and 2 (the victim, to host 4) share the link from switch 5 to switch
- * 6; host 7, on switch 6, also sends to host 3. The port to host 3 is congested; the one to
- * host 4 is not. UDP at line rate for 2 ms.
+ * 6; hosts 7 and 8, on switch 6, also send to host 3. The port to host 3 is congested; the one
+ * to host 4 is not. UDP at 90% of line rate for 2 ms.
  * \param pfc lossless or lossy \param incast with the flows to host 3 (else the victim alone)
  */
 Spreading RunSpreading(bool pfc, bool incast);

@@ -65,15 +65,7 @@ RdmaSocketFactory::GetTotals() const
     RdmaSocket::Counters sum;
     for (const auto& socket : m_made)
     {
-        const RdmaSocket::Counters& c = socket->GetCounters();
-        sum.dataPackets += c.dataPackets;
-        sum.retransmitted += c.retransmitted;
-        sum.timeouts += c.timeouts;
-        sum.acks += c.acks;
-        sum.nacks += c.nacks;
-        sum.cnpsSent += c.cnpsSent;
-        sum.cnpsReceived += c.cnpsReceived;
-        sum.marked += c.marked;
+        sum += socket->GetCounters();
     }
     return sum;
 }

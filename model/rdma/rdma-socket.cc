@@ -177,6 +177,20 @@ RdmaSocket::Validate() const
     }
 }
 
+RdmaSocket::Counters&
+RdmaSocket::Counters::operator+=(const Counters& other)
+{
+    dataPackets += other.dataPackets;
+    retransmitted += other.retransmitted;
+    timeouts += other.timeouts;
+    acks += other.acks;
+    nacks += other.nacks;
+    cnpsSent += other.cnpsSent;
+    cnpsReceived += other.cnpsReceived;
+    marked += other.marked;
+    return *this;
+}
+
 const RdmaSocket::Counters&
 RdmaSocket::GetCounters() const
 {

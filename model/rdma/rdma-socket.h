@@ -78,6 +78,9 @@ class RdmaSocket : public Socket
         uint64_t cnpsSent{0};      //!< CNPs sent
         uint64_t cnpsReceived{0};  //!< CNPs received
         uint64_t marked{0};        //!< data packets received marked CE
+
+        /// Adds another's counts. \param other the counts to add \return this
+        Counters& operator+=(const Counters& other);
     };
 
     /**
