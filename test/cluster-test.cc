@@ -485,6 +485,31 @@ TEST(PacketCluster, JointJobsNeverShareADirectedLinkAndIndependentOnesDo)
     }
 }
 
+TEST(PacketCluster, JobsSharingTheClusterOverRdmaEndWithTheExactSums)
+{
+    const Topology cluster = BuildTopology("fattree:k=4");
+    JobTraceConfig trace;
+    trace.jobs = 3;
+    trace.seed = 2;
+    trace.meanInterarrivalS = 1e-5;
+    trace.servers = {4, 8};
+    trace.gradientBytes = {16384};
+    trace.computeS = 1e-5;
+    for (ClusterMode mode : {ClusterMode::INDEPENDENT, ClusterMode::JOINT})
+    {
+        PacketClusterConfig config;
+        config.cluster.scheduler = "balanced";
+        config.cluster.mode = mode;
+        config.transport = "rdma";
+        const ClusterResult r =
+            RunPacketCluster(cluster, CreatePlacement("packed"), config, GenerateJobTrace(trace));
+        for (const ClusterJobResult& job : r.jobs)
+        {
+            EXPECT_TRUE(job.verified && job.valid) << "job " << job.id << ": " << job.error;
+        }
+    }
+}
+
 TEST(PacketCluster, EveryJobOfATraceEndsWithTheExactSumsAndWaitsForServers)
 {
     // Fat-tree k=4 has 16 servers: jobs of 8 arriving together cannot all run at once.
