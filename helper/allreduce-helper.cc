@@ -33,6 +33,30 @@ AllReduceHelper::SetAttribute(std::string name, const AttributeValue& value)
 }
 
 void
+AllReduceHelper::RefuseMissingProtocol(const std::vector<uint32_t>& servers,
+                                       const std::function<bool(uint32_t)>& here) const
+{
+    const Topology& topo = m_network.GetTopology();
+    TypeIdValue protocol;
+    m_appFactory.Create<AllReduceApplication>()->GetAttribute("Protocol", protocol);
+    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+    {
+        const bool runs = node < topo.GetNServers() ? std::find(servers.begin(), servers.end(),
+                                                                node) != servers.end()
+                                                    : topo.IsAggregator(node);
+        if (runs && here(node) &&
+            !m_network.GetNode(node)->GetObject<SocketFactory>(protocol.Get()))
+        {
+            throw std::invalid_argument(
+                "the applications' Protocol " + protocol.Get().GetName() + " is not on " +
+                topo.GetNodeName(node) +
+                ": for RDMA build the network with DcnTopologyHelper::UseLosslessEthernet, "
+                "which installs it (or install it with RdmaHelper)");
+        }
+    }
+}
+
+void
 AllReduceHelper::SetControllerAttribute(std::string name, const AttributeValue& value)
 {
     m_controllerFactory.Set(name, value);
@@ -181,23 +205,7 @@ AllReduceHelper::DoInstall(
                                     "routes, beside yours) or UseNetworkRouting() (your routing) "
                                     "on its DcnTopologyHelper first");
     }
-    TypeIdValue protocol;
-    m_appFactory.Create<AllReduceApplication>()->GetAttribute("Protocol", protocol);
-    for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
-    {
-        const bool runs = node < topo.GetNServers() ? std::find(servers.begin(), servers.end(),
-                                                                node) != servers.end()
-                                                    : topo.IsAggregator(node);
-        if (runs && here(node) &&
-            !m_network.GetNode(node)->GetObject<SocketFactory>(protocol.Get()))
-        {
-            throw std::invalid_argument(
-                "the applications' Protocol " + protocol.Get().GetName() + " is not on " +
-                topo.GetNodeName(node) +
-                ": for RDMA build the network with DcnTopologyHelper::UseLosslessEthernet, "
-                "which installs it (or install it with RdmaHelper)");
-        }
-    }
+    RefuseMissingProtocol(servers, here);
     setup(*controller, list, addresses); // throws before anything changes
     if (controller->IsDistributed())
     {

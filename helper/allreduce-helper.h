@@ -188,6 +188,15 @@ class AllReduceHelper
     void RouteDistributed(Ptr<AllReduceController> controller);
     /// Throws std::invalid_argument, saying why, when the network uses its own routing.
     void RefuseWithNetworkRouting(const std::string& why) const;
+    /**
+     * Refuses an application Protocol (socket factory) that a node to run an application
+     * lacks (RDMA's is on a node only with UseLosslessEthernet or RdmaHelper).
+     * \param servers the network's servers that run one \param here whether a node is this
+     *        rank's (a distributed run installs only its own)
+     * \throws std::invalid_argument naming the node and what to do
+     */
+    void RefuseMissingProtocol(const std::vector<uint32_t>& servers,
+                               const std::function<bool(uint32_t)>& here) const;
 
     DcnTopologyHelper& m_network;     //!< the network
     ObjectFactory m_appFactory;       //!< makes the applications

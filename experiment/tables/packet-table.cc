@@ -10,15 +10,14 @@
 #include "report-format.h"
 #include "text-columns.h"
 
+#include "ns3/boolean.h"
 #include "ns3/scheduler-registry.h"
+#include "ns3/shared-buffer.h"
 #include "ns3/topology-generators.h"
 
 #include <algorithm>
 #include <chrono>
 #include <iterator>
-#include "ns3/boolean.h"
-#include "ns3/shared-buffer.h"
-
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -161,6 +160,9 @@ PacketTable::RunTopology(const Topology& topo,
     PacketRunConfig config = m_config.run;
     config.flowMonitor = false;
     const std::string& topoName = topo.GetName();
+    BooleanValue pfcDefault; // the buffers' setting (--ns3::SharedBuffer::PfcEnabled)
+    CreateObject<SharedBuffer>()->GetAttribute("PfcEnabled", pfcDefault);
+    const bool pfc = pfcDefault.Get();
     for (const auto& name : schedulers)
     {
         const Plan plan = CreateScheduler(name)->MakePlan(topo, 1);
@@ -186,9 +188,7 @@ PacketTable::RunTopology(const Topology& topo,
                            (r.result.finished ? r.verification.message : r.result.error);
             }
             // Lossless Ethernet loses nothing: a drop with PFC on is a failure.
-            BooleanValue pfc;
-            CreateObject<SharedBuffer>()->GetAttribute("PfcEnabled", pfc); // the default
-            if (config.transport == "rdma" && pfc.Get() && config.loss == 0 &&
+            if (config.transport == "rdma" && pfc && config.loss == 0 &&
                 r.counters.droppedPackets > 0 && m_failed.empty())
             {
                 m_failed = name + " " + mode + " on " + topoName + ": " +

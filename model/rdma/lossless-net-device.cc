@@ -301,7 +301,8 @@ LosslessNetDevice::TransmitNext()
         return;
     }
     Ptr<Packet> frame;
-    if (!m_pfcFrames.empty())
+    const bool pfcFrame = !m_pfcFrames.empty(); // PFC frames are not cut through
+    if (pfcFrame)
     {
         frame = m_pfcFrames.front();
         m_pfcFrames.pop_front();
@@ -351,11 +352,8 @@ LosslessNetDevice::TransmitNext()
     m_busy = true;
     m_phyTxBegin(frame);
     const Time txTime = m_rate.CalculateBytesTxTime(frame->GetSize() + m_preambleAndGap);
-    uint8_t ethernet[14] = {};
-    frame->CopyData(ethernet, sizeof(ethernet)); // its EtherType: PFC frames are not cut through
-    const bool data = (ethernet[12] << 8 | ethernet[13]) != PfcHeader::ETHERTYPE;
     const Time headerTime =
-        data ? m_rate.CalculateBytesTxTime(PREAMBLE_BYTES + CUT_THROUGH_BYTES) : txTime;
+        pfcFrame ? txTime : m_rate.CalculateBytesTxTime(PREAMBLE_BYTES + CUT_THROUGH_BYTES);
     m_channel->Transmit(frame, this, txTime, std::min(headerTime, txTime));
     Simulator::Schedule(txTime, &LosslessNetDevice::TransmitComplete, this);
     std::vector<Callback<void>> waiters;

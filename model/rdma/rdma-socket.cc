@@ -140,7 +140,6 @@ RdmaSocket::DoDispose()
     m_responders.clear();
     m_kept.clear();
     m_rx.clear();
-    m_listener = nullptr;
     if (m_rate)
     {
         m_rate->Dispose();
@@ -290,12 +289,7 @@ RdmaSocket::Connect(const Address& address)
         return -1;
     }
     m_peer = InetSocketAddress::ConvertFrom(address);
-    Ptr<Ipv4> ipv4 = m_node->GetObject<Ipv4>();
-    Ipv4Header header;
-    header.SetDestination(m_peer.GetIpv4());
-    header.SetProtocol(UDP);
-    Socket::SocketErrno error;
-    Ptr<Ipv4Route> route = ipv4->GetRoutingProtocol()->RouteOutput(nullptr, header, nullptr, error);
+    Ptr<Ipv4Route> route = Route(nullptr);
     if (!route)
     {
         return Fail(ERROR_NOROUTETOHOST);
@@ -731,7 +725,6 @@ RdmaSocket::ReceiveAtListener(Ptr<Socket> socket)
             }
             Ptr<RdmaSocket> responder = DynamicCast<RdmaSocket>(m_factory->CreateSocket());
             responder->m_role = RESPONDER;
-            responder->m_listener = this;
             responder->m_local = InetSocketAddress(info.GetAddress(), m_local.GetPort());
             responder->m_peer = peer;
             it = m_responders.emplace(key, responder).first;
@@ -859,13 +852,7 @@ RdmaSocket::Transmit(Ptr<Packet> packet, uint8_t dscp, bool ect, bool data)
         udp.InitializeChecksum(m_local.GetIpv4(), m_peer.GetIpv4(), UDP);
     }
     packet->AddHeader(udp);
-    Ipv4Header header;
-    header.SetSource(m_local.GetIpv4());
-    header.SetDestination(m_peer.GetIpv4());
-    header.SetProtocol(UDP);
-    Ptr<Ipv4> ipv4 = m_node->GetObject<Ipv4>();
-    Socket::SocketErrno error;
-    Ptr<Ipv4Route> route = ipv4->GetRoutingProtocol()->RouteOutput(packet, header, nullptr, error);
+    Ptr<Ipv4Route> route = Route(packet);
     if (!route)
     {
         NS_LOG_LOGIC("no route to " << m_peer.GetIpv4() << "; the packet is lost");
@@ -887,8 +874,22 @@ RdmaSocket::Transmit(Ptr<Packet> packet, uint8_t dscp, bool ect, bool data)
     SocketIpTosTag tos;
     tos.SetTos(static_cast<uint8_t>(dscp << 2 | (ect ? 0x2 : 0x0)));
     packet->ReplacePacketTag(tos);
-    ipv4->Send(packet, m_local.GetIpv4(), m_peer.GetIpv4(), UDP, route);
+    m_node->GetObject<Ipv4>()->Send(packet, m_local.GetIpv4(), m_peer.GetIpv4(), UDP, route);
     return true;
+}
+
+Ptr<Ipv4Route>
+RdmaSocket::Route(Ptr<Packet> packet) const
+{
+    Ipv4Header header;
+    header.SetSource(m_local.GetIpv4());
+    header.SetDestination(m_peer.GetIpv4());
+    header.SetProtocol(UDP);
+    Socket::SocketErrno error;
+    return m_node->GetObject<Ipv4>()->GetRoutingProtocol()->RouteOutput(packet,
+                                                                        header,
+                                                                        nullptr,
+                                                                        error);
 }
 
 } // namespace ns3

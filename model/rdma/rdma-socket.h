@@ -192,6 +192,12 @@ class RdmaSocket : public Socket
      * \return false when held back (NicReady follows)
      */
     bool Transmit(Ptr<Packet> packet, uint8_t dscp, bool ect, bool data);
+    /**
+     * \param packet a packet with its UDP header (the flow routes read its ports), or null
+     *        for a route by addresses only
+     * \return the routing's route from this end to its peer (null: none)
+     */
+    Ptr<Ipv4Route> Route(Ptr<Packet> packet) const;
     /// \param error the errno to keep \return -1
     int Fail(SocketErrno error);
 
@@ -213,9 +219,8 @@ class RdmaSocket : public Socket
     Role m_role{FRESH};                  //!< its part
     SocketErrno m_errno{ERROR_NOTERROR}; //!< the last error
     Ptr<Socket> m_udp;                   //!< receives (requester: control; listener: data)
-    InetSocketAddress m_local{Ipv4Address::GetAny(), 0}; //!< its address and port
-    InetSocketAddress m_peer{Ipv4Address::GetAny(), 0};  //!< the other end
-    RdmaSocket* m_listener{nullptr}; //!< a responder's listener (it outlives them)
+    InetSocketAddress m_local{Ipv4Address::GetAny(), 0};                   //!< its address and port
+    InetSocketAddress m_peer{Ipv4Address::GetAny(), 0};                    //!< the other end
     std::map<std::pair<uint32_t, uint16_t>, Ptr<RdmaSocket>> m_responders; //!< by peer
     bool m_closing{false};      //!< Close called: finish, then close
     bool m_closed{false};       //!< closed for good

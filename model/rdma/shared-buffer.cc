@@ -198,6 +198,12 @@ SharedBuffer::Threshold() const
     return static_cast<uint64_t>(m_alpha * double(m_sharedSize - m_sharedUsed));
 }
 
+bool
+SharedBuffer::CanResume(const Queue& q) const
+{
+    return q.headroom == 0 && (q.shared == 0 || q.shared + m_resumeOffset <= Threshold());
+}
+
 SharedBuffer::Queue&
 SharedBuffer::At(uint32_t ifIndex, uint8_t cls)
 {
@@ -289,7 +295,7 @@ SharedBuffer::Release(uint32_t ifIndex, uint32_t egress, uint8_t cls, uint32_t b
     q.shared -= fromShared;
     m_sharedUsed -= fromShared;
     m_used -= bytes;
-    if (q.paused && q.headroom == 0 && (q.shared == 0 || q.shared + m_resumeOffset <= Threshold()))
+    if (q.paused && CanResume(q))
     {
         Resume(ifIndex, cls);
     }
@@ -309,7 +315,7 @@ SharedBuffer::Pause(uint32_t ifIndex, uint8_t cls)
         q.paused = true;
         m_pauseTrace(ifIndex, cls, true);
     }
-    else if (q.headroom == 0 && (q.shared == 0 || q.shared + m_resumeOffset <= Threshold()))
+    else if (CanResume(q))
     {
         Resume(ifIndex, cls); // a refresh that finds the queue drained (others shrank)
         return;

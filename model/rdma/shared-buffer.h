@@ -115,6 +115,9 @@ class SharedBuffer : public Object
 
     /// \return the threshold of every queue now
     uint64_t Threshold() const;
+    /// \param q a queue \return whether it may resume: its headroom empty, and it empty or
+    ///        ResumeOffset below the threshold
+    bool CanResume(const Queue& q) const;
     /// \param ifIndex a port \return its device, when lossless
     Ptr<LosslessNetDevice> Port(uint32_t ifIndex) const;
     /// \param ifIndex a port \param cls a class \return its queue (made on first use)
