@@ -9,6 +9,9 @@ EXPERIMENT_DIRS = ['experiment/io', 'experiment/runs', 'experiment/tables']
 
 def configure(conf):
     conf.env.append_value('CXXFLAGS', '-std=c++17')
+    # Every waf-based ns-3 (<= 3.35) takes the oldest forms of model/common/allreduce-ns3-compat.h;
+    # defined for every program, as the module's headers need it wherever they are included.
+    conf.env.append_value('DEFINES', 'ALLREDUCE_NS3_VERSION=335')
     # TinyXML-2 reads and writes MSCCL algorithm files.
     conf.check_cfg(package='tinyxml2', uselib_store='TINYXML2', args=['--cflags', '--libs'],
                    mandatory=True)
@@ -133,6 +136,7 @@ def build(bld):
     headers = bld(features='ns3header')
     headers.module = 'allreduce'
     headers.source = [
+        'model/common/allreduce-ns3-compat.h',
         'model/common/size-limits.h',
         'model/common/text-file.h',
         'model/common/quantity.h',

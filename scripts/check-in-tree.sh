@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
-# Builds the module inside an ns-3.37 source tree as contrib/allreduce (Debian's ns3 source
-# package) the way an ns-3 user does (./ns3 configure, ./ns3 build), with ns-3's MPI module
-# against Debian's OpenMPI, then runs its TestSuite with ns-3's ./test.py, the examples with
-# ./ns3 run, and a distributed AllReduce on two ranks (mpirun).
-# The source tree and its build are cached in $ALLREDUCE_NS3_CACHE (default
-# /var/cache/allreduce-ci), so a second run is incremental. Run as root (apt-get).
+# Builds the module inside an ns-3 source tree as contrib/allreduce, the way an ns-3 user does
+# (./ns3 configure, ./ns3 build), with ns-3's MPI module against Debian's OpenMPI; checks that
+# no object read an ns-3 header from outside the tree; then runs the TestSuite with ns-3's
+# ./test.py, the examples with ./ns3 run, and distributed AllReduces on two and three ranks
+# (scripts/check-distributed.sh). Run as root (apt-get).
+#
+#   bash scripts/check-in-tree.sh [3.48|3.37] [--fetch-only]
+#
+#   3.48  (the default; CI's in-tree stage) the ns-3.48 release from ns-3.48.tar.xz: the file
+#         ALLREDUCE_NS3_TARBALL names, or else ../shared/ns-3.48.tar.xz beside the repository
+#         (machines here reach no internet, so nothing is downloaded)
+#   3.37  Debian 12's ns-3.37 source package (apt-get source ns3; deb-src entries are added)
+#   --fetch-only  unpack or fetch the source tree, then stop (scripts/bench-distributed.sh)
+#
+# ALLREDUCE_NS3_TREE=DIR uses any other ns-3 source tree instead, as it is (the module is copied
+# into its contrib/). The trees and their builds are kept in $ALLREDUCE_NS3_CACHE (default
+# /var/cache/allreduce-ci), so a second run is incremental.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${ALLREDUCE_NS3_CACHE:-/var/cache/allreduce-ci}
 jobs=${JOBS:-$(nproc)}
-src=$cache/ns3-3.37/ns-3.37
+version=3.48
+fetch_only=0
+for arg in "$@"; do
+  case $arg in
+    3.48|3.37) version=$arg ;;
+    --fetch-only) fetch_only=1 ;;
+    *) echo "usage: bash scripts/check-in-tree.sh [3.48|3.37] [--fetch-only] (got '$arg')" >&2
+       exit 2 ;;
+  esac
+done
 
 bash "$repo/scripts/install-deps.sh" dpkg-dev
 
-if [ ! -f "$src/CMakeLists.txt" ]; then
+# Debian's ns-3.37 source package, in $cache/ns3-3.37/ns-3.37.
+fetch_ns3_337() {
+  src=$cache/ns3-3.37/ns-3.37
+  [ -f "$src/CMakeLists.txt" ] && return
   echo "== fetching the ns-3.37 source package"
   # apt-get source needs deb-src entries: derive them from the configured Debian sources.
   if [ ! -f /etc/apt/sources.list.d/allreduce-deb-src.sources ] &&
@@ -31,9 +54,36 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
   rm -rf "$cache/ns3-3.37"
   (cd "$cache" && apt-get source -qq ns3 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
   test -f "$src/CMakeLists.txt" || { echo "ns-3.37 source not found in $cache" >&2; exit 1; }
+}
+
+# The ns-3.48 release tarball, unpacked in $cache/ns-3.48.
+fetch_ns3_348() {
+  src=$cache/ns-3.48
+  [ -f "$src/CMakeLists.txt" ] && return
+  local tarball=${ALLREDUCE_NS3_TARBALL:-$repo/../shared/ns-3.48.tar.xz}
+  if [ ! -f "$tarball" ]; then
+    echo "ns-3.48's source not found at $tarball: set ALLREDUCE_NS3_TARBALL to the release" \
+      "(ns-3.48.tar.xz from nsnam.org), or ALLREDUCE_NS3_TREE to an ns-3 source tree" >&2
+    exit 1
+  fi
+  echo "== unpacking $tarball"
+  rm -rf "$src" "$cache/unpack"
+  mkdir -p "$cache/unpack"
+  tar -xJf "$tarball" -C "$cache/unpack"
+  mv "$cache/unpack"/ns-3.48 "$src"
+  rmdir "$cache/unpack"
+  test -f "$src/CMakeLists.txt" || { echo "$tarball holds no ns-3.48/CMakeLists.txt" >&2; exit 1; }
+}
+
+if [ -n "${ALLREDUCE_NS3_TREE:-}" ]; then
+  src=$(cd "$ALLREDUCE_NS3_TREE" && pwd)
+  test -x "$src/ns3" ||
+    { echo "ALLREDUCE_NS3_TREE=$src is no ns-3 source tree (no ./ns3)" >&2; exit 1; }
+else
+  "fetch_ns3_${version/./}"
 fi
-# scripts/bench-distributed.sh only needs the sources.
-[ "${1:-}" = --fetch-only ] && exit 0
+[ "$fetch_only" = 1 ] && exit 0
+echo "== ns-3 $(cat "$src/VERSION") in $src"
 
 echo "== copying the module to $src/contrib/allreduce"
 rm -rf "$src/contrib/allreduce"
@@ -44,7 +94,7 @@ mkdir -p "$src/contrib/allreduce"
 cd "$src"
 echo "== ./ns3 configure: only the allreduce module and what it needs, with examples, tests, MPI"
 # mpi: distributed runs (mpirun -np N allreduce-packet ...).
-# csma too: ns-3.37's own src/test suites use CsmaHelper without checking that csma is enabled,
+# csma too: ns-3's own src/test suites use CsmaHelper without checking that csma is enabled,
 # so test-runner does not link without it.
 # point-to-point-layout and topology-read for allreduce-your-network (ns-3 does not look for
 # the modules a module's examples need).
@@ -52,15 +102,44 @@ echo "== ./ns3 configure: only the allreduce module and what it needs, with exam
   --enable-modules "allreduce;csma;point-to-point-layout;topology-read;mpi" \
   --filter-module-examples-and-tests allreduce \
   > "$cache/configure.log" 2>&1 || { cat "$cache/configure.log"; exit 1; }
-# In-tree parity: the module finds what the standalone build finds, so every scheduler works.
-for found in "LibTorch .* found; learning parts enabled" "COIN-OR CBC .* found" \
+# In-tree parity: the module finds what the standalone build finds, so every scheduler works;
+# and the configure step warns of nothing in the module (./ns3 runs CMake with
+# --warn-uninitialized).
+for found in "ns-3 $(cat VERSION) (ALLREDUCE_NS3_VERSION=" \
+             "LibTorch .* found: learning parts enabled" "COIN-OR CBC .* found" \
              "ns-3's mpi module is enabled"; do
   grep -q "allreduce: $found" "$cache/configure.log" ||
     { cat "$cache/configure.log"; echo "in-tree configure did not say: $found" >&2; exit 1; }
 done
+if grep -A3 "CMake Warning" "$cache/configure.log" | grep -q "contrib/allreduce"; then
+  grep -A6 "CMake Warning" "$cache/configure.log"
+  echo "in-tree configure warned in the module's CMake files" >&2; exit 1
+fi
 
 echo "== ./ns3 build (this takes a while the first time; ccache makes later runs fast)"
 ./ns3 build -j "$jobs" > "$cache/build.log" 2>&1 || { tail -50 "$cache/build.log"; exit 1; }
+# ns-3's debug build makes warnings errors; one that is not (a #warning, a linker note) is
+# still one too many.
+if grep -n "warning:" "$cache/build.log" | grep "allreduce"; then
+  echo "the module's build printed warnings" >&2; exit 1
+fi
+
+echo "== every ns-3 header an object read is this tree's"
+# A header this tree lacks would otherwise be found in /usr/include/ns3 when Debian's ns-3 is
+# installed (as ipv4-global-routing.h, gone in 3.47), silently mixing two versions. The
+# compiler's dependency lists name every header read: Ninja keeps them in its log, Make in
+# the .d files beside the objects.
+if [ -f cmake-cache/build.ninja ]; then
+  deps=$(ninja -C cmake-cache -t deps)
+else
+  deps=$(find cmake-cache -name '*.o.d' -exec cat {} +)
+fi
+outside=$(grep -oE '[^[:space:]]*/ns3/[^[:space:]/]+\.h' <<< "$deps" | grep -v "^$src/" |
+          sort -u || true)
+if [ -n "$outside" ]; then
+  echo "$outside"
+  echo "objects of this ns-3 tree read the ns-3 headers above from outside it" >&2; exit 1
+fi
 
 echo "== ./test.py --suite=allreduce (ns-3's test runner)"
 ./test.py --no-build --suite=allreduce --verbose | tee "$cache/test.log"
@@ -96,4 +175,4 @@ run "allreduce-dynamic --topologies=bcube:n=2,k=1 --schedulers=greedy,drl --scen
 run "allreduce-cluster --topology=bcube:n=3,k=1 --jobs=3 --sizes=2,4 --iterations=1 --gradient-bytes=64KiB --level=packet"
 run "allreduce-train --topology=bcube:n=2,k=1 --iterations=1 --episodes=1 --out=$cache/allreduce-train"
 bash "$repo/scripts/check-distributed.sh" "$src"
-echo "in-tree build, TestSuite, examples and distributed runs: OK"
+echo "in-tree build (ns-3 $(cat VERSION)), TestSuite, examples and distributed runs: OK"

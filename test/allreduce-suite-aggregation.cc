@@ -254,7 +254,7 @@ class AggregationPacketTestCase : public TestCase
 Cases
 ns3::allreduce_suite::MakeAggregationCases()
 {
-    return {{new AggregationSpecTestCase, TestCase::QUICK},
-            {new AggregationFlowTestCase, TestCase::QUICK},
-            {new AggregationPacketTestCase, TestCase::QUICK}};
+    return {new AggregationSpecTestCase,
+            new AggregationFlowTestCase,
+            new AggregationPacketTestCase};
 }

@@ -229,6 +229,6 @@ class ClusterPacketTestCase : public TestCase
 Cases
 ns3::allreduce_suite::MakeClusterCases()
 {
-    return {{new ClusterFlowTestCase, TestCase::QUICK},
-            {new ClusterPacketTestCase, TestCase::QUICK}};
+    return {new ClusterFlowTestCase,
+            new ClusterPacketTestCase};
 }

@@ -360,9 +360,9 @@ class RoutingTableTestCase : public TestCase
 Cases
 ns3::allreduce_suite::MakeNetworkCases()
 {
-    return {{new PacketFollowsFlowTreeTestCase("bcube:n=3,k=1"), TestCase::QUICK},
-            {new PacketFollowsFlowTreeTestCase("dcell:n=4,k=1"), TestCase::QUICK},
-            {new HelperStructureTestCase(), TestCase::QUICK},
-            {new TcpTransferTestCase(), TestCase::QUICK},
-            {new RoutingTableTestCase(), TestCase::QUICK}};
+    return {new PacketFollowsFlowTreeTestCase("bcube:n=3,k=1"),
+            new PacketFollowsFlowTreeTestCase("dcell:n=4,k=1"),
+            new HelperStructureTestCase(),
+            new TcpTransferTestCase(),
+            new RoutingTableTestCase()};
 }

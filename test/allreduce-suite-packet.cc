@@ -243,7 +243,7 @@ class OnlinePacketTestCase : public TestCase
 Cases
 ns3::allreduce_suite::MakePacketCases()
 {
-    return {{new PacketAllReduceTestCase, TestCase::QUICK},
-            {new HelperReplayTestCase, TestCase::QUICK},
-            {new OnlinePacketTestCase, TestCase::QUICK}};
+    return {new PacketAllReduceTestCase,
+            new HelperReplayTestCase,
+            new OnlinePacketTestCase};
 }

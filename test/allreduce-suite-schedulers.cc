@@ -285,7 +285,7 @@ class UnavailableSchedulerTestCase : public TestCase
 Cases
 ns3::allreduce_suite::MakeSchedulerCases()
 {
-    Cases cases{{new SchedulerRegistryTestCase, TestCase::QUICK}};
+    Cases cases{new SchedulerRegistryTestCase};
     // Rounds on BCube(3,1), k = 1: the manual's headline table.
     for (const auto& [name, rounds] :
          std::vector<std::pair<std::string, uint32_t>>{{"ps", 16},
@@ -293,26 +293,24 @@ ns3::allreduce_suite::MakeSchedulerCases()
                                                        {"greedy", 15},
                                                        {"balanced", 11}})
     {
-        cases.emplace_back(new FlowSchedulerTestCase(name, rounds), TestCase::QUICK);
+        cases.push_back(new FlowSchedulerTestCase(name, rounds));
     }
     if (GetSchedulerUnavailableReason("optimal").empty())
     {
-        cases.emplace_back(new OptimalSchedulerTestCase, TestCase::QUICK);
+        cases.push_back(new OptimalSchedulerTestCase);
     }
     else
     {
-        cases.emplace_back(
-            new UnavailableSchedulerTestCase("optimal", "COIN-OR CBC", "coinor-libcbc-dev"),
-            TestCase::QUICK);
+        cases.push_back(
+            new UnavailableSchedulerTestCase("optimal", "COIN-OR CBC", "coinor-libcbc-dev"));
     }
     if (GetSchedulerUnavailableReason("drl").empty())
     {
-        cases.emplace_back(new DrlSchedulerTestCase, TestCase::QUICK);
+        cases.push_back(new DrlSchedulerTestCase);
     }
     else
     {
-        cases.emplace_back(new UnavailableSchedulerTestCase("drl", "LibTorch", "libtorch-dev"),
-                           TestCase::QUICK);
+        cases.push_back(new UnavailableSchedulerTestCase("drl", "LibTorch", "libtorch-dev"));
     }
     return cases;
 }

@@ -295,8 +295,8 @@ class BadTopologySpecTestCase : public TestCase
 Cases
 ns3::allreduce_suite::MakeTopologyCases()
 {
-    return {{new TopologyCountsTestCase, TestCase::QUICK},
-            {new JellyfishSeedTestCase, TestCase::QUICK},
-            {new TopologyFileTestCase, TestCase::QUICK},
-            {new BadTopologySpecTestCase, TestCase::QUICK}};
+    return {new TopologyCountsTestCase,
+            new JellyfishSeedTestCase,
+            new TopologyFileTestCase,
+            new BadTopologySpecTestCase};
 }

@@ -329,8 +329,8 @@ class ScheduleFileTestCase : public TestCase
 Cases
 ns3::allreduce_suite::MakeWorkloadCases()
 {
-    return {{new WorkloadSetTestCase, TestCase::QUICK},
-            {new ValidatorTestCase, TestCase::QUICK},
-            {new BoundsTestCase, TestCase::QUICK},
-            {new ScheduleFileTestCase, TestCase::QUICK}};
+    return {new WorkloadSetTestCase,
+            new ValidatorTestCase,
+            new BoundsTestCase,
+            new ScheduleFileTestCase};
 }

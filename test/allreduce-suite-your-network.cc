@@ -184,8 +184,8 @@ class YourNetworkRefusedTestCase : public TestCase
 Cases
 ns3::allreduce_suite::MakeYourNetworkCases()
 {
-    return {{new YourNetworkTestCase(Routing::MODULE), TestCase::QUICK},
-            {new YourNetworkTestCase(Routing::GLOBAL), TestCase::QUICK},
-            {new YourNetworkTestCase(Routing::ECMP_PER_FLOW), TestCase::QUICK},
-            {new YourNetworkRefusedTestCase(), TestCase::QUICK}};
+    return {new YourNetworkTestCase(Routing::MODULE),
+            new YourNetworkTestCase(Routing::GLOBAL),
+            new YourNetworkTestCase(Routing::ECMP_PER_FLOW),
+            new YourNetworkRefusedTestCase()};
 }

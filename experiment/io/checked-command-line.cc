@@ -203,19 +203,30 @@ CheckedCommandLine::Add(const std::string& name,
                         const std::string& shown,
                         std::function<void(const std::string&)> convert)
 {
+    // ns-3.48's CommandLine aborts on a name added twice, where 3.37's kept the first: refuse
+    // it here, in every version, as the programming error it is.
+    for (const Option& option : m_options)
+    {
+        if (option.name == name)
+        {
+            throw std::logic_error("CheckedCommandLine: option --" + name + " added twice");
+        }
+    }
     const size_t index = m_options.size();
     m_options.push_back({name, std::move(convert), "", {}, false, false});
     // The callback keeps the text whole; conversion waits until Parse, so that every error is
-    // ours and none is ns-3's abort.
-    m_cmd.AddValue(name,
-                   help,
-                   Callback<bool, std::string>([this, index](std::string text) {
-                       m_options[index].text = text;
-                       m_options[index].texts.push_back(text);
-                       m_options[index].given = true;
-                       return true;
-                   }),
-                   shown);
+    // ours and none is ns-3's abort. The lambda becomes the Callback AddValue takes, whose
+    // argument is a std::string in ns-3.37 and a const std::string& in 3.48.
+    m_cmd.AddValue(
+        name,
+        help,
+        [this, index](const std::string& text) {
+            m_options[index].text = text;
+            m_options[index].texts.push_back(text);
+            m_options[index].given = true;
+            return true;
+        },
+        shown);
 }
 
 void

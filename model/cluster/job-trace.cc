@@ -28,6 +28,10 @@ constexpr uint64_t MAX_TRACE_BYTES = uint64_t{64} << 20;
 /// The longest time a trace may reach, in seconds (Quantity::MAX_TIME_NS).
 constexpr double MAX_TRACE_SECONDS = 1e9;
 
+/// Nanoseconds in 128 bits: a row's iterations x compute_s reaches 1e24 ns (ISO C++ has no such
+/// type: __extension__ keeps GCC and Clang quiet about it under -Wpedantic).
+__extension__ typedef unsigned __int128 WideNs;
+
 /// The unit of a trace's time columns: seconds, written as a bare number.
 const std::vector<QuantityUnit> SECONDS{{"", 1000000000}};
 
@@ -135,8 +139,8 @@ class JobTraceReader
             Fail("arrival_s " + fields[0] + " is before the previous job's " +
                  FormatSeconds(m_jobs.back().arrivalS) + "; rows must be in arrival order");
         }
-        const unsigned __int128 computing = static_cast<unsigned __int128>(computeNs) * job.iterations;
-        if (arrivalNs + computing > static_cast<unsigned __int128>(Quantity::MAX_TIME_NS))
+        const WideNs computing = static_cast<WideNs>(computeNs) * job.iterations;
+        if (arrivalNs + computing > static_cast<WideNs>(Quantity::MAX_TIME_NS))
         {
             Fail("arrival_s " + fields[0] + " + iterations " + fields[3] + " x compute_s " +
                  fields[4] + " is beyond 1e9 s, more than a simulation can reach; give a job "
@@ -156,7 +160,7 @@ class JobTraceReader
             throw std::invalid_argument(m_source + ": no job; a trace has one row per job: " +
                                         JOB_TRACE_HEADER);
         }
-        if (m_lastArrivalNs + m_computingNs > static_cast<unsigned __int128>(Quantity::MAX_TIME_NS))
+        if (m_lastArrivalNs + m_computingNs > static_cast<WideNs>(Quantity::MAX_TIME_NS))
         {
             // The jobs may wait for each other's servers: the simulation must reach the end of
             // their computing even when they run one after another.
@@ -249,7 +253,7 @@ class JobTraceReader
     uint64_t m_row{0};           //!< the line being read, from 1
     bool m_headerSeen{false};    //!< whether the header line was read
     uint64_t m_lastArrivalNs{0}; //!< the last job's arrival, ns
-    unsigned __int128 m_computingNs{0}; //!< sum of iterations x compute_s, ns
+    WideNs m_computingNs{0};     //!< sum of iterations x compute_s, ns
     std::vector<JobSpec> m_jobs; //!< read so far
 };
 

@@ -16,7 +16,9 @@ namespace ns3
 namespace
 {
 
-using Wide = unsigned __int128;
+// 128 bits for a mantissa times its unit's scale (ISO C++ has no such type: __extension__ keeps
+// GCC and Clang quiet about it under -Wpedantic, as ns-3's debug build sets).
+__extension__ typedef unsigned __int128 Wide;
 
 /// The units' names, for messages: "bps, kbps, Kbps".
 std::string

@@ -8,6 +8,7 @@
 #include "drl-policy.h"
 #include "drl-rollout.h"
 
+#include "ns3/allreduce-ns3-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -377,7 +378,7 @@ DrlScheduler::GetTypeId()
                           "the live state when it departs from the plan) or greedy (both "
                           "policies greedily at every decision, no search)",
                           EnumValue(DrlScheduler::PLAN),
-                          MakeEnumAccessor(&DrlScheduler::m_online),
+                          compat::MakeEnumAccessor<DrlScheduler::Online>(&DrlScheduler::m_online),
                           MakeEnumChecker(DrlScheduler::PLAN, "plan", DrlScheduler::GREEDY, "greedy"))
             .AddAttribute("ReplanBudget",
                           "What a search from the live state may spend besides its greedy "

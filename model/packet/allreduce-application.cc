@@ -6,6 +6,7 @@
 
 #include "allreduce-controller.h"
 
+#include "ns3/allreduce-ns3-compat.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
@@ -95,7 +96,7 @@ AllReduceApplication::GetTypeId()
                           "What the initial gradient holds: integer values in [-64, 64] "
                           "(sums exact) or float values in [-1, 1).",
                           EnumValue(GRADIENT_INTEGER),
-                          MakeEnumAccessor(&AllReduceApplication::m_values),
+                          compat::MakeEnumAccessor<GradientValues>(&AllReduceApplication::m_values),
                           MakeEnumChecker(GRADIENT_INTEGER,
                                           "integer",
                                           GRADIENT_FLOAT,

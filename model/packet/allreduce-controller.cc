@@ -4,6 +4,7 @@
 
 #include "allreduce-controller.h"
 
+#include "ns3/allreduce-ns3-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
@@ -82,7 +83,8 @@ AllReduceController::AddRunAttributes(TypeId tid)
                       "barrier: round t+1 starts when round t has finished; async: a "
                       "workload starts once its dependencies are done and its links free.",
                       EnumValue(AllReduceController::BARRIER),
-                      MakeEnumAccessor(&AllReduceController::m_mode),
+                      compat::MakeEnumAccessor<AllReduceController::Mode>(
+                          &AllReduceController::m_mode),
                       MakeEnumChecker(AllReduceController::BARRIER,
                                       "barrier",
                                       AllReduceController::ASYNC,
@@ -94,7 +96,8 @@ AllReduceController::AddRunAttributes(TypeId tid)
                       "theirs; per-transfer: a connection of its own for every transfer, "
                       "which pays the handshake and slow start each time.",
                       EnumValue(AllReduceController::PERSISTENT),
-                      MakeEnumAccessor(&AllReduceController::m_connections),
+                      compat::MakeEnumAccessor<AllReduceController::Connections>(
+                          &AllReduceController::m_connections),
                       MakeEnumChecker(AllReduceController::PERSISTENT,
                                       "persistent",
                                       AllReduceController::PER_TRANSFER,

@@ -169,10 +169,10 @@ bool
 FlowEcmpRouting::RouteInput(Ptr<const Packet> p,
                             const Ipv4Header& header,
                             Ptr<const NetDevice> idev,
-                            UnicastForwardCallback ucb,
-                            MulticastForwardCallback /* mcb */,
-                            LocalDeliverCallback /* lcb */,
-                            ErrorCallback /* ecb */)
+                            compat::RouteInputCallback<UnicastForwardCallback> ucb,
+                            compat::RouteInputCallback<MulticastForwardCallback> /* mcb */,
+                            compat::RouteInputCallback<LocalDeliverCallback> /* lcb */,
+                            compat::RouteInputCallback<ErrorCallback> /* ecb */)
 {
     // Local delivery and multicast are the list's and the other protocols' business.
     const uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);

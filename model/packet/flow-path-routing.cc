@@ -177,10 +177,10 @@ bool
 FlowPathRouting::RouteInput(Ptr<const Packet> p,
                             const Ipv4Header& header,
                             Ptr<const NetDevice> idev,
-                            UnicastForwardCallback ucb,
-                            MulticastForwardCallback /* mcb */,
-                            LocalDeliverCallback /* lcb */,
-                            ErrorCallback /* ecb */)
+                            compat::RouteInputCallback<UnicastForwardCallback> ucb,
+                            compat::RouteInputCallback<MulticastForwardCallback> /* mcb */,
+                            compat::RouteInputCallback<LocalDeliverCallback> /* lcb */,
+                            compat::RouteInputCallback<ErrorCallback> /* ecb */)
 {
     NS_LOG_FUNCTION(this << p << header.GetDestination() << idev);
     // Ipv4ListRouting delivers local packets before asking its protocols; this one forwards.

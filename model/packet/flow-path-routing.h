@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_FLOW_PATH_ROUTING_H
 #define NS3_ALLREDUCE_FLOW_PATH_ROUTING_H
 
+#include "ns3/allreduce-ns3-compat.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
@@ -100,10 +101,10 @@ class FlowPathRouting : public Ipv4RoutingProtocol
     bool RouteInput(Ptr<const Packet> p,
                     const Ipv4Header& header,
                     Ptr<const NetDevice> idev,
-                    UnicastForwardCallback ucb,
-                    MulticastForwardCallback mcb,
-                    LocalDeliverCallback lcb,
-                    ErrorCallback ecb) override;
+                    compat::RouteInputCallback<UnicastForwardCallback> ucb,
+                    compat::RouteInputCallback<MulticastForwardCallback> mcb,
+                    compat::RouteInputCallback<LocalDeliverCallback> lcb,
+                    compat::RouteInputCallback<ErrorCallback> ecb) override;
     void NotifyInterfaceUp(uint32_t interface) override;
     void NotifyInterfaceDown(uint32_t interface) override;
     void NotifyAddAddress(uint32_t interface, Ipv4InterfaceAddress address) override;

@@ -70,7 +70,7 @@ SharedLinks::Release(const std::vector<uint32_t>& links)
         }
         --m_inFlight[l];
     }
-    if (!m_notify.IsRunning() && !m_waiters.empty())
+    if (m_notify.IsExpired() && !m_waiters.empty())
     {
         m_notify = Simulator::ScheduleNow(&SharedLinks::NotifyWaiters, this);
     }

@@ -7,6 +7,7 @@
 #include "lossless-net-device.h"
 #include "rdma-socket-factory.h"
 
+#include "ns3/allreduce-ns3-compat.h"
 #include "ns3/enum.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-packet-info-tag.h"
@@ -85,7 +86,7 @@ RdmaSocket::GetTypeId()
                 "Recovery",
                 "Loss recovery: go-back-N or selective repeat.",
                 EnumValue(GO_BACK_N),
-                MakeEnumAccessor(&RdmaSocket::m_recovery),
+                compat::MakeEnumAccessor<RdmaRecovery>(&RdmaSocket::m_recovery),
                 MakeEnumChecker(GO_BACK_N, "go-back-n", SELECTIVE_REPEAT, "selective-repeat"))
             .AddAttribute("SendBufferSize",
                           "Bytes Send may hold, sent or not, until acknowledged.",
@@ -473,7 +474,7 @@ RdmaSocket::GetAllowBroadcast() const
 void
 RdmaSocket::TrySend()
 {
-    while (m_role == REQUESTER && !m_closed && !m_sendEvent.IsRunning() && !m_waitingNic)
+    while (m_role == REQUESTER && !m_closed && m_sendEvent.IsExpired() && !m_waitingNic)
     {
         const bool again = !m_resend.empty();
         const uint32_t psn = again ? m_resend.front() : m_next;
@@ -678,7 +679,7 @@ RdmaSocket::RetransmitTimeout()
 void
 RdmaSocket::ArmTimer()
 {
-    if (!m_sent.empty() && !m_timer.IsRunning())
+    if (!m_sent.empty() && m_timer.IsExpired())
     {
         m_timer = Simulator::Schedule(m_retransmitTimeout, &RdmaSocket::RetransmitTimeout, this);
     }

@@ -7,6 +7,7 @@
 #include "lossless-channel.h"
 #include "lossless-net-device.h"
 
+#include "ns3/allreduce-ns3-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -47,7 +48,7 @@ SharedBuffer::GetTypeId()
             .AddAttribute("Threshold",
                           "How an ingress queue is bounded: static or dynamic.",
                           EnumValue(DYNAMIC_THRESHOLD),
-                          MakeEnumAccessor(&SharedBuffer::m_mode),
+                          compat::MakeEnumAccessor<BufferThreshold>(&SharedBuffer::m_mode),
                           MakeEnumChecker(STATIC_THRESHOLD, "static", DYNAMIC_THRESHOLD, "dynamic"))
             .AddAttribute("StaticThreshold",
                           "Bytes an ingress queue may hold in the shared space (static).",

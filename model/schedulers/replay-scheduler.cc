@@ -4,6 +4,7 @@
 
 #include "replay-scheduler.h"
 
+#include "ns3/allreduce-ns3-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/string.h"
@@ -34,7 +35,8 @@ ReplayScheduler::GetTypeId()
                           "rounds: start the first planned round not wholly started; list: "
                           "start every ready workload the state lets start, in plan order.",
                           EnumValue(ReplayScheduler::ROUNDS),
-                          MakeEnumAccessor(&ReplayScheduler::m_order),
+                          compat::MakeEnumAccessor<ReplayScheduler::Order>(
+                              &ReplayScheduler::m_order),
                           MakeEnumChecker(ReplayScheduler::ROUNDS,
                                           "rounds",
                                           ReplayScheduler::LIST,
