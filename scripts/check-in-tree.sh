@@ -84,6 +84,7 @@ else
 fi
 [ "$fetch_only" = 1 ] && exit 0
 echo "== ns-3 $(cat "$src/VERSION") in $src"
+mkdir -p "$cache" # the logs and the examples' outputs
 
 echo "== copying the module to $src/contrib/allreduce"
 rm -rf "$src/contrib/allreduce"
