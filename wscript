@@ -131,6 +131,7 @@ def build(bld):
         'test/allreduce-suite-cluster.cc',
         'test/allreduce-suite-aggregation.cc',
         'test/allreduce-suite-msccl.cc',
+        'test/allreduce-suite-rdma.cc',
     ]
 
     headers = bld(features='ns3header')

@@ -2,7 +2,7 @@
 # Benchmark of distributed runs (doc/allreduce.rst, "Distributed runs" in "Measured results"):
 # each case once on one process in distributed mode (allreduce-packet --distributed: the same
 # protocol and completion time, on ns-3's default simulator) and once per synchronizer on
-# RANKS ranks (mpirun), in a release (-O3) ns-3.37 tree built with MPI; prints per run the
+# RANKS ranks (mpirun), in a release (-O3) ns-3 tree built with MPI; prints per run the
 # completion time, whether it verified, per rank the events, Simulator::Run's wall time and
 # events per second, and the speedup (one process's Run wall time over the slowest rank's).
 #
@@ -10,11 +10,14 @@
 #   RANKS=2 CASES="fattree:k=4@1MiB" bash scripts/bench-distributed.sh
 #   LARGEST=1 bash scripts/bench-distributed.sh              # also fat-tree k=16 at 1 MiB
 #   BUILD_ONLY=1 bash scripts/bench-distributed.sh           # only (re)build the tree
+#   NS3=3.37 bash scripts/bench-distributed.sh               # in ns-3.37
+#   TARGETS="allreduce-packet allreduce-packet-table" BUILD_ONLY=1 ...  # more programs
 #
-# The tree ($ALLREDUCE_NS3_BENCH, default /var/cache/allreduce-bench) is Debian's ns-3.37 source
-# package (as scripts/check-in-tree.sh fetches it), configured as release with only this module
-# and mpi; a second run only rebuilds what changed. Results go to $OUT (default
-# results/bench-distributed). Timings are of a loaded or idle machine as it is: run it alone.
+# The tree ($ALLREDUCE_NS3_BENCH/ns-$NS3, default /var/cache/allreduce-bench/ns-3.48) holds
+# the sources scripts/check-in-tree.sh unpacks or fetches for ns-3 $NS3 (3.48, the default, or
+# 3.37), configured as release with only this module and mpi; a second run only rebuilds what
+# changed. Results go to $OUT (default results/bench-distributed). Timings are of a loaded or
+# idle machine as it is: run it alone.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,21 +27,27 @@ ranks=${RANKS:-2}
 cases=${CASES:-"fattree:k=8@16MB bcube:n=8,k=1@16MB"}
 mode=${MODE:-async}
 out=${OUT:-$repo/results/bench-distributed}
-src=$bench/ns-3.37
+ns3=${NS3:-3.48}
+case $ns3 in
+  3.48) tree=$ci/ns-3.48 ;;
+  3.37) tree=$ci/ns3-3.37/ns-3.37 ;;
+  *) echo "NS3 must be 3.48 or 3.37, got '$ns3'" >&2; exit 2 ;;
+esac
+src=$bench/ns-$ns3
+targets=${TARGETS:-allreduce-packet}
 mkdir -p "$out"
 start=$(date +%s)
 note() { echo "[$(( $(date +%s) - start )) s] $*" >&2; }
 
 bash "$repo/scripts/install-deps.sh" dpkg-dev python3
 if [ ! -f "$src/CMakeLists.txt" ]; then
-  if [ ! -f "$ci/ns3-3.37/ns-3.37/CMakeLists.txt" ]; then
-    note "fetching the ns-3.37 source package (scripts/check-in-tree.sh does, then stops early)"
-    ALLREDUCE_NS3_CACHE=$ci bash "$repo/scripts/check-in-tree.sh" --fetch-only
+  if [ ! -f "$tree/CMakeLists.txt" ]; then
+    note "getting the ns-$ns3 sources (scripts/check-in-tree.sh does, then stops early)"
+    ALLREDUCE_NS3_CACHE=$ci bash "$repo/scripts/check-in-tree.sh" "$ns3" --fetch-only
   fi
-  mkdir -p "$bench"
-  note "copying the ns-3.37 sources to $src"
+  note "copying the ns-$ns3 sources to $src"
   mkdir -p "$src"
-  tar -C "$ci/ns3-3.37/ns-3.37" --exclude=./build --exclude=./cmake-cache \
+  tar -C "$tree" --exclude=./build --exclude=./cmake-cache \
     --exclude=./contrib/allreduce -cf - . | tar -C "$src" -xf -
 fi
 note "copying the module to $src/contrib/allreduce"
@@ -47,16 +56,18 @@ mkdir -p "$src/contrib/allreduce"
 (cd "$repo" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) |
   tar -xf - -C "$src/contrib/allreduce"
 cd "$src"
-if [ ! -f "$bench/configured" ]; then
+if [ ! -f "$src/cmake-cache/CMakeCache.txt" ]; then
   note "./ns3 configure -d release --enable-mpi"
   ./ns3 configure -d release --enable-examples --disable-tests --disable-python-bindings \
     --enable-mpi --enable-modules "allreduce;mpi" --filter-module-examples-and-tests allreduce \
-    > "$bench/configure.log" 2>&1 || { cat "$bench/configure.log"; exit 1; }
-  touch "$bench/configured"
+    > "$src/configure.log" 2>&1 || { cat "$src/configure.log"; exit 1; }
 fi
-note "./ns3 build allreduce-packet (release)"
-./ns3 build -j "$(nproc)" allreduce-packet > "$bench/build.log" 2>&1 ||
-  { tail -40 "$bench/build.log"; exit 1; }
+for target in $targets; do
+  note "./ns3 build $target (release)"
+  # CMake directly: ./ns3 caps its jobs at the cores less one.
+  cmake --build cmake-cache -j "$(nproc)" --target "$target" > "$src/build.log" 2>&1 ||
+    { tail -40 "$src/build.log"; exit 1; }
+done
 [ "${BUILD_ONLY:-0}" = 1 ] && { note "built (BUILD_ONLY=1)"; exit 0; }
 
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)

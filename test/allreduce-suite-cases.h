@@ -46,6 +46,8 @@ Cases MakeClusterCases();
 Cases MakeAggregationCases();
 /// \return MSCCL algorithm files out and in, at flow level and packet level
 Cases MakeMscclCases();
+/// \return lossless Ethernet and the AllReduce over RoCEv2 queue pairs
+Cases MakeRdmaCases();
 
 /// Installs the network of the packet-level cases: every link 10 Gbit/s with 1 us of delay.
 /// \param dcn the network, not yet installed

@@ -31,7 +31,8 @@ class AllReduceTestSuite : public TestSuite
                                 &MakeYourNetworkCases,
                                 &MakeClusterCases,
                                 &MakeAggregationCases,
-                                &MakeMscclCases})
+                                &MakeMscclCases,
+                                &MakeRdmaCases})
         {
             for (TestCase* testCase : make())
             {
