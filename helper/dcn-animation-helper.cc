@@ -88,8 +88,9 @@ DcnAnimationHelper::Enable(const DcnTopologyHelper& network, const std::string& 
     CheckSize(topology);
 #ifndef ALLREDUCE_HAVE_NETANIM
     throw std::invalid_argument(
-        "this build of the allreduce module has no NetAnim: ns-3's netanim module was not "
-        "enabled where it was built; enable it (e.g. ./ns3 configure --enable-modules "
+        "cannot write the NetAnim trace '" + file +
+        "': this build of the allreduce module has no NetAnim (ns-3's netanim module was not "
+        "enabled where it was built); enable it (e.g. ./ns3 configure --enable-modules "
         "\"allreduce;netanim\", or all modules) and build again");
 #else
     {
