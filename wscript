@@ -117,6 +117,7 @@ def build(bld):
         'helper/dcn-animation-helper.cc',
         'helper/lossless-ethernet-helper.cc',
         'helper/rdma-helper.cc',
+        'helper/checked-arguments.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('allreduce')
@@ -229,6 +230,7 @@ def build(bld):
         'helper/dcn-animation-helper.h',
         'helper/lossless-ethernet-helper.h',
         'helper/rdma-helper.h',
+        'helper/checked-arguments.h',
     ]
 
     # The experiment layer: a library of its own beside the module, which the examples and

@@ -37,10 +37,18 @@ main(int argc, char* argv[])
     cmd.AddValue("netanim",
                  "write a NetAnim animation trace to this file (small topologies)",
                  netanim);
-    cmd.Parse(argc, argv);
-
     try
     {
+        // ns-3's CommandLine, with every argument checked first (ns-3's own attributes and
+        // global values too); the attributes this program sets below are refused, not ignored.
+        ParseCheckedCommandLine(cmd,
+                                argc,
+                                argv,
+                                {"ns3::PointToPointNetDevice::DataRate",
+                                 "ns3::PointToPointChannel::Delay",
+                                 "ns3::AllReduceController::Mode",
+                                 "ns3::AllReduceController::GradientBytes"});
+
         // 1. The network: one node per server and switch, a point-to-point link per topology
         //    link, the internet stack, addresses, and routes along the flow trees.
         DcnTopologyHelper dcn(BuildTopology(topology));
@@ -67,6 +75,7 @@ main(int argc, char* argv[])
 
         // 3. Run, then read the result and verify every server's vector.
         Simulator::Run();
+        const std::string trace = animation.Close(); // the file, checked whole; "" without one
         Ptr<AllReduceController> controller = allreduce.GetController();
         const AllReduceRunResult& result = controller->GetResult();
         const AllReduceVerification verification = controller->Verify();
@@ -75,9 +84,9 @@ main(int argc, char* argv[])
                   << "completion  " << result.completionTime * 1e3 << " ms"
                   << (result.finished ? "" : " (did not finish: " + result.error + ")") << "\n"
                   << verification.message << "\n";
-        if (!netanim.empty())
+        if (!trace.empty())
         {
-            std::cout << "animation   " << animation.Close() << "\n";
+            std::cout << "animation   " << trace << "\n";
         }
         Simulator::Destroy();
         return result.finished && verification.verified ? 0 : 2;

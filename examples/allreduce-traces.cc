@@ -154,15 +154,12 @@ LinkName(const Topology& topology, uint32_t directedLink)
 std::string
 WriteFigure(Gnuplot& plot, const std::string& prefix)
 {
-    {
-        std::ofstream plt(prefix + ".plt");
-        std::ofstream dat(prefix + ".dat");
-        plot.GenerateOutput(plt, dat, prefix + ".dat");
-        if (!plt || !dat)
-        {
-            throw std::runtime_error("cannot write " + prefix + ".plt and .dat");
-        }
-    }
+    // Each file checked whole once written (a full disk is an error, not half a figure).
+    std::ostringstream plt;
+    std::ostringstream dat;
+    plot.GenerateOutput(plt, dat, prefix + ".dat");
+    WriteTextFile(prefix + ".dat", "figure data", [&dat](std::ostream& os) { os << dat.str(); });
+    WriteTextFile(prefix + ".plt", "gnuplot script", [&plt](std::ostream& os) { os << plt.str(); });
     const std::string files = " (data " + prefix + ".dat, script " + prefix + ".plt)";
     if (std::system((GNUPLOT + " '" + prefix + ".plt' 2>/dev/null").c_str()) != 0)
     {
@@ -289,24 +286,32 @@ main(int argc, char* argv[])
     std::string topology = "bcube:n=3,k=1";
     std::string scheduler = "balanced";
     std::string out = "allreduce-traces";
-    double interval = 20; // microseconds
+    std::string intervalText = "20us";
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "topology spec, e.g. bcube:n=3,k=1 or fattree:k=4", topology);
     cmd.AddValue("scheduler", "ps, ring, greedy, balanced, drl (with LibTorch), ...", scheduler);
     cmd.AddValue("interval",
-                 "how often the link byte counters are read, in microseconds",
-                 interval);
+                 "how often the link byte counters are read: a time with its unit, 100ns to 1s",
+                 intervalText);
     cmd.AddValue("out", "prefix of the figures: OUT-timeline.*, OUT-load.*", out);
-    cmd.Parse(argc, argv);
 
     try
     {
-        if (!(interval >= 0.1 && interval <= 1e6))
+        ParseCheckedCommandLine(cmd,
+                                argc,
+                                argv,
+                                {"ns3::PointToPointNetDevice::DataRate",
+                                 "ns3::PointToPointChannel::Delay",
+                                 "ns3::AllReduceController::Mode",
+                                 "ns3::AllReduceController::GradientBytes"});
+        // Read once, here, with its unit (1ms is a millisecond, never 1 of something else).
+        const Time interval =
+            NanoSeconds(Quantity::ParseTimeNs("--interval", intervalText, false));
+        if (interval < NanoSeconds(100) || interval > Seconds(1))
         {
-            std::ostringstream given;
-            given << interval;
-            throw std::invalid_argument(
-                "--interval must be from 0.1 to 1000000 (microseconds), got " + given.str());
+            throw std::invalid_argument("--interval must be from 100ns to 1s (a sample per "
+                                        "interval: shorter ones flood the figures, longer ones "
+                                        "show nothing), got '" + intervalText + "'");
         }
         if (!std::ofstream(out + "-timeline.plt"))
         {
@@ -326,7 +331,7 @@ main(int argc, char* argv[])
 
         // 2. Connect the callbacks: member functions of the timeline to the controller's trace
         //    sources, and a function bound to each server's index to its application's.
-        LinkTimeline timeline(controller, allreduce.GetLinkLoadMonitor(), MicroSeconds(interval));
+        LinkTimeline timeline(controller, allreduce.GetLinkLoadMonitor(), interval);
         controller->TraceConnectWithoutContext(
             "TransferStarted",
             MakeCallback(&LinkTimeline::TransferStarted, &timeline));
@@ -345,7 +350,7 @@ main(int argc, char* argv[])
                 MakeBoundCallback(&LinkTimeline::Received, &timeline, server));
         }
         // The byte counters have no trace source: read them every interval.
-        Simulator::Schedule(MicroSeconds(interval), &LinkTimeline::SampleBytes, &timeline);
+        Simulator::Schedule(interval, &LinkTimeline::SampleBytes, &timeline);
 
         // 3. Run, read the counters a last time, and report.
         Simulator::Run();

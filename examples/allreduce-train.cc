@@ -76,18 +76,18 @@ std::string
 WriteCurveFigure(const std::string& dir, const std::string& topologies)
 {
     const std::string plt = dir + "/curve.plt";
-    std::ofstream p = OpenOutputFile(plt, "out");
-    p << "set terminal pngcairo size 800,480\n"
-      << "set output '" << dir << "/curve.png'\n"
-      << "set datafile separator ','\n"
-      << "set key top right\n"
-      << "set xlabel 'iteration'\n"
-      << "set ylabel 'rounds / bandwidth bound'\n"
-      << "set title 'allreduce-train: " << topologies << "'\n"
-      << "plot '" << dir << "/curve.csv' every ::1 using 1:6 with linespoints title "
-      << "'decoded (greedy + samples)', '' every ::1 using 1:($3/($5/$6)) with lines "
-      << "title 'mean of sampled episodes'\n";
-    p.close();
+    WriteOutputFile(plt, "out", [&](std::ostream& p) {
+        p << "set terminal pngcairo size 800,480\n"
+          << "set output '" << dir << "/curve.png'\n"
+          << "set datafile separator ','\n"
+          << "set key top right\n"
+          << "set xlabel 'iteration'\n"
+          << "set ylabel 'rounds / bandwidth bound'\n"
+          << "set title 'allreduce-train: " << topologies << "'\n"
+          << "plot '" << dir << "/curve.csv' every ::1 using 1:6 with linespoints title "
+          << "'decoded (greedy + samples)', '' every ::1 using 1:($3/($5/$6)) with lines "
+          << "title 'mean of sampled episodes'\n";
+    });
     return RunGnuplot(plt, dir + "/curve.png", dir + "/curve.csv");
 }
 

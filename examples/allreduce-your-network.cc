@@ -188,9 +188,9 @@ main(int argc, char* argv[])
                  "(global routing with ECMP per flow)",
                  routing);
     cmd.AddValue("scheduler", "ps, ring, greedy, balanced, drl (with LibTorch), ...", scheduler);
-    cmd.Parse(argc, argv);
     try
     {
+        ParseCheckedCommandLine(cmd, argc, argv, {"ns3::AllReduceController::GradientBytes"});
         const std::string format = shape.substr(0, shape.find(':'));
         const std::map<std::string, std::string> formats{
             {"inet", "Inet"}, {"orbis", "Orbis"}, {"rocketfuel", "Rocketfuel"}};

@@ -93,10 +93,16 @@ main(int argc, char* argv[])
     cmd.AddValue("scheduler",
                  "hot-links (this file's), or a built-in: greedy, balanced, ...",
                  scheduler);
-    cmd.Parse(argc, argv);
-
     try
     {
+        ParseCheckedCommandLine(cmd,
+                                argc,
+                                argv,
+                                {"ns3::PointToPointNetDevice::DataRate",
+                                 "ns3::PointToPointChannel::Delay",
+                                 "ns3::AllReduceController::Mode",
+                                 "ns3::AllReduceController::GradientBytes"});
+
         // 1. Flow level: the scheduler, created by its name, plans every round (one piece per
         //    chunk); the validator replays the data through the rounds, and the lower bounds
         //    say how far from the fewest rounds the plan can be.

@@ -10,12 +10,16 @@
 #include "ns3/constant-position-mobility-model.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/text-file.h"
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -40,7 +44,14 @@ DcnAnimationHelper::DcnAnimationHelper() = default;
 
 DcnAnimationHelper::~DcnAnimationHelper()
 {
-    Close();
+    try
+    {
+        Close();
+    }
+    catch (const std::exception& e)
+    {
+        NS_LOG_WARN(e.what()); // a destructor does not throw: Close() reports it to callers
+    }
 }
 
 void
@@ -93,22 +104,34 @@ DcnAnimationHelper::Enable(const DcnTopologyHelper& network, const std::string& 
         "enabled where it was built); enable it (e.g. ./ns3 configure --enable-modules "
         "\"allreduce;netanim\", or all modules) and build again");
 #else
+    // ns-3 writes into a file of its own, moved (a file) or copied (a device or a pipe) to the
+    // one named once it is checked whole (Close); AnimationInterface ends the program when it
+    // cannot open its file, so both are tried first.
+    std::error_code ignored;
+    const bool regular = !std::filesystem::exists(file, ignored) ||
+                         std::filesystem::is_regular_file(file, ignored);
+    static uint32_t traces = 0;
+    const std::string part =
+        regular ? file + ".part-" + std::to_string(getpid())
+                : (std::filesystem::temp_directory_path(ignored) /
+                   ("netanim-" + std::to_string(getpid()) + "-" + std::to_string(++traces) +
+                    ".xml"))
+                      .string();
+    const std::string why = std::filesystem::is_directory(file, ignored) ? "it is a directory"
+                            : regular                                     ? ProbeWritable(file)
+                                                                          : "";
+    if (!why.empty() || !std::ofstream(part))
     {
-        // AnimationInterface ends the program when it cannot open its file: try first.
-        std::error_code ignored;
-        std::ofstream probe;
-        if (!std::filesystem::is_directory(file, ignored))
-        {
-            probe.open(file);
-        }
-        if (!probe.is_open())
-        {
-            throw std::invalid_argument("cannot write the NetAnim trace '" + file +
-                                        "' (is its directory there and writable?)");
-        }
+        throw std::invalid_argument(
+            "cannot write the NetAnim trace '" + file + "': " +
+            (why == "it is a directory" ? why + "; give the path of a file"
+                                        : (why.empty() ? std::strerror(errno) : why) +
+                                              std::string(" (is its directory there and "
+                                                          "writable?)")));
     }
     const TopologyLayout layout = InstallPositions(network);
-    m_animation = std::make_shared<AnimationInterface>(file); // writes the nodes and links now
+    m_part = part;
+    m_animation = std::make_shared<AnimationInterface>(part); // writes the nodes and links now
     m_animation->SetMaxPktsPerTraceFile(MAX_PACKETS);
     m_file = file;
     m_nodes = topology.GetNNodes();
@@ -131,6 +154,42 @@ DcnAnimationHelper::Enable(const DcnTopologyHelper& network, const std::string& 
 #endif
 }
 
+void
+DcnAnimationHelper::FinishFile()
+{
+    const std::string part = m_part;
+    m_part.clear();
+    std::ifstream in(part, std::ios::binary);
+    std::string tail(16, '\0');
+    std::error_code ignored;
+    const uint64_t size = std::filesystem::file_size(part, ignored);
+    in.seekg(size > tail.size() ? size - tail.size() : 0);
+    in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+    tail.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    if (tail.find("</anim>") == std::string::npos)
+    {
+        std::remove(part.c_str());
+        throw std::invalid_argument("cannot write the NetAnim trace '" + m_file +
+                                    "': it was not written whole (is the disk full?)");
+    }
+    if (part.rfind(m_file, 0) == 0 && std::rename(part.c_str(), m_file.c_str()) == 0)
+    {
+        return;
+    }
+    in.clear();
+    in.seekg(0);
+    try
+    {
+        WriteTextFile(m_file, "NetAnim trace", [&in](std::ostream& os) { os << in.rdbuf(); });
+    }
+    catch (...)
+    {
+        std::remove(part.c_str());
+        throw;
+    }
+    std::remove(part.c_str());
+}
+
 AnimationInterface*
 DcnAnimationHelper::GetAnimationInterface() const
 {
@@ -147,6 +206,7 @@ DcnAnimationHelper::Close()
 #ifdef ALLREDUCE_HAVE_NETANIM
     const uint64_t packets = m_animation->GetTracePktCount();
     m_animation.reset(); // writes the closing </anim>
+    FinishFile();
     const std::string line = m_file + " (" + std::to_string(m_nodes) + " nodes, ";
     if (packets > MAX_PACKETS)
     {

@@ -89,18 +89,28 @@ class DcnAnimationHelper
 
     /**
      * Ends the trace (NetAnim needs the closing element): the file is complete after this.
+     * ns-3 writes the trace into a file of its own beside the one named (or, for a device or a
+     * pipe, in the temporary directory) and checks no write; here it is checked whole (it ends
+     * with the closing element) and then moved, or copied, to the file named with every write
+     * checked, so that a full disk is an error and never a truncated trace.
      * \return what the file holds, for a line of output: its name, the nodes, the packets,
      *         and whether the run went on past MAX_PACKETS packets (the trace then holds only
      *         the first ones), e.g. "bcube.xml (15 nodes, 35120 packets)"; empty when no trace
      *         was enabled
+     * \throws std::invalid_argument naming the file and the system's reason when the trace
+     *         could not be written whole
      */
     std::string Close();
 
   private:
+    /// Checks that the trace ns-3 wrote ends whole, then moves or copies it to m_file.
+    void FinishFile();
+
     /// the trace being written, if any (shared_ptr: its deleter is made where the type is
     /// complete, in a build with ns-3's netanim module)
     std::shared_ptr<AnimationInterface> m_animation;
     std::string m_file;                              //!< its file
+    std::string m_part;                              //!< where ns-3 writes it until Close
     uint32_t m_nodes{0};                             //!< the nodes it shows
 };
 

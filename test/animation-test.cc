@@ -246,17 +246,32 @@ TEST(DcnAnimationHelper, RefusesATopologyLargerThanNetAnimHandles)
     EXPECT_EQ(ErrorOf([] { DcnAnimationHelper::CheckSize(BuildTopology("bcube:n=4,k=2")); }), "");
 }
 
+TEST(DcnAnimationHelper, AFullDiskIsAnErrorNotATruncatedTrace)
+{
+    // /dev/full takes the open and refuses every write: ns-3 checks none of its writes.
+    DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
+    dcn.Install();
+    DcnAnimationHelper animation;
+    animation.Enable(dcn, "/dev/full");
+    Simulator::Stop(MicroSeconds(1));
+    Simulator::Run();
+    EXPECT_EQ(ErrorOf([&] { animation.Close(); }),
+              "cannot write NetAnim trace '/dev/full': No space left on device");
+    EXPECT_EQ(animation.Close(), "");
+    Simulator::Destroy();
+}
+
 TEST(DcnAnimationHelper, RefusesAFileItCannotWrite)
 {
     DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
     dcn.Install();
     DcnAnimationHelper animation;
     EXPECT_EQ(ErrorOf([&] { animation.Enable(dcn, "/nonexistent/a.xml"); }),
-              "cannot write the NetAnim trace '/nonexistent/a.xml' (is its directory there and "
-              "writable?)");
+              "cannot write the NetAnim trace '/nonexistent/a.xml': No such file or directory "
+              "(is its directory there and writable?)");
     EXPECT_EQ(ErrorOf([&] { animation.Enable(dcn, testing::TempDir()); }),
               "cannot write the NetAnim trace '" + testing::TempDir() +
-                  "' (is its directory there and writable?)");
+                  "': it is a directory; give the path of a file");
     EXPECT_FALSE(animation.GetAnimationInterface());
     EXPECT_EQ(animation.Close(), "");
     Simulator::Destroy();

@@ -8,6 +8,9 @@
 
 #include "ns3/allreduce-module.h"
 #include "ns3/config.h"
+#include "ns3/error-model.h"
+#include "ns3/global-value.h"
+#include "ns3/pointer.h"
 #include "ns3/data-rate.h"
 #include "ns3/queue-size.h"
 #include "ns3/uinteger.h"
@@ -198,8 +201,8 @@ TEST(CommandLine, Ns3AttributesAreCheckedBeforeNs3SeesThem)
     CheckedCommandLine cmd("prog", "test");
     cmd.AddInteger("pieces", "k", pieces, 1, 100);
     // Each of these aborts inside ns-3's own CommandLine.
-    EXPECT_EQ(ParseError(cmd, {"--ns3::TcpSocket::SegmentSize=1e3"}).substr(0, 43),
-              "--ns3::TcpSocket::SegmentSize must be uint3");
+    EXPECT_EQ(ParseError(cmd, {"--ns3::TcpSocket::SegmentSize=1e3"}).substr(0, 52),
+              "--ns3::TcpSocket::SegmentSize must be a whole number");
     EXPECT_EQ(ParseError(cmd, {"--ns3::TcpSocket::ConnTimeout=0.5x"}).substr(0, 45),
               "--ns3::TcpSocket::ConnTimeout is not a time: ");
     EXPECT_EQ(ParseError(cmd, {"--ns3::Bogus::X=1"}).substr(0, 38),
@@ -216,6 +219,151 @@ TEST(CommandLine, Ns3AttributesAreCheckedBeforeNs3SeesThem)
     TypeId::AttributeInformation info;
     ASSERT_TRUE(TypeId::LookupByName("ns3::TcpSocket").LookupAttributeByName("SegmentSize", &info));
     EXPECT_EQ(DynamicCast<const UintegerValue>(info.initialValue)->Get(), 1400u);
+    Config::Reset();
+}
+
+namespace
+{
+
+/// ParseCheckedCommandLine over args (after the program name); the error, or "" when accepted.
+std::string
+ScriptParseError(std::vector<std::string> args, const std::vector<std::string>& setHere = {})
+{
+    args.insert(args.begin(), "script");
+    std::vector<char*> argv;
+    for (std::string& a : args)
+    {
+        argv.push_back(a.data());
+    }
+    std::string topology;
+    CommandLine cmd("script");
+    cmd.AddValue("topology", "a spec", topology);
+    try
+    {
+        ParseCheckedCommandLine(cmd, static_cast<int>(argv.size()), argv.data(), setHere);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+/// The error of TakeNs3Argument(arg), or "" when it was taken.
+std::string
+TakeError(const std::string& arg)
+{
+    try
+    {
+        TakeNs3Argument(arg);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST(CheckedArguments, ObjectTypesAreCheckedAgainstTheRegistryBeforeNs3CreatesThem)
+{
+    // ns-3 itself crashes on each of these (its pointer deserializer creates any text).
+    const std::string model = "--ns3::PointToPointNetDevice::ReceiveErrorModel=";
+    EXPECT_EQ(TakeError(model + "ns3::Bogus").substr(0, 80),
+              "--ns3::PointToPointNetDevice::ReceiveErrorModel: 'ns3::Bogus' is not an ns-3 typ");
+    EXPECT_NE(TakeError(model + "0").find("'0' is not an ns-3 type; give a type derived from "
+                                          "ns3::ErrorModel"),
+              std::string::npos);
+    EXPECT_NE(TakeError(model + "ns3::TcpSocket").find("is not derived from ns3::ErrorModel"),
+              std::string::npos);
+    EXPECT_NE(TakeError(model + "ns3::RateErrorModel[Bogus=1]").find("has no attribute 'Bogus'"),
+              std::string::npos);
+    EXPECT_NE(TakeError(model + "ns3::RateErrorModel[ErrorRate=0.1").find("without closing"),
+              std::string::npos);
+    // ns-3's checker takes any double; an error rate is a probability.
+    EXPECT_NE(TakeError(model + "ns3::RateErrorModel[ErrorRate=2]").find("is a probability"),
+              std::string::npos);
+    EXPECT_NE(TakeError("--ns3::RateErrorModel::ErrorRate=-1").find("is a probability"),
+              std::string::npos);
+    // A good one is created, with its attributes, as the initial value.
+    EXPECT_EQ(TakeError(model + "ns3::RateErrorModel[ErrorRate=0.25|ErrorUnit=ERROR_UNIT_PACKET]"),
+              "");
+    TypeId::AttributeInformation info;
+    ASSERT_TRUE(TypeId::LookupByName("ns3::PointToPointNetDevice")
+                    .LookupAttributeByName("ReceiveErrorModel", &info));
+    const auto pointer = DynamicCast<const PointerValue>(info.initialValue);
+    ASSERT_TRUE(pointer);
+    const Ptr<RateErrorModel> rate = pointer->Get<RateErrorModel>();
+    ASSERT_TRUE(rate);
+    EXPECT_DOUBLE_EQ(rate->GetRate(), 0.25);
+    Config::Reset();
+}
+
+TEST(CheckedArguments, QuantitiesGoThroughTheModulesParsers)
+{
+    EXPECT_EQ(TakeError("--ns3::LosslessNetDevice::DataRate=1Tbps"), "");
+    EXPECT_NE(TakeError("--ns3::LosslessNetDevice::DataRate=40MiB/s").find("is not a rate"),
+              std::string::npos);
+    EXPECT_NE(TakeError("--ns3::LosslessNetDevice::DataRate=18446745Gbps").find("above 1000Tbps"),
+              std::string::npos);
+    // Ranges in words, not the checker's "double -1.79769e+308:1.79769e+308".
+    EXPECT_EQ(TakeError("--ns3::DcqcnRateControl::G=abc").find("-1.79769e+308"),
+              std::string::npos);
+    EXPECT_NE(TakeError("--ns3::TcpL4Protocol::SocketType=ns3::Bogus").find("the name of an "
+                                                                             "ns-3 type"),
+              std::string::npos);
+    Config::Reset();
+}
+
+TEST(CheckedArguments, GlobalValuesAreCheckedAndBound)
+{
+    EXPECT_NE(TakeError("--RngRun=abc").find("--RngRun must be a whole number"),
+              std::string::npos);
+    EXPECT_NE(TakeError("--SimulatorImplementationType=ns3::Bogus")
+                  .find("give a type derived from ns3::SimulatorImpl"),
+              std::string::npos);
+    EXPECT_NE(TakeError("--ChecksumEnabled=maybe").find("true or false"), std::string::npos);
+    EXPECT_EQ(TakeError("--RngRun=7"), "");
+    UintegerValue run;
+    GlobalValue::GetValueByName("RngRun", run);
+    EXPECT_EQ(run.Get(), 7u);
+    GlobalValue::Bind("RngRun", UintegerValue(1));
+}
+
+TEST(CheckedArguments, ScriptsRefuseStrayRepeatedAndOverriddenArguments)
+{
+    EXPECT_EQ(ScriptParseError({"--topology=bcube:n=3,k=1"}), "");
+    EXPECT_NE(ScriptParseError({"stray"}).find("unexpected argument 'stray'"), std::string::npos);
+    EXPECT_EQ(ScriptParseError({"--topology=a", "--topology=b"}),
+              "--topology is given twice; give it once");
+    EXPECT_EQ(ScriptParseError({"--ns3::AllReduceController::GradientBytes=4"},
+                               {"ns3::AllReduceController::GradientBytes"}),
+              "--ns3::AllReduceController::GradientBytes has no effect: this program sets it "
+              "itself; change it in the program's code");
+    EXPECT_NE(ScriptParseError({"--PrintAttributes=ns3::Bogus"}).find("ns-3 has no type"),
+              std::string::npos);
+    Config::Reset();
+}
+
+TEST(CheckedArguments, TheEnvironmentIsCheckedBeforeNs3ReadsIt)
+{
+    setenv("NS_LOG", "Bogus", 1);
+    EXPECT_NE(ScriptParseError({}).find("NS_LOG names the log component 'Bogus'"),
+              std::string::npos);
+    setenv("NS_LOG", "AllReduceController=info|bogus", 1);
+    EXPECT_NE(ScriptParseError({}).find("the level 'bogus'"), std::string::npos);
+    unsetenv("NS_LOG");
+    setenv("NS_ATTRIBUTE_DEFAULT", "ns3::PointToPointNetDevice::ReceiveErrorModel=0", 1);
+    EXPECT_NE(ScriptParseError({}).find("NS_ATTRIBUTE_DEFAULT: "), std::string::npos);
+    // A good default is set, and taken out of the environment (ns-3 never parses it).
+    setenv("NS_ATTRIBUTE_DEFAULT", "ns3::TcpSocket::SegmentSize=1400", 1);
+    EXPECT_EQ(ScriptParseError({}), "");
+    EXPECT_EQ(std::getenv("NS_ATTRIBUTE_DEFAULT"), nullptr);
+    TypeId::AttributeInformation info;
+    ASSERT_TRUE(TypeId::LookupByName("ns3::TcpSocket").LookupAttributeByName("SegmentSize", &info));
+    EXPECT_EQ(DynamicCast<const UintegerValue>(info.initialValue)->Get(), 1400u);
+    unsetenv("NS_ATTRIBUTE_DEFAULT");
     Config::Reset();
 }
 

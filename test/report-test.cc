@@ -79,19 +79,16 @@ TEST(ReportFormat, OutputFilesGetTheirDirectoryOrAClearError)
 {
     const auto dir = std::filesystem::temp_directory_path() / "allreduce-report-test" / "a";
     std::filesystem::remove_all(dir.parent_path());
-    {
-        std::ofstream os = OpenOutputFile((dir / "x.csv").string(), "out");
-        os << "ok\n";
-    }
+    WriteOutputFile((dir / "x.csv").string(), "out", [](std::ostream& os) { os << "ok\n"; });
     EXPECT_TRUE(std::filesystem::exists(dir / "x.csv"));
     try
     {
-        OpenOutputFile("/proc/no/such/x.csv", "out");
+        WriteOutputFile("/proc/no/such/x.csv", "out", [](std::ostream& os) { os << "x"; });
         ADD_FAILURE() << "an unwritable file was opened";
     }
     catch (const std::invalid_argument& e)
     {
-        EXPECT_NE(std::string(e.what()).find("cannot write '/proc/no/such/x.csv' (from --out)"),
+        EXPECT_NE(std::string(e.what()).find("cannot write the file of --out '/proc/no/such/x.csv'"),
                   std::string::npos)
             << e.what();
     }

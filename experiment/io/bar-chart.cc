@@ -100,8 +100,7 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
     const std::string dat = prefix + ".dat";
     const std::string plt = prefix + ".plt";
     const std::string png = prefix + ".png";
-    {
-        std::ofstream d = OpenOutputFile(dat, option);
+    WriteOutputFile(dat, option, [&](std::ostream& d) {
         for (size_t p = 0; p < m_panels.size(); ++p)
         {
             d << "# " << m_titles[p] << ": category";
@@ -125,9 +124,8 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
             }
             d << "\n\n"; // the next panel is the next gnuplot index
         }
-    }
-    {
-        std::ofstream p = OpenOutputFile(plt, option);
+    });
+    WriteOutputFile(plt, option, [&](std::ostream& p) {
         p << "set terminal pngcairo size " << m_width << ","
           << m_panelHeight * std::max<size_t>(1, m_panels.size()) << " noenhanced\n"
           << "set output " << GnuplotQuoted(png) << "\n";
@@ -171,7 +169,7 @@ BarChart::Write(const std::string& prefix, const std::string& option) const
         {
             p << "unset multiplot\n";
         }
-    }
+    });
     return RunGnuplot(plt, png, dat);
 }
 

@@ -36,9 +36,8 @@ CdfChart::Write(const std::string& prefix, const std::string& option) const
     const std::string dat = prefix + ".dat";
     const std::string plt = prefix + ".plt";
     const std::string png = prefix + ".png";
-    {
+    WriteOutputFile(dat, option, [&](std::ostream& d) {
         // One gnuplot index per series of each panel: "x fraction" from (first, 0).
-        std::ofstream d = OpenOutputFile(dat, option);
         for (size_t p = 0; p < m_panels.size(); ++p)
         {
             for (const auto& [name, values] : m_panels[p])
@@ -56,10 +55,9 @@ CdfChart::Write(const std::string& prefix, const std::string& option) const
                 d << "\n\n";
             }
         }
-    }
-    {
+    });
+    WriteOutputFile(plt, option, [&](std::ostream& p) {
         const size_t panels = std::max<size_t>(1, m_panels.size());
-        std::ofstream p = OpenOutputFile(plt, option);
         p << "set terminal pngcairo size " << 520 * panels << ",480 noenhanced\n"
           << "set output " << GnuplotQuoted(png) << "\n";
         if (panels > 1)
@@ -86,7 +84,7 @@ CdfChart::Write(const std::string& prefix, const std::string& option) const
         {
             p << "unset multiplot\n";
         }
-    }
+    });
     return RunGnuplot(plt, png, dat);
 }
 

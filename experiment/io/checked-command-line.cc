@@ -35,7 +35,7 @@ bool
 IsNs3Option(const std::string& name)
 {
     return name.rfind("ns3::", 0) == 0 || name == "help" || name == "version" ||
-           name.rfind("Print", 0) == 0;
+           name.rfind("Print", 0) == 0 || IsGlobalValueName(name);
 }
 
 [[noreturn]] void
@@ -67,110 +67,7 @@ FormatTime(Time t)
     return t.IsZero() ? "0s" : Quantity::FormatTime(t.GetNanoSeconds());
 }
 
-/// Refuses --PrintAttributes or --PrintGroup of a type or group ns-3 does not have.
-void
-CheckPrintArgument(const std::string& name, const std::string& value)
-{
-    bool known = false;
-    for (uint16_t i = 0; i < TypeId::GetRegisteredN() && !known; ++i)
-    {
-        const TypeId tid = TypeId::GetRegistered(i);
-        known = name == "PrintAttributes" ? tid.GetName() == value : tid.GetGroupName() == value;
-    }
-    if (!known)
-    {
-        throw std::invalid_argument(
-            "--" + name + "=" + Abbreviate(value) + ": ns-3 has no " +
-            (name == "PrintAttributes" ? "type of that name; --PrintTypeIds lists the types"
-                                       : "group of that name; --PrintGroups lists the groups"));
-    }
-}
-
 } // namespace
-
-Ptr<AttributeValue>
-ReadAttributeValue(const std::string& subject,
-                   const TypeId::AttributeInformation& info,
-                   const std::string& text)
-{
-    const std::string kind = info.checker->GetValueTypeName();
-    Ptr<AttributeValue> value;
-    double real = 0;
-    uint64_t whole = 0;
-    const bool negative = !text.empty() && text[0] == '-';
-    if (kind == "ns3::DoubleValue")
-    {
-        value = ParseDecimal(text, real) ? Create<DoubleValue>(real) : nullptr;
-    }
-    else if (kind == "ns3::UintegerValue")
-    {
-        value = ParseWholeNumber(text, UINT64_MAX, whole) ? Create<UintegerValue>(whole) : nullptr;
-    }
-    else if (kind == "ns3::IntegerValue")
-    {
-        value = ParseWholeNumber(negative ? text.substr(1) : text, INT64_MAX, whole)
-                    ? Create<IntegerValue>(negative ? -static_cast<int64_t>(whole)
-                                                    : static_cast<int64_t>(whole))
-                    : nullptr;
-    }
-    else if (kind == "ns3::TimeValue")
-    {
-        value = Create<TimeValue>(NanoSeconds(Quantity::ParseTimeNs(subject, text, true, true)));
-    }
-    else if (kind == "ns3::DataRateValue")
-    {
-        value = Create<DataRateValue>(DataRate(Quantity::ParseRate(subject, text)));
-    }
-    else if (kind == "ns3::BooleanValue")
-    {
-        const bool on = text == "true" || text == "1";
-        value = on || text == "false" || text == "0" ? Create<BooleanValue>(on) : nullptr;
-    }
-    else if (kind == "ns3::QueueSizeValue")
-    {
-        value = Create<QueueSizeValue>(ParseQueueSize(subject, text));
-    }
-    else
-    {
-        value = info.checker->CreateValidValue(StringValue(text));
-    }
-    if (!value || !info.checker->Check(*value))
-    {
-        throw std::invalid_argument(subject + " must be " +
-                                    info.checker->GetUnderlyingTypeInformation() + " (" +
-                                    info.help + "), got '" + Abbreviate(text) + "'");
-    }
-    return value;
-}
-
-QueueSize
-ParseQueueSize(const std::string& subject, const std::string& text)
-{
-    uint64_t n = 0;
-    const bool packets = !text.empty() && text.back() == 'p';
-    uint64_t bytes = 0;
-    if (packets ? !ParseWholeNumber(text.substr(0, text.size() - 1), UINT32_MAX, n)
-                : Quantity::Parse(text, Quantity::SizeUnits(), UINT32_MAX, bytes) != Quantity::OK)
-    {
-        throw std::invalid_argument(subject + " must be a count of packets such as 1000p (a "
-                                    "lower-case p) or a size in bytes such as 4MB or 64KiB, at "
-                                    "most 4294967295 of either, got '" + Abbreviate(text) + "'");
-    }
-    n = packets ? n : bytes;
-    if (n == 0)
-    {
-        throw std::invalid_argument(subject + " must be above 0 (a queue of 0 drops every "
-                                    "packet), got '" + Abbreviate(text) + "'");
-    }
-    if (!packets && n < 1502)
-    {
-        throw std::invalid_argument(subject + " must hold at least one full packet (1502 bytes: "
-                                    "the links' 1500-byte MTU and the 2-byte point-to-point "
-                                    "header), got '" + Abbreviate(text) + "'");
-    }
-    return QueueSize(packets ? QueueSizeUnit::PACKETS : QueueSizeUnit::BYTES,
-                     static_cast<uint32_t>(n));
-}
 
 uint64_t
 ParseByteSize(const std::string& option, const std::string& text)
@@ -418,9 +315,18 @@ CheckedCommandLine::Parse(int argc, char* argv[])
             std::to_string(GetLaunchRanks()) + " ranks (mpirun); a distributed run is "
             "allreduce-packet's (doc/allreduce.rst, \"Distributed runs\")");
     }
+    CheckNs3Environment();
     for (int i = 1; i < argc; ++i)
     {
         const std::string arg = argv[i];
+        if (arg.rfind("--SimulatorImplementationType", 0) == 0)
+        {
+            // A packet run chooses the simulator: ns-3's default, or its distributed one.
+            throw std::invalid_argument(
+                "--SimulatorImplementationType has no effect: " + m_program + " chooses ns-3's "
+                "simulator itself (the distributed one for --distributed or mpirun, see "
+                "--synchronizer); leave it out");
+        }
         if (arg.empty() || arg[0] != '-')
         {
             throw std::invalid_argument(
@@ -455,7 +361,7 @@ CheckedCommandLine::Parse(int argc, char* argv[])
     for (int i = 0; i < argc; ++i)
     {
         const std::optional<std::string> attribute =
-            i == 0 ? std::nullopt : HandleNs3Argument(argv[i]);
+            i == 0 ? std::nullopt : TakeNs3Argument(argv[i]);
         if (attribute)
         {
             m_attributesGiven.push_back(*attribute);
@@ -487,61 +393,6 @@ CheckedCommandLine::Parse(int argc, char* argv[])
             o.convert(text);
         }
     }
-}
-
-std::optional<std::string>
-CheckedCommandLine::HandleNs3Argument(const std::string& arg)
-{
-    const size_t start = arg.find_first_not_of('-');
-    const size_t eq = arg.find('=');
-    const std::string name =
-        start == std::string::npos ? "" : arg.substr(start, eq == std::string::npos ? eq : eq - start);
-    const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-    if ((name == "PrintAttributes" || name == "PrintGroup") && value.empty())
-    {
-        throw std::invalid_argument("--" + name + " needs a " +
-                                    (name == "PrintGroup" ? "group (--PrintGroups lists them)"
-                                                          : "type (--PrintTypeIds lists them)"));
-    }
-    if (name == "PrintAttributes" || name == "PrintGroup")
-    {
-        CheckPrintArgument(name, value);
-        return std::nullopt; // ns-3 prints it
-    }
-    if (name.rfind("ns3::", 0) != 0)
-    {
-        return std::nullopt;
-    }
-    const size_t cut = name.rfind("::");
-    const std::string typeName = name.substr(0, cut);
-    const std::string attribute = cut < 5 ? "" : name.substr(cut + 2);
-    TypeId tid;
-    if (cut < 5 || !TypeId::LookupByNameFailSafe(typeName, &tid))
-    {
-        throw std::invalid_argument("--" + Abbreviate(name) + ": no ns-3 type '" +
-                                    Abbreviate(typeName) + "'; give --ns3::TYPE::ATTRIBUTE=VALUE "
-                                    "with a type of --PrintTypeIds");
-    }
-    TypeId::AttributeInformation info;
-    if (!tid.LookupAttributeByName(attribute, &info))
-    {
-        throw std::invalid_argument("--" + Abbreviate(name) + ": " + typeName +
-                                    " has no attribute '" + Abbreviate(attribute) +
-                                    "'; see --PrintAttributes=" + typeName);
-    }
-    if (!(info.flags & TypeId::ATTR_CONSTRUCT))
-    {
-        throw std::invalid_argument("--" + Abbreviate(name) + ": " + attribute +
-                                    " cannot be set from the command line (it has no initial "
-                                    "value); see --PrintAttributes=" + typeName);
-    }
-    const Ptr<AttributeValue> checked = ReadAttributeValue("--" + name, info, value);
-    if (!Config::SetDefaultFailSafe(name, *checked))
-    {
-        throw std::invalid_argument("--" + Abbreviate(name) + " could not be set to '" +
-                                    Abbreviate(value) + "'");
-    }
-    return name;
 }
 
 bool

@@ -5,6 +5,7 @@
 #ifndef NS3_ALLREDUCE_CHECKED_COMMAND_LINE_H
 #define NS3_ALLREDUCE_CHECKED_COMMAND_LINE_H
 
+#include "ns3/checked-arguments.h"
 #include "ns3/command-line.h"
 #include "ns3/object-base.h"
 #include "ns3/nstime.h"
@@ -209,16 +210,6 @@ class CheckedCommandLine
                        const std::string& owner) const;
 
   private:
-    /**
-     * Takes an argument ns-3's CommandLine would abort on: --ns3::TYPE::ATTRIBUTE=VALUE is
-     * checked and set here; --PrintAttributes and --PrintGroup of what does not exist refused.
-     * \param arg the argument
-     * \return the attribute's name (ns3::TYPE::ATTRIBUTE) when it was handled here (ns-3 must
-     *         not see it), else nothing
-     * \throws std::invalid_argument for an unknown type or attribute or a value it refuses
-     */
-    static std::optional<std::string> HandleNs3Argument(const std::string& arg);
-
     /// One option: its name and how its text becomes its value.
     struct Option
     {
@@ -242,27 +233,6 @@ class CheckedCommandLine
     std::vector<std::string> m_attributesGiven; //!< every --ns3::TYPE::ATTRIBUTE given
     std::vector<Option> m_options; //!< every option, in order
 };
-
-/**
- * \ingroup allreduce-experiment
- * Reads an ns-3 attribute's value from text with the module's parsers (Quantity) where ns-3's
- * own would abort, then checks it with the attribute's checker (its range).
- * \param subject the value's name for errors, e.g. "--ns3::TcpSocket::SegmentSize"
- * \param info the attribute \param text the value
- * \return the value \throws std::invalid_argument naming the subject and what is accepted
- */
-Ptr<AttributeValue> ReadAttributeValue(const std::string& subject,
-                                       const TypeId::AttributeInformation& info,
-                                       const std::string& text);
-
-/**
- * \ingroup allreduce-experiment
- * \param subject the value's name for errors \param text "1000p" (packets) or a size in bytes
- *        such as "4MB" or "64KiB"
- * \return the queue size, above 0 and at most 2^32 - 1 of its unit
- * \throws std::invalid_argument naming the subject when text is not one
- */
-QueueSize ParseQueueSize(const std::string& subject, const std::string& text);
 
 /**
  * \ingroup allreduce-experiment

@@ -7,10 +7,12 @@
 #include "bar-chart.h"
 
 #include "ns3/gnuplot.h"
+#include "ns3/text-file.h"
 #include "ns3/topology.h"
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -106,11 +108,11 @@ LearningCurveChart::Write(const std::string& prefix, const std::string& title) c
         }
         plot.AddDataset(line);
     }
-    {
-        std::ofstream plt(prefix + ".plt");
-        std::ofstream dat(prefix + ".dat");
-        plot.GenerateOutput(plt, dat, prefix + ".dat");
-    }
+    std::ostringstream plt;
+    std::ostringstream dat;
+    plot.GenerateOutput(plt, dat, prefix + ".dat");
+    WriteTextFile(prefix + ".dat", "figure data", [&dat](std::ostream& os) { os << dat.str(); });
+    WriteTextFile(prefix + ".plt", "gnuplot script", [&plt](std::ostream& os) { os << plt.str(); });
     return RunGnuplot(prefix + ".plt", prefix + ".png", prefix + ".dat");
 }
 

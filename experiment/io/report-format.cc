@@ -155,22 +155,4 @@ CheckOutputPrefix(const std::string& prefix, const std::string& option)
     }
 }
 
-std::ofstream
-OpenOutputFile(const std::string& path, const std::string& option)
-{
-    const std::filesystem::path p(path);
-    std::error_code error;
-    if (p.has_parent_path())
-    {
-        std::filesystem::create_directories(p.parent_path(), error);
-    }
-    std::ofstream os(path);
-    if (!os)
-    {
-        throw std::invalid_argument("cannot write '" + path + "' (from --" + option +
-                                    "): check that its directory can be created and written");
-    }
-    return os;
-}
-
 } // namespace ns3

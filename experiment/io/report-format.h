@@ -76,16 +76,6 @@ std::string ShortLabel(const std::string& name);
 
 /**
  * \ingroup allreduce-experiment
- * Opens an output file, creating its directory first.
- * \param path the file
- * \param option the option that named it, for the error (e.g. "out")
- * \return the open stream
- * \throws std::invalid_argument naming the file and the option when it cannot be written
- */
-std::ofstream OpenOutputFile(const std::string& path, const std::string& option);
-
-/**
- * \ingroup allreduce-experiment
  * Writes an output file whole or not at all (WriteTextFile), creating its directory first.
  * \param path the file
  * \param option the option that named it, for the error (e.g. "out")

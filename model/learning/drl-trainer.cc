@@ -5,8 +5,8 @@
 #include "drl-trainer.h"
 
 #include "ns3/flat-tree-search.h"
-
 #include "ns3/log.h"
+#include "ns3/text-file.h"
 
 #include <algorithm>
 #include <atomic>
@@ -1169,39 +1169,34 @@ DrlTrainer::Train(uint32_t iterations,
 void
 DrlTrainer::WriteCurve(const std::string& path) const
 {
-    std::ofstream out(path);
-    if (!out)
-    {
-        throw std::runtime_error("drl: cannot write " + path);
-    }
-    out << "iteration,level,mean_rounds,best_rounds,eval_rounds,eval_ratio,entropy,seconds\n";
-    for (const auto& r : m_curve)
-    {
-        out << r.iteration << ',' << r.level << ',' << r.meanRounds << ',' << r.bestRounds << ','
-            << r.evalRounds << ',' << r.evalRatio << ',' << r.entropy << ',' << r.seconds << '\n';
-    }
+    WriteTextFile(path, "learning curve", [this](std::ostream& out) {
+        out << "iteration,level,mean_rounds,best_rounds,eval_rounds,eval_ratio,entropy,seconds\n";
+        for (const auto& r : m_curve)
+        {
+            out << r.iteration << ',' << r.level << ',' << r.meanRounds << ',' << r.bestRounds
+                << ',' << r.evalRounds << ',' << r.evalRatio << ',' << r.entropy << ','
+                << r.seconds << '\n';
+        }
+    });
 }
 
 void
 DrlTrainer::WriteTopologyCurve(const std::string& path) const
 {
-    std::ofstream out(path);
-    if (!out)
-    {
-        throw std::runtime_error("drl: cannot write " + path);
-    }
     const std::vector<uint32_t> bounds = GetBounds();
-    out << "iteration,topology,family,decoded_rounds,bound,ratio\n";
-    for (const auto& r : m_curve)
-    {
-        for (size_t i = 0; i < r.decoded.size() && i < m_topologies.size(); ++i)
+    WriteTextFile(path, "learning curve per topology", [this, &bounds](std::ostream& out) {
+        out << "iteration,topology,family,decoded_rounds,bound,ratio\n";
+        for (const auto& r : m_curve)
         {
-            const std::string& name = m_topologies[i].GetName();
-            out << r.iteration << ",\"" << name << "\"," << TopologyFamily(name) << ','
-                << r.decoded[i] << ',' << bounds[i] << ','
-                << static_cast<double>(r.decoded[i]) / bounds[i] << '\n';
+            for (size_t i = 0; i < r.decoded.size() && i < m_topologies.size(); ++i)
+            {
+                const std::string& name = m_topologies[i].GetName();
+                out << r.iteration << ",\"" << name << "\"," << TopologyFamily(name) << ','
+                    << r.decoded[i] << ',' << bounds[i] << ','
+                    << static_cast<double>(r.decoded[i]) / bounds[i] << '\n';
+            }
         }
-    }
+    });
 }
 
 const std::vector<Topology>&
