@@ -321,11 +321,12 @@ DcnTopologyHelper::CreateNodesAndLinks()
             m_links.push_back(m_ethernet.Install(m_nodes.Get(link.a), m_nodes.Get(link.b)));
             for (uint32_t end = 0; end < 2; ++end)
             {
+                // Set on every port, so that SetCutThrough decides and a default of the user's
+                // (--ns3::LosslessNetDevice::CutThrough) cannot make it say one and run another.
                 const uint32_t node = end == 0 ? link.a : link.b;
-                if (m_cutThrough && node >= m_topology.GetNServers())
-                {
-                    m_links.back().Get(end)->SetAttribute("CutThrough", BooleanValue(true));
-                }
+                m_links.back().Get(end)->SetAttribute(
+                    "CutThrough",
+                    BooleanValue(m_cutThrough && node >= m_topology.GetNServers()));
             }
         }
         else

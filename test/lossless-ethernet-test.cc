@@ -87,7 +87,7 @@ TEST(LosslessEthernet, RefusesSettingsThatCannotWork)
         },
         "above the buffer's Size");
     ExpectRefused([&] { build("Size", UintegerValue(10000), true); }, "leaving no shared space");
-    ExpectRefused([&] { build("Alpha", DoubleValue(-1), true); }, "Alpha must be > 0");
+    ExpectRefused([&] { build("Alpha", DoubleValue(0), true); }, "Alpha must be above 0");
     ExpectRefused(
         [] {
             NodeContainer nodes;

@@ -7,6 +7,7 @@
 // DCQCN without a drop; go-back-N and selective repeat recover a lost packet; bad settings are
 // refused with what to change.
 
+#include "packet-report.h"
 #include "rdma-validation.h"
 #include "test-helpers.h"
 
@@ -14,6 +15,7 @@
 #include "ns3/core-module.h"
 
 #include <gtest/gtest.h>
+#include <sstream>
 #include <string>
 
 using namespace ns3;
@@ -97,7 +99,85 @@ TEST(Rdma, RefusesSettingsThatCannotWork)
     ExpectRefused([&] { dcqcn("AlphaTimer", TimeValue(Seconds(0))); }, "AlphaTimer must be > 0");
     ExpectRefused([&] { dcqcn("G", DoubleValue(0)); }, "G must be in (0, 1]");
     ExpectRefused([&] { dcqcn("MinRate", DataRateValue(DataRate("40Gbps"))); },
-                  "at most the line rate");
+                  "ns3::DcqcnRateControl::MinRate is 40Gbps, above the line rate 10Gbps; give "
+                  "--ns3::DcqcnRateControl::MinRate=RATE from 1bps to 10Gbps");
+    ExpectRefused([&] { dcqcn("HyperIncrease", DataRateValue(DataRate("1000Gbps"))); },
+                  "HyperIncrease is 1000Gbps, above the line rate");
+    ExpectRefused([&] { dcqcn("AdditiveIncrease", DataRateValue(DataRate(0))); },
+                  "AdditiveIncrease is 0bps, not above 0");
+    // A slow line names the attribute the user never set (MinRate's default, 100Mbps).
+    ExpectRefused([] { RdmaHelper().Validate(DataRate("50Mbps")); },
+                  "MinRate is 100Mbps, above the line rate 50Mbps");
+    // Less than a payload: every packet would wait for the last to be acknowledged.
+    ExpectRefused([&] { socket("SendBufferSize", UintegerValue(1)); },
+                  "SendBufferSize must hold at least one packet's payload (PayloadSize, 4096 "
+                  "bytes), got 1");
+}
+
+TEST(Rdma, RefusesBuffersThatCannotHoldAFrame)
+{
+    using test::ExpectRefused;
+    const auto buffer = [](const std::string& name, const AttributeValue& value) {
+        NodeContainer nodes;
+        nodes.Create(2);
+        LosslessEthernetHelper ethernet;
+        ethernet.SetBufferAttribute(name, value);
+        ethernet.Install(nodes.Get(0), nodes.Get(1));
+        LosslessEthernetHelper::Validate(nodes);
+    };
+    // A byte of headroom: with PFC on, what arrives after a pause would be dropped.
+    ExpectRefused([&] { buffer("Headroom", UintegerValue(1)); },
+                  "a Headroom of 1 bytes cannot hold one full frame of port 0 (9038 bytes");
+    ExpectRefused([&] { buffer("Size", UintegerValue(20000)); }, "leaving no shared space");
+    ExpectRefused([&] { buffer("Size", UintegerValue(30000)); },
+                  "its shared space of 303 bytes cannot hold one full frame (9038 bytes");
+    ExpectRefused(
+        [&] {
+            NodeContainer nodes;
+            nodes.Create(2);
+            LosslessEthernetHelper ethernet;
+            ethernet.SetBufferAttribute("Threshold", StringValue("static"));
+            ethernet.SetBufferAttribute("StaticThreshold", UintegerValue(100));
+            ethernet.Install(nodes.Get(0), nodes.Get(1));
+            LosslessEthernetHelper::Validate(nodes);
+        },
+        "its StaticThreshold of 100 bytes cannot hold one full frame");
+    // The largest Alpha is taken, and its threshold is bounded by the shared space (an Alpha
+    // of 1e13 once overflowed it to 0); a larger one is out of the attribute's range.
+    EXPECT_NO_THROW(buffer("Alpha", DoubleValue(SharedBuffer::MAX_ALPHA)));
+    TypeId::AttributeInformation info;
+    ASSERT_TRUE(SharedBuffer::GetTypeId().LookupAttributeByName("Alpha", &info));
+    EXPECT_FALSE(info.checker->Check(DoubleValue(1e13)));
+    Simulator::Destroy();
+}
+
+TEST(Rdma, TheSwitchingAskedIsTheSwitchingRun)
+{
+    // A default of the user's cannot make the helper say store-and-forward and run cut-through.
+    Config::SetDefault("ns3::LosslessNetDevice::CutThrough", BooleanValue(true));
+    for (const bool cutThrough : {false, true})
+    {
+        DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
+        dcn.UseLosslessEthernet();
+        dcn.SetCutThrough(cutThrough);
+        dcn.Install();
+        const Topology& topo = dcn.GetTopology();
+        for (uint32_t u = 0; u < topo.GetNNodes(); ++u)
+        {
+            Ptr<Node> node = dcn.GetNode(u);
+            for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+            {
+                BooleanValue value;
+                if (node->GetDevice(i)->GetAttributeFailSafe("CutThrough", value))
+                {
+                    EXPECT_EQ(value.Get(), cutThrough && u >= topo.GetNServers())
+                        << topo.GetNodeName(u) << " port " << i;
+                }
+            }
+        }
+        Simulator::Destroy();
+    }
+    Config::Reset();
 }
 
 TEST(Rdma, RefusesNetworksAndRunsItCannotServe)
@@ -130,8 +210,9 @@ TEST(Rdma, RefusesNetworksAndRunsItCannotServe)
     {
         PacketRunConfig config = test::SmallPacketRun("barrier");
         config.transport = option == "switching" ? "tcp" : "rdma";
-        config.tcp = option == "tcp" ? "dctcp" : "cubic";
-        config.queueDisc = option == "queue" ? "red" : "auto";
+        // Any given is refused, the TCP defaults' names too (cubic, auto): RDMA has neither.
+        config.tcp = option == "tcp" ? "cubic" : "";
+        config.queueDisc = option == "queue" ? "auto" : "";
         config.switching = option == "switching" ? "cut-through" : "";
         ExpectRefused([&] { RunPacketAllReduce(plan, config); }, words);
     }
@@ -154,6 +235,26 @@ TEST(Rdma, AllReduceVerifiesExactlyOverRdmaInEveryModeWithoutADrop)
             EXPECT_EQ(run.counters.droppedPackets, 0U) << scheduler << " " << mode;
         }
     }
+}
+
+TEST(Rdma, TheReportSaysWhatRanAndNothingItDidNotRun)
+{
+    const Plan plan = CreateScheduler("ring")->MakePlan(BuildTopology("bcube:n=2,k=1"), 1);
+    PacketRunConfig config = test::SmallPacketRun("barrier");
+    config.transport = "rdma";
+    config.switching = "store-and-forward";
+    std::ostringstream os;
+    WritePacketReportJson(os, plan, config, RunPacketAllReduce(plan, config), "");
+    const std::string json = os.str();
+    EXPECT_NE(json.find("\"switching\": \"store-and-forward\""), std::string::npos) << json;
+    EXPECT_EQ(json.find("\"tcp\""), std::string::npos) << json;
+    EXPECT_EQ(json.find("\"queue_disc\""), std::string::npos) << json;
+    config.transport = "tcp";
+    config.switching = "";
+    os.str("");
+    WritePacketReportJson(os, plan, config, RunPacketAllReduce(plan, config), "");
+    EXPECT_NE(os.str().find("\"tcp\": \"cubic\""), std::string::npos) << os.str();
+    EXPECT_EQ(os.str().find("\"switching\""), std::string::npos) << os.str();
 }
 
 TEST(Rdma, AllReduceRecoversFromLossAndRoutesAroundAFailedLink)

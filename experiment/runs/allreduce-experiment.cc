@@ -368,11 +368,12 @@ CheckRdma(const PacketRunConfig& config)
     const auto refuse = [](const std::string& option, const std::string& why) {
         throw std::invalid_argument(option + " does not apply with --transport=rdma: " + why);
     };
-    if (config.tcp != "cubic")
+    // Any given, the default's name included: RDMA has neither.
+    if (!config.tcp.empty())
     {
         refuse("--tcp", "the queue pairs' rate is DCQCN's (--ns3::DcqcnRateControl::...)");
     }
-    if (config.queueDisc != "auto")
+    if (!config.queueDisc.empty())
     {
         refuse("--queue-disc", "lossless ports queue per priority class in a shared buffer "
                                "(--ns3::SharedBuffer::..., --ns3::LosslessNetDevice::...)");
@@ -417,7 +418,7 @@ CheckTransport(const PacketRunConfig& config, RunSettings& settings)
     const std::map<std::string, std::string> tcpTypes{{"newreno", "ns3::TcpNewReno"},
                                                       {"cubic", "ns3::TcpCubic"},
                                                       {"dctcp", "ns3::TcpDctcp"}};
-    const auto tcp = tcpTypes.find(config.tcp);
+    const auto tcp = tcpTypes.find(GetTcp(config));
     if (tcp == tcpTypes.end())
     {
         throw std::invalid_argument("tcp must be cubic, newreno or dctcp, got '" + config.tcp +
@@ -725,6 +726,7 @@ GetPacketRunAttributes()
             {"ns3::RedQueueDisc::UseEcn", "--tcp=dctcp (red marks ECN)"},
             {"ns3::RedQueueDisc::MinTh", "--queue-size (red's thresholds follow it)"},
             {"ns3::RedQueueDisc::MaxTh", "--queue-size (red's thresholds follow it)"},
+            {"ns3::LosslessNetDevice::CutThrough", "--switching"},
             {"ns3::AllReduceController::Mode", "--mode"},
             {"ns3::AllReduceController::Connections", "--connections"},
             {"ns3::AllReduceController::WarmUps", "--warm-ups"},
@@ -746,7 +748,7 @@ DescribeTransport(const PacketRunConfig& config)
                                                                    : "cut-through") +
                " switches, " + config.connections + " queue pairs";
     }
-    return "TCP " + config.tcp + ", " + config.connections + " connections, " +
+    return "TCP " + GetTcp(config) + ", " + config.connections + " connections, " +
            GetQueueDisc(config) + " queues" +
            (config.queueSize.empty() ? std::string() : " of " + config.queueSize);
 }
@@ -754,11 +756,17 @@ DescribeTransport(const PacketRunConfig& config)
 std::string
 GetQueueDisc(const PacketRunConfig& config)
 {
-    if (config.queueDisc == "auto")
+    if (config.queueDisc.empty() || config.queueDisc == "auto")
     {
         return config.tcp == "dctcp" ? "red" : "fq-codel";
     }
     return config.queueDisc;
+}
+
+std::string
+GetTcp(const PacketRunConfig& config)
+{
+    return config.tcp.empty() ? "cubic" : config.tcp;
 }
 
 namespace

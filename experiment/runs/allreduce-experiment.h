@@ -127,13 +127,16 @@ struct PacketRunConfig
                                         //!< RoCEv2 with DCQCN over lossless Ethernet (PFC)
     std::string switching;              //!< rdma: "cut-through" (default) or
                                         //!< "store-and-forward" switch ports
-    std::string tcp{"cubic"};           //!< TCP congestion control: "cubic" (ns-3's default),
-                                        //!< "newreno" or "dctcp" (needs queueDisc "red")
-    std::string queueDisc{"auto"};      //!< queue discs on every device: "fq-codel" (with
+    std::string tcp;                    //!< TCP congestion control: "cubic" (ns-3's default;
+                                        //!< also when empty, i.e. not given), "newreno" or
+                                        //!< "dctcp" (needs queueDisc "red"); an RDMA run
+                                        //!< refuses any given
+    std::string queueDisc;              //!< queue discs on every device: "fq-codel" (with
                                         //!< byte queue limits), "red" (ECN marking at a
                                         //!< threshold, as ns-3's DCTCP example), "none" (the
-                                        //!< devices' FIFO queues), "auto" (red for dctcp,
-                                        //!< else fq-codel)
+                                        //!< devices' FIFO queues), "auto" or empty (red for
+                                        //!< dctcp, else fq-codel); an RDMA run refuses any
+                                        //!< given
     std::string queueSize;              //!< the queue's limit, e.g. "1000p" or "4MB" (the
                                         //!< queue disc's, or with "none" the device queue's);
                                         //!< empty: ns-3's default for it
@@ -199,6 +202,13 @@ std::string DescribeTransport(const PacketRunConfig& config);
  *         else fq-codel)
  */
 std::string GetQueueDisc(const PacketRunConfig& config);
+
+/**
+ * \ingroup allreduce-experiment
+ * \param config a run's configuration
+ * \return its TCP congestion control: "cubic" when none was given
+ */
+std::string GetTcp(const PacketRunConfig& config);
 
 /**
  * \ingroup allreduce-experiment

@@ -223,9 +223,6 @@ WritePacketReportJson(std::ostream& os,
         {"mode", config.mode},
         {"connections", config.connections},
         {"warm_up_times_s", r.warmUpTimes},
-        {"tcp", config.tcp},
-        {"queue_disc", GetQueueDisc(config)},
-        {"queue_size", config.queueSize},
         {"servers", topo.GetNServers()},
         {"workloads", plan.workloads.GetN()},
         {"pieces", plan.workloads.GetPieces()},
@@ -269,6 +266,19 @@ WritePacketReportJson(std::ostream& os,
         {"ranks", RanksJson(report, topo)},
         {"distributed", DistributedJson(report)},
     };
+    // What ran, in its transport's terms: TCP's congestion control and queues, or RDMA's
+    // switching (an RDMA run has neither TCP nor queue discs).
+    if (config.transport == "rdma")
+    {
+        doc["switching"] =
+            config.switching == "store-and-forward" ? "store-and-forward" : "cut-through";
+    }
+    else
+    {
+        doc["tcp"] = GetTcp(config);
+        doc["queue_disc"] = GetQueueDisc(config);
+        doc["queue_size"] = config.queueSize;
+    }
     if (!figure.empty())
     {
         doc["figure"] = figure;

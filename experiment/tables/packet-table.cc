@@ -390,23 +390,25 @@ PacketTable::WriteJson(std::ostream& os) const
         rows.push_back(j);
     }
     const PacketRunConfig& run = m_config.run;
-    os << nlohmann::json{{"gradient_bytes", run.gradientBytes},
-                         {"data_rate", run.dataRate},
-                         {"delay", run.delay},
-                         {"transport", run.transport},
-                         {"switching",
-                          run.transport != "rdma"   ? "store-and-forward"
-                          : run.switching.empty() ? "cut-through"
-                                                  : run.switching},
-                         {"tcp", run.tcp},
-                         {"connections", run.connections},
-                         {"warm_ups", run.warmUps},
-                         {"queue_disc", GetQueueDisc(run)},
-                         {"verified", m_failed.empty()},
-                         {"seconds", m_seconds},
-                         {"rows", rows}}
-              .dump(2)
-       << "\n";
+    nlohmann::json doc{{"gradient_bytes", run.gradientBytes},
+                       {"data_rate", run.dataRate},
+                       {"delay", run.delay},
+                       {"transport", run.transport},
+                       {"switching",
+                        run.transport != "rdma"   ? "store-and-forward"
+                        : run.switching.empty() ? "cut-through"
+                                                : run.switching},
+                       {"connections", run.connections},
+                       {"warm_ups", run.warmUps},
+                       {"verified", m_failed.empty()},
+                       {"seconds", m_seconds},
+                       {"rows", rows}};
+    if (run.transport != "rdma") // RDMA has neither TCP nor queue discs
+    {
+        doc["tcp"] = GetTcp(run);
+        doc["queue_disc"] = GetQueueDisc(run);
+    }
+    os << doc.dump(2) << "\n";
 }
 
 std::string

@@ -535,7 +535,16 @@ AllReduceApplication::ConnectionBroken(Ptr<Socket> socket, uint16_t port)
     {
         m_bySourcePort.erase(port);
     }
-    m_controller->NotifyConnectionBroken(m_node, port);
+    // In the transport's own words: the user tunes the one that gave up.
+    const bool tcp = m_protocol.IsChildOf(TcpSocketFactory::GetTypeId()) ||
+                     m_protocol == TcpSocketFactory::GetTypeId();
+    m_controller->NotifyConnectionBroken(
+        m_node,
+        port,
+        tcp ? "TCP gave up on the connection (its retransmissions went unanswered; the "
+              "application's DataRetries)"
+            : "the RDMA queue pair failed (RetryCount retransmission timeouts in a row without "
+              "progress; ns3::RdmaSocket::RetryCount)");
 }
 
 void

@@ -889,18 +889,20 @@ AllReduceController::NotifyTransferFailed(uint32_t workload)
 }
 
 void
-AllReduceController::NotifyConnectionBroken(uint32_t node, uint16_t sourcePort)
+AllReduceController::NotifyConnectionBroken(uint32_t node,
+                                           uint16_t sourcePort,
+                                           const std::string& why)
 {
-    NS_LOG_FUNCTION(this << node << sourcePort);
+    NS_LOG_FUNCTION(this << node << sourcePort << why);
     if (m_ended)
     {
         return;
     }
     if (m_distributed)
     {
-        End("at t=" + std::to_string(Elapsed()) + " s TCP gave up on the connection from " +
+        End("at t=" + std::to_string(Elapsed()) + " s " + why + " from " +
             m_workloads.GetTopology().GetNodeName(node) + " port " +
-            std::to_string(sourcePort) + " after its retransmissions went unanswered");
+            std::to_string(sourcePort));
         return;
     }
     m_pool.Retire(node, sourcePort);
@@ -908,10 +910,9 @@ AllReduceController::NotifyConnectionBroken(uint32_t node, uint16_t sourcePort)
     {
         if (m_workloads.Get(w).src == node && m_pool.GetSourcePort(w) == sourcePort)
         {
-            End("at t=" + std::to_string(Elapsed()) + " s TCP gave up on the connection from " +
+            End("at t=" + std::to_string(Elapsed()) + " s " + why + " from " +
                 m_workloads.GetTopology().GetNodeName(node) + " port " +
-                std::to_string(sourcePort) + " after its retransmissions (the application's "
-                "DataRetries) went unanswered: " + m_watch.DescribeWithLinks(w));
+                std::to_string(sourcePort) + ": " + m_watch.DescribeWithLinks(w));
             return;
         }
     }

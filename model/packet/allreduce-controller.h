@@ -239,12 +239,14 @@ class AllReduceController : public Object
     /// Called by the sender when a connection fails. \param workload the workload
     void NotifyTransferFailed(uint32_t workload);
     /**
-     * Called by a sender whose TCP gave up on a connection (its DataRetries retransmissions of
-     * a segment went unanswered): the transfers in flight on it are lost, so the run ends
-     * saying so; a connection with none in flight only takes no more transfers.
+     * Called by a sender whose transport gave up on a connection (TCP: its DataRetries
+     * retransmissions of a segment went unanswered; RDMA: its queue pair's RetryCount timeouts
+     * in a row): the transfers in flight on it are lost, so the run ends saying so; a
+     * connection with none in flight only takes no more transfers.
      * \param node the sender \param sourcePort the connection's source port
+     * \param why what gave up, in the transport's words, e.g. "TCP gave up on the connection"
      */
-    void NotifyConnectionBroken(uint32_t node, uint16_t sourcePort);
+    void NotifyConnectionBroken(uint32_t node, uint16_t sourcePort, const std::string& why);
     /**
      * Called when a topology link goes down or comes back up (DcnTopologyHelper::SetLinkUp).
      * \param link the link \param up its new state

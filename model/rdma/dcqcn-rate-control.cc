@@ -6,6 +6,7 @@
 
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/quantity.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -32,7 +33,7 @@ DcqcnRateControl::GetTypeId()
                           "Alpha's gain g (Zhu et al. use 1/256).",
                           DoubleValue(1.0 / 256),
                           MakeDoubleAccessor(&DcqcnRateControl::m_g),
-                          MakeDoubleChecker<double>())
+                          MakeDoubleChecker<double>(0, 1))
             .AddAttribute("AlphaTimer",
                           "Alpha decays by (1 - g) every this long without a CNP (K, 55 us).",
                           TimeValue(MicroSeconds(55)),
@@ -111,11 +112,21 @@ DcqcnRateControl::Validate(DataRate lineRate) const
     {
         refuse("ByteCounter must be > 0 bytes");
     }
-    if (m_minRate > lineRate || m_minRate.GetBitRate() == 0)
+    // Each rate in its attribute's name: MinRate's default (100Mbps) is above a slow line's
+    // rate, and the user who set only the line rate must learn which attribute to lower.
+    const std::string line = Quantity::FormatRate(lineRate.GetBitRate());
+    for (const auto& [name, rate] : {std::pair<std::string, DataRate>{"MinRate", m_minRate},
+                                     {"AdditiveIncrease", m_ai},
+                                     {"HyperIncrease", m_hai}})
     {
-        refuse("MinRate must be > 0 and at most the line rate " +
-               std::to_string(lineRate.GetBitRate()) + " bit/s, got " +
-               std::to_string(m_minRate.GetBitRate()));
+        if (rate.GetBitRate() == 0 || rate > lineRate)
+        {
+            refuse("ns3::DcqcnRateControl::" + name + " is " +
+                   Quantity::FormatRate(rate.GetBitRate()) + ", " +
+                   (rate.GetBitRate() == 0 ? "not above 0" : "above the line rate " + line) +
+                   "; give --ns3::DcqcnRateControl::" + name + "=RATE from 1bps to " + line +
+                   (name == "MinRate" ? " (its default is 100Mbps)" : ""));
+        }
     }
 }
 

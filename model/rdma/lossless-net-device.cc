@@ -91,7 +91,7 @@ LosslessNetDevice::GetTypeId()
                           "Marking probability at EcnKmax (DCQCN's Pmax; 1% there).",
                           DoubleValue(0.01),
                           MakeDoubleAccessor(&LosslessNetDevice::m_pmax),
-                          MakeDoubleChecker<double>())
+                          MakeDoubleChecker<double>(0, 1))
             .AddAttribute("CutThrough",
                           "Received data frames are handed on once their first 64 bytes are "
                           "in (cut-through switching); frames for this node wait for their "
@@ -175,6 +175,10 @@ LosslessNetDevice::Validate() const
         throw std::invalid_argument("ECN: EcnKmin (" + std::to_string(m_kmin) +
                                     " bytes) is above EcnKmax (" + std::to_string(m_kmax) +
                                     " bytes); marking starts at Kmin and is certain above Kmax");
+    }
+    if (m_rate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("lossless Ethernet: a port's DataRate must be above 0");
     }
     if (!(m_pmax > 0 && m_pmax <= 1))
     {

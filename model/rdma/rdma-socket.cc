@@ -161,6 +161,13 @@ RdmaSocket::Validate() const
                                     "1024, 2048 or 4096 bytes, got " +
                                     std::to_string(p));
     }
+    if (m_sendBufferSize < p)
+    {
+        // Less than a packet: every packet would wait for the one before to be acknowledged.
+        throw std::invalid_argument("RDMA: SendBufferSize must hold at least one packet's "
+                                    "payload (PayloadSize, " + std::to_string(p) +
+                                    " bytes), got " + std::to_string(m_sendBufferSize));
+    }
     if (m_ackInterval == 0)
     {
         throw std::invalid_argument("RDMA: AckInterval must be >= 1 packet");

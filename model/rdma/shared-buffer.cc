@@ -60,7 +60,7 @@ SharedBuffer::GetTypeId()
                           "space still free.",
                           DoubleValue(1.0),
                           MakeDoubleAccessor(&SharedBuffer::m_alpha),
-                          MakeDoubleChecker<double>())
+                          MakeDoubleChecker<double>(0, MAX_ALPHA))
             .AddAttribute("Headroom",
                           "Bytes reserved per port for what arrives after a pause is decided "
                           "(0: as the port's link needs, two propagation delays at line rate "
@@ -129,14 +129,16 @@ SharedBuffer::Validate()
                                     " bytes is above the buffer's Size " + std::to_string(m_size) +
                                     " bytes; lower the threshold or raise the size");
     }
-    if (!(m_alpha > 0))
+    if (!(m_alpha > 0 && m_alpha <= MAX_ALPHA))
     {
-        throw std::invalid_argument("SharedBuffer of " + node + ": Alpha must be > 0, got " +
+        throw std::invalid_argument("SharedBuffer of " + node + ": Alpha must be above 0 and at "
+                                    "most " + std::to_string(uint64_t(MAX_ALPHA)) + ", got " +
                                     std::to_string(m_alpha));
     }
     const uint32_t ports = m_node ? m_node->GetNDevices() : 0;
     m_portHeadroom.assign(ports, 0);
     m_portHeadroomUsed.assign(ports, 0);
+    m_largestFrame = 0;
     uint64_t reserved = 0;
     for (uint32_t i = 0; i < ports; ++i)
     {
@@ -167,11 +169,22 @@ SharedBuffer::Validate()
         const uint64_t flight =
             channel ? static_cast<uint64_t>(2 * channel->GetDelay().GetSeconds() * bytesPerSecond)
                     : 0;
-        m_portHeadroom[i] = m_headroom > 0
-                                ? m_headroom
-                                : flight + 3 * uint64_t(port->GetMtu() + port->GetFrameOverhead()) +
-                                      PFC_FRAME_LINE_BYTES;
-        reserved += m_portHeadroom[i];
+        const uint64_t frame = uint64_t(port->GetMtu()) + port->GetFrameOverhead();
+        const uint64_t needed = flight + 3 * frame + PFC_FRAME_LINE_BYTES;
+        if (m_pfc && m_headroom > 0 && m_headroom < frame)
+        {
+            // Less than a frame: every frame in flight when the pause goes out is dropped.
+            throw std::invalid_argument(
+                "SharedBuffer of " + node + ": a Headroom of " + std::to_string(m_headroom) +
+                " bytes cannot hold one full frame of port " + std::to_string(i) + " (" +
+                std::to_string(frame) + " bytes: its Mtu and frame overhead), so PFC would drop "
+                "what arrives after a pause; give at least " + std::to_string(frame) +
+                " bytes (the link needs " + std::to_string(needed) + ": two propagation delays "
+                "at line rate and three frames), or 0 for what the link needs");
+        }
+        m_portHeadroom[i] = m_headroom > 0 ? m_headroom : needed;
+        reserved = std::min(m_size, reserved + std::min(m_portHeadroom[i], m_size));
+        m_largestFrame = std::max(m_largestFrame, frame);
     }
     if (m_pfc && reserved >= m_size)
     {
@@ -182,6 +195,18 @@ SharedBuffer::Validate()
                                     "Headroom");
     }
     m_sharedSize = m_pfc ? m_size - reserved : m_size;
+    if (m_sharedSize < m_largestFrame ||
+        (m_mode == STATIC_THRESHOLD && m_staticThreshold < m_largestFrame))
+    {
+        throw std::invalid_argument(
+            "SharedBuffer of " + node + ": " +
+            (m_sharedSize < m_largestFrame ? "its shared space of " + std::to_string(m_sharedSize)
+                                           : "its StaticThreshold of " +
+                                                 std::to_string(m_staticThreshold)) +
+            " bytes cannot hold one full frame (" + std::to_string(m_largestFrame) +
+            " bytes: the largest Mtu of its ports and the frame overhead); raise Size" +
+            (m_sharedSize < m_largestFrame ? " or lower Headroom" : " or StaticThreshold"));
+    }
     if (m_queues.size() < ports)
     {
         m_queues.resize(ports);
@@ -196,7 +221,9 @@ SharedBuffer::Threshold() const
     {
         return m_staticThreshold;
     }
-    return static_cast<uint64_t>(m_alpha * double(m_sharedSize - m_sharedUsed));
+    // No queue holds more than the shared space: a large Alpha cannot overflow the bound.
+    return static_cast<uint64_t>(
+        std::min(m_alpha * double(m_sharedSize - m_sharedUsed), double(m_sharedSize)));
 }
 
 bool

@@ -50,6 +50,10 @@ enum BufferThreshold
 class SharedBuffer : public Object
 {
   public:
+    /// The largest Alpha: a queue may then take the whole shared space long before (and no
+    /// threshold is computed past the buffer's size).
+    static constexpr double MAX_ALPHA = 1e6;
+
     /// \return the TypeId
     static TypeId GetTypeId();
 
@@ -138,6 +142,7 @@ class SharedBuffer : public Object
 
     Ptr<Node> m_node;                         //!< the node
     bool m_validated{false};                  //!< Validate ran
+    uint64_t m_largestFrame{0};               //!< the largest frame of its ports (Validate)
     std::vector<uint64_t> m_portHeadroom;     //!< per port, its headroom
     std::vector<uint64_t> m_portHeadroomUsed; //!< per port, headroom held
     uint64_t m_sharedSize{0};                 //!< buffer less the headroom reserved
