@@ -557,11 +557,12 @@ TEST(Msccl, MalformedFilesAreRefusedWithTheirLine)
     EXPECT_NE(refused(edited("depid=\"-1\" deps=\"-1\"", "depid=\"4\" deps=\"0\""))
                   .find("not a threadblock"),
               std::string::npos);
-    // Two threadblocks sending to one peer on one channel, nothing ordering them.
+    // Two threadblocks sending to one peer on one channel: one connection, two step counters.
     Generator twoTbs(2, 2);
     twoTbs.Add(0, twoTbs.Threadblock(0, 1, -1), MscclStepType::SEND, 'i', 0, 'i', 0);
     twoTbs.Add(0, twoTbs.Threadblock(0, 1, 1), MscclStepType::SEND, 'i', 1, 'i', 1);
-    EXPECT_NE(ErrorOf([&] { twoTbs.Get(); }).find("no dependency orders them"),
+    EXPECT_NE(ErrorOf([&] { twoTbs.Get(); })
+                  .find("threadblock 1: it sends to rank 1 on channel 0, as threadblock 0"),
               std::string::npos);
 }
 
@@ -679,12 +680,12 @@ TEST(Msccl, ExportRefusesWhatMscclCannotHold)
 
 
 /**
- * An AllReduce of 2 ranks with two threadblocks per (peer, channel) on each rank, one per phase
- * as msccl-tools may assign them: the reduce-scatter's send (tb 0) and receive (tb 1), then the
- * gather's send (tb 2, after both) and receive (tb 3, after tb 1's receive unless not ordered).
+ * An AllReduce of 2 ranks with a threadblock per phase and direction on each rank: the
+ * reduce-scatter's send (tb 0) and receive (tb 1) on channel 0, then the gather's send (tb 2,
+ * after both) and receive (tb 3, after tb 1's receive unless not ordered) on gatherChannel.
  */
 Generator
-TwoPhases(bool ordered)
+TwoPhases(bool ordered, uint32_t gatherChannel)
 {
     Generator g(2, 2);
     std::vector<Place> sent(2);
@@ -702,24 +703,24 @@ TwoPhases(bool ordered)
     for (uint32_t r = 0; r < 2; ++r)
     {
         const auto peer = static_cast<int32_t>(1 - r);
-        g.Add(r, g.NewThreadblock(r, peer, -1), MscclStepType::SEND, 'i', r, 'i', r, 1,
-              {sent[r], reduced[r]});
+        g.Add(r, g.NewThreadblock(r, peer, -1, gatherChannel), MscclStepType::SEND, 'i', r, 'i',
+              r, 1, {sent[r], reduced[r]});
     }
     for (uint32_t r = 0; r < 2; ++r)
     {
         const auto peer = static_cast<int32_t>(1 - r);
-        g.Add(r, g.NewThreadblock(r, -1, peer), MscclStepType::RECV, 'i', -1, 'i', peer, 1,
-              ordered ? std::vector<Place>{reduced[r]} : std::vector<Place>{});
+        g.Add(r, g.NewThreadblock(r, -1, peer, gatherChannel), MscclStepType::RECV, 'i', -1, 'i',
+              peer, 1, ordered ? std::vector<Place>{reduced[r]} : std::vector<Place>{});
     }
     return g;
 }
 
-TEST(MscclExecutor, SeveralThreadblocksOnOnePeerAndChannelMeetInTheirOrder)
+TEST(MscclExecutor, ThreadblocksOnOnePeerOnTwoChannelsMeetTheirOwn)
 {
-    const MscclAlgorithm algo = TwoPhases(true).Get();
+    const MscclAlgorithm algo = TwoPhases(true, 1).Get();
     ASSERT_EQ(algo.gpus[0].threadblocks.size(), 4U);
-    // Rank 0 sends chunk 1 (its part) from tb 0, then chunk 0's sum from tb 2: rank 1 meets
-    // them with tb 1's rrc and tb 3's r, in that order.
+    // Rank 0 sends chunk 1 (its part) from tb 0 on channel 0, then chunk 0's sum from tb 2 on
+    // channel 1: rank 1 meets them with tb 1's rrc (channel 0) and tb 3's r (channel 1).
     const auto transfers = SimulateMscclAlgorithm(algo, "two-phases");
     ASSERT_EQ(transfers.size(), 4U);
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t, size_t>> fromRank0;
@@ -738,18 +739,28 @@ TEST(MscclExecutor, SeveralThreadblocksOnOnePeerAndChannelMeetInTheirOrder)
     EXPECT_TRUE(result.check.valid) << result.check.error;
 }
 
-TEST(MscclExecutor, UnorderedThreadblocksOnOnePeerAndChannelAreARace)
+TEST(MscclExecutor, TwoThreadblocksOnOneConnectionAreRefusedEvenWhenOrdered)
 {
-    const std::string error = ErrorOf([] { TwoPhases(false).Get(); });
-    // Rank 0's two receives from rank 1 on channel 0: tb 1's rrc and tb 3's r.
-    EXPECT_NE(error.find("'generated' line "), std::string::npos) << error;
-    EXPECT_NE(error.find("both receive from rank 1 on channel 0, and no dependency orders them"),
-              std::string::npos)
-        << error;
-    EXPECT_NE(error.find("rank 0, threadblock 3, step 0: it and step 0 of threadblock 1 (line "),
-              std::string::npos)
-        << error;
-    EXPECT_NE(error.find("make one wait for the other"), std::string::npos) << error;
+    // On the executor each threadblock keeps its own copy of the connection's step counter, so
+    // dependencies do not help: both phases on channel 0 are refused, ordered or not.
+    for (const bool ordered : {true, false})
+    {
+        const std::string error = ErrorOf([ordered] { TwoPhases(ordered, 0).Get(); });
+        // Rank 0's second threadblock sending to rank 1 on channel 0 is tb 2 (tb 0 is first).
+        EXPECT_NE(error.find("'generated' line "), std::string::npos) << error;
+        EXPECT_NE(error.find("rank 0, threadblock 2: it sends to rank 1 on channel 0, as "
+                             "threadblock 0 (line "),
+                  std::string::npos)
+            << error;
+        EXPECT_NE(error.find("src/device/msccl_kernel.cu, mscclRunInterpreter"), std::string::npos)
+            << error;
+        EXPECT_NE(error.find("Primitives::loadSendConn and loadRecvConn copy conn->step"),
+                  std::string::npos)
+            << error;
+        EXPECT_NE(error.find("move threadblock 2 and its peer's matching one to another channel"),
+                  std::string::npos)
+            << error;
+    }
 }
 
 /// \return the error reading the XML of a 2-rank ring with `from` replaced by `to` (once)
@@ -897,26 +908,68 @@ TEST(MscclExecutor, MscclToolsNdv2AllReduceImportsValidatesAndRunsAtFlowLevel)
               transfers.size());
 }
 
-TEST(MscclExecutor, ExportSplitsLongThreadblocksWithinTheExecutorsLimits)
+TEST(MscclExecutor, OldMscclToolsNdv2FileIsRefusedForTwoThreadblocksOnOneConnection)
 {
-    // ring with 5 pieces on BCube(3,1): each rank sends 80 pieces to its successor on one
-    // channel, more than one threadblock of 64 steps holds.
+    // msccl-tools' NDv2 AllReduce with instances 2 as msccl-tools wrote it before its language
+    // was rewritten (microsoft/msccl-tools 43edba7, package sccl, examples/scclang/
+    // allreduce_ndv2.py 2), unedited. Ranks 2, 3, 6 and 7 have two threadblocks on one
+    // connection (rank 7's tb 8 and tb 10 both send to rank 3 on channel 0), which the executor
+    // cannot run; the file's data is wrong too (rank 7's tb 10 adds its chunk 6 to what rank 3's
+    // tb 16 sends back, chunk 7's sum, in every order the executor could run them).
+    const std::string path =
+        ALLREDUCE_SOURCE_DIR "/test/data/msccl-ndv2-allreduce-msccl-tools.xml";
+    const std::string error = ErrorOf([&] { ReadMscclFile(path); });
+    EXPECT_NE(error.find("msccl-ndv2-allreduce-msccl-tools.xml' line 213: rank 2, threadblock 16: "
+                         "it receives from rank 6 on channel 0, as threadblock 10 (line 189) does; "
+                         "the MSCCL executor has one connection per channel, peer and direction"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("(Azure/msccl-executor-nccl: src/device/msccl_kernel.cu, "
+                         "mscclRunInterpreter, builds one Primitives per threadblock; "
+                         "src/device/prims_simple.h, Primitives::loadSendConn and loadRecvConn "
+                         "copy conn->step)"),
+              std::string::npos)
+        << error;
+    // The same program with instances 2 as msccl-tools writes it today gives each peer, channel
+    // and direction one threadblock: it reads, computes the AllReduce and imports valid.
+    const std::string current = ALLREDUCE_SOURCE_DIR "/test/data/msccl-ndv2-allreduce-2.xml";
+    const MscclAlgorithm algo = ReadMscclFile(current);
+    EXPECT_EQ(algo.nchannels, 4U);
+    const auto transfers = SimulateMscclAlgorithm(algo, current);
+    EXPECT_EQ(transfers.size(), 2 * (8U * 3 * 2 + 8 + 8 + 8U * 3 * 2));
+    const MscclImport imported =
+        ImportMscclAlgorithm(algo, current, BuildTopology("fattree:k=4"), {});
+    const SchedulerResult result = EvaluatePlan(imported.plan);
+    EXPECT_TRUE(result.check.valid) << result.check.error;
+}
+
+TEST(MscclExecutor, ExportSpreadsLongThreadblocksOverChannels)
+{
+    // ring with 5 pieces on BCube(3,1): each rank sends 80 pieces to its successor, more than
+    // one threadblock of 64 steps holds; the executor runs one threadblock per peer, channel
+    // and direction, so the later ones go on another channel.
     const Topology topology = BuildTopology("bcube:n=3,k=1");
     const SchedulerResult original = EvaluateScheduler(topology, "ring", 5);
     ASSERT_TRUE(original.check.valid);
     const MscclAlgorithm algo =
         ExportMscclAlgorithm(original.plan.workloads, original.plan.schedule);
-    uint32_t shared = 0; // ranks with several threadblocks on one (peer, channel)
+    EXPECT_GT(algo.nchannels, 1U);
     for (const MscclGpu& gpu : algo.gpus)
     {
-        std::map<std::tuple<int32_t, int32_t, uint32_t>, uint32_t> count;
+        std::map<std::tuple<bool, int32_t, uint32_t>, uint32_t> users;
         for (const MscclThreadblock& tb : gpu.threadblocks)
         {
             EXPECT_LE(tb.steps.size(), MSCCL_MAX_STEPS);
-            shared += ++count[{tb.send, tb.recv, tb.chan}] == 2 ? 1 : 0;
+            for (const bool receives : {false, true})
+            {
+                const int32_t peer = receives ? tb.recv : tb.send;
+                if (peer >= 0)
+                {
+                    EXPECT_EQ(++users[std::make_tuple(receives, peer, tb.chan)], 1U);
+                }
+            }
         }
     }
-    EXPECT_GT(shared, 0U);
     std::ostringstream xml;
     WriteMscclXml(xml, algo);
     const MscclImport back =
@@ -925,6 +978,7 @@ TEST(MscclExecutor, ExportSplitsLongThreadblocksWithinTheExecutorsLimits)
     EXPECT_TRUE(again.check.valid) << again.check.error;
     EXPECT_EQ(RoundsByWorkload(again.plan), RoundsByWorkload(original.plan));
 }
+
 TEST(MscclExecutor, ExportSpreadsManyPeersOverChannels)
 {
     // greedy on fat-tree k=8: a server exchanges with all 127 others, more than the executor's
@@ -989,6 +1043,22 @@ TEST(MscclPacket, MscclToolsNdv2AllReduceSumsExactlyAtPacketLevel)
             EXPECT_TRUE(report.verification.verified) << report.verification.message;
             EXPECT_TRUE(report.verification.exact);
         }
+    }
+}
+
+TEST(MscclPacket, MscclToolsNdv2AllReduceOfTwoInstancesSumsExactlyAtPacketLevel)
+{
+    const std::string path = ALLREDUCE_SOURCE_DIR "/test/data/msccl-ndv2-allreduce-2.xml";
+    const Plan plan =
+        ImportMscclAlgorithm(ReadMscclFile(path), path, BuildTopology("fattree:k=4"), {}).plan;
+    for (const std::string mode : {"barrier", "async"})
+    {
+        SCOPED_TRACE(mode);
+        const PacketRunReport report = RunPacketAllReduce(plan, ns3::test::SmallPacketRun(mode));
+        ASSERT_TRUE(report.result.finished) << report.result.error;
+        EXPECT_EQ(report.result.transfersFinished, plan.workloads.GetN());
+        EXPECT_TRUE(report.verification.verified) << report.verification.message;
+        EXPECT_TRUE(report.verification.exact);
     }
 }
 

@@ -807,178 +807,50 @@ CheckSteps(const MscclAlgorithm& algo, const std::string& prefix)
     }
 }
 
-/// The steps of one rank as a graph: an edge from each step to the steps that wait for it
-/// (the next step of its threadblock, and those naming it in depid/deps).
-struct RankSteps
-{
-    std::vector<uint32_t> first;              //!< per threadblock (and one past), its step 0's node
-    std::vector<std::vector<uint32_t>> next;  //!< per node, the nodes that wait for it
-    std::vector<uint32_t> position;           //!< per node, its place in a topological order
-
-    /// \return the threadblock of a node
-    uint32_t ThreadblockOf(uint32_t v) const
-    {
-        return static_cast<uint32_t>(std::upper_bound(first.begin(), first.end(), v) -
-                                     first.begin() - 1);
-    }
-};
-
-/// \return the graph of a rank's steps; its positions are empty when the graph has a cycle
-RankSteps
-BuildRankSteps(const MscclGpu& gpu)
-{
-    RankSteps g;
-    g.first.assign(gpu.threadblocks.size() + 1, 0);
-    for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
-    {
-        g.first[t + 1] = g.first[t] + static_cast<uint32_t>(gpu.threadblocks[t].steps.size());
-    }
-    const uint32_t n = g.first.back();
-    g.next.resize(n);
-    std::vector<uint32_t> waits(n, 0);
-    for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
-    {
-        const auto& steps = gpu.threadblocks[t].steps;
-        for (uint32_t s = 0; s < steps.size(); ++s)
-        {
-            const uint32_t v = g.first[t] + s;
-            if (s > 0)
-            {
-                g.next[v - 1].push_back(v);
-                ++waits[v];
-            }
-            if (steps[s].depid >= 0)
-            {
-                g.next[g.first[steps[s].depid] + steps[s].deps].push_back(v);
-                ++waits[v];
-            }
-        }
-    }
-    std::vector<uint32_t> order;
-    for (uint32_t v = 0; v < n; ++v)
-    {
-        if (waits[v] == 0)
-        {
-            order.push_back(v);
-        }
-    }
-    for (size_t i = 0; i < order.size(); ++i)
-    {
-        for (uint32_t w : g.next[order[i]])
-        {
-            if (--waits[w] == 0)
-            {
-                order.push_back(w);
-            }
-        }
-    }
-    if (order.size() == n)
-    {
-        g.position.resize(n);
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            g.position[order[i]] = i;
-        }
-    }
-    return g;
-}
-
-/// \return true when step `to` waits, directly or through others, for step `from`
-bool
-Reaches(const RankSteps& g, uint32_t from, uint32_t to)
-{
-    std::vector<uint32_t> stack{from};
-    std::set<uint32_t> seen{from};
-    while (!stack.empty())
-    {
-        const uint32_t v = stack.back();
-        stack.pop_back();
-        if (v == to)
-        {
-            return true;
-        }
-        for (uint32_t w : g.next[v])
-        {
-            // Nothing after `to` in the order leads back to it.
-            if (g.position[w] <= g.position[to] && seen.insert(w).second)
-            {
-                stack.push_back(w);
-            }
-        }
-    }
-    return false;
-}
-
 /**
- * Checks that the sends (or receives) of rank r on each (peer, channel) shared by several
- * threadblocks are ordered by the rank's dependencies: program order in a threadblock and
- * depid/deps. A rank whose dependencies form a cycle is left to the simulation (a deadlock).
+ * Refuses two threadblocks of rank r that send to one peer on one channel, or receive from one.
+ * The MSCCL executor has one connection per channel, peer and direction, and each threadblock
+ * keeps its own copy of that connection's step counter (see CheckMscclExecutorRules), so two
+ * threadblocks on one would fill (or read) the same buffer slots whatever their dependencies.
+ * A threadblock counts by its send and recv attributes, steps or not: the executor opens the
+ * connection for it either way.
  */
 void
-CheckChannelOrder(const MscclAlgorithm& algo, uint32_t r, const std::string& prefix)
+CheckConnections(const MscclAlgorithm& algo, uint32_t r, const std::string& prefix)
 {
     const MscclGpu& gpu = algo.gpus[r];
-    // Per (receives?, peer, channel), the threadblocks that use it.
-    std::map<std::tuple<bool, int32_t, uint32_t>, std::vector<uint32_t>> users;
-    bool shared = false;
+    // Per (receives?, peer, channel), the threadblock that uses it.
+    std::map<std::tuple<bool, int32_t, uint32_t>, uint32_t> owner;
     for (uint32_t t = 0; t < gpu.threadblocks.size(); ++t)
     {
         const MscclThreadblock& tb = gpu.threadblocks[t];
         for (const bool receives : {false, true})
         {
             const int32_t peer = receives ? tb.recv : tb.send;
-            if (peer >= 0)
-            {
-                auto& list = users[{receives, peer, tb.chan}];
-                list.push_back(t);
-                shared = shared || list.size() > 1;
-            }
-        }
-    }
-    const RankSteps g = shared ? BuildRankSteps(gpu) : RankSteps{};
-    if (g.position.empty())
-    {
-        return; // one threadblock per (peer, channel), or a cycle the simulation names
-    }
-    for (const auto& [key, tbs] : users)
-    {
-        const auto [receives, peer, chan] = key;
-        std::vector<std::pair<uint32_t, uint32_t>> uses; // (position, node), in order
-        for (uint32_t t = 0; tbs.size() > 1 && t < tbs.size(); ++t)
-        {
-            const auto& steps = gpu.threadblocks[tbs[t]].steps;
-            for (uint32_t s = 0; s < steps.size(); ++s)
-            {
-                const uint32_t v = g.first[tbs[t]] + s;
-                if (receives ? Receives(steps[s].type) : Sends(steps[s].type))
-                {
-                    uses.emplace_back(g.position[v], v);
-                }
-            }
-        }
-        std::sort(uses.begin(), uses.end());
-        for (size_t i = 1; i < uses.size(); ++i)
-        {
-            const uint32_t a = uses[i - 1].second;
-            const uint32_t b = uses[i].second;
-            const uint32_t ta = g.ThreadblockOf(a);
-            const uint32_t tb = g.ThreadblockOf(b);
-            if (ta == tb || Reaches(g, a, b))
+            if (peer < 0)
             {
                 continue;
             }
-            const uint32_t lineA = gpu.threadblocks[ta].steps[a - g.first[ta]].line;
-            const std::string other = "rank " + std::to_string(peer);
+            const auto [it, added] = owner.emplace(std::make_tuple(receives, peer, tb.chan), t);
+            if (added)
+            {
+                continue;
+            }
+            const uint32_t lineA = gpu.threadblocks[it->second].line;
             throw std::invalid_argument(
-                At(prefix, gpu.threadblocks[tb].steps[b - g.first[tb]].line, r, tb,
-                   b - g.first[tb]) +
-                "it and step " + std::to_string(a - g.first[ta]) + " of threadblock " +
-                std::to_string(ta) + (lineA ? " (line " + std::to_string(lineA) + ")" : "") +
-                " both " + (receives ? "receive from " : "send to ") + other + " on channel " +
-                std::to_string(chan) + ", and no dependency orders them (steps of one "
-                "threadblock run in order, depid/deps order others): the MSCCL executor would "
-                "race them on its one connection, so which one meets " + other + "'s next " +
-                (receives ? "send" : "receive") + " is not decided; make one wait for the other");
+                At(prefix, tb.line, r, t) + "it " + (receives ? "receives from" : "sends to") +
+                " rank " + std::to_string(peer) + " on channel " + std::to_string(tb.chan) +
+                ", as threadblock " + std::to_string(it->second) +
+                (lineA ? " (line " + std::to_string(lineA) + ")" : "") + " does; the MSCCL "
+                "executor has one connection per channel, peer and direction, and each "
+                "threadblock keeps its own copy of its step counter (Azure/msccl-executor-nccl: "
+                "src/device/msccl_kernel.cu, mscclRunInterpreter, builds one Primitives per "
+                "threadblock; src/device/prims_simple.h, Primitives::loadSendConn and "
+                "loadRecvConn copy conn->step), so the two would use the same buffer slots and "
+                "their chunks would be mixed up, whatever their dependencies: give each peer and "
+                "channel at most one threadblock that sends to it and one that receives from it "
+                "(msccl-tools' threadblock assignment does), e.g. move threadblock " +
+                std::to_string(t) + " and its peer's matching one to another channel");
         }
     }
 }
@@ -992,7 +864,7 @@ CheckMscclExecutorRules(const MscclAlgorithm& algorithm, const std::string& pref
     CheckSteps(algorithm, prefix);
     for (uint32_t r = 0; r < algorithm.GetNRanks(); ++r)
     {
-        CheckChannelOrder(algorithm, r, prefix);
+        CheckConnections(algorithm, r, prefix);
     }
 }
 

@@ -172,11 +172,14 @@ MscclAlgorithm ParseMscclXml(const std::string& text, const std::string& source)
  * Checks what the MSCCL executor needs beyond a well-formed file (doc/allreduce.rst, "MSCCL
  * algorithm files"): its limits (the MSCCL_MAX_ constants), nop steps as it reads them (each
  * waits for a step of another threadblock, none is waited for, and the step after nops waits
- * too), and an order on each (peer, channel). A rank may have several threadblocks that send to
- * one peer on one channel (or receive from it): the k-th send from rank a to rank b on a
- * channel meets the k-th receive at b from a on it, so the sends (and the receives) of a rank
- * on one (peer, channel) must be ordered by the rank's dependencies (the steps of a threadblock
- * one after another, and depid/deps); two that are not race on the executor's one connection.
+ * too), and one connection per threadblock: at most one threadblock of a rank sends to a peer
+ * on a channel, and at most one receives from it. The executor has one connection per channel,
+ * peer and direction, and each threadblock keeps its own copy of its step counter
+ * (Azure/msccl-executor-nccl: src/device/msccl_kernel.cu, mscclRunInterpreter, one Primitives
+ * per threadblock; src/device/prims_simple.h, Primitives::loadSendConn and loadRecvConn copy
+ * conn->step, ~Primitives writes it back), so two threadblocks on one connection would use the
+ * same buffer slots whatever orders them. With one, the k-th send from rank a to rank b on a
+ * channel meets the k-th receive at b from a on it.
  * \param algorithm the algorithm
  * \param prefix the start of an error: "MSCCL algorithm 'f.xml'"
  * \throws std::invalid_argument naming the rank, threadblock and step (and line, when read from

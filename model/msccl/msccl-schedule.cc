@@ -403,23 +403,34 @@ CheckExportable(const WorkloadSet& workloads, const Schedule& schedule)
     }
 }
 
+/// Per (server, peer), the most sends to and receives from the peer that one threadblock of
+/// the server takes (absent: MSCCL_MAX_STEPS); lowered where nop steps would overfill one.
+using StepCaps = std::map<std::pair<uint32_t, uint32_t>, uint32_t>;
+
 /**
+ * \param caps per (server, peer), the steps its threadblocks on the peer take
  * \return per workload, its channel: the lowest one that no other workload between the same two
- *         servers takes in its round (the i-th takes channel i) and on which neither server
- *         already has the MSCCL executor's 32 threadblocks (one per peer and channel)
+ *         servers takes in its round (the i-th takes channel i), on which neither server
+ *         already has the MSCCL executor's 32 threadblocks (one per peer and channel) and whose
+ *         threadblock for the peer still has room on both servers (its cap), so that each
+ *         (peer, channel) of a server stays one threadblock, as the executor needs
  * \throws std::invalid_argument when no channel is left for a workload
  */
 std::vector<uint32_t>
-ChannelOf(const WorkloadSet& workloads, const Schedule& schedule)
+ChannelOf(const WorkloadSet& workloads, const Schedule& schedule, const StepCaps& caps)
 {
     std::vector<uint32_t> chanOf(workloads.GetN(), 0);
     // Per (sender, receiver, round), the channels its workloads took.
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<uint32_t>> used;
     // Per (server, channel), the peers it has a threadblock for on the channel.
     std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> peersOn;
-    const auto fits = [&peersOn](uint32_t server, uint32_t chan, uint32_t peer) {
+    // Per (server, peer, channel), the sends and receives of its threadblock.
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> steps;
+    const auto fits = [&](uint32_t server, uint32_t chan, uint32_t peer) {
         const auto& peers = peersOn[{server, chan}];
-        return peers.count(peer) || peers.size() < MSCCL_MAX_THREADBLOCKS_PER_CHANNEL;
+        const auto cap = caps.find({server, peer});
+        return (peers.count(peer) || peers.size() < MSCCL_MAX_THREADBLOCKS_PER_CHANNEL) &&
+               steps[{server, peer, chan}] < (cap == caps.end() ? MSCCL_MAX_STEPS : cap->second);
     };
     for (uint32_t r = 0; r < schedule.rounds.size(); ++r)
     {
@@ -444,12 +455,15 @@ ChannelOf(const WorkloadSet& workloads, const Schedule& schedule)
                     " in round " + std::to_string(r) + " finds no channel: each workload between "
                     "two servers in a round takes a channel of its own, and the MSCCL executor has " +
                     std::to_string(MSCCL_MAX_CHANNELS) + " channels of " +
-                    std::to_string(MSCCL_MAX_THREADBLOCKS_PER_CHANNEL) + " peers per server (use "
-                    "fewer pieces or servers)");
+                    std::to_string(MSCCL_MAX_THREADBLOCKS_PER_CHANNEL) + " peers per server and " +
+                    std::to_string(MSCCL_MAX_STEPS) + " steps per threadblock (use fewer pieces or "
+                    "servers)");
             }
             taken.insert(c);
             peersOn[{w.src, c}].insert(w.dst);
             peersOn[{w.dst, c}].insert(w.src);
+            ++steps[{w.src, w.dst, c}];
+            ++steps[{w.dst, w.src, c}];
             chanOf[id] = c;
         }
     }
@@ -564,13 +578,29 @@ class StepWriter
                const std::vector<uint32_t>& chanOf,
                ThreadblockIds tbOf);
 
-    /// Writes the step of one send or receive (and the nop steps before it), after the
-    /// steps of every event before it.
-    /// \param e the event
-    void Add(const Event& e);
+    /// Where a threadblock had no room for a step: its rank, peer and steps.
+    struct Full
+    {
+        uint32_t rank{0};   //!< the rank
+        uint32_t peer{0};   //!< the threadblock's peer
+        uint32_t events{0}; //!< the sends and receives it holds (those that fitted)
+        uint32_t waits{0};  //!< the steps of other threadblocks the next one waits for
+    };
+
+    /**
+     * Writes the step of one send or receive (and the nop steps before it), after the
+     * steps of every event before it.
+     * \param e the event
+     * \return false when its threadblock has no room left for it and its nops (GetFull says
+     *         where; the export then puts fewer steps on that peer's threadblocks)
+     */
+    bool Add(const Event& e);
 
     /// \return the sends whose round their dependencies could not pin
     uint32_t GetNotPinned() const;
+
+    /// \return where Add found no room
+    const Full& GetFull() const;
 
   private:
     /// A rank and a chunk (piece) of its buffer.
@@ -599,21 +629,20 @@ class StepWriter
     /// Records, per round the schedule ends a step by, the step estimated to end latest.
     void RecordEnd(uint32_t r, uint32_t round, const StepPlace& placed);
     /**
-     * Picks the threadblock of rank r for a step on (peer, channel) that waits for deps: the
-     * current one, or when the step and its nops would take it beyond MSCCL_MAX_STEPS, a new
-     * one on the same peer and channel that waits for the last step of the full one (so
-     * the sends and receives on that peer and channel keep their order).
+     * Checks that threadblock t of rank r holds a step that waits for deps, and its nops,
+     * within MSCCL_MAX_STEPS: the executor cannot run a second threadblock on the same peer
+     * and channel (CheckMscclExecutorRules), so a full one ends the export's attempt.
+     * \param r the rank \param t its threadblock \param peer the threadblock's peer
      * \param[in,out] deps the step's dependencies; on return those on other threadblocks,
      *        sorted, each once
-     * \return the threadblock
+     * \return true when it fits; else false, with m_full set
      */
-    uint32_t PickThreadblock(uint32_t r, const std::pair<uint32_t, uint32_t>& key,
-                             std::vector<StepPlace>& deps);
+    bool Fits(uint32_t r, uint32_t t, uint32_t peer, std::vector<StepPlace>& deps);
 
     MscclAlgorithm& m_algo;               //!< the algorithm
     const WorkloadSet& m_workloads;       //!< the workloads
     const std::vector<uint32_t>& m_chanOf; //!< per workload, its channel
-    ThreadblockIds m_tbOf; //!< per rank, its threadblock by (peer, channel) (the latest one)
+    const ThreadblockIds m_tbOf; //!< per rank, its threadblock by (peer, channel)
     std::map<Cell, StepPlace> m_lastWrite;              //!< the last receive into each cell
     std::map<Cell, std::vector<StepPlace>> m_readsSince; //!< the sends of each cell since then
     /// Per rank, threadblock and step: the round its step ends by.
@@ -621,6 +650,7 @@ class StepWriter
     /// Per rank, the latest step that ends by each round.
     std::vector<std::map<uint32_t, StepPlace>> m_endsBy;
     uint32_t m_notPinned{0}; //!< sends their dependencies could not pin to their round
+    Full m_full;             //!< where Add found no room
 };
 
 StepWriter::StepWriter(MscclAlgorithm& algo,
@@ -644,6 +674,12 @@ uint32_t
 StepWriter::GetNotPinned() const
 {
     return m_notPinned;
+}
+
+const StepWriter::Full&
+StepWriter::GetFull() const
+{
+    return m_full;
 }
 
 uint32_t
@@ -731,47 +767,33 @@ OnOtherThreadblocks(std::vector<StepPlace> deps, uint32_t t)
     return deps;
 }
 
-uint32_t
-StepWriter::PickThreadblock(uint32_t r,
-                            const std::pair<uint32_t, uint32_t>& key,
-                            std::vector<StepPlace>& deps)
+bool
+StepWriter::Fits(uint32_t r, uint32_t t, uint32_t peer, std::vector<StepPlace>& deps)
 {
-    const uint32_t t = m_tbOf[r].at(key);
-    std::vector<StepPlace> other = OnOtherThreadblocks(deps, t);
+    deps = OnOtherThreadblocks(deps, t);
     const auto& steps = m_algo.gpus[r].threadblocks[t].steps;
     // The step and a nop before it for each dependency but one.
-    if (steps.size() + std::max<size_t>(other.size(), 1) <= MSCCL_MAX_STEPS)
+    if (steps.size() + std::max<size_t>(deps.size(), 1) <= MSCCL_MAX_STEPS)
     {
-        deps = std::move(other);
-        return t;
+        return true;
     }
-    MscclThreadblock next;
-    next.chan = key.second;
-    auto& tbs = m_algo.gpus[r].threadblocks;
-    const auto added = static_cast<uint32_t>(tbs.size());
-    deps.emplace_back(t, static_cast<uint32_t>(steps.size() - 1));
-    tbs.push_back(next);
-    m_finish[r].emplace_back();
-    m_tbOf[r][key] = added;
-    deps = OnOtherThreadblocks(deps, added);
-    if (deps.size() > MSCCL_MAX_STEPS)
-    {
-        throw std::invalid_argument(
-            "cannot export to MSCCL: a step of rank " + std::to_string(r) + " waits for " +
-            std::to_string(deps.size()) + " steps of other threadblocks, and a threadblock of "
-            "the MSCCL executor holds " + std::to_string(MSCCL_MAX_STEPS) + " steps");
-    }
-    return added;
+    m_full.rank = r;
+    m_full.peer = peer;
+    m_full.events = static_cast<uint32_t>(
+        std::count_if(steps.begin(), steps.end(),
+                      [](const MscclStep& step) { return step.type != MscclStepType::NOP; }));
+    m_full.waits = static_cast<uint32_t>(deps.size());
+    return false;
 }
 
-void
+bool
 StepWriter::Add(const Event& e)
 {
     const Workload& w = m_workloads.Get(e.workload);
     const uint32_t r = e.rank;
     const uint32_t peer = e.kind == 0 ? w.dst : w.src;
     const std::pair<uint32_t, uint32_t> key{peer, m_chanOf[w.id]};
-    uint32_t t = m_tbOf[r].at(key);
+    const uint32_t t = m_tbOf[r].at(key);
     const uint64_t chunk = uint64_t{w.chunk} * m_workloads.GetPieces() + w.piece;
     const Cell cell{r, chunk};
     std::vector<StepPlace> deps = DataDeps(e.kind, cell);
@@ -786,7 +808,10 @@ StepWriter::Add(const Event& e)
     }
     // Steps of the same threadblock come before it anyway; each other one needs a depid,
     // the extra ones on nop steps first.
-    t = PickThreadblock(r, key, deps);
+    if (!Fits(r, t, peer, deps))
+    {
+        return false;
+    }
     MscclThreadblock& tb = m_algo.gpus[r].threadblocks[t];
     for (size_t d = 1; d < deps.size(); ++d)
     {
@@ -821,6 +846,7 @@ StepWriter::Add(const Event& e)
         m_readsSince[cell].clear();
     }
     RecordEnd(r, e.round + 1, placed);
+    return true;
 }
 
 } // namespace
@@ -829,25 +855,45 @@ MscclAlgorithm
 ExportMscclAlgorithm(const WorkloadSet& workloads, const Schedule& schedule, uint32_t* unpinned)
 {
     CheckExportable(workloads, schedule);
-    const std::vector<uint32_t> chanOf = ChannelOf(workloads, schedule);
     const std::vector<Event> events = OrderEvents(workloads, schedule);
-    MscclAlgorithm algo = MakeGpus(workloads, schedule);
-    const ThreadblockIds tbOf = AddThreadblocks(algo, workloads, events, chanOf);
-    StepWriter steps(algo, workloads, chanOf, tbOf);
-    for (const Event& e : events)
+    // A threadblock per (peer, channel) that nop steps overfill caps that peer's threadblocks
+    // at the sends and receives that fitted, and the channels are chosen again; caps only
+    // fall, so this ends.
+    StepCaps caps;
+    for (;;)
     {
-        steps.Add(e);
+        const std::vector<uint32_t> chanOf = ChannelOf(workloads, schedule, caps);
+        MscclAlgorithm algo = MakeGpus(workloads, schedule);
+        const ThreadblockIds tbOf = AddThreadblocks(algo, workloads, events, chanOf);
+        StepWriter steps(algo, workloads, chanOf, tbOf);
+        const bool written = std::all_of(events.begin(), events.end(), [&steps](const Event& e) {
+            return steps.Add(e);
+        });
+        if (!written)
+        {
+            const StepWriter::Full& full = steps.GetFull();
+            if (full.events == 0)
+            {
+                throw std::invalid_argument(
+                    "cannot export to MSCCL: a step of rank " + std::to_string(full.rank) +
+                    " waits for " + std::to_string(full.waits) + " steps of other threadblocks, "
+                    "and a threadblock of the MSCCL executor holds " +
+                    std::to_string(MSCCL_MAX_STEPS) + " steps (use fewer pieces)");
+            }
+            caps[{full.rank, full.peer}] = full.events;
+            continue;
+        }
+        // Whatever the sizes above did not foresee (threadblocks per rank or channel, elements).
+        CheckMscclExecutorRules(algo, "cannot export to MSCCL: the algorithm would not run on "
+                                      "the MSCCL executor");
+        if (unpinned)
+        {
+            *unpinned = steps.GetNotPinned();
+        }
+        NS_LOG_INFO("exported " << workloads.GetN() << " workloads; " << steps.GetNotPinned()
+                                << " could not be pinned to their round");
+        return algo;
     }
-    // Whatever the sizes above did not foresee (threadblocks per rank or channel, elements).
-    CheckMscclExecutorRules(algo, "cannot export to MSCCL: the algorithm would not run on the "
-                                  "MSCCL executor");
-    if (unpinned)
-    {
-        *unpinned = steps.GetNotPinned();
-    }
-    NS_LOG_INFO("exported " << workloads.GetN() << " workloads; " << steps.GetNotPinned()
-                            << " could not be pinned to their round");
-    return algo;
 }
 
 void

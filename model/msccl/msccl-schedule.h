@@ -56,8 +56,10 @@ MscclImport ImportMscclAlgorithm(const MscclAlgorithm& algorithm,
  * Writes a schedule as an MSCCL AllReduce (doc/allreduce.rst, "MSCCL algorithm files"): one rank
  * per server, in place, chunk c piece p as MSCCL chunk c·k + p. A workload is a send step (s) on
  * its sender and a receive on its receiver: rrc (receive, add, store) for a reduce workload, r
- * (receive, store) for a gather. Each rank has one threadblock per peer and channel; workloads
- * between the same two servers in one round take channels 0, 1, .... Steps run in round order,
+ * (receive, store) for a gather. Each rank has one threadblock per peer and channel (the
+ * executor runs no more: CheckMscclExecutorRules); workloads between the same two servers in one
+ * round take channels 0, 1, ..., and where a threadblock would pass the executor's 64 steps,
+ * the later workloads between its two servers take another channel. Steps run in round order,
  * and depend (depid, or nop steps for more than one) on the steps of their rank that must come
  * first: a send on the last receive into its chunk, a receive on the sends of its chunk since
  * then; and, where that is what holds a workload back, on a step of its rank that ends in the

@@ -90,7 +90,7 @@ class Simulation
                 const MscclThreadblock& tb = gpu.threadblocks[t];
                 if (tb.recv >= 0)
                 {
-                    m_receivers[{static_cast<uint32_t>(tb.recv), r, tb.chan}].push_back(t);
+                    m_receivers[{static_cast<uint32_t>(tb.recv), r, tb.chan}] = t;
                 }
             }
         }
@@ -145,11 +145,11 @@ class Simulation
                 {
                     break; // woken by the send
                 }
-                const std::vector<uint32_t>* receivers = Execute(r, t, m_pc[r][t]);
+                const int64_t receiver = Execute(r, t, m_pc[r][t]);
                 ++m_pc[r][t];
-                for (size_t i = 0; receivers && i < receivers->size(); ++i)
+                if (receiver >= 0)
                 {
-                    wake(static_cast<uint32_t>(tb.send), (*receivers)[i]);
+                    wake(static_cast<uint32_t>(tb.send), static_cast<uint32_t>(receiver));
                 }
                 for (const auto& w : m_waiters[r][t])
                 {
@@ -279,10 +279,10 @@ class Simulation
 
     /**
      * Runs one step whose dependencies are met (and whose message, if it receives, is in).
-     * \return the threadblocks that receive what it sent, to wake (null when it did not send);
-     *         the one whose turn it is takes it (CheckMscclExecutorRules ordered them)
+     * \return the threadblock that receives what it sent, to wake (-1 when it did not send;
+     *         CheckMscclExecutorRules left one per connection)
      */
-    const std::vector<uint32_t>* Execute(uint32_t r, uint32_t t, uint32_t s)
+    int64_t Execute(uint32_t r, uint32_t t, uint32_t s)
     {
         const MscclThreadblock& tb = m_algo.gpus[r].threadblocks[t];
         const MscclStep& step = tb.steps[s];
@@ -358,7 +358,7 @@ class Simulation
             m_writer[r][dstB][w.first] = {static_cast<int32_t>(t), static_cast<int32_t>(s)};
         }
         std::vector<uint32_t> after = Receives(step.type) ? Union(start, in.transfers) : start;
-        const std::vector<uint32_t>* receivers = nullptr;
+        int64_t receiver = -1;
         if (Sends(step.type))
         {
             const auto peer = static_cast<uint32_t>(tb.send);
@@ -388,7 +388,7 @@ class Simulation
                                   std::to_string(peer) + " has no threadblock that receives "
                                   "from rank " + std::to_string(r) + " on that channel");
             }
-            receivers = &found->second;
+            receiver = found->second;
             m_channels[{r, peer, tb.chan}].push_back(std::move(out));
         }
         if (step.hasdep)
@@ -396,7 +396,7 @@ class Simulation
             m_afterOf[r][{t, s}] = after;
         }
         m_last[r][t] = std::move(after);
-        return receivers;
+        return receiver;
     }
 
     /// Refuses a deadlock or a send nobody receives.
@@ -494,8 +494,8 @@ class Simulation
     std::vector<std::vector<std::vector<std::pair<int32_t, int32_t>>>> m_writer;
     /// per (sender, receiver, channel), the messages sent and not yet received
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::deque<Message>> m_channels;
-    /// per (sender, receiver, channel), the receiver's threadblocks that receive on it
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint32_t>> m_receivers;
+    /// per (sender, receiver, channel), the receiver's threadblock that receives on it
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> m_receivers;
     std::vector<std::vector<uint32_t>> m_pc; //!< per rank and threadblock, the next step
     /// per rank and threadblock, the frontier of its last completed step
     std::vector<std::vector<std::vector<uint32_t>>> m_last;
@@ -511,7 +511,7 @@ class Simulation
 std::vector<MscclTransfer>
 SimulateMscclAlgorithm(const MscclAlgorithm& algorithm, const std::string& source)
 {
-    // The matching of sends and receives below needs them ordered on each (peer, channel).
+    // The matching of sends and receives below needs one threadblock per connection.
     CheckMscclExecutorRules(algorithm, "MSCCL algorithm '" + source + "'");
     return Simulation(algorithm, source).Run();
 }

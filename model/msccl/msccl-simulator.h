@@ -40,9 +40,9 @@ struct MscclTransfer
  * whose contributions it sums. Steps run in an order the executor could run them in: a step
  * after the one before it in its threadblock and after the step it waits for (depid, deps); a
  * receive after the matching send (the k-th send from rank a to rank b on a channel meets the
- * k-th receive at b from a on it, whichever threadblocks they are on). Sends are buffered. It
- * checks CheckMscclExecutorRules first (which orders the sends and receives on each peer and
- * channel), then that
+ * k-th receive at b from a on it: one threadblock of a sends to b on the channel, one of b
+ * receives from a on it). Sends are buffered. It checks CheckMscclExecutorRules first (which
+ * refuses two threadblocks on one connection, as the executor cannot run them), then that
  *  - every step reads data (no slot read before anything was written to it) and a reduce adds
  *    parts of the same input chunk with no contribution twice;
  *  - every receive has its send and every send its receive, with the same cnt;

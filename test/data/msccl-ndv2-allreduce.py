@@ -4,6 +4,7 @@
 # they are chunk(rank, buffer, index, size).reduce(c) and c.copy(...), same algorithm, same order.
 # It wrote test/data/msccl-ndv2-allreduce.xml (instances 1) with Azure/msccl-tools 7e7d6bf:
 #   PYTHONPATH=<msccl-tools checkout> python3 msccl-ndv2-allreduce.py 1 > msccl-ndv2-allreduce.xml
+# and test/data/msccl-ndv2-allreduce-2.xml (instances 2, after a comment) with 2 for 1.
 # (msccl-tools' package imports lxml, z3-solver, humanfriendly, tabulate and igraph; writing this
 # program needs only lxml.etree, which xml.etree.ElementTree can stand in for.)
 import argparse
