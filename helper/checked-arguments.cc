@@ -210,15 +210,14 @@ ReadObjectFactory(const std::string& subject, TypeId base, const std::string& te
 {
     const auto [typeName, settings] = SplitFactoryText(subject, text);
     TypeId tid;
-    if (typeName.empty() || !TypeId::LookupByNameFailSafe(typeName, &tid) ||
-        !tid.IsChildOf(base) || !tid.HasConstructor())
+    const bool found = !typeName.empty() && TypeId::LookupByNameFailSafe(typeName, &tid);
+    if (!found || !tid.IsChildOf(base) || !tid.HasConstructor())
     {
         throw std::invalid_argument(
             subject + ": '" + Abbreviate(typeName) + "' is not " +
-            (typeName.empty() || !TypeId::LookupByNameFailSafe(typeName, &tid)
-                 ? "an ns-3 type"
-                 : !tid.IsChildOf(base) ? "derived from " + base.GetName()
-                                        : "a type ns-3 can create (it has no constructor)") +
+            (!found                 ? "an ns-3 type"
+             : !tid.IsChildOf(base) ? "derived from " + base.GetName()
+                                    : "a type ns-3 can create (it has no constructor)") +
             "; give a type derived from " + base.GetName() +
             " (--PrintTypeIds lists the types), e.g. TYPE or TYPE[NAME=VALUE|NAME=VALUE]");
     }
@@ -329,15 +328,25 @@ CheckPrintArgument(const std::string& name, const std::string& value)
     }
 }
 
+/// \return the global value of that name, or nullptr
+const GlobalValue*
+FindGlobalValue(const std::string& name)
+{
+    for (auto it = GlobalValue::Begin(); it != GlobalValue::End(); ++it)
+    {
+        if ((*it)->GetName() == name)
+        {
+            return *it;
+        }
+    }
+    return nullptr;
+}
+
 /// Checks and binds --NAME=VALUE of a global value.
 void
 SetGlobalValue(const std::string& name, const std::string& value)
 {
-    const GlobalValue* global = nullptr;
-    for (auto it = GlobalValue::Begin(); it != GlobalValue::End(); ++it)
-    {
-        global = (*it)->GetName() == name ? *it : global;
-    }
+    const GlobalValue* global = FindGlobalValue(name);
     Ptr<AttributeValue> checked;
     const auto typed = TypeNamedGlobals().find(name);
     if (typed != TypeNamedGlobals().end())
@@ -417,14 +426,7 @@ CheckLogVariable(const std::string& env)
 bool
 IsGlobalValueName(const std::string& name)
 {
-    for (auto it = GlobalValue::Begin(); it != GlobalValue::End(); ++it)
-    {
-        if ((*it)->GetName() == name)
-        {
-            return true;
-        }
-    }
-    return false;
+    return FindGlobalValue(name) != nullptr;
 }
 
 Ptr<AttributeValue>
