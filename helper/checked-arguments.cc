@@ -48,6 +48,14 @@ Holds(Ptr<const AttributeChecker> checker)
     return dynamic_cast<const T*>(PeekPointer(probe)) != nullptr;
 }
 
+/// \return true for an enum attribute's checker ("ns3::EnumValue" in ns-3.37, a template
+///         "ns3::EnumValue<E>" from 3.41: its value type is read by its name, in both)
+bool
+HoldsEnum(Ptr<const AttributeChecker> checker)
+{
+    return checker->GetValueTypeName().rfind("ns3::EnumValue", 0) == 0;
+}
+
 /// \return true when tid's attribute is a probability although ns-3's checker takes any double
 bool
 IsProbability(TypeId tid, const std::string& attribute)
@@ -149,7 +157,7 @@ DescribeAccepted(Ptr<const AttributeChecker> checker)
     {
         return "the name of an ns-3 type (--PrintTypeIds lists the types)";
     }
-    if (Holds<EnumValue>(checker))
+    if (HoldsEnum(checker))
     {
         std::string list = info;
         for (char& c : list)
@@ -299,7 +307,7 @@ ReadKnownKind(const std::string& subject,
         TypeId tid;
         return TypeId::LookupByNameFailSafe(text, &tid) ? Create<TypeIdValue>(tid) : nullptr;
     }
-    if (Holds<StringValue>(checker) || Holds<EnumValue>(checker))
+    if (Holds<StringValue>(checker) || HoldsEnum(checker))
     {
         return checker->CreateValidValue(StringValue(text)); // neither aborts
     }
