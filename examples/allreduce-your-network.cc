@@ -22,10 +22,8 @@
 #include "ns3/internet-module.h"
 #include "ns3/point-to-point-layout-module.h"
 #include "ns3/point-to-point-module.h"
-#include "ns3/topology-read-module.h"
 
 #include <iostream>
-#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -92,21 +90,18 @@ BuildLeafSpine(InternetStackHelper& stack)
 }
 
 // A router-level graph from a file in a format of ns-3's topology-read module (Inet, Orbis,
-// Rocketfuel), wired as ns-3's topology-read example does, with one server on every router.
+// Rocketfuel), read by the module's checked reader and wired as ns-3's topology-read example
+// does: a point-to-point link per link, and one server on every router.
 NodeContainer
 BuildFromFile(InternetStackHelper& stack, const std::string& format, const std::string& file)
 {
-    TopologyReaderHelper reader;
-    reader.SetFileName(file);
-    reader.SetFileType(format);
-    Ptr<TopologyReader> topology = reader.GetTopologyReader();
-    NodeContainer routers = topology ? topology->Read() : NodeContainer();
-    if (routers.GetN() == 0)
+    const RouterGraph graph = ReadRouterFile(file, format);
+    for (const std::string& note : graph.notes)
     {
-        throw std::invalid_argument("cannot read the " + format + " topology file '" + file +
-                                    "' (ns-3's topology-read found no link in it)");
+        std::cerr << "allreduce-your-network: note: " << note << "\n";
     }
-    NodeContainer servers(routers.GetN());
+    NodeContainer routers(graph.names.size());
+    NodeContainer servers(graph.names.size());
     stack.Install(NodeContainer(routers, servers));
     PointToPointHelper p2p;
     p2p.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
@@ -116,9 +111,9 @@ BuildFromFile(InternetStackHelper& stack, const std::string& format, const std::
         addresses.Assign(p2p.Install(a, b));
         addresses.NewNetwork();
     };
-    for (auto it = topology->LinksBegin(); it != topology->LinksEnd(); ++it)
+    for (const auto& [a, b] : graph.links)
     {
-        link(it->GetFromNode(), it->GetToNode());
+        link(routers.Get(a), routers.Get(b));
     }
     for (uint32_t r = 0; r < routers.GetN(); ++r)
     {
@@ -180,8 +175,8 @@ main(int argc, char* argv[])
     std::string routing = "module";
     CommandLine cmd(__FILE__);
     cmd.AddValue("network",
-                 "dumbbell, leaf-spine, or a topology-read file: inet:FILE, orbis:FILE, "
-                 "rocketfuel:FILE",
+                 "dumbbell, leaf-spine, or a router file in a format of ns-3's topology-read: "
+                 "inet:FILE, orbis:FILE, rocketfuel:FILE (doc/allreduce.rst)",
                  shape);
     cmd.AddValue("routing",
                  "module (routes per workload), network (your global routing) or network-ecmp "
@@ -192,8 +187,7 @@ main(int argc, char* argv[])
     {
         ParseCheckedCommandLine(cmd, argc, argv, {"ns3::AllReduceController::GradientBytes"});
         const std::string format = shape.substr(0, shape.find(':'));
-        const std::map<std::string, std::string> formats{
-            {"inet", "Inet"}, {"orbis", "Orbis"}, {"rocketfuel", "Rocketfuel"}};
+        const std::set<std::string> formats{"inet", "orbis", "rocketfuel"};
         if (shape != "dumbbell" && shape != "leaf-spine" &&
             (shape.find(':') == std::string::npos || formats.count(format) == 0))
         {
@@ -220,9 +214,7 @@ main(int argc, char* argv[])
         NodeContainer servers =
             shape == "dumbbell"     ? BuildDumbbell(stack)
             : shape == "leaf-spine" ? BuildLeafSpine(stack)
-                                    : BuildFromFile(stack,
-                                                    formats.at(format),
-                                                    shape.substr(shape.find(':') + 1));
+                                    : BuildFromFile(stack, format, shape.substr(shape.find(':') + 1));
         Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
         // 2. The module reads it: the servers you name, the switches it finds over

@@ -17,6 +17,7 @@
 #include "ns3/msccl-algorithm.h"
 #include "ns3/msccl-simulator.h"
 #include "ns3/round-engine.h"
+#include "ns3/router-file.h"
 #include "ns3/schedule.h"
 #include "ns3/size-limits.h"
 #include "ns3/topology-generators.h"
@@ -79,6 +80,30 @@ FuzzTopologyFile(const uint8_t* data, size_t size)
     {
         const ns3::Topology t = ns3::ReadTopology(is, "fuzz.topo");
         (void)t.GetNLinks();
+    }
+    catch (const std::invalid_argument&)
+    {
+    }
+}
+
+/// A router file (ns-3's topology-read formats): the first byte picks the format, the rest is
+/// the text.
+inline void
+FuzzRouterFile(const uint8_t* data, size_t size)
+{
+    ns3::SetMemoryLimit(FUZZ_MEMORY_LIMIT);
+    if (size == 0)
+    {
+        return;
+    }
+    static const char* const formats[] = {"inet", "orbis", "rocketfuel"};
+    try
+    {
+        const ns3::RouterGraph graph =
+            ns3::ParseRouterFile(std::string(reinterpret_cast<const char*>(data) + 1, size - 1),
+                                 formats[data[0] % 3],
+                                 "fuzz.txt");
+        (void)graph.links.size();
     }
     catch (const std::invalid_argument&)
     {

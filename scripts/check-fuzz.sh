@@ -20,7 +20,7 @@ cmake -S "$repo/fuzz" -B "$build" -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" 
 cmake --build "$build" -j "${JOBS:-$(nproc)}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-targets=(topology-spec topology-file schedule-json msccl-xml job-trace aggregator-rounds)
+targets=(topology-spec topology-file router-file schedule-json msccl-xml job-trace aggregator-rounds)
 # Each fuzzer is one single-threaded process: JOBS of them run at a time, each into its own log.
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$build/logs"

@@ -52,6 +52,11 @@ TEST(FuzzCorpus, TopologyFilesReplayWithoutAFinding)
     EXPECT_GE(Replay("topology-file", &allreduce_fuzz::FuzzTopologyFile), 4u);
 }
 
+TEST(FuzzCorpus, RouterFilesReplayWithoutAFinding)
+{
+    EXPECT_GE(Replay("router-file", &allreduce_fuzz::FuzzRouterFile), 10u);
+}
+
 TEST(FuzzCorpus, ScheduleFilesReplayWithoutAFinding)
 {
     EXPECT_GE(Replay("schedule-json", &allreduce_fuzz::FuzzScheduleJson), 7u);
