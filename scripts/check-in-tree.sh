@@ -97,10 +97,10 @@ echo "== ./ns3 configure: only the allreduce module and what it needs, with exam
 # mpi: distributed runs (mpirun -np N allreduce-packet ...).
 # csma too: ns-3's own src/test suites use CsmaHelper without checking that csma is enabled,
 # so test-runner does not link without it.
-# point-to-point-layout and topology-read for allreduce-your-network (ns-3 does not look for
-# the modules a module's examples need).
+# point-to-point-layout for allreduce-your-network (ns-3 does not look for the modules a
+# module's examples need; router files are read by the module, not by topology-read).
 ./ns3 configure -d debug --enable-examples --enable-tests --disable-python-bindings --enable-mpi \
-  --enable-modules "allreduce;csma;point-to-point-layout;topology-read;mpi" \
+  --enable-modules "allreduce;csma;point-to-point-layout;mpi" \
   --filter-module-examples-and-tests allreduce \
   > "$cache/configure.log" 2>&1 || { cat "$cache/configure.log"; exit 1; }
 # In-tree parity: the module finds what the standalone build finds, so every scheduler works;
@@ -161,6 +161,8 @@ run "allreduce-simple --scheduler=drl"
 run "allreduce-simple --scheduler=optimal"
 run "allreduce-your-network --network=leaf-spine --routing=network-ecmp"
 run "allreduce-your-network --network=inet:$src/contrib/allreduce/examples/two-pods.inet --routing=network"
+# ns-3's own Rocketfuel sample, as its topology-read documents the format.
+run "allreduce-your-network --network=rocketfuel:$src/src/topology-read/examples/RocketFuel_sample_4755.r0.cch_maps.txt"
 run "allreduce-your-scheduler"
 run "allreduce-traces --out=$cache/allreduce-traces"
 # netanim (and the 500-odd files of wifi, lte, ... it needs) is not enabled here: the NetAnim
