@@ -29,6 +29,7 @@ def build(bld):
     module.source = [
         'model/common/size-limits.cc',
         'model/common/text-file.cc',
+        'model/common/progress-reporter.cc',
         'model/common/quantity.cc',
         'model/common/portable-random.cc',
         'model/common/short-name-registry.cc',
@@ -142,6 +143,7 @@ def build(bld):
         'model/common/allreduce-ns3-compat.h',
         'model/common/size-limits.h',
         'model/common/text-file.h',
+        'model/common/progress-reporter.h',
         'model/common/quantity.h',
         'model/common/portable-random.h',
         'model/common/id-span.h',
@@ -250,7 +252,6 @@ def build(bld):
         'experiment/io/bar-chart.cc',
         'experiment/io/cdf-chart.cc',
         'experiment/io/learning-curve-chart.cc',
-        'experiment/io/progress-reporter.cc',
         'experiment/io/mpi-launch.cc',
         'experiment/runs/allreduce-experiment.cc',
         'experiment/runs/distributed-run.cc',

@@ -28,7 +28,7 @@
 #include "cluster-report.h"
 #include "cluster-table.h"
 #include "packet-cluster.h"
-#include "progress-reporter.h"
+#include "ns3/progress-reporter.h"
 #include "report-format.h"
 
 #include "ns3/allreduce-module.h"

@@ -64,6 +64,8 @@ main(int argc, char* argv[])
         AllReduceHelper allreduce(dcn);
         allreduce.SetControllerAttribute("Mode", StringValue("barrier"));
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(1 << 20));
+        // A long run says how far it got on stderr (a line per 10 s at most).
+        allreduce.EnableProgress(std::cerr, "allreduce-simple");
         allreduce.Install(CreateScheduler(scheduler));
 
         // Optional: an animation trace for NetAnim (nodes in rows, every packet sent).

@@ -122,6 +122,37 @@ BuildFromFile(InternetStackHelper& stack, const std::string& format, const std::
     return servers;
 }
 
+// The network --network names; returns its servers.
+NodeContainer
+BuildNetwork(InternetStackHelper& stack, const std::string& shape)
+{
+    const std::string format = shape.substr(0, shape.find(':'));
+    if (shape == "dumbbell" || shape == "leaf-spine")
+    {
+        return shape == "dumbbell" ? BuildDumbbell(stack) : BuildLeafSpine(stack);
+    }
+    if (shape.find(':') == std::string::npos ||
+        (format != "inet" && format != "orbis" && format != "rocketfuel"))
+    {
+        throw std::invalid_argument("--network must be dumbbell, leaf-spine, inet:FILE, "
+                                    "orbis:FILE or rocketfuel:FILE, got '" + shape + "'");
+    }
+    return BuildFromFile(stack, format, shape.substr(format.size() + 1));
+}
+
+// ns-3's global routing tables, with a line every 10 s once they have taken 10 s: on a
+// network of thousands of nodes they take minutes.
+void
+PopulateRoutingTables()
+{
+    ProgressReporter progress(std::cerr, "allreduce-your-network", 1);
+    progress.SetQuiet(10);
+    progress.SetHeartbeat(10);
+    progress.Begin("ns-3's global routing tables for " + std::to_string(NodeList::GetNNodes()) +
+                   " nodes");
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+}
+
 // The paths the AllReduce's transfers took, in ns-3 node ids (a>b>c), each once; how many
 // transfers took the path their workload was scheduled on; and the rounds at flow level on
 // the paths taken.
@@ -149,9 +180,15 @@ PrintPaths(const DcnTopologyHelper& network,
         paths.insert(nodes);
     }
     std::cout << "paths taken (ns-3 node ids), " << paths.size() << ":";
+    size_t shown = 0;
     for (const auto& path : paths)
     {
-        std::cout << (&path == &*paths.begin() ? " " : ", ");
+        if (shown++ == 40) // a large network takes thousands
+        {
+            std::cout << ", ... (" << paths.size() - 40 << " more)";
+            break;
+        }
+        std::cout << (shown == 1 ? " " : ", ");
         for (size_t i = 0; i < path.size(); ++i)
         {
             std::cout << (i == 0 ? "" : ">") << path[i];
@@ -186,14 +223,6 @@ main(int argc, char* argv[])
     try
     {
         ParseCheckedCommandLine(cmd, argc, argv, {"ns3::AllReduceController::GradientBytes"});
-        const std::string format = shape.substr(0, shape.find(':'));
-        const std::set<std::string> formats{"inet", "orbis", "rocketfuel"};
-        if (shape != "dumbbell" && shape != "leaf-spine" &&
-            (shape.find(':') == std::string::npos || formats.count(format) == 0))
-        {
-            throw std::invalid_argument("--network must be dumbbell, leaf-spine, inet:FILE, "
-                                        "orbis:FILE or rocketfuel:FILE, got '" + shape + "'");
-        }
         if (routing != "module" && routing != "network" && routing != "network-ecmp")
         {
             throw std::invalid_argument("--routing must be module, network or network-ecmp, "
@@ -211,11 +240,7 @@ main(int argc, char* argv[])
             list.Add(Ipv4GlobalRoutingHelper(), -10);
             stack.SetRoutingHelper(list);
         }
-        NodeContainer servers =
-            shape == "dumbbell"     ? BuildDumbbell(stack)
-            : shape == "leaf-spine" ? BuildLeafSpine(stack)
-                                    : BuildFromFile(stack, format, shape.substr(shape.find(':') + 1));
-        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+        NodeContainer servers = BuildNetwork(stack, shape);
 
         // 2. The module reads it: the servers you name, the switches it finds over
         //    point-to-point channels. Either the AllReduce's transfers get routes of their
@@ -238,7 +263,20 @@ main(int argc, char* argv[])
         // 3. The AllReduce, as on any network of the module: 256 KiB per server.
         AllReduceHelper allreduce(network);
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(256 << 10));
+        // A long run says how far it got on stderr (a line per 10 s at most).
+        allreduce.EnableProgress(std::cerr, "allreduce-your-network");
+        // Your routing tables (ns-3's global routing), which Install checks when the
+        // AllReduce follows them; otherwise filled once Install has checked that the
+        // AllReduce fits in memory (on thousands of nodes they take minutes).
+        if (routing != "module")
+        {
+            PopulateRoutingTables();
+        }
         allreduce.Install(CreateScheduler(scheduler));
+        if (routing == "module")
+        {
+            PopulateRoutingTables();
+        }
         Simulator::Run();
 
         Ptr<AllReduceController> controller = allreduce.GetController();

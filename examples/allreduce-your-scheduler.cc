@@ -127,6 +127,8 @@ main(int argc, char* argv[])
         AllReduceHelper allreduce(dcn);
         allreduce.SetControllerAttribute("Mode", StringValue("barrier"));
         allreduce.SetControllerAttribute("GradientBytes", UintegerValue(1 << 20));
+        // A long run says how far it got on stderr (a line per 10 s at most).
+        allreduce.EnableProgress(std::cerr, "allreduce-your-scheduler");
         allreduce.Install(CreateScheduler(scheduler));
         Simulator::Run();
 

@@ -10,8 +10,10 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -111,6 +113,16 @@ AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, uint32_t pieces)
     if (!scheduler)
     {
         throw std::invalid_argument("AllReduceHelper::Install needs a scheduler");
+    }
+    // Planning may take minutes on a large network: with EnableProgress, a line every 10 s.
+    std::unique_ptr<ProgressReporter> planning;
+    if (m_progressOs && Simulator::GetSystemId() == 0)
+    {
+        planning = std::make_unique<ProgressReporter>(*m_progressOs, m_progressProgram, 1);
+        planning->SetQuiet(10);
+        planning->SetHeartbeat(10);
+        planning->Begin("planning the AllReduce: " + scheduler->GetName() + " on " +
+                        std::to_string(m_network.GetTopology().GetNServers()) + " servers");
     }
     return Install(scheduler, scheduler->MakeWorkloads(m_network.GetTopology(), pieces));
 }
@@ -243,6 +255,10 @@ AllReduceHelper::DoInstall(
     }
     m_controller = controller;
     m_monitor = monitor;
+    if (m_progressOs)
+    {
+        WatchTransfers();
+    }
     return apps;
 }
 
@@ -338,6 +354,53 @@ AllReduceHelper::RouteDistributed(Ptr<AllReduceController> controller)
         }
         m_network.InstallFlowRoute(path, port, port);
     }
+}
+
+void
+AllReduceHelper::EnableProgress(std::ostream& os, const std::string& program)
+{
+    m_progressOs = &os;
+    m_progressProgram = program;
+    if (m_controller)
+    {
+        WatchTransfers();
+    }
+}
+
+void
+AllReduceHelper::WatchTransfers()
+{
+    m_progress = nullptr;
+    if (Simulator::GetSystemId() != 0)
+    {
+        return; // rank 0 speaks for a distributed run
+    }
+    const WorkloadSet& workloads = m_controller->GetWorkloads();
+    uint64_t here = 0; // the transfers that arrive on this process's nodes
+    for (uint32_t w = 0; w < workloads.GetN(); ++w)
+    {
+        here += bool(m_controller->GetApplication(workloads.Get(w).dst));
+    }
+    UintegerValue warmUps;
+    m_controller->GetAttribute("WarmUps", warmUps);
+    const uint64_t total = here * (warmUps.Get() + 1);
+    m_progress = std::make_shared<ProgressReporter>(*m_progressOs, m_progressProgram, total);
+    m_progress->SetQuiet(10);
+    m_progress->SetHeartbeat(60);
+    std::shared_ptr<ProgressReporter> progress = m_progress;
+    auto arrived = std::make_shared<uint64_t>(0);
+    m_controller->TraceConnectWithoutContext(
+        "TransferFinished",
+        Callback<void, uint32_t>([progress, arrived, total](uint32_t) {
+            std::ostringstream what;
+            what << "transfers arrived, " << std::fixed << std::setprecision(3)
+                 << Simulator::Now().GetSeconds() * 1e3 << " ms simulated";
+            progress->Begin(what.str());
+            if (++*arrived == total)
+            {
+                progress->SetHeartbeat(0); // the run is over: no more "still running"
+            }
+        }));
 }
 
 Ptr<AllReduceController>

@@ -16,8 +16,11 @@
 #include "ns3/object-factory.h"
 #include "ns3/path-recorder.h"
 #include "ns3/plan.h"
+#include "ns3/progress-reporter.h"
 
 #include <functional>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -134,6 +137,21 @@ class AllReduceHelper
                                     Ptr<AllReduceScheduler> scheduler,
                                     const WorkloadSet& workloads);
 
+    /**
+     * Shows the progress of the AllReduce on os (doc/allreduce.rst, "Progress"), from the next
+     * Install on, or from the last one when called after it: while a scheduler plans (Install
+     * with a scheduler), a line every 10 s once it has taken 10 s; while the simulator runs, a
+     * line per 10 s of wall-clock time at most, so none in a short run, with the transfers
+     * arrived of all (the warm-ups' included; in a distributed run, on rank 0 only, those
+     * that arrive on its nodes), the simulated time, the time elapsed and an estimate of the
+     * time left, and a line a minute while none arrives:
+     * \code
+     *   allreduce-simple: [812/16256] transfers arrived, 1.204 ms simulated; 10 s elapsed, about 3 min 10 s left
+     * \endcode
+     * \param os where the lines go (std::cerr) \param program the name each line starts with
+     */
+    void EnableProgress(std::ostream& os, const std::string& program);
+
     /// \return the controller of the last Install
     Ptr<AllReduceController> GetController() const;
     /// \return the device counters of the last Install: per directed link, the AllReduce's
@@ -186,6 +204,8 @@ class AllReduceHelper
      * \param controller the controller, set up
      */
     void RouteDistributed(Ptr<AllReduceController> controller);
+    /// EnableProgress: a ProgressReporter fed by the controller's TransferFinished.
+    void WatchTransfers();
     /// Throws std::invalid_argument, saying why, when the network uses its own routing.
     void RefuseWithNetworkRouting(const std::string& why) const;
     /**
@@ -204,6 +224,9 @@ class AllReduceHelper
     Ptr<AllReduceController> m_controller; //!< the last controller
     Ptr<LinkLoadMonitor> m_monitor;        //!< the last controller's link counters
     Ptr<PathRecorder> m_paths;             //!< the last Install's paths, with network routing
+    std::ostream* m_progressOs{nullptr};          //!< EnableProgress's stream, or null
+    std::string m_progressProgram;                //!< EnableProgress's program name
+    std::shared_ptr<ProgressReporter> m_progress; //!< the last Install's transfer lines
 };
 
 } // namespace ns3

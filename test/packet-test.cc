@@ -479,6 +479,50 @@ TEST(AllReduceHelper, InstallsAppsWhoseTracesReportEveryTransferRoundAndTheEnd)
     Simulator::Destroy();
 }
 
+TEST(AllReduceHelper, ConnectionsThatWouldNotFitInMemoryAreRefusedBeforeAnyOpens)
+{
+    DcnTopologyHelper dcn(BuildTopology("bcube:n=3,k=1"));
+    dcn.Install();
+    const Plan plan = MakeTestPlan("bcube:n=3,k=1", "balanced"); // 36 pairs of servers
+    AllReduceHelper allreduce(dcn);
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(4096));
+    SetMemoryLimit(1 << 20); // the gradients fit, 16 connections (64 KiB each) would
+    try
+    {
+        allreduce.Install(plan);
+        ADD_FAILURE() << "installed";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("the 36 connections of " + std::to_string(plan.workloads.GetN()) +
+                               " workloads on 'bcube(n=3,k=1)'"),
+                  std::string::npos)
+            << message;
+        EXPECT_NE(message.find("would need 2 MiB, more than the limit of 1 MiB"),
+                  std::string::npos)
+            << message;
+    }
+    SetMemoryLimit(MAX_MEMORY_BYTES);
+    EXPECT_EQ(allreduce.GetController(), nullptr);
+    Simulator::Destroy();
+}
+
+TEST(AllReduceHelper, ProgressIsSilentInAShortRunAndPlanningAndTransfersAreWatched)
+{
+    DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
+    dcn.Install();
+    AllReduceHelper allreduce(dcn);
+    allreduce.SetControllerAttribute("GradientBytes", UintegerValue(4096));
+    std::ostringstream progress;
+    allreduce.EnableProgress(progress, "test"); // before Install: planning watched too
+    allreduce.Install(CreateScheduler("balanced"));
+    Simulator::Run();
+    EXPECT_TRUE(allreduce.GetController()->Verify().verified);
+    EXPECT_EQ(progress.str(), ""); // a line per 10 s at most: none in a short run
+    Simulator::Destroy();
+}
+
 TEST(AllReduceHelper, WarmUpsRunFirstOnTheSameConnectionsAndTracesTellThemApart)
 {
     DcnTopologyHelper dcn(BuildTopology("dcell:n=2,k=1"));

@@ -11,7 +11,7 @@
 #include "learning-curve-chart.h"
 #include "packet-table.h"
 #include "paper-topologies.h"
-#include "progress-reporter.h"
+#include "ns3/progress-reporter.h"
 #include "report-format.h"
 #include "rounds-table.h"
 #include "text-columns.h"

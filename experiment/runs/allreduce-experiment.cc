@@ -5,7 +5,6 @@
 #include "allreduce-experiment.h"
 
 #include "checked-command-line.h"
-#include "progress-reporter.h"
 
 #include "ns3/allreduce-helper.h"
 #include "ns3/background-traffic-helper.h"
@@ -968,47 +967,6 @@ ReportPacketRun(const Plan& plan,
     }
 }
 
-/**
- * Progress of a long run on stderr: a line per 10 s at most (none in a short run), the
- * transfers arrived of all the run's (on rank 0 of a distributed run, those that arrive on
- * its nodes), the simulated time, elapsed and left; once one arrived, a line a minute while
- * no other does.
- * \return the reporter, to keep while the simulator runs (null: no progress asked for)
- */
-std::unique_ptr<ProgressReporter>
-WatchProgress(Ptr<AllReduceController> controller,
-              const PacketRunConfig& config,
-              const TopologyPartition* partition)
-{
-    if (config.progress.empty() || Simulator::GetSystemId() != 0)
-    {
-        return nullptr;
-    }
-    const WorkloadSet& workloads = controller->GetWorkloads();
-    uint64_t total = uint64_t{workloads.GetN()} * (config.warmUps + 1);
-    if (partition)
-    {
-        total = 0;
-        for (uint32_t w = 0; w < workloads.GetN(); ++w)
-        {
-            total += partition->GetRank(workloads.Get(w).dst) == 0;
-        }
-    }
-    auto progress = std::make_unique<ProgressReporter>(std::cerr, config.progress, total);
-    progress->SetQuiet(10);
-    progress->SetHeartbeat(60);
-    ProgressReporter* raw = progress.get();
-    controller->TraceConnectWithoutContext(
-        "TransferFinished",
-        Callback<void, uint32_t>([raw](uint32_t) {
-            std::ostringstream what;
-            what << "transfers arrived, " << std::fixed << std::setprecision(3)
-                 << Simulator::Now().GetSeconds() * 1e3 << " ms simulated";
-            raw->Begin(what.str());
-        }));
-    return progress;
-}
-
 } // namespace
 
 PacketRunReport
@@ -1095,8 +1053,10 @@ RunPacketAllReduce(const Plan& plan,
     WatchMeasuredStart(controller, links, monitor, config.warmUps, start);
 
     PacketRunReport report;
-    const std::unique_ptr<ProgressReporter> progress =
-        WatchProgress(controller, config, config.distributed ? &ranks.first : nullptr);
+    if (!config.progress.empty())
+    {
+        allreduce.EnableProgress(std::cerr, config.progress);
+    }
     const auto wallStart = std::chrono::steady_clock::now();
     Simulator::Run();
     report.wallSeconds =

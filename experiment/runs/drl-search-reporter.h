@@ -5,7 +5,7 @@
 #ifndef NS3_ALLREDUCE_DRL_SEARCH_REPORTER_H
 #define NS3_ALLREDUCE_DRL_SEARCH_REPORTER_H
 
-#include "progress-reporter.h"
+#include "ns3/progress-reporter.h"
 
 #include "ns3/drl-scheduler.h"
 #include "ns3/optimal-scheduler.h"

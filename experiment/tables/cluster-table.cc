@@ -5,7 +5,7 @@
 #include "cluster-table.h"
 
 #include "cdf-chart.h"
-#include "progress-reporter.h"
+#include "ns3/progress-reporter.h"
 #include "report-format.h"
 #include "text-columns.h"
 

@@ -5,7 +5,7 @@
 #include "dynamic-table.h"
 
 #include "bar-chart.h"
-#include "progress-reporter.h"
+#include "ns3/progress-reporter.h"
 #include "report-format.h"
 #include "text-columns.h"
 

@@ -6,7 +6,7 @@
 
 #include "aggregation-table.h"
 #include "bar-chart.h"
-#include "progress-reporter.h"
+#include "ns3/progress-reporter.h"
 #include "report-format.h"
 #include "text-columns.h"
 

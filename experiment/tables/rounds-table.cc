@@ -6,7 +6,7 @@
 
 #include "bar-chart.h"
 #include "paper-topologies.h"
-#include "progress-reporter.h"
+#include "ns3/progress-reporter.h"
 #include "report-format.h"
 #include "text-columns.h"
 

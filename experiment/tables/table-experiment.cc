@@ -4,7 +4,7 @@
 
 #include "table-experiment.h"
 
-#include "progress-reporter.h"
+#include "ns3/progress-reporter.h"
 #include "report-format.h"
 
 namespace ns3

@@ -291,6 +291,11 @@ class AllReduceController : public Object
     static TypeId AddDistributedAttributes(TypeId tid);
     /// Adds the trace sources. \param tid the TypeId \return it
     static TypeId AddTraceSources(TypeId tid);
+    /**
+     * Refuses workloads whose connections would not fit in memory, before any is opened.
+     * \param workloads the workloads \throws std::invalid_argument with the estimate
+     */
+    void CheckConnectionMemory(const WorkloadSet& workloads) const;
     /// Distributed: refuses what it cannot honour, fixes the ports, sets the driver up.
     void SetupDistributed();
     /// Distributed: starts the run at this rank's nodes.

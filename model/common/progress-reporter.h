@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup allreduce-experiment
+ * \ingroup allreduce-common
  * Progress lines for a long run, one per step begun: what runs, n of m, the time elapsed and
  * an estimate of the time left (from the mean time of the steps so far), e.g.
  * \code
