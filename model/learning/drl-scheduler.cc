@@ -817,6 +817,7 @@ DrlScheduler::Replan(const SchedulerState& state, const Departure& departure)
 Plan
 DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
+    WorkloadSet::CheckSize(topology, WorkloadSemantics::MERGE, pieces); // before the trees
     const DrlPolicy& policy = GetPolicy(topology);
     // Trees taught on this topology (the flat-tree search's) are not copies by any symmetry.
     const std::vector<std::vector<FlowTree>> taught = policy.GetTaughtTrees(topology);

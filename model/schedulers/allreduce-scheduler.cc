@@ -27,6 +27,7 @@ AllReduceScheduler::GetTypeId()
 WorkloadSet
 AllReduceScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
+    WorkloadSet::CheckSize(topology, WorkloadSemantics::MERGE, pieces); // before the trees
     return WorkloadSet::Build(topology,
                               BuildShortestPathTrees(topology),
                               WorkloadSemantics::MERGE,

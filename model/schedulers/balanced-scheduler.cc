@@ -63,6 +63,7 @@ BalancedScheduler::GetName() const
 WorkloadSet
 BalancedScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
+    WorkloadSet::CheckSize(topology, WorkloadSemantics::MERGE, pieces); // before the trees
     return WorkloadSet::Build(topology,
                               BuildBalancedTrees(topology, m_passes, true, m_seed),
                               WorkloadSemantics::MERGE,
@@ -154,6 +155,7 @@ BalancedScheduler::ScheduleWorkloadsUnder(const WorkloadSet& workloads, uint32_t
 Plan
 BalancedScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
+    WorkloadSet::CheckSize(topology, WorkloadSemantics::MERGE, pieces); // before the trees
     // Two balanced tree sets (with longer paths, then shortest only) first, the shortest-path
     // trees last: among equally short schedules the first wins.
     // With aggregating switches, each tree set also merges at every aggregator, at the racks'

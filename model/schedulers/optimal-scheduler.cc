@@ -332,6 +332,7 @@ OptimalScheduler::SelectRound(SchedulerState& state)
 Plan
 OptimalScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
+    WorkloadSet::CheckSize(topology, WorkloadSemantics::MERGE, pieces); // before the trees
     if (!IsOptimalSchedulerAvailable())
     {
         throw std::runtime_error(GetOptimalSchedulerUnavailableReason());

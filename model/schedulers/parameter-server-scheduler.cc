@@ -35,6 +35,7 @@ ParameterServerScheduler::GetName() const
 WorkloadSet
 ParameterServerScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
+    WorkloadSet::CheckSize(topology, WorkloadSemantics::PARAMETER_SERVER, pieces);
     return WorkloadSet::Build(topology,
                               BuildShortestPathTrees(topology),
                               WorkloadSemantics::PARAMETER_SERVER,

@@ -35,6 +35,7 @@ RingScheduler::GetName() const
 WorkloadSet
 RingScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
+    WorkloadSet::CheckSize(topology, WorkloadSemantics::RING, pieces); // before the trees
     return WorkloadSet::Build(topology,
                               BuildShortestPathTrees(topology),
                               WorkloadSemantics::RING,

@@ -691,6 +691,31 @@ WorkloadSet::Build(const Topology& topology,
                  ChooseMergePoints(topology, MergePoints::ALL));
 }
 
+uint64_t
+WorkloadSet::CheckSize(const Topology& topology,
+                       WorkloadSemantics semantics,
+                       uint32_t pieces,
+                       uint64_t aggregators)
+{
+    const uint64_t n = topology.GetNServers();
+    const uint64_t senders = (n > 0 ? n - 1 : 0) + aggregators;
+    const uint64_t total = SaturatingMultiply(SaturatingMultiply(2 * n, senders), pieces);
+    if (total > (1ULL << 31))
+    {
+        throw std::invalid_argument(std::string(aggregators > 0 ? "up to 2*N*(N-1+A)*k = "
+                                                                : "2*N*(N-1)*k = ") +
+                                    (total == UINT64_MAX ? std::string("more than 2^64")
+                                                         : std::to_string(total)) +
+                                    " workloads is more than the limit of 2^31; use fewer "
+                                    "pieces or a smaller topology");
+    }
+    CheckMemory(std::to_string(total) + " " + ToString(semantics) + " workloads on '" +
+                    topology.GetName() + "' with " + std::to_string(pieces) + " pieces per chunk",
+                EstimateWorkloadBytes(total, static_cast<uint32_t>(n), semantics),
+                "use fewer pieces or a smaller topology");
+    return total;
+}
+
 WorkloadSet
 WorkloadSet::Build(const Topology& topology,
                    const std::vector<FlowTree>& trees,
@@ -739,21 +764,7 @@ WorkloadSet::Build(const Topology& topology,
     // With aggregating switches, each may send one more stream per chunk piece and phase.
     const uint64_t aggregators =
         static_cast<uint64_t>(std::count(merging.begin(), merging.end(), 1));
-    const uint64_t senders = (n > 0 ? n - 1 : 0) + aggregators;
-    const uint64_t total = SaturatingMultiply(2ULL * n * senders, pieces);
-    if (total > (1ULL << 31))
-    {
-        throw std::invalid_argument(std::string(aggregators > 0 ? "up to 2*N*(N-1+A)*k = "
-                                                                : "2*N*(N-1)*k = ") +
-                                    (total == UINT64_MAX ? std::string("more than 2^64")
-                                                         : std::to_string(total)) +
-                                    " workloads is more than the limit of 2^31; use fewer "
-                                    "pieces or a smaller topology");
-    }
-    CheckMemory(std::to_string(total) + " " + ToString(semantics) + " workloads on '" +
-                    topology.GetName() + "' with " + std::to_string(pieces) + " pieces per chunk",
-                EstimateWorkloadBytes(total, n, semantics),
-                "use fewer pieces or a smaller topology");
+    const uint64_t total = CheckSize(topology, semantics, pieces, aggregators);
     WorkloadSet set;
     set.m_topology = topology;
     set.m_semantics = semantics;

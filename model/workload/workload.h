@@ -111,6 +111,20 @@ class WorkloadSet
     WorkloadSet() = default;
 
     /**
+     * Refuses, before anything is built, workloads that would be too many (more than 2^31)
+     * or not fit in memory (doc/allreduce.rst, "Limits"); Build checks the same. Schedulers
+     * call it before they build flow trees, which on a topology too large take minutes.
+     * \param topology the topology \param semantics the semantics
+     * \param pieces pieces per chunk \param aggregators the aggregating switches that merge
+     * \return how many workloads there are at most
+     * \throws std::invalid_argument with the count or the memory they would need
+     */
+    static uint64_t CheckSize(const Topology& topology,
+                              WorkloadSemantics semantics,
+                              uint32_t pieces,
+                              uint64_t aggregators = 0);
+
+    /**
      * Builds the workloads of the manual (doc/allreduce.rst, "Workloads"). When the topology
      * has aggregating switches, merge and parameter-server streams also merge where they meet
      * at one ("Aggregation in the network"), so there are fewer workloads per link.
