@@ -28,7 +28,6 @@
 #include "cluster-report.h"
 #include "cluster-table.h"
 #include "packet-cluster.h"
-#include "ns3/progress-reporter.h"
 #include "report-format.h"
 
 #include "ns3/allreduce-module.h"
@@ -482,7 +481,10 @@ RunOne(const Options& o,
        const std::string& traceName,
        double rateBps)
 {
-    const Topology cluster = BuildTopology(o.topology);
+    const Topology cluster = RunWithHeartbeat(std::cerr,
+                                              "allreduce-cluster",
+                                              "building " + o.topology,
+                                              [&] { return BuildTopology(o.topology); });
     Ptr<PlacementPolicy> policy = CreatePlacement(o.placement);
     policy->SetAttributeFailSafe("Seed", UintegerValue(o.seed));
     try

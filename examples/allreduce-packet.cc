@@ -233,7 +233,10 @@ MakeRunPlan(const Options& o, Ptr<AllReduceScheduler>& online)
             "give --topology=SPEC (e.g. bcube:n=3,k=1) or --schedule-in=FILE");
     }
     // The plan gives the workloads (the scheduler's flow trees) and, replayed, the rounds.
-    const Topology topo = BuildTopology(o.topology);
+    const Topology topo = RunWithHeartbeat(std::cerr,
+                                           "allreduce-packet",
+                                           "building " + o.topology,
+                                           [&] { return BuildTopology(o.topology); });
     // Before planning: a million pieces of a small gradient would build millions of workloads.
     const uint64_t values = o.config.gradientBytes / 4;
     if (values < uint64_t{topo.GetNServers()} * o.pieces)

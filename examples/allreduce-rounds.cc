@@ -170,7 +170,10 @@ MakeSchedule(const CheckedCommandLine& cmd,
                        {"rollout", "RolloutBranches"},
                        {"search-budget", "SearchBudget"}},
                       "--scheduler=drl");
-    const Topology topo = BuildTopology(o.topology);
+    const Topology topo = RunWithHeartbeat(std::cerr,
+                                           "allreduce-rounds",
+                                           "building " + o.topology,
+                                           [&] { return BuildTopology(o.topology); });
     DrlSearchReporter progress(std::cerr, "allreduce-rounds"); // long searches only
     if (drl)
     {
@@ -180,7 +183,13 @@ MakeSchedule(const CheckedCommandLine& cmd,
     {
         progress.ConnectStarts(optimal, topo.GetName()); // drl among its start schedulers
     }
-    return EvaluateScheduler(topo, s, o.pieces);
+    if (drl || optimal)
+    {
+        return EvaluateScheduler(topo, s, o.pieces);
+    }
+    return RunWithHeartbeat(std::cerr, "allreduce-rounds", "scheduling: " + s->GetName(), [&] {
+        return EvaluateScheduler(topo, s, o.pieces);
+    });
 }
 
 /// Writes the schedule to --schedule-out, if given: MSCCL XML or our JSON.

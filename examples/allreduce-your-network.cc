@@ -145,12 +145,11 @@ BuildNetwork(InternetStackHelper& stack, const std::string& shape)
 void
 PopulateRoutingTables()
 {
-    ProgressReporter progress(std::cerr, "allreduce-your-network", 1);
-    progress.SetQuiet(10);
-    progress.SetHeartbeat(10);
-    progress.Begin("ns-3's global routing tables for " + std::to_string(NodeList::GetNNodes()) +
-                   " nodes");
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    RunWithHeartbeat(std::cerr,
+                     "allreduce-your-network",
+                     "ns-3's global routing tables for " + std::to_string(NodeList::GetNNodes()) +
+                         " nodes",
+                     [] { Ipv4GlobalRoutingHelper::PopulateRoutingTables(); });
 }
 
 // The paths the AllReduce's transfers took, in ns-3 node ids (a>b>c), each once; how many

@@ -73,7 +73,10 @@ main(int argc, char* argv[])
         std::vector<TopologySummary> rows;
         for (const auto& spec : specs)
         {
-            rows.push_back(DescribeTopology(spec));
+            rows.push_back(RunWithHeartbeat(std::cerr,
+                                            "dcn-topology",
+                                            "building and measuring " + spec,
+                                            [&] { return DescribeTopology(spec); }));
         }
         if (format == "json")
         {

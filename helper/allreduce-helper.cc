@@ -115,16 +115,18 @@ AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, uint32_t pieces)
         throw std::invalid_argument("AllReduceHelper::Install needs a scheduler");
     }
     // Planning may take minutes on a large network: with EnableProgress, a line every 10 s.
-    std::unique_ptr<ProgressReporter> planning;
+    const Topology& topo = m_network.GetTopology();
     if (m_progressOs && Simulator::GetSystemId() == 0)
     {
-        planning = std::make_unique<ProgressReporter>(*m_progressOs, m_progressProgram, 1);
-        planning->SetQuiet(10);
-        planning->SetHeartbeat(10);
-        planning->Begin("planning the AllReduce: " + scheduler->GetName() + " on " +
-                        std::to_string(m_network.GetTopology().GetNServers()) + " servers");
+        return Install(scheduler,
+                       RunWithHeartbeat(*m_progressOs,
+                                        m_progressProgram,
+                                        "planning the AllReduce: " + scheduler->GetName() +
+                                            " on " + std::to_string(topo.GetNServers()) +
+                                            " servers",
+                                        [&] { return scheduler->MakeWorkloads(topo, pieces); }));
     }
-    return Install(scheduler, scheduler->MakeWorkloads(m_network.GetTopology(), pieces));
+    return Install(scheduler, scheduler->MakeWorkloads(topo, pieces));
 }
 
 ApplicationContainer

@@ -87,6 +87,28 @@ class ProgressReporter
     std::thread m_thread;                                //!< runs Beat
 };
 
+/**
+ * \ingroup allreduce-common
+ * Runs one step that may take minutes (building a large topology, ns-3's global routing)
+ * with a heartbeat on os: nothing when it ends within 10 s, then a line every 10 s, e.g.
+ * \code
+ *   dcn-topology: [1/1] building random(switches=12000,...) still running, 20 s on this step; 20 s elapsed
+ * \endcode
+ * \param os where the lines go (std::cerr) \param program the name each line starts with
+ * \param what what the step does \param work the step
+ * \return what work returns
+ */
+template <typename Work>
+auto
+RunWithHeartbeat(std::ostream& os, const std::string& program, const std::string& what, Work&& work)
+{
+    ProgressReporter progress(os, program, 1);
+    progress.SetQuiet(10);
+    progress.SetHeartbeat(10);
+    progress.Begin(what);
+    return work();
+}
+
 } // namespace ns3
 
 #endif /* NS3_ALLREDUCE_PROGRESS_REPORTER_H */

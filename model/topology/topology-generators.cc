@@ -668,6 +668,64 @@ MakeJellyfish(int64_t switches, int64_t degree, int64_t serversPerSwitch, uint64
     return t;
 }
 
+namespace
+{
+
+/**
+ * The pairs of switches a random graph has linked: a bit per ordered pair when that takes no
+ * more memory than a hash set of the links would (about 32 bytes a link), else the hash set.
+ * At tens of millions of links the set's lookups took most of the generation's time.
+ */
+class LinkedPairs
+{
+  public:
+    LinkedPairs(uint64_t switches, uint64_t links)
+        : m_switches(switches)
+    {
+        if (switches * switches / 8 <= SatMul(links, 32))
+        {
+            m_bits.assign((switches * switches + 63) / 64, 0);
+        }
+        else
+        {
+            m_set.reserve(links);
+        }
+    }
+
+    void Insert(uint32_t a, uint32_t b)
+    {
+        if (m_bits.empty())
+        {
+            m_set.insert(SwitchGraph::Key(a, b));
+            return;
+        }
+        const uint64_t bit = Bit(a, b);
+        m_bits[bit / 64] |= uint64_t{1} << (bit % 64);
+    }
+
+    bool Contains(uint32_t a, uint32_t b) const
+    {
+        if (m_bits.empty())
+        {
+            return m_set.count(SwitchGraph::Key(a, b)) > 0;
+        }
+        const uint64_t bit = Bit(a, b);
+        return (m_bits[bit / 64] >> (bit % 64)) & 1;
+    }
+
+  private:
+    uint64_t Bit(uint32_t a, uint32_t b) const
+    {
+        return a < b ? a * m_switches + b : b * m_switches + a;
+    }
+
+    uint64_t m_switches;
+    std::vector<uint64_t> m_bits;
+    std::unordered_set<uint64_t> m_set;
+};
+
+} // namespace
+
 Topology
 MakeRandomGraph(int64_t switches, int64_t switchLinks, int64_t servers, uint64_t seed)
 {
@@ -702,11 +760,11 @@ MakeRandomGraph(int64_t switches, int64_t switchLinks, int64_t servers, uint64_t
     {
         std::swap(order[i - 1], order[UniformIndex(rng, i)]);
     }
-    std::unordered_set<uint64_t> linked;
+    LinkedPairs linked(us, ul);
     std::vector<std::pair<uint32_t, uint32_t>> edges;
     edges.reserve(ul);
     auto link = [&linked, &edges](uint32_t a, uint32_t b) {
-        linked.insert(SwitchGraph::Key(a, b));
+        linked.Insert(a, b);
         edges.emplace_back(std::min(a, b), std::max(a, b));
     };
     for (uint64_t i = 1; i < us; ++i)
@@ -722,7 +780,7 @@ MakeRandomGraph(int64_t switches, int64_t switchLinks, int64_t servers, uint64_t
         {
             const auto a = static_cast<uint32_t>(UniformIndex(rng, us));
             const auto b = static_cast<uint32_t>(UniformIndex(rng, us));
-            if (a != b && linked.count(SwitchGraph::Key(a, b)) == 0)
+            if (a != b && !linked.Contains(a, b))
             {
                 link(a, b);
             }
@@ -736,7 +794,7 @@ MakeRandomGraph(int64_t switches, int64_t switchLinks, int64_t servers, uint64_t
         {
             for (uint32_t b = a + 1; b < us; ++b)
             {
-                if (linked.count(SwitchGraph::Key(a, b)) == 0)
+                if (!linked.Contains(a, b))
                 {
                     open.emplace_back(a, b);
                 }
