@@ -954,6 +954,7 @@ DcnTopologyHelper::GetTransportCounters() const
                 counters.pfcPauseFrames += c.pausesSent;
                 counters.ecnMarks += c.ecnMarks;
                 counters.droppedPackets += c.drops;
+                counters.pfcPortDrops += lossless->IsPfcEnabled() ? c.drops : 0;
             }
             else if (auto p2p = DynamicCast<PointToPointNetDevice>(device))
             {

@@ -165,6 +165,8 @@ class DcnTopologyHelper
         uint64_t cnps{0};           //!< DCQCN congestion notifications sent (RDMA)
         uint64_t droppedPackets{0}; //!< packets dropped anywhere on the links: buffers or
                                     //!< queues full, receive errors
+        uint64_t pfcPortDrops{0};   //!< of those, dropped at ports with PFC on (a headroom
+                                    //!< below what the link needs), which PFC should prevent
     };
     /// \return what the network counted since the start (warm-ups included)
     TransportCounters GetTransportCounters() const;

@@ -159,6 +159,12 @@ PrintPacketReport(std::ostream& os,
        << " PFC pause frames, " << report.counters.ecnMarks << " ECN marks, "
        << report.counters.cnps << " CNPs, " << report.counters.droppedPackets
        << " packets dropped\n"
+       << (report.counters.pfcPortDrops == 0
+               ? std::string()
+               : "warning     " + std::to_string(report.counters.pfcPortDrops) +
+                     " packets dropped at ports with PFC on: a SharedBuffer Headroom below what "
+                     "the link needs (two propagation delays at line rate and three frames) "
+                     "lets frames in flight overflow; give Headroom=0, what the link needs\n")
        << "links       "
        << (report.linkBytes.empty()
                ? std::string("utilization not counted (a distributed run has no global view)")
@@ -257,6 +263,7 @@ WritePacketReportJson(std::ostream& os,
         {"ecn_marks", report.counters.ecnMarks},
         {"cnps", report.counters.cnps},
         {"dropped_packets", report.counters.droppedPackets},
+        {"pfc_port_drops", report.counters.pfcPortDrops},
         {"bytes_sent", r.payloadBytes},
         {"wire_bytes", totals.wireBytes},
         {"link_utilization_mean", totals.meanUtilization},
