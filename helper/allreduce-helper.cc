@@ -257,10 +257,7 @@ AllReduceHelper::DoInstall(
     }
     m_controller = controller;
     m_monitor = monitor;
-    if (m_progressOs)
-    {
-        WatchTransfers();
-    }
+    WatchTransfers();
     return apps;
 }
 
@@ -363,19 +360,16 @@ AllReduceHelper::EnableProgress(std::ostream& os, const std::string& program)
 {
     m_progressOs = &os;
     m_progressProgram = program;
-    if (m_controller)
-    {
-        WatchTransfers();
-    }
+    WatchTransfers();
 }
 
 void
 AllReduceHelper::WatchTransfers()
 {
     m_progress = nullptr;
-    if (Simulator::GetSystemId() != 0)
+    if (!m_progressOs || !m_controller || Simulator::GetSystemId() != 0)
     {
-        return; // rank 0 speaks for a distributed run
+        return; // not asked for, nothing installed yet, or not rank 0 (which speaks for all)
     }
     const WorkloadSet& workloads = m_controller->GetWorkloads();
     uint64_t here = 0; // the transfers that arrive on this process's nodes

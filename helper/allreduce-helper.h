@@ -204,7 +204,7 @@ class AllReduceHelper
      * \param controller the controller, set up
      */
     void RouteDistributed(Ptr<AllReduceController> controller);
-    /// EnableProgress: a ProgressReporter fed by the controller's TransferFinished.
+    /// With EnableProgress and a controller: a ProgressReporter fed by its TransferFinished.
     void WatchTransfers();
     /// Throws std::invalid_argument, saying why, when the network uses its own routing.
     void RefuseWithNetworkRouting(const std::string& why) const;

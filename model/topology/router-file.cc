@@ -185,12 +185,6 @@ class GraphBuilder
     std::set<std::pair<uint32_t, uint32_t>> m_directions;     // directions given
 };
 
-bool
-IsWhole(const std::string& text, uint64_t max, uint64_t& value)
-{
-    return ParseWholeNumber(text, max, value);
-}
-
 RouterGraph
 ParseInet(const std::vector<std::string>& lines, GraphBuilder& graph)
 {
@@ -204,8 +198,8 @@ ParseInet(const std::vector<std::string>& lines, GraphBuilder& graph)
         i < lines.size() ? Fields(lines[i]) : std::vector<std::string>{};
     uint64_t nodes = 0;
     uint64_t links = 0;
-    if (head.size() != 2 || !IsWhole(head[0], Topology::MAX_NODES / 2, nodes) ||
-        !IsWhole(head[1], Topology::MAX_LINKS / 2, links))
+    if (head.size() != 2 || !ParseWholeNumber(head[0], Topology::MAX_NODES / 2, nodes) ||
+        !ParseWholeNumber(head[1], Topology::MAX_LINKS / 2, links))
     {
         graph.Fail(i + 1, "an Inet file starts with the line '" + header + "' (two whole numbers, "
                           "at most " + std::to_string(Topology::MAX_NODES / 2) + " and " +
@@ -227,7 +221,7 @@ ParseInet(const std::vector<std::string>& lines, GraphBuilder& graph)
         }
         if (nodesRead < nodes)
         {
-            if (f.size() != 3 || !IsWhole(f[0], UINT32_MAX, id) ||
+            if (f.size() != 3 || !ParseWholeNumber(f[0], UINT32_MAX, id) ||
                 !ParseDecimal(f[1], coordinate) || !ParseDecimal(f[2], coordinate))
             {
                 graph.Fail(line, "expected a router 'ID X Y' (" + std::to_string(nodesRead) +
