@@ -57,8 +57,8 @@ PacketBench(benchmark::State& state)
     PacketRunConfig config;
     config.mode = mode;
     config.gradientBytes = 16000000;
-    config.dataRate = "10Gbps";
-    config.delay = "1us";
+    config.dataRate = DataRate("10Gbps");
+    config.delay = MicroSeconds(1);
     config.flowMonitor = false;
     config.decisions = online ? "online" : "replay";
     PacketRunReport report;
@@ -157,8 +157,8 @@ class BareRounds
                            DoubleValue(timeWait.GetSeconds() / 2));
         const PacketRunConfig ourDefaults;
         DcnTopologyHelper dcn(topo);
-        dcn.SetDeviceAttribute("DataRate", DataRateValue(DataRate(ourDefaults.dataRate)));
-        dcn.SetChannelAttribute("Delay", TimeValue(Time(ourDefaults.delay)));
+        dcn.SetDeviceAttribute("DataRate", DataRateValue(ourDefaults.dataRate));
+        dcn.SetChannelAttribute("Delay", TimeValue(ourDefaults.delay));
         dcn.SetTcpCongestionControl("ns3::TcpCubic");
         m_dcn = &dcn;
         dcn.Install();
@@ -321,7 +321,7 @@ DrlOnlineBench(benchmark::State& state)
     PacketRunConfig config;
     config.decisions = "online";
     config.flowMonitor = false;
-    config.stallTimeout = 0.05;
+    config.stallTimeout = MilliSeconds(50);
     if (linkDown)
     {
         // The dynamic table's failing link (its loss leaves the graph connected), at 0.3 ms:

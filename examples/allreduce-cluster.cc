@@ -84,9 +84,9 @@ struct Options
     std::string level = "flow";
     std::string mode = "barrier";
     std::string transport = "tcp";
-    std::string delay = "1us";
+    Time delay = MicroSeconds(1);
     std::string format = "text";
-    std::string dataRate = "10Gbps";
+    DataRate dataRate{"10Gbps"};
     std::string sizes = "4,8,16,32";
     uint32_t pieces = 1;
     uint64_t seed = 1;
@@ -150,7 +150,11 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                   "packet level: tcp, or rdma (RoCEv2 with DCQCN over lossless Ethernet)",
                   o.transport,
                   {"tcp", "rdma"});
-    cmd.AddString("delay", "packet level: propagation delay of every link, e.g. 1us", o.delay);
+    cmd.AddTime("delay",
+                "packet level: propagation delay of every link, e.g. 1us",
+                o.delay,
+                Seconds(0),
+                Seconds(1e6));
     cmd.AddChoice("format", "output of the one run", o.format, {"text", "json"});
     cmd.AddInteger("jobs", "jobs in the generated trace", o.generated.jobs, 1, 100000);
     cmd.AddString("sizes", "servers per job, drawn uniformly for the generated trace", o.sizes);
@@ -516,8 +520,8 @@ RunOne(const Options& o,
         packet.cluster = info.config;
         packet.mode = o.mode;
         packet.transport = o.transport;
-        packet.dataRate = DataRate(o.dataRate);
-        packet.delay = ParseTimeValue("delay", o.delay);
+        packet.dataRate = o.dataRate;
+        packet.delay = o.delay;
         packet.seed = static_cast<uint32_t>(o.seed);
         result = RunPacketCluster(cluster, policy, packet, jobs, progress);
     }
@@ -568,7 +572,7 @@ main(int argc, char* argv[])
         CheckAttributeArguments(argc, argv, cmd, o);
         std::string traceName;
         const std::vector<JobSpec> jobs = LoadJobs(o, traceName);
-        const double rateBps = static_cast<double>(DataRate(o.dataRate).GetBitRate());
+        const double rateBps = static_cast<double>(o.dataRate.GetBitRate());
         return cmd.IsGiven("topology") ? RunOne(o, jobs, traceName, rateBps)
                                        : RunExperiment(o, jobs, rateBps);
     }

@@ -62,13 +62,11 @@ main(int argc, char* argv[])
                    config.seed, 0, UINT32_MAX);
     cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB", config.run.gradientBytes,
                  4, MAX_MEMORY_BYTES);
-    cmd.AddDataRate("data-rate", "rate of every link", config.run.dataRate);
-    cmd.AddString("delay", "propagation delay of every link, e.g. 1us", config.run.delay);
+    AddLinkOptions(cmd, config.run);
     cmd.AddString("out", "output prefix: PREFIX.csv, PREFIX.json, PREFIX.dat/.plt/.png", out);
     try
     {
         cmd.Parse(argc, argv);
-        ParseTimeValue("delay", config.run.delay);
         config.schedulers = ParseListValue("schedulers", schedulers, ',');
         config.scenarios = ParseListValue("scenarios", scenarios, ',');
         cmd.RefuseAttributes(GetPacketRunAttributes());

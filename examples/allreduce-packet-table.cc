@@ -66,14 +66,12 @@ main(int argc, char* argv[])
                   aggregationTopologies);
     cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB", config.run.gradientBytes,
                  4, MAX_MEMORY_BYTES);
-    cmd.AddDataRate("data-rate", "rate of every link", config.run.dataRate);
-    cmd.AddString("delay", "propagation delay of every link, e.g. 1us", config.run.delay);
+    AddLinkOptions(cmd, config.run);
     AddTransportOptions(cmd, config.run);
     cmd.AddString("out", "output prefix: PREFIX.csv, PREFIX.json, PREFIX.dat/.plt/.png", out);
     try
     {
         cmd.Parse(argc, argv);
-        ParseTimeValue("delay", config.run.delay);
         cmd.RefuseAttributes(GetPacketRunAttributes());
         if (config.run.connections == "per-transfer" && !cmd.IsGiven("warm-ups"))
         {

@@ -72,7 +72,6 @@ struct Options
     std::string decisions;
     std::string slowLinks;
     uint32_t slowSeed = 1;
-    Time stallTimeout = Seconds(config.stallTimeout);
 };
 
 void
@@ -87,8 +86,7 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
     AddTransportOptions(cmd, o.config);
     cmd.AddBytes("gradient-bytes", "gradient size per server, e.g. 1MiB or 16MB",
                  o.config.gradientBytes, 4, MAX_MEMORY_BYTES);
-    cmd.AddDataRate("data-rate", "rate of every link", o.config.dataRate);
-    cmd.AddString("delay", "propagation delay of every link, e.g. 1us", o.config.delay);
+    AddLinkOptions(cmd, o.config);
     cmd.AddString("schedule-in",
                   "replay this schedule file (doc/allreduce.rst, \"Schedule files\") on the "
                   "topology it carries, along its paths; with --topology, the file must be for "
@@ -139,7 +137,7 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                   "times the rate; the same as the spec options slow=,slowrate=",
                   o.slowLinks);
     cmd.AddInteger("slow-seed", "which links --slow-links slows", o.slowSeed, 0, UINT32_MAX);
-    cmd.AddTime("stall-timeout", "end the run when no data arrives for this long", o.stallTimeout,
+    cmd.AddTime("stall-timeout", "end the run when no data arrives for this long", o.config.stallTimeout,
                 NanoSeconds(1), Seconds(1e6));
     cmd.AddString("out", "output prefix of the figure (OUT-rounds.dat/.plt/.png) and pcaps", o.out);
     cmd.AddFlag("distributed",
@@ -159,8 +157,6 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
 void
 CheckOptions(const CheckedCommandLine& cmd, Options& o)
 {
-    // The delay is checked like every time value, before ns-3 sees it.
-    ParseTimeValue("delay", o.config.delay);
     cmd.RefuseWith("schedule-in", {"scheduler", "pieces"}, "the file holds the schedule");
     if (o.scheduleIn.empty())
     {
@@ -199,7 +195,6 @@ CheckOptions(const CheckedCommandLine& cmd, Options& o)
     o.config.decisions = ChooseDecisions(
         o.decisions.empty() && o.config.distributed ? "replay" : o.decisions,
         o.scheduleIn.empty() ? o.scheduler : "");
-    o.config.stallTimeout = o.stallTimeout.GetSeconds();
     if (o.pcap)
     {
         o.config.pcapPrefix = o.out;

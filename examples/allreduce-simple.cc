@@ -50,8 +50,10 @@ main(int argc, char* argv[])
                                  "ns3::AllReduceController::GradientBytes"});
 
         // 1. The network: one node per server and switch, a point-to-point link per topology
-        //    link, the internet stack, addresses, and routes along the flow trees.
-        DcnTopologyHelper dcn(BuildTopology(topology));
+        //    link, the internet stack, addresses, and routes along the flow trees. A spec
+        //    that takes long to build says so on stderr (a line per 10 s after 10 s).
+        DcnTopologyHelper dcn(RunWithHeartbeat(std::cerr, "allreduce-simple", "building " + topology,
+                                               [&topology] { return BuildTopology(topology); }));
         dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
         dcn.SetChannelAttribute("Delay", StringValue("1us"));
         dcn.Install();

@@ -319,7 +319,8 @@ main(int argc, char* argv[])
                                         ": is its directory there and writable?)");
         }
         // 1. The network and the AllReduce, as in allreduce-simple.
-        DcnTopologyHelper dcn(BuildTopology(topology));
+        DcnTopologyHelper dcn(RunWithHeartbeat(std::cerr, "allreduce-traces", "building " + topology,
+                                               [&topology] { return BuildTopology(topology); }));
         dcn.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
         dcn.SetChannelAttribute("Delay", StringValue("1us"));
         dcn.Install();

@@ -106,7 +106,10 @@ main(int argc, char* argv[])
         // 1. Flow level: the scheduler, created by its name, plans every round (one piece per
         //    chunk); the validator replays the data through the rounds, and the lower bounds
         //    say how far from the fewest rounds the plan can be.
-        const Topology net = BuildTopology(topology);
+        const Topology net = RunWithHeartbeat(std::cerr,
+                                              "allreduce-your-scheduler",
+                                              "building " + topology,
+                                              [&topology] { return BuildTopology(topology); });
         const Plan plan = CreateScheduler(scheduler)->MakePlan(net, 1);
         const ScheduleCheck check = ValidateSchedule(plan.workloads, plan.schedule);
         const RoundBounds bounds = ComputeBounds(plan.workloads);

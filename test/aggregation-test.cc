@@ -606,7 +606,7 @@ TEST(AggregationPacket, ALinkBetweenAggregatorsFailingMidRunIsRoutedAround)
     const Topology& t = plan.workloads.GetTopology();
     PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 65536;
-    config.stallTimeout = 0.05;
+    config.stallTimeout = MilliSeconds(50);
     config.decisions = "online";
     const double unperturbed =
         RunPacketAllReduce(plan, config, CreateScheduler("greedy")).result.completionTime;

@@ -181,18 +181,23 @@ TEST(Quantity, RatesTimesAndSizesAreReadExactlyOrRefused)
     EXPECT_THROW(Quantity::ParseSize("s", "2e18"), std::invalid_argument);
 }
 
-TEST(CommandLine, RatesAreKeptAsTextNs3Reads)
+TEST(CommandLine, RatesAndQueueSizesArriveTyped)
 {
-    std::string rate = "10Gbps";
+    DataRate rate("10Gbps");
+    std::optional<QueueSize> queue;
     CheckedCommandLine cmd("prog", "test");
     cmd.AddDataRate("data-rate", "rate", rate);
-    EXPECT_EQ(ParseError(cmd, {"--data-rate=1Tbps"}), "");
-    EXPECT_EQ(rate, "1000Gbps");
-    EXPECT_EQ(DataRate(rate).GetBitRate(), 1000000000000u);
-    EXPECT_EQ(ParseError(cmd, {"--data-rate=1e10bps"}), "");
-    EXPECT_EQ(rate, "10Gbps");
+    cmd.AddQueueSize("queue-size", "queue", queue);
+    EXPECT_EQ(ParseError(cmd, {"--data-rate=1.6Tbps"}), "");
+    EXPECT_EQ(rate.GetBitRate(), 1600000000000u);
+    EXPECT_FALSE(queue.has_value());
+    EXPECT_EQ(ParseError(cmd, {"--data-rate=1e10bps", "--queue-size=64KiB"}), "");
+    EXPECT_EQ(rate.GetBitRate(), 10000000000u);
+    EXPECT_EQ(queue, QueueSize(QueueSizeUnit::BYTES, 65536));
     EXPECT_EQ(ParseError(cmd, {"--data-rate=2000Tbps"}).substr(0, 33),
               "--data-rate is above 1000Tbps: gi");
+    EXPECT_EQ(ParseError(cmd, {"--data-rate=0bps"}).substr(0, 23), "--data-rate is zero: gi");
+    EXPECT_NE(ParseError(cmd, {"--queue-size=10 p"}).find("--queue-size"), std::string::npos);
 }
 
 TEST(CommandLine, Ns3AttributesAreCheckedBeforeNs3SeesThem)

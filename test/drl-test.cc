@@ -1925,7 +1925,7 @@ TEST(DrlScheduler, DecidesOnlineInsideNs3AsItDecidesAtFlowLevel)
     EXPECT_EQ(online.result.completionTime, replay.result.completionTime);
     // With a link down mid-run it searches again and still completes exactly, around the link.
     config.linkDowns = {{9, 0.3 * replay.result.completionTime}};
-    config.stallTimeout = 0.05;
+    config.stallTimeout = MilliSeconds(50);
     const PacketRunReport down = RunPacketAllReduce(plan, config, flow);
     ASSERT_TRUE(down.result.finished) << down.result.error;
     EXPECT_TRUE(down.verification.verified) << down.verification.message;

@@ -319,7 +319,7 @@ TEST(PacketFaults, HeavyLossIsWaitedForWhileTcpStillRetransmits)
     PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 1 << 20;
     config.loss = 0.05;
-    config.stallTimeout = 0.05;
+    config.stallTimeout = MilliSeconds(50);
     const PacketRunReport report =
         RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"), config);
     ASSERT_TRUE(report.result.finished) << report.result.error;
@@ -332,7 +332,7 @@ TEST(PacketFaults, ALinkDownMidRunIsReportedAsAStallNamingTheWorkloadAndTheLink)
     PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 1 << 20;
     config.linkDowns = {{9, 100e-6}}; // bcube(3,1): server 4 - switch 13
-    config.stallTimeout = 0.05;
+    config.stallTimeout = MilliSeconds(50);
     const PacketRunReport report =
         RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"), config);
     const auto& r = report.result;
@@ -617,7 +617,7 @@ TEST(PacketOnline, EveryLinkOfBCubeFailingMidRunIsRoutedAround)
     const Plan plan = MakeTestPlan("bcube:n=3,k=1", "greedy");
     PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 65536;
-    config.stallTimeout = 0.05;
+    config.stallTimeout = MilliSeconds(50);
     const double unperturbed = RunPacketAllReduce(plan, config).result.completionTime;
     uint32_t replayStalls = 0;
     uint32_t swept = 0;
@@ -984,7 +984,7 @@ TEST(PacketOnline, EveryLinkOfDCellAndJellyfishFailingMidRunIsRoutedAroundWhereA
         const Topology& topo = plan.workloads.GetTopology();
         PacketRunConfig config = SmallPacketRun("barrier");
         config.gradientBytes = 16384;
-        config.stallTimeout = 0.02;
+        config.stallTimeout = MilliSeconds(20);
         const PacketRunReport unperturbed = RunPacketAllReduce(plan, config);
         const double at = 0.3 * unperturbed.result.completionTime;
         for (uint32_t link = 0; link < topo.GetNLinks(); link += FAILURE_SWEEP_STRIDE)
@@ -1030,11 +1030,11 @@ TEST(PacketLevel, ZeroDelayLinksAreAcceptedAndNegativeOnesRefused)
 {
     const Plan plan = MakeTestPlan("bcube:n=2,k=1", "greedy");
     PacketRunConfig config = SmallPacketRun("barrier");
-    config.delay = "0us";
+    config.delay = Seconds(0);
     const PacketRunReport r = RunPacketAllReduce(plan, config);
     ASSERT_TRUE(r.result.finished) << r.result.error;
     EXPECT_TRUE(r.verification.verified);
-    config.delay = "-1us";
+    config.delay = MicroSeconds(-1);
     EXPECT_THROW(RunPacketAllReduce(plan, config), std::invalid_argument);
 }
 
@@ -1150,7 +1150,10 @@ TEST(PacketTransport, EveryTcpAndQueueDiscVerifies)
         config.gradientBytes = 256 * 1024;
         config.tcp = tcp;
         config.queueDisc = queue;
-        config.queueSize = queue == "none" ? "50p" : "";
+        if (queue == "none")
+        {
+            config.queueSize = QueueSize("50p");
+        }
         const PacketRunReport report = RunPacketAllReduce(plan, config);
         ASSERT_TRUE(report.result.finished) << tcp << " " << queue << ": " << report.result.error;
         EXPECT_TRUE(report.verification.verified) << tcp << " " << queue;
@@ -1175,7 +1178,7 @@ TEST(PacketTransport, EveryQueueDiscTakesEverySizeUnit)
             config.gradientBytes = 256 * 1024;
             config.tcp = queue == "red" ? "dctcp" : "cubic";
             config.queueDisc = queue;
-            config.queueSize = size;
+            config.queueSize = ParseQueueSize("--queue-size", size);
             const PacketRunReport report = RunPacketAllReduce(plan, config);
             ASSERT_TRUE(report.result.finished) << queue << " " << size << ": "
                                                 << report.result.error;
@@ -1194,7 +1197,7 @@ TEST(PacketTransport, EveryQueueDiscTakesEverySizeUnit)
             config.gradientBytes = 1 << 20;
             config.tcp = queue == "red" ? "dctcp" : "cubic";
             config.queueDisc = queue;
-            config.queueSize = size;
+            config.queueSize = ParseQueueSize("--queue-size", size);
             const PacketRunReport report = RunPacketAllReduce(ring, config);
             ASSERT_TRUE(report.result.finished) << queue << " " << size;
             EXPECT_TRUE(report.verification.verified) << queue << " " << size;
@@ -1249,7 +1252,7 @@ TEST(PacketTransport, TransportOptionsThatCannotWorkAreRefused)
         "dctcp needs queues that mark ECN");
     for (const std::string size : {"12", "1501B", "0p", "p", "10 p", "5GB", "99999999999p"})
     {
-        refuses([size](PacketRunConfig& c) { c.queueSize = size; }, "--queue-size");
+        EXPECT_THROW(ParseQueueSize("--queue-size", size), std::invalid_argument) << size;
     }
     DcnTopologyHelper dcn(BuildTopology("bcube:n=2,k=1"));
     EXPECT_THROW(dcn.SetTcpCongestionControl("ns3::Node"), std::invalid_argument);
@@ -1292,7 +1295,7 @@ TEST(PacketTransport, AConnectionHitByALinkFailureTakesNoNewTransfers)
     PacketRunConfig config = SmallPacketRun("barrier");
     config.gradientBytes = 256 * 1024;
     config.decisions = "online";
-    config.stallTimeout = 0.05;
+    config.stallTimeout = MilliSeconds(50);
     config.linkDowns = ParseLinkDowns({"9", "4"}, {"100us", "300us"});
     const PacketRunReport report = RunPacketAllReduce(MakeTestPlan("bcube:n=3,k=1", "greedy"),
                                                       config,
@@ -1314,7 +1317,7 @@ TEST(PacketFaults, AConnectionTcpGaveUpOnEndsTheRunSayingSo)
         PacketRunConfig config = SmallPacketRun("barrier");
         config.gradientBytes = 64 * 1024;
         config.loss = 0.2;
-        config.stallTimeout = 0.05;
+        config.stallTimeout = MilliSeconds(50);
         config.connections = connections;
         const PacketRunReport report =
             RunPacketAllReduce(MakeTestPlan("bcube:n=2,k=1", "greedy"), config);

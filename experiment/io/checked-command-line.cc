@@ -295,13 +295,29 @@ CheckedCommandLine::AddBytes(const std::string& name,
 }
 
 void
-CheckedCommandLine::AddDataRate(const std::string& name,
-                                const std::string& help,
-                                std::string& value)
+CheckedCommandLine::AddDataRate(const std::string& name, const std::string& help, DataRate& value)
 {
-    Add(name, help, value, [name, &value](const std::string& text) {
-        // Kept as text ns-3's DataRate reads (it reads neither Tbps nor exponents).
-        value = Quantity::FormatRate(Quantity::ParseRate("--" + name, text));
+    Add(name,
+        help,
+        Quantity::FormatRate(value.GetBitRate()),
+        [name, &value](const std::string& text) {
+            // Read by us: ns-3's DataRate reads neither Tbps nor exponents, and aborts on a typo.
+            value = DataRate(Quantity::ParseRate("--" + name, text));
+        });
+}
+
+void
+CheckedCommandLine::AddQueueSize(const std::string& name,
+                                 const std::string& help,
+                                 std::optional<QueueSize>& value)
+{
+    std::ostringstream shown;
+    if (value)
+    {
+        shown << *value;
+    }
+    Add(name, help, shown.str(), [name, &value](const std::string& text) {
+        value = ParseQueueSize("--" + name, text);
     });
 }
 

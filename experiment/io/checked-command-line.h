@@ -7,6 +7,7 @@
 
 #include "ns3/checked-arguments.h"
 #include "ns3/command-line.h"
+#include "ns3/data-rate.h"
 #include "ns3/object-base.h"
 #include "ns3/nstime.h"
 #include "ns3/queue-size.h"
@@ -122,10 +123,17 @@ class CheckedCommandLine
                   uint64_t min,
                   uint64_t max);
     /**
-     * A link rate such as 10Gbps or 100Mbps (ns-3's DataRate units), kept as text.
+     * A link rate such as 10Gbps, 100Mbps or 1.6Tbps, above zero (Quantity::ParseRate).
      * \param name option \param help text \param value where
      */
-    void AddDataRate(const std::string& name, const std::string& help, std::string& value);
+    void AddDataRate(const std::string& name, const std::string& help, DataRate& value);
+    /**
+     * A queue's limit: packets such as 1000p, or bytes such as 4MB (ParseQueueSize).
+     * \param name option \param help text \param value where (none: not given)
+     */
+    void AddQueueSize(const std::string& name,
+                      const std::string& help,
+                      std::optional<QueueSize>& value);
 
     /**
      * Parses the arguments (ns-3's --help and --ns3:: attribute options included).

@@ -121,6 +121,14 @@ FormatExactSeconds(Time t)
 }
 
 std::string
+FormatQueueSize(const QueueSize& size)
+{
+    std::ostringstream os;
+    os << size;
+    return os.str();
+}
+
+std::string
 SlowLinksSpecOptions(const std::string& spec, uint32_t seed)
 {
     const size_t colon = spec.find(':');
@@ -241,8 +249,6 @@ namespace
 /// What a checked configuration says, parsed.
 struct RunSettings
 {
-    DataRate rate;           //!< every link's rate
-    Time delay;              //!< every link's delay
     StragglerSpec stragglers; //!< late gradients
     std::string tcpType;     //!< the TCP congestion control's TypeId name
     std::string queueDisc;   //!< "fq-codel", "red" or "none" ("auto" resolved)
@@ -269,14 +275,13 @@ QueueTypeName(const std::string& queueDisc, const QueueSize& size)
  * (fq_codel, fq_pie, fq_cobalt, pfifo_fast: packets) keep a limit of 0 when given another, and
  * a queue of 0 drops every packet: the run then fails far from its cause. Asked of the queue
  * itself, so that any queue type is covered.
- * \param typeName the queue's TypeId name \param size the size asked for \param text as typed
+ * \param typeName the queue's TypeId name \param size the size asked for
  * \param shown the queue as the user chose it, e.g. "--queue-disc=fq-codel"
  * \throws std::invalid_argument naming --queue-size and what the queue takes
  */
 void
 CheckQueueTakes(const std::string& typeName,
                 const QueueSize& size,
-                const std::string& text,
                 const std::string& shown)
 {
     ObjectFactory factory(typeName);
@@ -289,7 +294,7 @@ CheckQueueTakes(const std::string& typeName,
     }
     const bool bytes = size.GetUnit() == QueueSizeUnit::BYTES;
     std::ostringstream os;
-    os << "--queue-size=" << text << ": " << shown << " (ns-3's " << typeName
+    os << "--queue-size=" << size << ": " << shown << " (ns-3's " << typeName
        << ") counts its limit in " << (bytes ? "packets" : "bytes") << " only; give "
        << (bytes ? std::to_string(std::max<uint32_t>(1, size.GetValue() / 1500)) +
                        "p (that many 1500-byte packets)"
@@ -316,13 +321,13 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
     if (settings.queueDisc == "none")
     {
         dcn.DisableTrafficControl();
-        if (!config.queueSize.empty())
+        if (config.queueSize)
         {
             dcn.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(settings.queueSize));
         }
         return;
     }
-    if (settings.queueDisc != "red" && config.queueSize.empty())
+    if (settings.queueDisc != "red" && !config.queueSize)
     {
         return; // the helper's default: fq_codel over BQL
     }
@@ -331,7 +336,7 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
     {
         // As ns-3's DCTCP example (examples/tcp/dctcp-example.cc): marking on the instantaneous
         // queue (QW 1) between thresholds set by the link rate, 4 MB of buffer in packets.
-        const bool fast = settings.rate.GetBitRate() >= 10000000000ULL;
+        const bool fast = config.dataRate.GetBitRate() >= 10000000000ULL;
         // RED compares its thresholds with the queue in the queue's unit: in bytes, the
         // thresholds are the same numbers of mean-sized packets.
         const double unit = settings.queueSize.GetUnit() == QueueSizeUnit::BYTES ? 1500 : 1;
@@ -343,8 +348,8 @@ ConfigureTransport(const PacketRunConfig& config, const RunSettings& settings, D
                             "MinTh", DoubleValue((fast ? 50 : 20) * unit),
                             "MaxTh", DoubleValue((fast ? 150 : 60) * unit),
                             "MaxSize", QueueSizeValue(settings.queueSize),
-                            "LinkBandwidth", DataRateValue(settings.rate),
-                            "LinkDelay", TimeValue(settings.delay));
+                            "LinkBandwidth", DataRateValue(config.dataRate),
+                            "LinkDelay", TimeValue(config.delay));
     }
     else
     {
@@ -377,7 +382,7 @@ CheckRdma(const PacketRunConfig& config)
         refuse("--queue-disc", "lossless ports queue per priority class in a shared buffer "
                                "(--ns3::SharedBuffer::..., --ns3::LosslessNetDevice::...)");
     }
-    if (!config.queueSize.empty())
+    if (config.queueSize)
     {
         refuse("--queue-size", "the nodes' shared buffers hold the packets "
                                "(--ns3::SharedBuffer::Size)");
@@ -436,12 +441,11 @@ CheckTransport(const PacketRunConfig& config, RunSettings& settings)
         throw std::invalid_argument("dctcp needs queues that mark ECN: use the queue disc red "
                                     "(or auto), not " + settings.queueDisc);
     }
-    if (!config.queueSize.empty())
+    if (config.queueSize)
     {
-        settings.queueSize = ParseQueueSize("--queue-size", config.queueSize);
+        settings.queueSize = *config.queueSize;
         CheckQueueTakes(QueueTypeName(settings.queueDisc, settings.queueSize),
                         settings.queueSize,
-                        config.queueSize,
                         "--queue-disc=" + settings.queueDisc);
     }
     else
@@ -482,26 +486,23 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     }
     RunSettings settings;
     CheckTransport(config, settings);
-    settings.rate = DataRate(Quantity::ParseRate("--data-rate", config.dataRate));
-    if (settings.rate.GetBitRate() < 1000000)
+    if (config.dataRate.GetBitRate() < 1000000)
     {
         // Below it a 1500-byte packet takes over 12 ms a hop, and TCP's timers (a 1 s minimum
         // RTO, 3 s to connect) give up on connections that are only slow.
-        throw std::invalid_argument("--data-rate of " + config.dataRate + " is too slow for "
+        throw std::invalid_argument("--data-rate of " + Quantity::FormatRate(config.dataRate.GetBitRate()) + " is too slow for "
                                     "TCP at packet level: give at least 1Mbps");
     }
-    // ns-3's own Time parser aborts on a bad unit: ours throws.
-    settings.delay = ParseTimeValue("delay", config.delay);
-    if (settings.delay.IsStrictlyNegative())
+    if (config.delay.IsStrictlyNegative())
     {
-        throw std::invalid_argument("delay must not be negative, got '" + config.delay + "'");
+        throw std::invalid_argument("--delay must not be negative, got " + std::to_string(config.delay.GetNanoSeconds()) + "ns");
     }
     if (config.decisions != "replay" && config.decisions != "online")
     {
         throw std::invalid_argument("decisions must be online or replay, got '" +
                                     config.decisions + "'");
     }
-    if (!(config.stallTimeout > 0))
+    if (!config.stallTimeout.IsStrictlyPositive())
     {
         throw std::invalid_argument("stall timeout must be above 0 s");
     }
@@ -697,11 +698,22 @@ AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
                   "a Linux host), red (ECN marking, as ns-3's DCTCP example), none (the "
                   "devices' FIFO queues) or auto (red for dctcp, else fq-codel)",
                   config.queueDisc, {"auto", "fq-codel", "red", "none"});
-    cmd.AddString("queue-size",
+    cmd.AddQueueSize("queue-size",
                   "limit of every queue: packets such as 1000p, or bytes such as 4MB for red "
                   "and none (ns-3's fq-codel counts packets only; default: ns-3's for the "
                   "queue: 10240p fq-codel, 2666p red, 100p device FIFO)",
                   config.queueSize);
+}
+
+void
+AddLinkOptions(CheckedCommandLine& cmd, PacketRunConfig& config)
+{
+    cmd.AddDataRate("data-rate", "rate of every link, e.g. 10Gbps or 1.6Tbps", config.dataRate);
+    cmd.AddTime("delay",
+                "propagation delay of every link, e.g. 1us",
+                config.delay,
+                Seconds(0),
+                Seconds(1e6));
 }
 
 std::vector<std::pair<std::string, std::string>>
@@ -749,7 +761,7 @@ DescribeTransport(const PacketRunConfig& config)
     }
     return "TCP " + GetTcp(config) + ", " + config.connections + " connections, " +
            GetQueueDisc(config) + " queues" +
-           (config.queueSize.empty() ? std::string() : " of " + config.queueSize);
+           (!config.queueSize ? std::string() : " of " + FormatQueueSize(*config.queueSize));
 }
 
 std::string
@@ -806,7 +818,7 @@ ConfigureController(AllReduceHelper& allreduce,
     allreduce.SetControllerAttribute("Connections", StringValue(config.connections));
     allreduce.SetControllerAttribute("WarmUps", UintegerValue(config.warmUps));
     allreduce.SetControllerAttribute("GradientBytes", UintegerValue(config.gradientBytes));
-    allreduce.SetControllerAttribute("StallTimeout", TimeValue(Seconds(config.stallTimeout)));
+    allreduce.SetControllerAttribute("StallTimeout", TimeValue(config.stallTimeout));
     allreduce.SetControllerAttribute("Stragglers",
                                      UintegerValue(settings.stragglers.all ? topo.GetNServers()
                                                                        : settings.stragglers.count));
@@ -924,7 +936,7 @@ PrepareDistributed(const Plan& plan,
     for (uint32_t link : partition.GetCutLinks())
     {
         const int64_t own = topo.GetLinkProperties(link).delayNs;
-        const double s = own < 0 ? settings.delay.GetSeconds() : own * 1e-9;
+        const double s = own < 0 ? config.delay.GetSeconds() : own * 1e-9;
         lookahead = lookahead == 0 ? s : std::min(lookahead, s);
     }
     return {partition, lookahead};
@@ -950,7 +962,7 @@ ReportPacketRun(const Plan& plan,
     report.result = controller->GetResult();
     report.run = Plan{controller->GetWorkloads(), controller->GetSchedule()};
     report.verification = controller->Verify();
-    report.dataRateBps = static_cast<double>(settings.rate.GetBitRate());
+    report.dataRateBps = static_cast<double>(config.dataRate.GetBitRate());
     report.pieceTime =
         controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
     report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;
@@ -986,19 +998,19 @@ RunPacketAllReduce(const Plan& plan,
     // A connection request (SYN) is sent again after ConnTimeout, doubling, six times (0.63 s
     // from 10 ms): on long links it must cover a round trip of the longest path, or every
     // connection fails while every link is up.
-    const Time longest = LongestRoundTrip(plan.workloads, settings.delay);
-    if (Seconds(config.stallTimeout) < 2 * longest)
+    const Time longest = LongestRoundTrip(plan.workloads, config.delay);
+    if (config.stallTimeout < 2 * longest)
     {
         throw std::invalid_argument(
-            "--stall-timeout=" + FormatExactSeconds(Seconds(config.stallTimeout)) +
+            "--stall-timeout=" + FormatExactSeconds(config.stallTimeout) +
             "s is shorter than two round trips of the longest path (" +
             FormatExactSeconds(2 * longest) + " s with these link delays): a run would be "
             "called stalled before its first data arrives; give --stall-timeout=" +
             FormatExactSeconds(4 * longest) + "s or more");
     }
     DcnTopologyHelper dcn(topo);
-    dcn.SetDeviceAttribute("DataRate", DataRateValue(settings.rate));
-    dcn.SetChannelAttribute("Delay", TimeValue(settings.delay));
+    dcn.SetDeviceAttribute("DataRate", DataRateValue(config.dataRate));
+    dcn.SetChannelAttribute("Delay", TimeValue(config.delay));
     BackgroundTrafficHelper background(dcn);
     if (config.backgroundLoad != 0)
     {

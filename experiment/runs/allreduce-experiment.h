@@ -10,9 +10,11 @@
 #include "ns3/allreduce-controller.h"
 #include "ns3/allreduce-scheduler.h"
 #include "ns3/dcn-topology-helper.h"
+#include "ns3/data-rate.h"
 #include "ns3/drl-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/plan.h"
+#include "ns3/queue-size.h"
 
 #include <cstdint>
 #include <optional>
@@ -112,7 +114,8 @@ std::string ChooseDecisions(const std::string& given, const std::string& schedul
 
 /**
  * \ingroup allreduce-experiment
- * Everything one packet-level run needs besides its plan.
+ * Everything one packet-level run needs besides its plan. Quantities are typed: the programs'
+ * command lines parse them once (CheckedCommandLine), and nothing further in reads text.
  */
 struct PacketRunConfig
 {
@@ -137,15 +140,15 @@ struct PacketRunConfig
                                         //!< devices' FIFO queues), "auto" or empty (red for
                                         //!< dctcp, else fq-codel); an RDMA run refuses any
                                         //!< given
-    std::string queueSize;              //!< the queue's limit, e.g. "1000p" or "4MB" (the
-                                        //!< queue disc's, or with "none" the device queue's);
-                                        //!< empty: ns-3's default for it
+    std::optional<QueueSize> queueSize; //!< the queue's limit, e.g. 1000p or 4MB (the queue
+                                        //!< disc's, or with "none" the device queue's); none:
+                                        //!< ns-3's default for it
     std::string decisions{"replay"};    //!< "replay" the plan, or decide "online"
     std::string stragglers;             //!< late gradients (ParseStragglerSpec)
     uint32_t stragglerSeed{1};          //!< which servers are late, and how late
     uint64_t gradientBytes{1 << 20};    //!< bytes of every server's gradient (multiple of 4)
-    std::string dataRate{"10Gbps"};     //!< every link's rate
-    std::string delay{"1us"};           //!< every link's propagation delay
+    DataRate dataRate{"10Gbps"};        //!< every link's rate
+    Time delay{MicroSeconds(1)};        //!< every link's propagation delay
     std::string values{"integer"};      //!< "integer" (exact) or "float" gradients
     uint32_t seed{1};                   //!< gradient seed (server s uses seed, with s mixed in)
     double loss{0};                     //!< per-packet loss probability on every device
@@ -155,7 +158,7 @@ struct PacketRunConfig
                                         //!< BackgroundTrafficHelper)
     std::string backgroundApplication{"onoff"}; //!< "onoff" or "bulk"
     uint32_t backgroundSeed{1};         //!< who sends background traffic to whom
-    double stallTimeout{1};             //!< seconds without progress that end the run
+    Time stallTimeout{Seconds(1)};      //!< time without progress that ends the run
     std::string pcapPrefix;             //!< write pcap traces with this prefix (empty: none)
     std::string netanimFile;            //!< write a NetAnim animation trace to this file (empty:
                                         //!< none; DcnAnimationHelper, small topologies only)
@@ -182,11 +185,24 @@ void AddTransportOptions(CheckedCommandLine& cmd, PacketRunConfig& config);
 
 /**
  * \ingroup allreduce-experiment
+ * Adds the links' options to a command line: --data-rate and --delay, read into config.
+ * \param cmd the command line \param config where the values go (its values are the defaults)
+ */
+void AddLinkOptions(CheckedCommandLine& cmd, PacketRunConfig& config);
+
+/**
+ * \ingroup allreduce-experiment
  * \return the ns-3 attributes a packet run sets on every object it makes (links, TCP sockets,
  *         queues, the controller), each with the option or attribute to give instead, for
  *         CheckedCommandLine::RefuseAttributes
  */
 std::vector<std::pair<std::string, std::string>> GetPacketRunAttributes();
+
+/**
+ * \ingroup allreduce-experiment
+ * \param size a queue's limit \return it as ns-3 writes it, e.g. "1000p" or "4000000B"
+ */
+std::string FormatQueueSize(const QueueSize& size);
 
 /**
  * \ingroup allreduce-experiment

@@ -7,6 +7,8 @@
 #include "bar-chart.h"
 #include "report-format.h"
 
+#include "ns3/quantity.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -105,7 +107,8 @@ PrintPacketReport(std::ostream& os,
     const auto flags = os.flags();
     const auto precision = os.precision(4);
     os << "topology    " << topo.GetName() << ": " << topo.GetNServers() << " servers, "
-       << topo.GetNLinks() << " links, " << config.dataRate << ", " << config.delay
+       << topo.GetNLinks() << " links, " << Quantity::FormatRate(config.dataRate.GetBitRate()) << ", "
+       << Quantity::FormatTime(config.delay.GetNanoSeconds())
        << (config.loss > 0 ? ", loss " + FormatNumber(config.loss) : "") << "\n"
        << "schedule    " << plan.schedule.scheduler << ", " << rounds << " rounds, "
        << plan.workloads.GetN() << " workloads, mode " << config.mode << "\n"
@@ -233,8 +236,8 @@ WritePacketReportJson(std::ostream& os,
         {"workloads", plan.workloads.GetN()},
         {"pieces", plan.workloads.GetPieces()},
         {"gradient_bytes", config.gradientBytes},
-        {"data_rate", config.dataRate},
-        {"delay", config.delay},
+        {"data_rate", Quantity::FormatRate(config.dataRate.GetBitRate())},
+        {"delay", Quantity::FormatTime(config.delay.GetNanoSeconds())},
         {"loss", config.loss},
         {"finished", r.finished},
         {"completion_time_s", r.completionTime},
@@ -284,7 +287,7 @@ WritePacketReportJson(std::ostream& os,
     {
         doc["tcp"] = GetTcp(config);
         doc["queue_disc"] = GetQueueDisc(config);
-        doc["queue_size"] = config.queueSize;
+        doc["queue_size"] = config.queueSize ? FormatQueueSize(*config.queueSize) : "";
     }
     if (!figure.empty())
     {

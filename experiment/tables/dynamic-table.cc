@@ -10,6 +10,7 @@
 #include "text-columns.h"
 
 #include "ns3/portable-random.h"
+#include "ns3/quantity.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/topology-generators.h"
 
@@ -340,8 +341,8 @@ DynamicTable::Print(std::ostream& os) const
            << noSlower[scenario].second << ";";
     }
     const PacketRunConfig& run = m_config.run;
-    os << "\ngradient " << run.gradientBytes << " bytes per server, " << run.dataRate
-       << " links, " << run.delay << " delay, seed " << m_config.seed << "\n"
+    os << "\ngradient " << run.gradientBytes << " bytes per server, " << Quantity::FormatRate(run.dataRate.GetBitRate())
+       << " links, " << Quantity::FormatTime(run.delay.GetNanoSeconds()) << " delay, seed " << m_config.seed << "\n"
        << "every online run verified exactly: " << (m_failed.empty() ? "yes" : "NO") << " ("
        << FormatFixed(m_seconds, 1) << " s)\n";
 }
@@ -506,8 +507,8 @@ DynamicTable::WriteJson(std::ostream& os) const
     const PacketRunConfig& run = m_config.run;
     os << nlohmann::json{{"mode", run.mode},
                          {"gradient_bytes", run.gradientBytes},
-                         {"data_rate", run.dataRate},
-                         {"delay", run.delay},
+                         {"data_rate", Quantity::FormatRate(run.dataRate.GetBitRate())},
+                         {"delay", Quantity::FormatTime(run.delay.GetNanoSeconds())},
                          {"seed", m_config.seed},
                          {"verified", m_failed.empty()},
                          {"seconds", m_seconds},

@@ -7,6 +7,7 @@
 #include "aggregation-table.h"
 #include "bar-chart.h"
 #include "ns3/progress-reporter.h"
+#include "ns3/quantity.h"
 #include "report-format.h"
 #include "text-columns.h"
 
@@ -249,8 +250,8 @@ PacketTable::Print(std::ostream& os) const
     }
     table.Print(os);
     const PacketRunConfig& run = m_config.run;
-    os << "\ngradient " << run.gradientBytes << " bytes per server, " << run.dataRate
-       << " links, " << run.delay
+    os << "\ngradient " << run.gradientBytes << " bytes per server, " << Quantity::FormatRate(run.dataRate.GetBitRate())
+       << " links, " << Quantity::FormatTime(run.delay.GetNanoSeconds())
        << " delay; ratio = packet-level completion time / (rounds x T_S)\n"
        << DescribeTransport(run)
        << (run.warmUps == 0 ? std::string()
@@ -391,8 +392,8 @@ PacketTable::WriteJson(std::ostream& os) const
     }
     const PacketRunConfig& run = m_config.run;
     nlohmann::json doc{{"gradient_bytes", run.gradientBytes},
-                       {"data_rate", run.dataRate},
-                       {"delay", run.delay},
+                       {"data_rate", Quantity::FormatRate(run.dataRate.GetBitRate())},
+                       {"delay", Quantity::FormatTime(run.delay.GetNanoSeconds())},
                        {"transport", run.transport},
                        {"switching",
                         run.transport != "rdma"   ? "store-and-forward"
@@ -442,7 +443,7 @@ PacketTable::WriteFigure(const std::string& prefix) const
         }
         chart.AddPanel("Packet level over flow level, " + mode + " mode (" +
                            std::to_string(m_config.run.gradientBytes) + " B gradient, " +
-                           m_config.run.dataRate + ")",
+                           Quantity::FormatRate(m_config.run.dataRate.GetBitRate()) + ")",
                        ratios);
     }
     chart.SetReferenceLine(1, "flow level");
