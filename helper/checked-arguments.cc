@@ -528,6 +528,24 @@ CheckNs3Environment()
     {
         CheckLogVariable(log);
     }
+    // ns-3 applies NS_GLOBAL_VALUE's values before main (a value it cannot parse aborts there,
+    // out of our reach) and skips names it does not know: those are refused here.
+    const char* globals = std::getenv("NS_GLOBAL_VALUE");
+    const std::string globalText = globals ? globals : "";
+    for (size_t pos = 0; !globalText.empty() && pos <= globalText.size();)
+    {
+        const size_t end = std::min(globalText.find(';', pos), globalText.size());
+        const std::string item = globalText.substr(pos, end - pos);
+        pos = end + 1;
+        const std::string name = item.substr(0, item.find('='));
+        if (item.find('=') == std::string::npos || !FindGlobalValue(name))
+        {
+            throw std::invalid_argument("NS_GLOBAL_VALUE holds '" + Abbreviate(item) +
+                                        "'; give NAME=VALUE items separated by ';' where NAME "
+                                        "is an ns-3 global value (--PrintGlobals lists them), "
+                                        "or unset NS_GLOBAL_VALUE");
+        }
+    }
     const char* defaults = std::getenv("NS_ATTRIBUTE_DEFAULT");
     if (!defaults || !*defaults)
     {

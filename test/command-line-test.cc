@@ -359,6 +359,12 @@ TEST(CheckedArguments, TheEnvironmentIsCheckedBeforeNs3ReadsIt)
     setenv("NS_LOG", "AllReduceController=info|bogus", 1);
     EXPECT_NE(ScriptParseError({}).find("the level 'bogus'"), std::string::npos);
     unsetenv("NS_LOG");
+    // ns-3 skips a global value it does not know; the module refuses it.
+    setenv("NS_GLOBAL_VALUE", "RngRun=2;Bogus=1", 1);
+    EXPECT_NE(ScriptParseError({}).find("NS_GLOBAL_VALUE holds 'Bogus=1'"), std::string::npos);
+    setenv("NS_GLOBAL_VALUE", "RngRun", 1);
+    EXPECT_NE(ScriptParseError({}).find("NS_GLOBAL_VALUE holds 'RngRun'"), std::string::npos);
+    unsetenv("NS_GLOBAL_VALUE");
     setenv("NS_ATTRIBUTE_DEFAULT", "ns3::PointToPointNetDevice::ReceiveErrorModel=0", 1);
     EXPECT_NE(ScriptParseError({}).find("NS_ATTRIBUTE_DEFAULT: "), std::string::npos);
     // A good default is set, and taken out of the environment (ns-3 never parses it).
