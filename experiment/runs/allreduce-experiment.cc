@@ -70,7 +70,8 @@ ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::str
     if (!times.empty() && times.size() != links.size())
     {
         throw std::invalid_argument("--link-down-at is given " + std::to_string(times.size()) +
-                                    " times for " + std::to_string(links.size()) +
+                                    (times.size() == 1 ? " time" : " times") + " for " +
+                                    std::to_string(links.size()) +
                                     " --link-down; give one time per link, in the same order "
                                     "(or none: at 0)");
     }
@@ -921,7 +922,6 @@ WatchMeasuredStart(Ptr<AllReduceController> controller,
 std::pair<TopologyPartition, double>
 PrepareDistributed(const Plan& plan,
                    const PacketRunConfig& config,
-                   const RunSettings& settings,
                    bool online,
                    DcnTopologyHelper& dcn,
                    AllReduceHelper& allreduce)
@@ -946,7 +946,6 @@ PrepareDistributed(const Plan& plan,
 void
 ReportPacketRun(const Plan& plan,
                 const PacketRunConfig& config,
-                const RunSettings& settings,
                 Ptr<AllReduceController> controller,
                 Ptr<LinkLoadMonitor> links,
                 const MeasuredStart& start,
@@ -1024,7 +1023,7 @@ RunPacketAllReduce(const Plan& plan,
     std::pair<TopologyPartition, double> ranks;
     if (config.distributed)
     {
-        ranks = PrepareDistributed(plan, config, settings, online, dcn, allreduce);
+        ranks = PrepareDistributed(plan, config, online, dcn, allreduce);
     }
     if (2 * longest > MilliSeconds(10))
     {
@@ -1081,7 +1080,7 @@ RunPacketAllReduce(const Plan& plan,
     {
         report.drl = drl->GetDecoding();
     }
-    ReportPacketRun(plan, config, settings, controller, links, start, report);
+    ReportPacketRun(plan, config, controller, links, start, report);
     if (config.distributed)
     {
         MergeDistributedReports(ranks.first, ranks.second, config, report);
