@@ -175,6 +175,20 @@ DescribeAccepted(Ptr<const AttributeChecker> checker)
     return "a value of type " + info;
 }
 
+/// \return text's items between separators, empty ones included; none when text is empty
+std::vector<std::string>
+SplitItems(const std::string& text, char separator)
+{
+    std::vector<std::string> items;
+    for (size_t pos = 0; !text.empty() && pos <= text.size();)
+    {
+        const size_t end = std::min(text.find(separator, pos), text.size());
+        items.push_back(text.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    return items;
+}
+
 /// Splits "TYPE[A=1|B=2]" into the type and its attribute settings.
 std::pair<std::string, std::vector<std::pair<std::string, std::string>>>
 SplitFactoryText(const std::string& subject, const std::string& text)
@@ -191,11 +205,8 @@ SplitFactoryText(const std::string& subject, const std::string& text)
                                     "closing it; give TYPE or TYPE[NAME=VALUE|NAME=VALUE]");
     }
     const std::string inside = text.substr(open + 1, text.size() - open - 2);
-    size_t pos = 0;
-    while (pos <= inside.size() && !inside.empty())
+    for (const std::string& item : SplitItems(inside, '|'))
     {
-        const size_t end = std::min(inside.find('|', pos), inside.size());
-        const std::string item = inside.substr(pos, end - pos);
         const size_t eq = item.find('=');
         if (eq == std::string::npos || eq == 0)
         {
@@ -203,7 +214,6 @@ SplitFactoryText(const std::string& subject, const std::string& text)
                                         Abbreviate(text) + "' is not NAME=VALUE");
         }
         settings.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-        pos = end + 1;
     }
     return {Trim(text.substr(0, open)), settings};
 }
@@ -391,12 +401,8 @@ CheckLogVariable(const std::string& env)
         "prefix_all",   "level_error", "level_warn",    "level_debug",    "level_info",
         "level_function", "level_logic", "level_all",   "*",              "**"};
     const LogComponent::ComponentList* components = LogComponent::GetComponentList();
-    size_t pos = 0;
-    while (pos <= env.size())
+    for (const std::string& item : SplitItems(env, ':'))
     {
-        const size_t end = std::min(env.find(':', pos), env.size());
-        const std::string item = env.substr(pos, end - pos);
-        pos = end + 1;
         const size_t eq = item.find('=');
         const std::string component = item.substr(0, eq);
         if (component != "*" && component != "***" && components->count(component) == 0)
@@ -531,12 +537,8 @@ CheckNs3Environment()
     // ns-3 applies NS_GLOBAL_VALUE's values before main (a value it cannot parse aborts there,
     // out of our reach) and skips names it does not know: those are refused here.
     const char* globals = std::getenv("NS_GLOBAL_VALUE");
-    const std::string globalText = globals ? globals : "";
-    for (size_t pos = 0; !globalText.empty() && pos <= globalText.size();)
+    for (const std::string& item : SplitItems(globals ? globals : "", ';'))
     {
-        const size_t end = std::min(globalText.find(';', pos), globalText.size());
-        const std::string item = globalText.substr(pos, end - pos);
-        pos = end + 1;
         const std::string name = item.substr(0, item.find('='));
         if (item.find('=') == std::string::npos || !FindGlobalValue(name))
         {
@@ -551,13 +553,8 @@ CheckNs3Environment()
     {
         return;
     }
-    const std::string env = defaults;
-    size_t pos = 0;
-    while (pos <= env.size())
+    for (const std::string& item : SplitItems(defaults, ';'))
     {
-        const size_t end = std::min(env.find(';', pos), env.size());
-        const std::string item = env.substr(pos, end - pos);
-        pos = end + 1;
         if (item.find('=') == std::string::npos || item.rfind("ns3::", 0) != 0)
         {
             throw std::invalid_argument("NS_ATTRIBUTE_DEFAULT holds '" + Abbreviate(item) +
