@@ -180,6 +180,7 @@ run "allreduce-table --schedulers=greedy --seeds=1 --aggregation=none --out=$cac
 run "allreduce-packet-table --topologies=bcube:n=2,k=1 --schedulers=greedy,drl --gradient-bytes=64KiB --out=$cache/allreduce-packet-table"
 run "allreduce-dynamic --topologies=bcube:n=2,k=1 --schedulers=greedy,drl --scenarios=none,link-down --gradient-bytes=64KiB --out=$cache/allreduce-dynamic"
 run "allreduce-cluster --topology=bcube:n=3,k=1 --jobs=3 --sizes=2,4 --iterations=1 --gradient-bytes=64KiB --level=packet"
+rm -rf "$cache/allreduce-train" # a new run does not overwrite an old one
 run "allreduce-train --topology=bcube:n=2,k=1 --iterations=1 --episodes=1 --out=$cache/allreduce-train"
 bash "$repo/scripts/check-distributed.sh" "$src"
 echo "in-tree build (ns-3 $(cat VERSION)), TestSuite, examples and distributed runs: OK"

@@ -1,5 +1,9 @@
 # Runs a command and checks its exit code and output; used by ctest for the examples.
-#   cmake -DCMD="prog|arg|arg" -DEXPECT_EXIT=1 -DEXPECT_REGEX="..." -P expect-output.cmake
+#   cmake -DCMD="prog|arg|arg" -DEXPECT_EXIT=1 -DEXPECT_REGEX="..." [-DFRESH_DIR=dir] -P expect-output.cmake
+# FRESH_DIR, when given, is removed before the run.
+if(FRESH_DIR)
+  file(REMOVE_RECURSE "${FRESH_DIR}")
+endif()
 string(REPLACE "|" ";" command "${CMD}")
 execute_process(COMMAND ${command} RESULT_VARIABLE rv OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")

@@ -1123,6 +1123,22 @@ DrlTrainer::Train(uint32_t iterations,
             throw std::invalid_argument("drl: --resume needs the --out directory of the run");
         }
         LoadState(outDir);
+        if (m_curve.back().iteration >= iterations)
+        {
+            throw std::invalid_argument(
+                "the run in '" + outDir + "' (from --out) is at iteration " +
+                std::to_string(m_curve.back().iteration) + " already, so --iterations=" +
+                std::to_string(iterations) + " trains nothing: give --iterations above " +
+                std::to_string(m_curve.back().iteration) + " to continue it");
+        }
+    }
+    else if (m_curve.empty() && !outDir.empty() &&
+             std::filesystem::exists(outDir + "/trainer.pt"))
+    {
+        throw std::invalid_argument("'" + outDir + "' (from --out) already holds a training run "
+                                    "(trainer.pt), which a new run would overwrite: give "
+                                    "--resume to continue it, or another --out (or remove "
+                                    "that directory) to start anew");
     }
     else if (m_curve.empty())
     {
@@ -1478,6 +1494,35 @@ DrlTrainer::ReadCurve(torch::serialize::InputArchive& archive, const std::string
     m_secondsBefore = m_curve.back().seconds;
 }
 
+namespace
+{
+/// \param optimizer an Adam optimizer whose state was loaded
+/// \return true when every moment it holds has the shape of its parameter
+bool
+OptimizerFits(torch::optim::Adam& optimizer)
+{
+    for (const torch::optim::OptimizerParamGroup& group : optimizer.param_groups())
+    {
+        for (const torch::Tensor& parameter : group.params())
+        {
+            const auto found =
+                optimizer.state().find(c10::guts::to_string(parameter.unsafeGetTensorImpl()));
+            if (found == optimizer.state().end())
+            {
+                continue;
+            }
+            const auto& moments = static_cast<const torch::optim::AdamParamState&>(*found->second);
+            if (moments.exp_avg().sizes() != parameter.sizes() ||
+                moments.exp_avg_sq().sizes() != parameter.sizes())
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+} // namespace
+
 void
 DrlTrainer::LoadState(const std::string& outDir)
 {
@@ -1536,6 +1581,12 @@ DrlTrainer::LoadState(const std::string& outDir)
         archive.read("lower_optimizer", lower);
         m_upperOpt->load(upper);
         m_lowerOpt->load(lower);
+        // load() takes the moments whatever their shapes; a last.pt put in from another run
+        // would then fail in the first step, deep in LibTorch.
+        if (!OptimizerFits(*m_upperOpt) || !OptimizerFits(*m_lowerOpt))
+        {
+            throw std::invalid_argument("shapes differ");
+        }
     }
     catch (const std::exception&)
     {

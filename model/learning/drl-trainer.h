@@ -73,6 +73,8 @@ class DrlTrainer
      * \param outDir where the files go (created); empty: keep nothing on disk
      * \param resume continue from outDir's last.pt and trainer.pt instead of starting afresh
      * \param progress called after every iteration with its row
+     * \throws std::invalid_argument when a new run would overwrite the run in outDir (give
+     *         resume), or a resumed run is at `iterations` already
      */
     void Train(uint32_t iterations,
                const std::string& outDir,
