@@ -578,7 +578,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-cluster: error: " << e.what() << std::endl;
+        std::cerr << "allreduce-cluster: error: " << DescribeError(e) << std::endl;
         return 1;
     }
 }

@@ -91,7 +91,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-dynamic: error: " << e.what() << std::endl;
+        std::cerr << "allreduce-dynamic: error: " << DescribeError(e) << std::endl;
         return 1;
     }
 }

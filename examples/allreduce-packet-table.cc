@@ -107,7 +107,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-packet-table: error: " << e.what() << std::endl;
+        std::cerr << "allreduce-packet-table: error: " << DescribeError(e) << std::endl;
         return 1;
     }
 }

@@ -167,6 +167,12 @@ CheckOptions(const CheckedCommandLine& cmd, Options& o)
     {
         cmd.RefuseWithout("stragglers", {"straggler-seed"});
     }
+    else if (o.config.stragglers.rfind("list:", 0) == 0 && cmd.IsGiven("straggler-seed"))
+    {
+        throw std::invalid_argument("--straggler-seed chooses late servers and delays at "
+                                    "random; --stragglers=list: gives them all: drop "
+                                    "--straggler-seed");
+    }
     cmd.RefuseSameFile({"schedule-in", "topology"}, {"netanim"});
     cmd.RefuseAttributes(GetPacketRunAttributes());
     cmd.CheckWritable({"netanim"});
@@ -184,6 +190,13 @@ CheckOptions(const CheckedCommandLine& cmd, Options& o)
         {
             throw std::invalid_argument("--slow-links needs --topology (with --schedule-in, "
                                         "the spec of the file's topology)");
+        }
+        if (o.topology.find(",slow") != std::string::npos ||
+            o.topology.find(":slow") != std::string::npos)
+        {
+            throw std::invalid_argument("--slow-links and the spec's slow= options both slow "
+                                        "links: give one of them (--topology='" +
+                                        o.topology + "')");
         }
         o.topology += SlowLinksSpecOptions(o.slowLinks, o.slowSeed);
     }
@@ -318,7 +331,7 @@ main(int argc, char* argv[])
     {
         if (GetLaunchRank() == 0) // every rank meets the same bad input: one says so
         {
-            std::cerr << "allreduce-packet: error: " << e.what() << std::endl;
+            std::cerr << "allreduce-packet: error: " << DescribeError(e) << std::endl;
         }
         return 1;
     }

@@ -271,7 +271,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-rounds: error: " << e.what() << std::endl;
+        std::cerr << "allreduce-rounds: error: " << DescribeError(e) << std::endl;
         return 1;
     }
 }

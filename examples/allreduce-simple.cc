@@ -98,7 +98,7 @@ main(int argc, char* argv[])
     catch (const std::exception& e)
     {
         // A bad spec or scheduler name, or a scheduler this build cannot run, says why.
-        std::cerr << "allreduce-simple: error: " << e.what() << "\n";
+        std::cerr << "allreduce-simple: error: " << DescribeError(e) << "\n";
         Simulator::Destroy();
         return 1;
     }

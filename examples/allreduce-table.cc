@@ -166,7 +166,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-table: error: " << e.what() << std::endl;
+        std::cerr << "allreduce-table: error: " << DescribeError(e) << std::endl;
         return 1;
     }
     return 0;

@@ -257,6 +257,8 @@ PrintSummary(const LinkTimeline& timeline,
     {
         busiest = monitor->GetOwnBytes(link) > monitor->GetOwnBytes(busiest) ? link : busiest;
     }
+    // The figures before the summary: a refusal does not land in the middle of it.
+    const std::string timelineFigure = WriteTimeline(timeline, topology, out + "-timeline");
     double busy = 0;
     for (const LinkTimeline::Busy& b : timeline.m_busy[busiest])
     {
@@ -264,6 +266,7 @@ PrintSummary(const LinkTimeline& timeline,
     }
     const auto most = std::max_element(timeline.m_received.begin(), timeline.m_received.end());
     const std::string name = LinkName(topology, busiest);
+    const std::string loadFigure = WriteLoad(timeline, busiest, name, out + "-load");
     std::cout << topology.GetName() << ", " << scheduler << ", barrier, 1 MiB\n"
               << "rounds         " << timeline.m_rounds << " (RoundFinished)\n"
               << "transfers      " << timeline.m_finished << " of "
@@ -274,8 +277,8 @@ PrintSummary(const LinkTimeline& timeline,
               << " bytes on the wire (LinkLoadMonitor), busy with transfers "
               << static_cast<int>(100 * busy / result.completionTime + 0.5) << "% of the "
               << result.completionTime * 1e3 << " ms\n"
-              << "timeline       " << WriteTimeline(timeline, topology, out + "-timeline") << "\n"
-              << "load           " << WriteLoad(timeline, busiest, name, out + "-load") << "\n"
+              << "timeline       " << timelineFigure << "\n"
+              << "load           " << loadFigure << "\n"
               << verification.message << "\n";
     return result.finished && verification.verified ? 0 : 2;
 }
@@ -364,7 +367,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-traces: error: " << e.what() << "\n";
+        std::cerr << "allreduce-traces: error: " << DescribeError(e) << "\n";
         Simulator::Destroy();
         return 1;
     }

@@ -317,10 +317,13 @@ Train(const Options& o)
     {
         best = std::min(best, r.evalRatio);
     }
+    // The figures first: a refusal does not land in the middle of a line.
+    const std::string curve = WriteCurveFigure(o.out, o.topologies);
+    const std::string perFamily = WriteFamilyCurveFigure(o.out, trainer);
     std::cout << "policy: " << o.out << "/policy.pt (best decoded x" << std::setprecision(3)
               << best << " bound)\n"
-              << "curve: " << WriteCurveFigure(o.out, o.topologies) << "\n"
-              << "per family: " << WriteFamilyCurveFigure(o.out, trainer) << std::endl;
+              << "curve: " << curve << "\n"
+              << "per family: " << perFamily << std::endl;
 }
 #endif
 
@@ -349,7 +352,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-train: error: " << e.what() << std::endl;
+        std::cerr << "allreduce-train: error: " << DescribeError(e) << std::endl;
         return 1;
     }
     return 0;

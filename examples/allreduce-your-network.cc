@@ -291,7 +291,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "allreduce-your-network: error: " << e.what() << "\n";
+        std::cerr << "allreduce-your-network: error: " << DescribeError(e) << "\n";
         Simulator::Destroy();
         return 1;
     }

@@ -148,7 +148,7 @@ main(int argc, char* argv[])
     catch (const std::exception& e)
     {
         // A bad spec or scheduler name says why (the list of names includes hot-links).
-        std::cerr << "allreduce-your-scheduler: error: " << e.what() << "\n";
+        std::cerr << "allreduce-your-scheduler: error: " << DescribeError(e) << "\n";
         Simulator::Destroy();
         return 1;
     }

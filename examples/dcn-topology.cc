@@ -105,12 +105,13 @@ main(int argc, char* argv[])
         }
         if (!plot.empty())
         {
-            std::cerr << "figure: " << WriteTopologyFigure(rows, plot) << "\n";
+            const std::string figure = WriteTopologyFigure(rows, plot); // may refuse: first
+            std::cerr << "figure: " << figure << "\n";
         }
     }
     catch (const std::exception& e)
     {
-        std::cerr << "dcn-topology: error: " << e.what() << std::endl;
+        std::cerr << "dcn-topology: error: " << DescribeError(e) << std::endl;
         return 1;
     }
     return 0;

@@ -10,16 +10,24 @@
 #include "ns3/log.h"
 #include "ns3/on-off-helper.h"
 #include "ns3/packet-sink-helper.h"
+#include "ns3/quantity.h"
 #include "ns3/uinteger.h"
 
 #include <cmath>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("BackgroundTrafficHelper");
+
+namespace
+{
+/// The slowest background sender accepted: one 1448-byte packet every 12 s.
+constexpr double MIN_ONOFF_RATE_BPS = 1000;
+} // namespace
 
 BackgroundTrafficHelper::BackgroundTrafficHelper(DcnTopologyHelper& network)
     : m_network(network),
@@ -125,10 +133,22 @@ BackgroundTrafficHelper::Install(Time start)
             const uint32_t link = topo.GetPortLinks(s).front();
             const NetDeviceContainer ends = m_network.GetLinkDevices(link);
             ends.Get(topo.GetLink(link).a == s ? 0 : 1)->GetAttribute("DataRate", rate);
+            const double bps = m_load * static_cast<double>(rate.Get().GetBitRate());
+            if (bps < MIN_ONOFF_RATE_BPS)
+            {
+                // ns-3's DataRate counts whole bit/s: below 1 it is 0, and OnOffApplication
+                // then reschedules its next packet at the same instant for ever.
+                std::ostringstream message;
+                message << "--background-load " << m_load << " of server " << s
+                        << "'s link rate (" << Quantity::FormatRate(rate.Get().GetBitRate())
+                        << ") is " << bps << " bit/s, below the " << MIN_ONOFF_RATE_BPS
+                        << " bit/s an onoff sender needs: give a load of at least "
+                        << MIN_ONOFF_RATE_BPS / static_cast<double>(rate.Get().GetBitRate())
+                        << ", or 0 for none";
+                throw std::invalid_argument(message.str());
+            }
             OnOffHelper onoff("ns3::TcpSocketFactory", remote);
-            onoff.SetConstantRate(DataRate(static_cast<uint64_t>(
-                                      std::llround(m_load * rate.Get().GetBitRate()))),
-                                  1448);
+            onoff.SetConstantRate(DataRate(static_cast<uint64_t>(std::llround(bps))), 1448);
             sendApps.Add(onoff.Install(m_network.GetServer(s)));
         }
         else

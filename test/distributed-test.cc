@@ -7,6 +7,7 @@
 // process, which runs the same protocol as a run on several ranks.
 
 #include "allreduce-experiment.h"
+#include "packet-report.h"
 #include "test-helpers.h"
 
 #include "ns3/allreduce-module.h"
@@ -15,6 +16,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace ns3;
 
@@ -273,6 +276,19 @@ TEST(DistributedRun, OneProcessVerifiesBarrierAndAsyncAndReportsItsRank)
         ASSERT_EQ(report.distributed->ranks.size(), 1u);
         EXPECT_EQ(report.distributed->ranks[0].nodes, plan.workloads.GetTopology().GetNNodes());
         EXPECT_EQ(report.distributed->ranks[0].events, report.events);
+        // No global view, so no flow monitor: the reports say so rather than count 0.
+        std::ostringstream text;
+        PrintPacketReport(text, plan, config, report);
+        EXPECT_NE(text.str().find("bytes on the wire, flows and losses not counted"),
+                  std::string::npos)
+            << text.str();
+        std::ostringstream json;
+        WritePacketReportJson(json, plan, config, report, "");
+        const auto doc = nlohmann::json::parse(json.str());
+        for (const char* key : {"flows", "wire_bytes", "lost_packets", "link_utilization_mean"})
+        {
+            EXPECT_TRUE(doc.at(key).is_null()) << key << " is " << doc.at(key);
+        }
         const auto& r = report.result;
         EXPECT_EQ(r.completionTime, *std::max_element(r.transferEnd.begin(), r.transferEnd.end()));
         for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)

@@ -282,14 +282,13 @@ TEST(AggregationTable, ComparesAggregationWithServerOnlyMergeAndWritesWhatItPrin
 
 TEST(AggregationTable, SharesAreAllOrAFraction)
 {
-    EXPECT_NO_THROW(CheckAggregationShare("all"));
-    EXPECT_NO_THROW(CheckAggregationShare("0.25"));
-    EXPECT_NO_THROW(CheckAggregationShare("1"));
+    EXPECT_NO_THROW(CheckAggregationShares({"all", "0.25"}));
+    EXPECT_NO_THROW(CheckAggregationShares({"1", "0.5"}));
     for (const char* bad : {"0", "1.5", "half", "", "-0.5"})
     {
         try
         {
-            CheckAggregationShare(bad);
+            CheckAggregationShares({bad});
             ADD_FAILURE() << "'" << bad << "' accepted";
         }
         catch (const std::invalid_argument& e)
@@ -297,6 +296,22 @@ TEST(AggregationTable, SharesAreAllOrAFraction)
             EXPECT_EQ(std::string(e.what()),
                       std::string("aggregation share '") + bad +
                           "' is neither 'all' nor a fraction in (0, 1] (e.g. 0.5)");
+        }
+    }
+    // One share in two spellings would give two identical columns.
+    for (const std::vector<std::string>& twice :
+         {std::vector<std::string>{"all", "1"}, std::vector<std::string>{"0.5", ".50"}})
+    {
+        try
+        {
+            CheckAggregationShares(twice);
+            ADD_FAILURE() << "'" << twice[0] << "' and '" << twice[1] << "' accepted";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find("are the same share of switches"),
+                      std::string::npos)
+                << e.what();
         }
     }
     AggregationTableConfig config;

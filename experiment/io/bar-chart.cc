@@ -6,6 +6,8 @@
 
 #include "report-format.h"
 
+#include "ns3/text-file.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -195,12 +197,22 @@ RunGnuplot(const std::string& plt, const std::string& png, const std::string& da
                "writable?)";
     }
     fs::remove(png, ignored);
-    const std::string command = std::string(GNUPLOT) + " '" + plt + "'";
+    // gnuplot's own words go to a log beside the script: its warnings (an empty range when a
+    // curve is flat) are not the program's output; a failure quotes the first line.
+    const std::string log = plt + ".log";
+    const std::string command = std::string(GNUPLOT) + " '" + plt + "' 2> '" + log + "'";
     if (std::system(command.c_str()) != 0 || !fs::exists(png, ignored))
     {
-        return "no figure: gnuplot failed or is missing; the data is in " + data + " and " + plt +
-               " (run: gnuplot " + plt + ")";
+        std::string first;
+        std::ifstream in(log);
+        while (first.empty() && std::getline(in, first))
+        {
+        }
+        return "no figure: gnuplot failed or is missing" +
+               (first.empty() ? std::string() : " ('" + Abbreviate(first, 120) + "')") +
+               "; the data is in " + data + " and " + plt + " (run: gnuplot " + plt + ")";
     }
+    fs::remove(log, ignored);
     return png + " (data " + data + ", script " + plt + ")";
 }
 

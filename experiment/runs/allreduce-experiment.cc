@@ -82,8 +82,8 @@ ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::str
         if (!ParseWholeNumber(links[i], UINT32_MAX, link))
         {
             throw std::invalid_argument("--link-down must be a topology link index (a whole "
-                                        "number from 0; dcn-topology --format=json lists the "
-                                        "links), got '" + Abbreviate(links[i]) + "'");
+                                        "number from 0: dcn-topology --write=FILE lists the "
+                                        "links in order, one 'link A B' line each), got '" + Abbreviate(links[i]) + "'");
         }
         if (std::count(links.begin(), links.begin() + i, links[i]) > 0)
         {
@@ -456,6 +456,89 @@ CheckTransport(const PacketRunConfig& config, RunSettings& settings)
 }
 
 /**
+ * Checks that the links down from the start leave every server a path to the others: else the
+ * AllReduce cannot finish, and the run would only find out when a transfer stalls.
+ * \param downs the links that go down (checked to exist)
+ * \param topo the topology
+ * \throws std::invalid_argument naming a server cut off and the links that cut it
+ */
+void
+CheckServersReachable(const std::vector<LinkDownEvent>& downs, const Topology& topo)
+{
+    std::vector<bool> down(topo.GetNLinks(), false);
+    std::string atStart;
+    for (const LinkDownEvent& event : downs)
+    {
+        if (event.at == 0 && !down[event.link])
+        {
+            down[event.link] = true;
+            atStart += (atStart.empty() ? "" : ", ") + std::to_string(event.link);
+        }
+    }
+    // Union-find over the links that stay up.
+    std::vector<uint32_t> parent(topo.GetNNodes());
+    for (uint32_t v = 0; v < parent.size(); ++v)
+    {
+        parent[v] = v;
+    }
+    const auto find = [&parent](uint32_t v) {
+        while (parent[v] != v)
+        {
+            v = parent[v] = parent[parent[v]];
+        }
+        return v;
+    };
+    for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+    {
+        if (!down[link])
+        {
+            parent[find(topo.GetLink(link).a)] = find(topo.GetLink(link).b);
+        }
+    }
+    for (uint32_t server = 1; server < topo.GetNServers(); ++server)
+    {
+        if (find(server) != find(0))
+        {
+            throw std::invalid_argument(
+                "--link-down takes link(s) " + atStart + " down at the start, which leaves servers 0 and " +
+                std::to_string(server) + " no path between them, so the AllReduce cannot finish: "
+                "leave each server a path to the others (drop a --link-down, or give it a "
+                "later --link-down-at)");
+        }
+    }
+}
+
+/**
+ * Checks that every link, once its own rate and slow-down factor apply, is fast enough for
+ * packet level (the floor --data-rate has).
+ * \param config the configuration
+ * \param topo the topology it runs on
+ * \throws std::invalid_argument naming the slowest link and where its rate comes from
+ */
+void
+CheckLinkRates(const PacketRunConfig& config, const Topology& topo)
+{
+    for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
+    {
+        const LinkProperties p = topo.GetLinkProperties(link);
+        const double base = p.rateBps != 0 ? static_cast<double>(p.rateBps)
+                                           : static_cast<double>(config.dataRate.GetBitRate());
+        if (base * p.rateFactor < 1e6)
+        {
+            const TopologyLink& ends = topo.GetLink(link);
+            std::ostringstream message;
+            message << "link " << link << " (" << ends.a << "-" << ends.b << ") of "
+                    << topo.GetName() << " would run at " << base * p.rateFactor
+                    << " bit/s (" << Quantity::FormatRate(static_cast<uint64_t>(base))
+                    << " x a slow-down factor of " << p.rateFactor
+                    << "), too slow for packet level: give every link at least 1Mbps (raise "
+                       "--slow-links' FACTOR or slowrate=, or the link's rate in the file)";
+            throw std::invalid_argument(message.str());
+        }
+    }
+}
+
+/**
  * Checks every option of a run before anything is built.
  * \param config the configuration
  * \param topo the topology it runs on
@@ -494,6 +577,7 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
         throw std::invalid_argument("--data-rate of " + Quantity::FormatRate(config.dataRate.GetBitRate()) + " is too slow for "
                                     "TCP at packet level: give at least 1Mbps");
     }
+    CheckLinkRates(config, topo);
     if (config.delay.IsStrictlyNegative())
     {
         throw std::invalid_argument("--delay must not be negative, got " + std::to_string(config.delay.GetNanoSeconds()) + "ns");
@@ -532,6 +616,7 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
             throw std::invalid_argument("the time a link goes down must not be negative");
         }
     }
+    CheckServersReachable(config.linkDowns, topo);
     settings.stragglers = ParseStragglerSpec(config.stragglers);
     const StragglerSpec& stragglers = settings.stragglers;
     if (stragglers.count > topo.GetNServers() ||

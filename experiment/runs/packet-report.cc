@@ -155,10 +155,18 @@ PrintPacketReport(std::ostream& os,
     {
         os << "NOT FINISHED: " << r.error << "\n";
     }
-    os << "traffic     " << r.payloadBytes << " gradient bytes sent, " << totals.wireBytes
-       << " bytes on the wire, " << report.flows.size() << " data flows, " << totals.lostPackets
-       << " packets lost\n"
-       << "counted     " << report.counters.pfcPauseFrames
+    os << "traffic     " << r.payloadBytes << " gradient bytes sent, ";
+    if (report.distributed)
+    {
+        os << "bytes on the wire, flows and losses not counted (a distributed run has no "
+              "global view)\n";
+    }
+    else
+    {
+        os << totals.wireBytes << " bytes on the wire, " << report.flows.size()
+           << " data flows, " << totals.lostPackets << " packets lost\n";
+    }
+    os << "counted     " << report.counters.pfcPauseFrames
        << " PFC pause frames, " << report.counters.ecnMarks << " ECN marks, "
        << report.counters.cnps << " CNPs, " << report.counters.droppedPackets
        << " packets dropped\n"
@@ -197,16 +205,13 @@ PrintPacketReport(std::ostream& os,
     os.precision(precision);
 }
 
-void
-WritePacketReportJson(std::ostream& os,
-                      const Plan& plan,
-                      const PacketRunConfig& config,
-                      const PacketRunReport& report,
-                      const std::string& figure)
+namespace
 {
-    const AllReduceRunResult& r = report.result;
-    const Topology& topo = plan.workloads.GetTopology();
-    const Totals totals = Sum(report);
+
+/// \param report a run's report \return its data flows, as the JSON report lists them
+nlohmann::json
+FlowsJson(const PacketRunReport& report)
+{
     nlohmann::json flows = nlohmann::json::array();
     for (const auto& f : report.flows)
     {
@@ -221,6 +226,21 @@ WritePacketReportJson(std::ostream& os,
                          {"mean_delay_s", f.meanDelay},
                          {"duration_s", f.duration}});
     }
+    return flows;
+}
+
+} // namespace
+
+void
+WritePacketReportJson(std::ostream& os,
+                      const Plan& plan,
+                      const PacketRunConfig& config,
+                      const PacketRunReport& report,
+                      const std::string& figure)
+{
+    const AllReduceRunResult& r = report.result;
+    const Topology& topo = plan.workloads.GetTopology();
+    const Totals totals = Sum(report);
     nlohmann::json roundDurations = nlohmann::json::array();
     for (uint32_t t = 0; t < report.run.schedule.GetNRounds(); ++t)
     {
@@ -259,7 +279,7 @@ WritePacketReportJson(std::ostream& os,
         {"predicted_time_s", report.predictedTime},
         {"verified", report.verification.verified},
         {"verification", report.verification.message},
-        {"flows", flows},
+        {"flows", FlowsJson(report)},
         {"lost_packets", totals.lostPackets},
         {"transport", report.transport},
         {"pfc_pause_frames", report.counters.pfcPauseFrames},
@@ -288,6 +308,15 @@ WritePacketReportJson(std::ostream& os,
         doc["tcp"] = GetTcp(config);
         doc["queue_disc"] = GetQueueDisc(config);
         doc["queue_size"] = config.queueSize ? FormatQueueSize(*config.queueSize) : "";
+    }
+    if (report.distributed)
+    {
+        // No global view: not counted, rather than counted as 0.
+        for (const char* key : {"flows", "wire_bytes", "lost_packets", "link_utilization_mean",
+                                "link_utilization_max"})
+        {
+            doc[key] = nullptr;
+        }
     }
     if (!figure.empty())
     {

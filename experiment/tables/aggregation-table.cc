@@ -37,14 +37,27 @@ Column(const std::string& scheduler, const std::string& share)
 } // namespace
 
 void
-CheckAggregationShare(const std::string& share)
+CheckAggregationShares(const std::vector<std::string>& shares)
 {
-    double fraction = 0;
-    const bool number = share != "all" && ParseDecimal(share, fraction);
-    if (share != "all" && !(number && fraction > 0 && fraction <= 1))
+    std::map<double, std::string> seen; // fraction -> how it was given
+    for (const std::string& share : shares)
     {
-        throw std::invalid_argument("aggregation share '" + share +
-                                    "' is neither 'all' nor a fraction in (0, 1] (e.g. 0.5)");
+        double fraction = 1; // all
+        const bool number = share != "all" && ParseDecimal(share, fraction);
+        if (share != "all" && !(number && fraction > 0 && fraction <= 1))
+        {
+            throw std::invalid_argument("aggregation share '" + share +
+                                        "' is neither 'all' nor a fraction in (0, 1] (e.g. 0.5)");
+        }
+        const auto [it, added] = seen.emplace(fraction, share);
+        if (!added)
+        {
+            throw std::invalid_argument("aggregation shares '" + it->second + "' and '" + share +
+                                        "' are the same share of switches (" +
+                                        (fraction == 1 ? std::string("every switch")
+                                                       : share) +
+                                        "); give each once");
+        }
     }
 }
 
@@ -55,10 +68,7 @@ AggregationTable::AggregationTable(AggregationTableConfig config)
     {
         m_config.specs = DefaultSpecs();
     }
-    for (const auto& share : m_config.shares)
-    {
-        CheckAggregationShare(share);
-    }
+    CheckAggregationShares(m_config.shares);
 }
 
 std::vector<std::string>

@@ -18,11 +18,12 @@ namespace ns3
 
 /**
  * \ingroup allreduce-experiment
- * Checks a share of aggregating switches as the tables take it (the spec option ina=).
- * \param share "all" or a fraction in (0, 1]
- * \throws std::invalid_argument otherwise, saying what is accepted
+ * Checks the shares of aggregating switches as the tables take them (the spec option ina=).
+ * \param shares each "all" or a fraction in (0, 1]
+ * \throws std::invalid_argument otherwise, saying what is accepted, and for one share given
+ *         twice in any spelling ("all" and "1", "0.5" and ".50")
  */
-void CheckAggregationShare(const std::string& share);
+void CheckAggregationShares(const std::vector<std::string>& shares);
 
 /**
  * \ingroup allreduce-experiment

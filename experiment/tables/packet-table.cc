@@ -51,10 +51,7 @@ PacketTable::PacketTable(PacketTableConfig config)
     {
         CreateScheduler(name); // fails early, naming the available ones
     }
-    for (const auto& share : m_config.shares)
-    {
-        CheckAggregationShare(share);
-    }
+    CheckAggregationShares(m_config.shares);
     for (const auto& mode : m_config.modes)
     {
         if (mode != "barrier" && mode != "async")

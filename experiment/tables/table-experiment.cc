@@ -49,8 +49,9 @@ TableExperiment::RunAndWrite(const std::string& program,
     Print(out);
     WriteOutputFile(prefix + ".csv", "out", [this](std::ostream& os) { WriteCsv(os); });
     WriteOutputFile(prefix + ".json", "out", [this](std::ostream& os) { WriteJson(os); });
-    out << "\nwrote " << prefix << ".csv\nwrote " << prefix << ".json\nfigure: "
-        << WriteFigure(prefix) << "\n";
+    const std::string figure = WriteFigure(prefix); // before the line that names it
+    out << "\nwrote " << prefix << ".csv\nwrote " << prefix << ".json\nfigure: " << figure
+        << "\n";
 }
 
 } // namespace ns3

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <new>
 #include <stdexcept>
 
 namespace ns3
@@ -53,6 +54,18 @@ SaturatingMultiply(uint64_t a, uint64_t b)
         return std::numeric_limits<uint64_t>::max();
     }
     return a * b;
+}
+
+std::string
+DescribeError(const std::exception& error)
+{
+    if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr)
+    {
+        return "out of memory (std::bad_alloc): the run needs more memory than this process "
+               "can have; give a smaller topology, fewer pieces or a smaller gradient (see "
+               "\"Limits\" in doc/allreduce.rst), or raise the process's memory limit (ulimit -v)";
+    }
+    return error.what();
 }
 
 } // namespace ns3

@@ -6,6 +6,7 @@
 #define NS3_ALLREDUCE_SIZE_LIMITS_H
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 namespace ns3
@@ -57,6 +58,16 @@ void CheckMemory(const std::string& what, uint64_t bytes, const std::string& hin
  *         stays over any limit instead of wrapping around)
  */
 uint64_t SaturatingMultiply(uint64_t a, uint64_t b);
+
+/**
+ * \ingroup allreduce-common
+ * What a program prints for an error it caught: the exception's message, except where the
+ * message alone says nothing to a user (std::bad_alloc: the memory ran out beyond what the size
+ * checks foresaw).
+ * \param error the exception
+ * \return the words to print after "error: "
+ */
+std::string DescribeError(const std::exception& error);
 
 } // namespace ns3
 

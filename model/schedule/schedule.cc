@@ -1061,11 +1061,12 @@ ParseScheduleJson(std::string text, const std::string& source)
     const Topology& topo = file.topology;
     // Node ids in workloads are the file's: one the file's topology does not have is named as
     // the file gives it.
-    const auto toModel = [&file, &f](uint32_t id, const std::string& field) {
+    const auto toModel = [&file, &f](uint32_t id, const std::string& field,
+                                     const std::string& what = "node ") {
         const auto it = file.modelIds.find(id);
         if (it == file.modelIds.end())
         {
-            f.Fail(field, "names node " + std::to_string(id) + ", which the file's topology "
+            f.Fail(field, "names " + what + std::to_string(id) + ", which the file's topology "
                           "does not have (its nodes are 0 to " +
                           std::to_string(file.topology.GetNNodes() - 1) + ")");
         }
@@ -1119,7 +1120,9 @@ ParseScheduleJson(std::string text, const std::string& source)
         const json& j = list[i];
         Workload& w = workloads[i];
         w.id = f.Uint(f.Member(j, "id", field), field + ".id");
-        w.chunk = toModel(f.Uint(f.Member(j, "chunk", field), field + ".chunk"), field + ".chunk");
+        w.chunk = toModel(f.Uint(f.Member(j, "chunk", field), field + ".chunk"),
+                          field + ".chunk",
+                          "the chunk of node "); // a chunk is its parameter server's
         w.piece = f.Uint(f.Member(j, "piece", field), field + ".piece");
         const std::string phase = f.String(f.Member(j, "phase", field), field + ".phase");
         if (phase != "reduce" && phase != "gather")

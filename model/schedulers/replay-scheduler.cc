@@ -112,7 +112,11 @@ ReplayScheduler::GetPlanFor(const Topology& topology, uint32_t pieces)
 {
     const Plan& plan = GetPlan();
     const std::string source = m_loaded.empty() ? "the plan" : "schedule file '" + m_loaded + "'";
-    const std::string differs = plan.workloads.GetTopology().DescribeDifference(topology);
+    const std::string differs = plan.workloads.GetTopology().DescribeDifference(
+        topology,
+        (m_loaded.empty() ? "the plan's '" : "the file's '") +
+            plan.workloads.GetTopology().GetName() + "'",
+        "'" + topology.GetName() + "'");
     if (!differs.empty())
     {
         throw std::invalid_argument("replay: " + source + " is for another topology than " +

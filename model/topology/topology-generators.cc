@@ -984,10 +984,11 @@ SlowDownLinks(Topology& topology, double fraction, double factor, uint64_t seed)
                                     "FRACTION) must be in (0, 1], got " +
                                     ShortNumber(fraction));
     }
-    if (!(factor > 0 && factor <= 1))
+    if (!(factor > 0 && factor < 1))
     {
         throw std::invalid_argument("a slower link's rate factor (slowrate=, or --slow-links' "
-                                    "FACTOR) must be in (0, 1], got " +
+                                    "FACTOR) must be in (0, 1) (1 would leave the links as they "
+                                    "are), got " +
                                     ShortNumber(factor));
     }
     for (uint32_t link : ChooseSeededShare(topology.GetNLinks(), fraction, seed))

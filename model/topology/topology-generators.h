@@ -106,7 +106,7 @@ Topology MakeFatTree(int64_t k);
  * slowseed=S do the same.
  * \param topology the topology to change
  * \param fraction the share of links, in (0, 1]: round(fraction x links), at least one
- * \param factor their rate factor, in (0, 1]
+ * \param factor their rate factor, in (0, 1)
  * \param seed chooses the links; the same seed gives the same links with every library
  * \throws std::invalid_argument for a fraction or a factor out of range
  */

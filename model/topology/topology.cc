@@ -369,8 +369,16 @@ Topology::operator!=(const Topology& other) const
 std::string
 Topology::DescribeDifference(const Topology& other) const
 {
-    const auto counts = [](const Topology& t) {
-        return "'" + t.GetName() + "' has " + std::to_string(t.GetNServers()) + " servers, " +
+    return DescribeDifference(other, "'" + GetName() + "'", "'" + other.GetName() + "'");
+}
+
+std::string
+Topology::DescribeDifference(const Topology& other,
+                             const std::string& mine,
+                             const std::string& theirs) const
+{
+    const auto counts = [](const Topology& t, const std::string& label) {
+        return label + " has " + std::to_string(t.GetNServers()) + " servers, " +
                std::to_string(t.GetNSwitches()) + " switches and " +
                std::to_string(t.GetNLinks()) + " links";
     };
@@ -379,7 +387,7 @@ Topology::DescribeDifference(const Topology& other) const
     if (m_nServers != other.m_nServers || m_nSwitches != other.m_nSwitches ||
         m_links.size() != other.m_links.size())
     {
-        return counts(*this) + "; " + counts(other);
+        return counts(*this, mine) + "; " + counts(other, theirs);
     }
     for (size_t i = 0; i < m_links.size(); ++i)
     {
@@ -388,15 +396,15 @@ Topology::DescribeDifference(const Topology& other) const
         if (!(x == y))
         {
             return "link " + std::to_string(i) + " is " + std::to_string(x.a) + "-" +
-                   std::to_string(x.b) + " in '" + GetName() + "' but " + std::to_string(y.a) +
-                   "-" + std::to_string(y.b) + " in '" + other.GetName() + "'";
+                   std::to_string(x.b) + " in " + mine + " but " + std::to_string(y.a) + "-" +
+                   std::to_string(y.b) + " in " + theirs;
         }
     }
     for (uint32_t node = m_nServers; node < GetNNodes(); ++node)
     {
-        const uint32_t mine = GetAggregatorSlots(node);
-        const uint32_t theirs = other.GetAggregatorSlots(node);
-        if (mine != theirs)
+        const uint32_t slots = GetAggregatorSlots(node);
+        const uint32_t otherSlots = other.GetAggregatorSlots(node);
+        if (slots != otherSlots)
         {
             const auto describe = [](uint32_t slots) {
                 return slots == 0                 ? std::string("only forwards")
@@ -404,8 +412,8 @@ Topology::DescribeDifference(const Topology& other) const
                                                   : "aggregates (" + std::to_string(slots) +
                                                         " slots)";
             };
-            return "switch " + std::to_string(node) + " " + describe(mine) + " in '" +
-                   GetName() + "' but " + describe(theirs) + " in '" + other.GetName() + "'";
+            return "switch " + std::to_string(node) + " " + describe(slots) + " in " + mine +
+                   " but " + describe(otherSlots) + " in " + theirs;
         }
     }
     return "";

@@ -230,6 +230,17 @@ class Topology
      *         and links in the same order (names aside), else the first difference in words
      */
     std::string DescribeDifference(const Topology& other) const;
+    /**
+     * The same, with each side named as the caller knows it (e.g. "the file" and
+     * "'bcube(n=3,k=1)'"), where both may have the same name.
+     * \param other another topology
+     * \param mine how this one is named in the answer
+     * \param theirs how other is named in the answer
+     * \return empty when both are the same graph, else the first difference in words
+     */
+    std::string DescribeDifference(const Topology& other,
+                                   const std::string& mine,
+                                   const std::string& theirs) const;
 
   private:
     /// \param node a node id \throws std::out_of_range when it is not a node of this topology
