@@ -487,6 +487,46 @@ TEST(ScheduleFile, ANodeTheTopologyDoesNotHaveIsNamedAsTheFileGivesIt)
         << m;
 }
 
+TEST(ScheduleFile, AChunkTheTopologyDoesNotHaveIsCalledAChunk)
+{
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    std::stringstream ss;
+    WriteScheduleJson(ss, p.workloads, p.schedule);
+    std::string text = ss.str();
+    const size_t chunk = text.find("\"chunk\": ") + 9;
+    text = text.substr(0, chunk) + "99" + text.substr(text.find_first_of(",\n}", chunk));
+    const std::string m = ReadError(text);
+    EXPECT_NE(m.find("workloads[0].chunk' names the chunk of node 99, which the file's topology "
+                     "does not have"),
+              std::string::npos)
+        << m;
+}
+
+TEST(ScheduleFile, AnotherTopologyOfTheSameNameIsToldApartFromTheGivenOne)
+{
+    // Both sides were named 'bcube(n=2,k=1)': the message did not say which was the file.
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    Topology other("bcube(n=2,k=1)", 4, 4);
+    const Topology& given = p.workloads.GetTopology();
+    for (uint32_t l = given.GetNLinks(); l-- > 0;) // the same links, backwards
+    {
+        other.AddLink(given.GetLink(l).a, given.GetLink(l).b);
+    }
+    Ptr<ReplayScheduler> replay = CreateObject<ReplayScheduler>();
+    replay->SetPlan(p);
+    try
+    {
+        replay->MakePlan(other, 1);
+        ADD_FAILURE() << "replayed on another graph";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("in the plan's 'bcube(n=2,k=1)' but "),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Schedule, RoundOfEachWorkloadInvertsCompactRounds)
 {
     // Per workload its round, and back: the same schedule; a workload in no round has none,

@@ -154,6 +154,32 @@ TEST(Schedulers, EverySchedulerRefusesTooManyWorkloadsBeforeItBuildsTrees)
     }
 }
 
+TEST(Schedulers, EvaluationChecksWhatPlanningAndValidatingHoldBeforeStarting)
+{
+    // bcube(n=16,k=2) passed the workloads' own check and then ran out of memory in
+    // allreduce-rounds (std::bad_alloc). Here the same under a lowered limit: fattree(k=8)'s
+    // 32,512 workloads at 512 bytes each are 15 MiB, over 8 MiB.
+    SetMemoryLimit(uint64_t{8} << 20);
+    try
+    {
+        EvaluateScheduler(BuildTopology("fattree:k=8"), "greedy", 1);
+        ADD_FAILURE() << "evaluated over the limit";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("scheduling and checking the 32512 workloads of "
+                                             "'fattree(k=8)' (1 piece per chunk) would need 15 "
+                                             "MiB, more than the limit of 8 MiB"),
+                  std::string::npos)
+            << e.what();
+    }
+    SetMemoryLimit(MAX_MEMORY_BYTES);
+    // What the programs print when the memory runs out all the same.
+    EXPECT_NE(DescribeError(std::bad_alloc()).find("out of memory (std::bad_alloc)"),
+              std::string::npos);
+    EXPECT_EQ(DescribeError(std::invalid_argument("--pieces must be ...")), "--pieces must be ...");
+}
+
 TEST(Schedulers, EverySchedulerIsValidWithPieces)
 {
     QuickSchedulerDefaults();
