@@ -1684,36 +1684,6 @@ TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
     q.hidden = 16;
     DrlTrainer other(topos, q, 4);
     EXPECT_THROW(other.Train(4, a, true, nullptr), std::runtime_error);
-    // A new run does not overwrite the run there, and a resume with nothing to train is
-    // refused rather than rewriting policy.pt.
-    DrlTrainer again(topos, p, 4);
-    EXPECT_THROW(again.Train(4, a, false, nullptr), std::invalid_argument);
-    EXPECT_THROW(again.Train(3, a, true, nullptr), std::invalid_argument);
-    // A last.pt put in from another run (a shipped checkpoint: other networks) is refused
-    // before its first step, not by LibTorch deep in it.
-    const std::string c = TempDir("foreign-last");
-    for (const char* f : {"trainer.pt", "curve.csv", "curve-topologies.csv"})
-    {
-        std::filesystem::copy_file(a + "/" + f, c + "/" + f);
-    }
-    std::filesystem::copy_file(std::string(ALLREDUCE_SOURCE_DIR) + "/checkpoints/bcube-n-3-k-1.pt",
-                               c + "/last.pt");
-    DrlTrainer foreign(topos, p, 4);
-    try
-    {
-        foreign.Train(4, c, true, nullptr);
-        ADD_FAILURE() << "resumed with a foreign last.pt";
-    }
-    catch (const std::exception& e)
-    {
-        EXPECT_EQ(std::string(e.what()).find("Exception raised from"), std::string::npos)
-            << e.what();
-        EXPECT_NE(std::string(e.what()).find("its optimizer state is missing or does not fit "
-                                             "the networks of last.pt"),
-                  std::string::npos)
-            << e.what();
-    }
-    std::filesystem::remove_all(c);
     // The checkpoints record what they were trained on; resuming on other topologies (or the
     // same in another order, which the curve's columns follow) is refused, naming both.
     const std::vector<std::string> names{"bcube(n=2,k=1)", "dcell(n=2,k=1)"};
@@ -1767,6 +1737,52 @@ TEST(DrlTrainer, SameSeedSameCurveAndResumeContinuesIt)
     std::filesystem::remove_all(models);
     std::filesystem::remove_all(a);
     std::filesystem::remove_all(b);
+}
+
+TEST(DrlTrainer, AResumeOrANewRunKeepsTheRunThatIsThere)
+{
+    torch::set_num_threads(1);
+    DrlHyperParams p;
+    p.imitationSteps = 20;
+    p.episodes = 2;
+    p.upperIterations = 1;
+    p.lowerIterations = 1;
+    p.evalSamples = 1;
+    const std::vector<Topology> topos{BuildTopology("bcube:n=2,k=1")};
+    const std::string a = TempDir("kept");
+    DrlTrainer one(topos, p, 4);
+    one.Train(1, a, false, nullptr);
+    // A new run does not overwrite the run there, and a resume with nothing to train is
+    // refused rather than rewriting policy.pt.
+    DrlTrainer again(topos, p, 4);
+    EXPECT_THROW(again.Train(2, a, false, nullptr), std::invalid_argument);
+    EXPECT_THROW(again.Train(1, a, true, nullptr), std::invalid_argument);
+    // A last.pt put in from another run (a shipped checkpoint: other networks) is refused
+    // before its first step, not by LibTorch deep in it.
+    const std::string c = TempDir("foreign-last");
+    for (const char* f : {"trainer.pt", "curve.csv", "curve-topologies.csv"})
+    {
+        std::filesystem::copy_file(a + "/" + f, c + "/" + f);
+    }
+    std::filesystem::copy_file(std::string(ALLREDUCE_SOURCE_DIR) + "/checkpoints/bcube-n-3-k-1.pt",
+                               c + "/last.pt");
+    DrlTrainer foreign(topos, p, 4);
+    try
+    {
+        foreign.Train(2, c, true, nullptr);
+        ADD_FAILURE() << "resumed with a foreign last.pt";
+    }
+    catch (const std::exception& e)
+    {
+        EXPECT_EQ(std::string(e.what()).find("Exception raised from"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("its optimizer state is missing or does not fit "
+                                             "the networks of last.pt"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::filesystem::remove_all(c);
+    std::filesystem::remove_all(a);
 }
 
 TEST(DrlTrainer, TaughtTreesGiveTheSameRunOnThreadsAndAcrossAResume)

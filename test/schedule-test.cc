@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <sstream>
 
@@ -525,6 +526,30 @@ TEST(ScheduleFile, AnotherTopologyOfTheSameNameIsToldApartFromTheGivenOne)
                   std::string::npos)
             << e.what();
     }
+}
+
+TEST(ScheduleFile, ReplayedOnTheTopologyGivenWithItsNameAndItsLinks)
+{
+    // A file replayed with a topology spec runs on that topology: its slowed links were lost
+    // (allreduce-packet --schedule-in --slow-links ran at full rate) and the file's name was
+    // printed, whatever it said.
+    const Plan p = GreedyPlan("bcube:n=2,k=1");
+    std::stringstream ss;
+    WriteScheduleJson(ss, p.workloads, p.schedule);
+    std::string text = ss.str();
+    const std::string name = "\"bcube(n=2,k=1)\"";
+    ASSERT_NE(text.find(name), std::string::npos);
+    text.replace(text.find(name), name.size(), "\"renamed\"");
+    const std::string path = testing::TempDir() + "allreduce-replay-given.json";
+    {
+        std::ofstream(path) << text;
+    }
+    const Plan slowed = ReadPlanFile(path, "bcube:n=2,k=1,slow=0.5");
+    EXPECT_EQ(slowed.workloads.GetTopology().CountUnevenLinks(), 4u);
+    EXPECT_EQ(ReadPlanFile(path, "bcube:n=2,k=1").workloads.GetTopology().GetName(),
+              "bcube(n=2,k=1)");
+    EXPECT_EQ(ReadPlanFile(path, "").workloads.GetTopology().GetName(), "renamed");
+    std::filesystem::remove(path);
 }
 
 TEST(Schedule, RoundOfEachWorkloadInvertsCompactRounds)

@@ -135,13 +135,16 @@ ReplayScheduler::GetPlanFor(const Topology& topology, uint32_t pieces)
 WorkloadSet
 ReplayScheduler::MakeWorkloads(const Topology& topology, uint32_t pieces)
 {
-    return GetPlanFor(topology, pieces).workloads;
+    return GetPlanFor(topology, pieces).workloads.OnTopology(topology);
 }
 
 Plan
 ReplayScheduler::MakePlan(const Topology& topology, uint32_t pieces)
 {
-    Plan plan = GetPlanFor(topology, pieces);
+    // On the topology given, the same graph (checked): its name and its links' rates and
+    // delays are what runs, where the file's name may differ and a file has no link rates.
+    const Plan& loaded = GetPlanFor(topology, pieces);
+    Plan plan{loaded.workloads.OnTopology(topology), loaded.schedule};
     if (plan.schedule.scheduler.empty())
     {
         plan.schedule.scheduler = GetName();

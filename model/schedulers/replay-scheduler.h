@@ -29,7 +29,8 @@ namespace ns3
  *    replays async runs so.
  *
  * Attribute File: a schedule file (doc/allreduce.rst, "Validator and schedule files") whose
- * plan MakePlan returns, after checking that its topology and pieces are the ones asked for.
+ * plan MakePlan returns, after checking that its topology and pieces are the ones asked for, on
+ * the topology asked for (its name, and its links' rates and delays, which a file does not hold).
  * SetPlan and SetSchedule give the plan directly.
  */
 class ReplayScheduler : public AllReduceScheduler
