@@ -45,6 +45,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 using namespace ns3;
 
@@ -89,8 +90,9 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
     AddLinkOptions(cmd, o.config);
     cmd.AddString("schedule-in",
                   "replay this schedule file (doc/allreduce.rst, \"Schedule files\") on the "
-                  "topology it carries, along its paths; with --topology, the file must be for "
-                  "that topology. Or run an MSCCL algorithm (XML) on --topology",
+                  "topology it carries, along its paths; with --topology (the same graph), on "
+                  "that topology, its link rates included. Or run an MSCCL algorithm (XML) on "
+                  "--topology",
                   o.scheduleIn);
     cmd.AddString("ranks",
                   "with an MSCCL algorithm in --schedule-in: the server of each rank, e.g. "
@@ -153,6 +155,28 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
                   o.config.synchronizer, {"granted-time-window", "null-message"});
 }
 
+/// \param spec a topology spec \return true when it has slow=, slowrate= or slowseed=
+bool
+SpecHasSlowLinks(const std::string& spec)
+{
+    std::istringstream options(spec.substr(spec.find(':') + 1));
+    for (std::string item; std::getline(options, item, ',');)
+    {
+        const std::string key = item.substr(0, item.find('='));
+        const size_t first = key.find_first_not_of(' ');
+        const std::string trimmed =
+            first == std::string::npos
+                ? ""
+                : key.substr(first, key.find_last_not_of(' ') - first + 1);
+        if (item.find('=') != std::string::npos &&
+            (trimmed == "slow" || trimmed == "slowrate" || trimmed == "slowseed"))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 /// Checks the options together and completes the run's configuration from them.
 void
 CheckOptions(const CheckedCommandLine& cmd, Options& o)
@@ -191,8 +215,7 @@ CheckOptions(const CheckedCommandLine& cmd, Options& o)
             throw std::invalid_argument("--slow-links needs --topology (with --schedule-in, "
                                         "the spec of the file's topology)");
         }
-        if (o.topology.find(",slow") != std::string::npos ||
-            o.topology.find(":slow") != std::string::npos)
+        if (SpecHasSlowLinks(o.topology))
         {
             throw std::invalid_argument("--slow-links and the spec's slow= options both slow "
                                         "links: give one of them (--topology='" +

@@ -96,6 +96,7 @@ fi
 train_one() {
   local name specs offset options
   IFS='|' read -r name specs offset options <<< "$1"
+  rm -rf "${out:?}/$name" # a new run does not overwrite an old one: start from nothing
   # shellcheck disable=SC2086 # options are words
   "$build/examples/allreduce-train" --topology="$specs" --iterations="$iterations" \
     --seed="$((seed + ${offset:-0}))" --out="$out/$name" $options > "$out/$name.log" 2>&1

@@ -83,7 +83,8 @@ ParseLinkDowns(const std::vector<std::string>& links, const std::vector<std::str
         {
             throw std::invalid_argument("--link-down must be a topology link index (a whole "
                                         "number from 0: dcn-topology --write=FILE lists the "
-                                        "links in order, one 'link A B' line each), got '" + Abbreviate(links[i]) + "'");
+                                        "links in order, one 'link A B' line each), got '" +
+                                        Abbreviate(links[i]) + "'");
         }
         if (std::count(links.begin(), links.begin() + i, links[i]) > 0)
         {
@@ -500,8 +501,9 @@ CheckServersReachable(const std::vector<LinkDownEvent>& downs, const Topology& t
         if (find(server) != find(0))
         {
             throw std::invalid_argument(
-                "--link-down takes link(s) " + atStart + " down at the start, which leaves servers 0 and " +
-                std::to_string(server) + " no path between them, so the AllReduce cannot finish: "
+                "--link-down takes link(s) " + atStart + " down at the start, which leaves " +
+                "servers 0 and " + std::to_string(server) +
+                " no path between them, so the AllReduce cannot finish: "
                 "leave each server a path to the others (drop a --link-down, or give it a "
                 "later --link-down-at)");
         }
@@ -528,11 +530,13 @@ CheckLinkRates(const PacketRunConfig& config, const Topology& topo)
             const TopologyLink& ends = topo.GetLink(link);
             std::ostringstream message;
             message << "link " << link << " (" << ends.a << "-" << ends.b << ") of "
-                    << topo.GetName() << " would run at " << base * p.rateFactor
-                    << " bit/s (" << Quantity::FormatRate(static_cast<uint64_t>(base))
+                    << topo.GetName() << " would run at "
+                    << Quantity::FormatRate(static_cast<uint64_t>(base * p.rateFactor)) << " ("
+                    << Quantity::FormatRate(static_cast<uint64_t>(base))
                     << " x a slow-down factor of " << p.rateFactor
                     << "), too slow for packet level: give every link at least 1Mbps (raise "
-                       "--slow-links' FACTOR or slowrate=, or the link's rate in the file)";
+                       "--slow-links' FACTOR or slowrate=, --data-rate, or the link's rate in "
+                       "the file)";
             throw std::invalid_argument(message.str());
         }
     }

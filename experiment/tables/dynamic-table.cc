@@ -73,6 +73,19 @@ DynamicTable::DynamicTable(DynamicTableConfig config)
                                         "slow-links");
         }
     }
+    const bool slowLinks = std::find(m_config.scenarios.begin(), m_config.scenarios.end(),
+                                     "slow-links") != m_config.scenarios.end();
+    if (slowLinks && m_config.run.dataRate.GetBitRate() * SLOW_FACTOR < 1e6)
+    {
+        // Checked here, not when the scenario's turn comes after the others have run.
+        throw std::invalid_argument(
+            "the slow-links scenario runs links at " + FormatNumber(SLOW_FACTOR) +
+            "x --data-rate, below the 1Mbps packet level needs at --data-rate=" +
+            Quantity::FormatRate(m_config.run.dataRate.GetBitRate()) +
+            ": give --data-rate of at least " +
+            Quantity::FormatRate(static_cast<uint64_t>(std::ceil(1e6 / SLOW_FACTOR))) +
+            ", or leave slow-links out of --scenarios");
+    }
     if (m_config.run.mode != "barrier" && m_config.run.mode != "async")
     {
         throw std::invalid_argument("mode must be barrier or async, got '" + m_config.run.mode +

@@ -120,7 +120,9 @@ ReplayScheduler::GetPlanFor(const Topology& topology, uint32_t pieces)
     if (!differs.empty())
     {
         throw std::invalid_argument("replay: " + source + " is for another topology than " +
-                                    topology.GetName() + ": " + differs);
+                                    topology.GetName() + ": " + differs +
+                                    "; give the topology it was written for (or none: a "
+                                    "schedule file carries its own)");
     }
     if (plan.workloads.GetPieces() != pieces)
     {

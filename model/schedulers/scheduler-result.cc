@@ -55,8 +55,8 @@ EvaluateScheduler(const Topology& topology, Ptr<AllReduceScheduler> s, uint32_t 
     const uint64_t workloads =
         SaturatingMultiply(SaturatingMultiply(2 * n, n > 0 ? n - 1 : 0), pieces);
     CheckMemory("scheduling and checking the " + std::to_string(workloads) + " workloads of '" +
-                    topology.GetName() + "' (" + std::to_string(pieces) + (pieces == 1 ? " piece" : " pieces") +
-                    " per chunk)",
+                    topology.GetName() + "' (" + std::to_string(pieces) +
+                    (pieces == 1 ? " piece" : " pieces") + " per chunk)",
                 SaturatingMultiply(workloads, BYTES_PER_EVALUATED_WORKLOAD),
                 "give a smaller topology or fewer pieces");
     const auto start = std::chrono::steady_clock::now();

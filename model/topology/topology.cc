@@ -406,10 +406,10 @@ Topology::DescribeDifference(const Topology& other,
         const uint32_t otherSlots = other.GetAggregatorSlots(node);
         if (slots != otherSlots)
         {
-            const auto describe = [](uint32_t slots) {
-                return slots == 0                 ? std::string("only forwards")
-                       : slots == UNLIMITED_SLOTS ? std::string("aggregates (unlimited slots)")
-                                                  : "aggregates (" + std::to_string(slots) +
+            const auto describe = [](uint32_t count) {
+                return count == 0                 ? std::string("only forwards")
+                       : count == UNLIMITED_SLOTS ? std::string("aggregates (unlimited slots)")
+                                                  : "aggregates (" + std::to_string(count) +
                                                         " slots)";
             };
             return "switch " + std::to_string(node) + " " + describe(slots) + " in " + mine +
