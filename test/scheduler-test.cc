@@ -178,6 +178,10 @@ TEST(Schedulers, EvaluationChecksWhatPlanningAndValidatingHoldBeforeStarting)
     EXPECT_NE(DescribeError(std::bad_alloc()).find("out of memory (std::bad_alloc)"),
               std::string::npos);
     EXPECT_EQ(DescribeError(std::invalid_argument("--pieces must be ...")), "--pieces must be ...");
+    // LibTorch's errors lose their stack trace.
+    EXPECT_EQ(DescribeError(std::runtime_error("The size of tensor a (20) must match\nException "
+                                               "raised from infer_size_impl at ...\nframe #0")),
+              "The size of tensor a (20) must match");
 }
 
 TEST(Schedulers, EverySchedulerIsValidWithPieces)

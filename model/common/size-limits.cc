@@ -65,7 +65,11 @@ DescribeError(const std::exception& error)
                "can have; give a smaller topology, fewer pieces or a smaller gradient (see "
                "\"Limits\" in doc/allreduce.rst), or raise the process's memory limit (ulimit -v)";
     }
-    return error.what();
+    // LibTorch's c10::Error appends its C++ stack trace ("Exception raised from ..."): of no
+    // use to a user, and dozens of lines.
+    const std::string message = error.what();
+    const size_t trace = message.find("\nException raised from ");
+    return trace == std::string::npos ? message : message.substr(0, trace);
 }
 
 } // namespace ns3

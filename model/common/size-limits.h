@@ -63,7 +63,7 @@ uint64_t SaturatingMultiply(uint64_t a, uint64_t b);
  * \ingroup allreduce-common
  * What a program prints for an error it caught: the exception's message, except where the
  * message alone says nothing to a user (std::bad_alloc: the memory ran out beyond what the size
- * checks foresaw).
+ * checks foresaw), without the stack trace LibTorch's errors carry.
  * \param error the exception
  * \return the words to print after "error: "
  */

@@ -667,7 +667,7 @@ AllReduceController::Decide(bool joinRound)
     catch (const std::exception& e)
     {
         End("at t=" + std::to_string(Elapsed()) + " s the scheduler '" + m_scheduler->GetName() +
-            "' failed: " + e.what());
+            "' failed: " + DescribeError(e));
         return;
     }
     const double wall =
@@ -899,7 +899,7 @@ AllReduceController::BeginAfterWarmUp()
     catch (const std::exception& e)
     {
         End(std::string("the scheduler '") + m_scheduler->GetName() +
-            "' failed to prepare again after a warm-up: " + e.what());
+            "' failed to prepare again after a warm-up: " + DescribeError(e));
         return;
     }
     Begin();
