@@ -440,9 +440,7 @@ DcnTopologyHelper::ApplyLinkProperties(uint32_t link)
         Ptr<NetDevice> device = m_links[link].Get(end);
         DataRateValue rate;
         device->GetAttribute("DataRate", rate);
-        const double bps =
-            (p.rateBps != 0 ? static_cast<double>(p.rateBps) : rate.Get().GetBitRate()) *
-            p.rateFactor;
+        const double bps = p.GetRate(static_cast<double>(rate.Get().GetBitRate()));
         device->SetAttribute("DataRate",
                              DataRateValue(DataRate(std::max<uint64_t>(1, std::llround(bps)))));
     }

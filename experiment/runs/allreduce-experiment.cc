@@ -523,16 +523,16 @@ CheckLinkRates(const PacketRunConfig& config, const Topology& topo)
     for (uint32_t link = 0; link < topo.GetNLinks(); ++link)
     {
         const LinkProperties p = topo.GetLinkProperties(link);
-        const double base = p.rateBps != 0 ? static_cast<double>(p.rateBps)
-                                           : static_cast<double>(config.dataRate.GetBitRate());
-        if (base * p.rateFactor < 1e6)
+        const double rate = p.GetRate(static_cast<double>(config.dataRate.GetBitRate()));
+        if (rate < MIN_PACKET_RATE_BPS)
         {
+            const uint64_t base = p.rateBps != 0 ? p.rateBps : config.dataRate.GetBitRate();
             const TopologyLink& ends = topo.GetLink(link);
             std::ostringstream message;
             message << "link " << link << " (" << ends.a << "-" << ends.b << ") of "
                     << topo.GetName() << " would run at "
-                    << Quantity::FormatRate(static_cast<uint64_t>(base * p.rateFactor)) << " ("
-                    << Quantity::FormatRate(static_cast<uint64_t>(base))
+                    << Quantity::FormatRate(static_cast<uint64_t>(rate)) << " ("
+                    << Quantity::FormatRate(base)
                     << " x a slow-down factor of " << p.rateFactor
                     << "), too slow for packet level: give every link at least 1Mbps (raise "
                        "--slow-links' FACTOR or slowrate=, --data-rate, or the link's rate in "
@@ -574,10 +574,10 @@ CheckPacketRunConfig(const PacketRunConfig& config, const Topology& topo)
     }
     RunSettings settings;
     CheckTransport(config, settings);
-    if (config.dataRate.GetBitRate() < 1000000)
+    if (config.dataRate.GetBitRate() < MIN_PACKET_RATE_BPS)
     {
-        // Below it a 1500-byte packet takes over 12 ms a hop, and TCP's timers (a 1 s minimum
-        // RTO, 3 s to connect) give up on connections that are only slow.
+        // TCP's timers (a 1 s minimum RTO, 3 s to connect) give up on connections that are
+        // only slow (MIN_PACKET_RATE_BPS).
         throw std::invalid_argument("--data-rate of " + Quantity::FormatRate(config.dataRate.GetBitRate()) + " is too slow for "
                                     "TCP at packet level: give at least 1Mbps");
     }

@@ -114,6 +114,14 @@ std::string ChooseDecisions(const std::string& given, const std::string& schedul
 
 /**
  * \ingroup allreduce-experiment
+ * The slowest link a packet-level run accepts, in bit/s (--data-rate, and every link once its
+ * own rate and slow-down factor apply): below it a 1500-byte packet takes over 12 ms a hop, and
+ * TCP's timers give up on connections that are only slow.
+ */
+constexpr uint64_t MIN_PACKET_RATE_BPS = 1000000;
+
+/**
+ * \ingroup allreduce-experiment
  * Everything one packet-level run needs besides its plan. Quantities are typed: the programs'
  * command lines parse them once (CheckedCommandLine), and nothing further in reads text.
  */

@@ -75,7 +75,7 @@ DynamicTable::DynamicTable(DynamicTableConfig config)
     }
     const bool slowLinks = std::find(m_config.scenarios.begin(), m_config.scenarios.end(),
                                      "slow-links") != m_config.scenarios.end();
-    if (slowLinks && m_config.run.dataRate.GetBitRate() * SLOW_FACTOR < 1e6)
+    if (slowLinks && m_config.run.dataRate.GetBitRate() * SLOW_FACTOR < MIN_PACKET_RATE_BPS)
     {
         // Checked here, not when the scenario's turn comes after the others have run.
         throw std::invalid_argument(
@@ -83,7 +83,8 @@ DynamicTable::DynamicTable(DynamicTableConfig config)
             "x --data-rate, below the 1Mbps packet level needs at --data-rate=" +
             Quantity::FormatRate(m_config.run.dataRate.GetBitRate()) +
             ": give --data-rate of at least " +
-            Quantity::FormatRate(static_cast<uint64_t>(std::ceil(1e6 / SLOW_FACTOR))) +
+            Quantity::FormatRate(
+                static_cast<uint64_t>(std::ceil(MIN_PACKET_RATE_BPS / SLOW_FACTOR))) +
             ", or leave slow-links out of --scenarios");
     }
     if (m_config.run.mode != "barrier" && m_config.run.mode != "async")

@@ -67,6 +67,13 @@ struct LinkProperties
     double rateFactor{1};  //!< multiplies that rate: below 1 for a slowed link
     int64_t delayNs{-1};   //!< propagation delay in nanoseconds; negative: the network's
 
+    /// \param networkBps the network's rate (its DataRate attribute), in bit/s
+    /// \return the link's own rate, or the network's, times its factor, in bit/s
+    double GetRate(double networkBps) const
+    {
+        return (rateBps != 0 ? static_cast<double>(rateBps) : networkBps) * rateFactor;
+    }
+
     /// \return true when nothing differs from the network's settings
     bool IsDefault() const
     {
