@@ -102,7 +102,8 @@ struct Options
     std::string out;
     bool resume = false;
     DrlHyperParams params;
-    uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
+    // One per core, where the BLAS under LibTorch may be called from several threads.
+    uint32_t threads = IsDrlBlasThreadSafe() ? std::max(1u, std::thread::hardware_concurrency()) : 1;
 };
 
 void

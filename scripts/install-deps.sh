@@ -10,6 +10,9 @@ packages=(
   cmake make g++ ccache
   # libraries
   libboost-dev nlohmann-json3-dev libtinyxml2-dev libtorch-dev coinor-libcbc-dev pkg-config
+  # an optimized BLAS under LibTorch (the libblas.so.3 alternative): the build with threads,
+  # whose calls from several threads are safe (drl sets it to one thread of its own)
+  libopenblas0-pthread
   libmetis-dev
   # distributed runs: the in-tree build's ns-3 MPI module, and mpirun
   libopenmpi-dev openmpi-bin

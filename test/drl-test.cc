@@ -1233,6 +1233,9 @@ TEST(DrlScheduler, DecidesEachRoundOnTheStateItIsGiven)
         WorkloadSet::Build(t, BuildShortestPathTrees(t), WorkloadSemantics::MERGE, 1);
     Ptr<AllReduceScheduler> drl = CreateScheduler("drl");
     drl->SetAttribute("Model", StringValue(""));
+    // Both score again after every pick (a policy's own share is 0; the scheduler's default
+    // here 0.5), so that they are the same decoding, not two that may agree.
+    drl->SetAttribute("RescoreShare", DoubleValue(0.0));
     const DrlPolicy policy =
         DrlPolicy::Load(GetDrlModelDirectory() + "/" + GetDrlModelName(t.GetName()) + ".pt");
     DrlEnvironment env(ws);

@@ -4,6 +4,8 @@
 
 #include "drl-policy.h"
 
+#include "drl-threads.h"
+
 
 #include <algorithm>
 #include <cmath>
@@ -196,18 +198,57 @@ SetPolicyImpl::forward(const torch::Tensor& items,
                        const torch::Tensor& segment,
                        const torch::Tensor& global)
 {
-    const int64_t b = global.size(0);
-    const auto e = m_encoder->forward(torch::cat({items, global.index_select(0, segment)}, 1));
-    const auto count =
-        torch::zeros({b}, torch::kFloat32).index_add(0, segment, torch::ones({items.size(0)}));
-    const auto pooled = torch::zeros({b, e.size(1)}, torch::kFloat32).index_add(0, segment, e) /
-                        count.clamp_min(1.0).unsqueeze(1);
-    const auto logits =
-        m_head->forward(torch::cat({e, pooled.index_select(0, segment)}, 1)).squeeze(1);
+    torch::Tensor pooled;
+    const auto logits = Logits(items, segment, global, pooled);
     // The value head reads the policy's codes but does not shape them: its loss (returns up to
     // the +10 of the end) would otherwise swamp the policy's features.
     const auto value = m_value->forward(torch::cat({pooled.detach(), global}, 1)).squeeze(1);
     return {logits, value};
+}
+
+torch::Tensor
+SetPolicyImpl::Logits(const torch::Tensor& items,
+                      const torch::Tensor& segment,
+                      const torch::Tensor& global,
+                      torch::Tensor& pooled)
+{
+    // The layers of m_encoder and m_head split by their inputs: [item | global] into the
+    // encoder and [item code | pooled] into the head. The global features' and the pooled
+    // context's shares are computed once per decision, not once per item. One decision
+    // (training's step, decoding's Score) takes exactly the same steps, so that decoding and
+    // training score alike to the last bit, whatever BLAS does with the order of a sum.
+    const auto& in = m_encoder->ptr(0)->as<torch::nn::Linear>();
+    const auto& hidden = m_encoder->ptr(2)->as<torch::nn::Linear>();
+    const auto& mix = m_head->ptr(0)->as<torch::nn::Linear>();
+    const auto& out = m_head->ptr(2)->as<torch::nn::Linear>();
+    const int64_t b = global.size(0);
+    const int64_t f = items.size(1);
+    const int64_t h = hidden->weight.size(0);
+    const bool one = b == 1; // then every item's share is the one row, broadcast
+    const auto inBias = torch::addmm(in->bias.unsqueeze(0),
+                                     global,
+                                     in->weight.narrow(1, f, global.size(1)).t());
+    auto e = torch::tanh(torch::addmm(one ? inBias : inBias.index_select(0, segment),
+                                      items,
+                                      in->weight.narrow(1, 0, f).t()));
+    e = torch::tanh(torch::addmm(hidden->bias.unsqueeze(0), e, hidden->weight.t()));
+    if (one)
+    {
+        pooled = e.mean(0, true);
+    }
+    else
+    {
+        const auto count = torch::zeros({b}, torch::kFloat32)
+                               .index_add(0, segment, torch::ones({items.size(0)}));
+        pooled = torch::zeros({b, h}, torch::kFloat32).index_add(0, segment, e) /
+                 count.clamp_min(1.0).unsqueeze(1);
+    }
+    const auto mixBias =
+        torch::addmm(mix->bias.unsqueeze(0), pooled, mix->weight.narrow(1, h, h).t());
+    const auto code = torch::tanh(torch::addmm(one ? mixBias : mixBias.index_select(0, segment),
+                                               e,
+                                               mix->weight.narrow(1, 0, h).t()));
+    return torch::addmm(out->bias.unsqueeze(0), code, out->weight.t()).squeeze(1);
 }
 
 std::shared_ptr<SetPolicyImpl>
@@ -227,24 +268,8 @@ SetPolicyImpl::Copy() const
 torch::Tensor
 SetPolicyImpl::Score(const torch::Tensor& items, const torch::Tensor& global)
 {
-    // forward()'s layers, split by their inputs: [item | global] into the encoder and
-    // [item code | pooled] into the head.
-    const auto& in = m_encoder->ptr(0)->as<torch::nn::Linear>();
-    const auto& hidden = m_encoder->ptr(2)->as<torch::nn::Linear>();
-    const auto& mix = m_head->ptr(0)->as<torch::nn::Linear>();
-    const auto& out = m_head->ptr(2)->as<torch::nn::Linear>();
-    const int64_t f = items.size(1);
-    const int64_t h = hidden->weight.size(0);
-    const auto inBias = torch::addmm(in->bias.unsqueeze(0),
-                                     global,
-                                     in->weight.narrow(1, f, global.size(1)).t());
-    auto e = torch::tanh(torch::addmm(inBias, items, in->weight.narrow(1, 0, f).t()));
-    e = torch::tanh(torch::addmm(hidden->bias.unsqueeze(0), e, hidden->weight.t()));
-    const auto pooled = e.mean(0, true);
-    const auto mixBias =
-        torch::addmm(mix->bias.unsqueeze(0), pooled, mix->weight.narrow(1, h, h).t());
-    const auto code = torch::tanh(torch::addmm(mixBias, e, mix->weight.narrow(1, 0, h).t()));
-    return torch::addmm(out->bias.unsqueeze(0), code, out->weight.t()).squeeze(1);
+    torch::Tensor pooled;
+    return Logits(items, torch::Tensor(), global, pooled);
 }
 
 DrlPolicy::DrlPolicy(const DrlHyperParams& params)
@@ -270,6 +295,7 @@ DrlPolicy::DrlPolicy(const DrlHyperParams& params,
     {
         throw std::invalid_argument("drl: the hidden width and the trees per root must be >= 1");
     }
+    SetUpDrlBlas();
     m_upper = SetPolicy(m_treeWidth, m_globalWidth, m_hidden);
     m_lower = SetPolicy(m_candidateWidth, m_globalWidth, m_hidden);
 }
@@ -956,14 +982,25 @@ DrlPolicy::PickInPasses(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) co
                 key[i] -= std::log(-std::log(u));
             }
         }
+        const uint32_t scored = env.GetNPickable();
+        const auto budget = std::max<uint32_t>(
+            1, static_cast<uint32_t>(std::floor(m_rescoreShare * scored)));
+        if (budget == 1)
+        {
+            // One pick before the next scoring: the first of the order below, without sorting.
+            size_t best = 0;
+            for (size_t i = 1; i < open.size(); ++i)
+            {
+                best = key[i] > key[best] ? i : best;
+            }
+            env.Pick(open[best]);
+            continue;
+        }
         order.resize(open.size());
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
             return key[a] > key[b];
         });
-        const uint32_t scored = env.GetNPickable();
-        const auto budget = std::max<uint32_t>(
-            1, static_cast<uint32_t>(std::floor(m_rescoreShare * scored)));
         for (uint32_t i : order)
         {
             if (scored - env.GetNPickable() >= budget)

@@ -173,12 +173,11 @@ class SetPolicyImpl : public torch::nn::Module
                                                     const torch::Tensor& global);
 
     /**
-     * The logits of forward() for one decision, without the value, at about two thirds of the
-     * cost per item: the global features' and the pooled context's share of the first layers
-     * are the same for every item, so they are computed once instead of once per item.
+     * The logits of forward() for one decision (forward computes the global features' and the
+     * pooled context's shares of the first layers once per decision, not once per item).
      * \param items [N, itemFeatures], the items of one decision
      * \param global [1, globalFeatures]
-     * \return a logit per item [N] (equal to forward()'s up to float rounding)
+     * \return a logit per item [N], to the bit forward()'s for that decision alone
      */
     torch::Tensor Score(const torch::Tensor& items, const torch::Tensor& global);
 
@@ -186,6 +185,19 @@ class SetPolicyImpl : public torch::nn::Module
     std::shared_ptr<SetPolicyImpl> Copy() const;
 
   private:
+    /**
+     * The logits of forward(), and the pooled context the value head reads.
+     * \param items [R, itemFeatures]
+     * \param segment [R] int64 (not read when there is one decision)
+     * \param global [B, globalFeatures]
+     * \param pooled set to [B, hidden], the mean item code per decision
+     * \return a logit per item [R]
+     */
+    torch::Tensor Logits(const torch::Tensor& items,
+                         const torch::Tensor& segment,
+                         const torch::Tensor& global,
+                         torch::Tensor& pooled);
+
     int64_t m_itemFeatures;                   //!< features per item
     int64_t m_globalFeatures;                 //!< global features
     int64_t m_hidden;                         //!< hidden width

@@ -4,6 +4,8 @@
 
 #include "drl-trainer.h"
 
+#include "drl-threads.h"
+
 #include "ns3/flat-tree-search.h"
 #include "ns3/log.h"
 #include "ns3/text-file.h"
@@ -200,53 +202,6 @@ std::vector<torch::Tensor>
 Parameters(SetPolicy& a)
 {
     return a->parameters();
-}
-
-/**
- * Runs task(worker, i) for every i in [0, n) on `workers` threads (this one is worker 0), each
- * taking the next i until none is left; the first exception a task throws stops the others
- * from taking more and is rethrown here once all have stopped.
- * \param n tasks
- * \param workers threads to use, at most n of them (0 or 1: all on this thread)
- * \param task the task
- */
-void
-RunInParallel(size_t n, uint32_t workers, const std::function<void(uint32_t, size_t)>& task)
-{
-    workers = static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(workers, n)));
-    std::atomic<size_t> next{0};
-    std::vector<std::exception_ptr> errors(workers);
-    const auto work = [&](uint32_t w) {
-        try
-        {
-            for (size_t i = next++; i < n; i = next++)
-            {
-                task(w, i);
-            }
-        }
-        catch (...)
-        {
-            errors[w] = std::current_exception();
-            next = n;
-        }
-    };
-    std::vector<std::thread> threads;
-    for (uint32_t w = 1; w < workers; ++w)
-    {
-        threads.emplace_back(work, w);
-    }
-    work(0);
-    for (auto& t : threads)
-    {
-        t.join();
-    }
-    for (const auto& e : errors)
-    {
-        if (e)
-        {
-            std::rethrow_exception(e);
-        }
-    }
 }
 
 /// Minibatches are cut into this many shards for their gradients, whatever the threads.
@@ -580,6 +535,11 @@ DrlTrainer::SetThreads(uint32_t threads)
     {
         throw std::invalid_argument("drl: threads must be from 1 to 256, got " +
                                     std::to_string(threads));
+    }
+    if (threads > 1 && !IsDrlBlasThreadSafe())
+    {
+        throw std::invalid_argument("drl: " + std::to_string(threads) + " threads: " +
+                                    DescribeDrlBlasThreads() + "; or give one thread");
     }
     m_threads = threads;
 }

@@ -79,30 +79,37 @@ DrlTreeObservation::Compute(const SchedulerState& state,
     const DrlLoadTracker& loads = *m_loads;
     const auto& trees = m_catalogue->GetTrees();
     std::vector<float> out(trees.size() * FEATURES, 0.0f);
+    // What is ready, per tree, from the state's ready list (one pass, not a status query per
+    // workload left).
+    std::vector<uint32_t> ready(trees.size(), 0);
+    std::vector<uint32_t> readyHeight(trees.size(), 0);
+    for (uint32_t e : state.GetReady())
+    {
+        const uint32_t t = m_catalogue->GetTreeOfEngineId(e);
+        const uint32_t set = trees[t].set;
+        ++ready[t];
+        readyHeight[t] =
+            std::max(readyHeight[t], m_catalogue->GetSet(set).GetHeight(e - m_catalogue->GetOffset(set)));
+    }
+    const std::vector<Workload>& running = state.GetWorkloads().GetAll(); // as the state runs them
     for (uint32_t t = 0; t < trees.size(); ++t)
     {
         const DrlTreeCatalogue::Tree& tree = trees[t];
         const WorkloadSet& set = m_catalogue->GetSet(tree.set);
+        const uint32_t offset = m_catalogue->GetOffset(tree.set);
         const float size = static_cast<float>(std::max<size_t>(1, tree.workloads.size()));
-        uint32_t ready = 0;
         uint32_t height = 0;
-        uint32_t readyHeight = 0;
         double maxPressure = 0;
         double sumPressure = 0;
         uint32_t nLinks = 0;
         for (uint32_t id : loads.GetRemaining(t))
         {
-            const auto status = state.GetStatus(m_catalogue->GetEngineId(tree.set, id));
             height = std::max(height, set.GetHeight(id));
-            if (status == WorkloadStatus::READY)
+            for (uint32_t l : running[offset + id].links)
             {
-                ++ready;
-                readyHeight = std::max(readyHeight, set.GetHeight(id));
-            }
-            for (uint32_t l : m_catalogue->GetWorkloadIn(state, tree.set, id).links)
-            {
-                maxPressure = std::max(maxPressure, loads.GetLoad(l));
-                sumPressure += loads.GetLoad(l);
+                const double load = loads.GetLoad(l);
+                maxPressure = std::max(maxPressure, load);
+                sumPressure += load;
                 ++nLinks;
             }
         }
@@ -111,12 +118,12 @@ DrlTreeObservation::Compute(const SchedulerState& state,
         const uint32_t bound = m_catalogue->GetBound();
         float* f = &out[t * FEATURES];
         f[0] = loads.GetLeft(t) / size;
-        f[1] = ready / size;
+        f[1] = ready[t] / size;
         f[2] = sentLast[t] / size;
         f[3] = static_cast<float>(maxPressure / maxLoad);
         f[4] = nLinks ? static_cast<float>(sumPressure / nLinks / maxLoad) : 0.0f;
         f[5] = static_cast<float>(height) / maxHeight;
-        f[6] = static_cast<float>(readyHeight) / maxHeight;
+        f[6] = static_cast<float>(readyHeight[t]) / maxHeight;
         f[7] = committed[tree.root] == t ? 1.0f : 0.0f;
         f[8] = committed[tree.root] == NO_INDEX ? 1.0f : 0.0f;
         f[9] = selectedLast[t];
