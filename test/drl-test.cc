@@ -1403,6 +1403,46 @@ TEST(DrlScheduler, SearchSaysHowItGoes)
         << drl->GetDecoding().DescribeSearch();
 }
 
+TEST(DrlScheduler, SamePlanAndSearchOnAnyNumberOfThreads)
+{
+    // The samples and the rollout's decisions run in waves on the threads given: the plan and
+    // what the search did are the same on one thread, two, or more than there are cores. On
+    // Jellyfish the checkpoint scores again after every pick (taught trees), on BCube in passes.
+    torch::set_num_threads(1);
+    for (const std::string spec :
+         {"bcube:n=3,k=1", "jellyfish:switches=10,degree=4,servers=1,seed=1"})
+    {
+        const Topology topology = BuildTopology(spec);
+        Plan first;
+        DrlDecoding one;
+        for (const uint32_t threads : {1u, 2u, 5u})
+        {
+            Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(CreateScheduler("drl"));
+            drl->SetAttribute("Model", StringValue(""));
+            drl->SetAttribute("Samples", UintegerValue(7));
+            drl->SetAttribute("RolloutBranches", UintegerValue(6));
+            drl->SetAttribute("Threads", UintegerValue(threads));
+            const Plan plan = drl->MakePlan(topology, 1);
+            const DrlDecoding& d = drl->GetDecoding();
+            EXPECT_EQ(d.threads, IsDrlBlasThreadSafe() ? threads : 1u) << spec;
+            EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid) << spec;
+            if (threads == 1)
+            {
+                first = plan;
+                one = d;
+                EXPECT_GT(d.rollout.tried, 6u) << spec; // several rounds decided
+                continue;
+            }
+            EXPECT_EQ(plan.schedule.rounds, first.schedule.rounds) << spec << ", " << threads;
+            EXPECT_EQ(d.finished, one.finished) << spec << ", " << threads;
+            EXPECT_EQ(d.cut, one.cut) << spec << ", " << threads;
+            EXPECT_EQ(d.rollout.tried, one.rollout.tried) << spec << ", " << threads;
+            EXPECT_EQ(d.rollout.scheduled, one.rollout.scheduled) << spec << ", " << threads;
+            EXPECT_EQ(d.rollout.rounds, one.rollout.rounds) << spec << ", " << threads;
+        }
+    }
+}
+
 TEST(DrlScheduler, SymmetricDecodingReachesTheBoundOnBCube)
 {
     // What symmetric decoding is for: the checkpoint shipped for BCube(3,1), greedy, decides

@@ -1196,53 +1196,85 @@ DrlPolicy::Decode(DrlEnvironment& env,
                   uint64_t budget,
                   const std::function<void(uint32_t, uint32_t, uint32_t)>& progress) const
 {
-    Plan best;
-    uint32_t bestRounds = std::numeric_limits<uint32_t>::max();
+    DrlEnvironmentPool pool(env);
+    return Decode(pool, samples, seed, stats, budget, progress);
+}
+
+Plan
+DrlPolicy::Decode(DrlEnvironmentPool& pool,
+                  uint32_t samples,
+                  uint64_t seed,
+                  DrlDecodeStats* stats,
+                  uint64_t budget,
+                  const std::function<void(uint32_t, uint32_t, uint32_t)>& progress) const
+{
+    DrlEnvironment& env = pool.Get(0);
     DrlDecodeStats s;
-    s.budget = budget;
-    uint32_t episodes = samples + 1; // that may run
     // From a live state (DrlEnvironment::StartFrom), only what is left counts.
     const uint32_t before = env.GetStartSent();
     const uint32_t toSend = env.GetNTotal() - before;
-    for (uint32_t i = 0; i <= samples; ++i)
+    // The greedy episode first, alone: its rounds set the budget and the bar.
+    env.Reset();
+    std::mt19937_64 greedyRng(SampleSeed(seed, 0));
+    const DrlEpisode greedy = Run(env, Mode::GREEDY, Mode::GREEDY, greedyRng, false, nullptr);
+    ++s.finished;
+    Plan best = env.GetPlan();
+    uint32_t bestRounds = greedy.rounds;
+    // The budget in workloads, now that an episode's rounds are known.
+    s.budget = budget == std::numeric_limits<uint64_t>::max()
+                   ? budget
+                   : budget / std::max<uint32_t>(1, greedy.rounds - env.GetStartRound());
+    const uint32_t episodes = 1 + (s.budget >= toSend ? samples : 0); // that may run
+    if (progress)
     {
-        if (i > 0 && (s.scheduled > s.budget || s.budget - s.scheduled < toSend))
+        progress(1, episodes, bestRounds);
+    }
+    struct Outcome
+    {
+        DrlEpisode episode; //!< how it went
+        uint64_t scheduled; //!< workloads it scheduled
+        Plan plan;          //!< its plan, where it beat the bar of its wave
+    };
+    for (uint32_t first = 1; first <= samples; first += SEARCH_WAVE)
+    {
+        uint32_t n = 0; // of this wave that run: the budget covers each, and those before it
+        while (n < SEARCH_WAVE && first + n <= samples && s.scheduled <= s.budget &&
+               s.budget - s.scheduled >= uint64_t{toSend} * (n + 1))
         {
-            s.skipped = samples - i + 1;
-            break;
+            ++n;
         }
-        env.Reset();
-        std::mt19937_64 rng(SampleSeed(seed, i));
-        const Mode mode = i == 0 ? Mode::GREEDY : Mode::SAMPLE;
-        const DrlEpisode e = Run(env, mode, mode, rng, false, nullptr, bestRounds);
-        if (i > 0)
+        std::vector<Outcome> out(n);
+        const uint32_t bar = bestRounds;
+        RunInParallel(n, pool.Ready(n), [&](uint32_t w, size_t k) {
+            DrlEnvironment& mine = pool.Get(w);
+            mine.Reset();
+            std::mt19937_64 rng(SampleSeed(seed, first + static_cast<uint32_t>(k)));
+            out[k].episode = Run(mine, Mode::SAMPLE, Mode::SAMPLE, rng, false, nullptr, bar);
+            out[k].scheduled = mine.GetNSent() - before;
+            if (!out[k].episode.cut && out[k].episode.rounds < bar)
+            {
+                out[k].plan = mine.GetPlan();
+            }
+        });
+        for (uint32_t k = 0; k < n; ++k)
         {
-            s.scheduled += env.GetNSent() - before;
-        }
-        else
-        {
-            // The budget in workloads, now that an episode's rounds are known.
-            s.budget = budget == std::numeric_limits<uint64_t>::max()
-                           ? budget
-                           : budget / std::max<uint32_t>(1, e.rounds - env.GetStartRound());
-            episodes = 1 + (s.budget >= toSend ? samples : 0);
-        }
-        if (e.cut)
-        {
-            ++s.cut;
-        }
-        else
-        {
-            ++s.finished;
-            if (e.rounds < bestRounds)
+            s.scheduled += out[k].scheduled;
+            const DrlEpisode& e = out[k].episode;
+            e.cut ? ++s.cut : ++s.finished;
+            if (!e.cut && e.rounds < bestRounds)
             {
                 bestRounds = e.rounds;
-                best = env.GetPlan();
+                best = std::move(out[k].plan);
+            }
+            if (progress)
+            {
+                progress(first + k + 1, episodes, bestRounds);
             }
         }
-        if (progress)
+        if (first + n <= samples && n < SEARCH_WAVE)
         {
-            progress(i + 1, episodes, bestRounds);
+            s.skipped = samples - (first + n) + 1;
+            break;
         }
     }
     if (stats)

@@ -6,6 +6,7 @@
 #define NS3_ALLREDUCE_DRL_POLICY_H
 
 #include "drl-environment.h"
+#include "drl-environment-pool.h"
 #include "drl-scheduler.h"
 
 #include <cstdint>
@@ -372,6 +373,30 @@ class DrlPolicy
                 DrlDecodeStats* stats = nullptr,
                 uint64_t budget = std::numeric_limits<uint64_t>::max(),
                 const std::function<void(uint32_t, uint32_t, uint32_t)>& progress = {}) const;
+
+    /**
+     * Decode on the pool's threads: after the greedy episode, the samples run SEARCH_WAVE at a
+     * time, each cut at the best rounds known before its wave, so that what runs, and so the
+     * plan and the statistics, do not depend on the number of threads. A sample of a wave
+     * starts only while the budget covers it and every sample before it in the wave in full.
+     * \param pool the environments (worker 0's is the search's own)
+     * \param samples see above
+     * \param seed see above
+     * \param[out] stats see above
+     * \param budget see above
+     * \param progress see above
+     * eturn the best plan
+     */
+    Plan Decode(DrlEnvironmentPool& pool,
+                uint32_t samples,
+                uint64_t seed,
+                DrlDecodeStats* stats = nullptr,
+                uint64_t budget = std::numeric_limits<uint64_t>::max(),
+                const std::function<void(uint32_t, uint32_t, uint32_t)>& progress = {}) const;
+
+    /// Sampled episodes (Decode) and rollout decisions (DrlRollout) run this many at a time,
+    /// on as many threads as there are, each cut at what was known before them.
+    static constexpr uint32_t SEARCH_WAVE = 4;
 
     /**
      * \param seed the search's seed

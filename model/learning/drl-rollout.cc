@@ -4,6 +4,8 @@
 
 #include "drl-rollout.h"
 
+#include "drl-threads.h"
+
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -33,6 +35,95 @@ ValueOf(const Plan& plan)
     return rounds.empty() ? NONE : Value{plan.schedule.GetNRounds(), rounds.back().size()};
 }
 
+/// What one decision of a round gave, completed greedily.
+struct Branch
+{
+    bool cut{true};                 //!< its completion stopped: it cannot be chosen
+    Value value{NONE};              //!< its completion's worth (when not cut)
+    DrlEnvironment::Snapshot child; //!< the state after the decision
+    DrlEnvironment::Snapshot next;  //!< after the completion's first round: the greedy
+                                    //!< decision from child, which the next state tries first
+    uint64_t scheduled{0};          //!< workloads scheduled
+    Plan plan;                      //!< its completion's plan, where it beat the bar given
+};
+
+/**
+ * Completes the environment's state greedily (its first round apart, kept in r.next), stopping
+ * once it cannot end below `cutoff` rounds (as DrlPolicy::Run does).
+ */
+void
+Complete(const DrlPolicy& policy, DrlEnvironment& env, uint32_t cutoff, Value bar, Branch& r)
+{
+    std::mt19937_64 unused(0);
+    if (!env.IsDone())
+    {
+        policy.ActRound(env, DrlPolicy::Mode::GREEDY, unused);
+        env.CloseRound();
+    }
+    r.next = env.Save();
+    r.cut = !env.IsDone() && cutoff != std::numeric_limits<uint32_t>::max() &&
+            uint64_t{env.GetRound()} + env.GetRoundsLeftBound() >= cutoff;
+    if (!r.cut)
+    {
+        r.cut = policy
+                    .Run(env,
+                         DrlPolicy::Mode::GREEDY,
+                         DrlPolicy::Mode::GREEDY,
+                         unused,
+                         false,
+                         nullptr,
+                         cutoff)
+                    .cut;
+    }
+    if (!r.cut)
+    {
+        r.value = {env.GetRound(), static_cast<uint32_t>(env.GetLastRound().size())};
+        if (r.value < bar)
+        {
+            r.plan = env.GetPlan();
+        }
+    }
+}
+
+/// Decision b from `here` (greedy for 0, else sampled from its own generator, seeded by seed,
+/// the round and b), completed greedily.
+Branch
+TryDecision(const DrlPolicy& policy,
+            DrlEnvironment& env,
+            const DrlEnvironment::Snapshot& here,
+            uint32_t b,
+            uint64_t seed,
+            uint32_t cutoff,
+            Value bar)
+{
+    Branch r;
+    env.Restore(here);
+    const uint32_t round = env.GetRound();
+    const uint32_t sentBefore = env.GetNSent();
+    std::mt19937_64 rng(DrlPolicy::SampleSeed(seed + 0x51ED27ULL * (round + 1), b));
+    policy.ActRound(env, b == 0 ? DrlPolicy::Mode::GREEDY : DrlPolicy::Mode::SAMPLE, rng);
+    env.CloseRound();
+    r.child = env.Save();
+    Complete(policy, env, cutoff, bar, r);
+    r.scheduled = env.GetNSent() - sentBefore;
+    return r;
+}
+
+/// The state after the greedy decision from `child` (a chosen branch's, when it came from the
+/// round before and so has none yet).
+DrlEnvironment::Snapshot
+GreedyNext(const DrlPolicy& policy, DrlEnvironment& env, const DrlEnvironment::Snapshot& child)
+{
+    env.Restore(child);
+    if (!env.IsDone())
+    {
+        std::mt19937_64 unused(0);
+        policy.ActRound(env, DrlPolicy::Mode::GREEDY, unused);
+        env.CloseRound();
+    }
+    return env.Save();
+}
+
 } // namespace
 
 Plan
@@ -45,6 +136,21 @@ DrlRollout(const DrlPolicy& policy,
            DrlRolloutStats* stats,
            const std::function<void(uint32_t, uint32_t)>& progress)
 {
+    DrlEnvironmentPool pool(env);
+    return DrlRollout(policy, pool, std::move(incumbent), branches, seed, budget, stats, progress);
+}
+
+Plan
+DrlRollout(const DrlPolicy& policy,
+           DrlEnvironmentPool& pool,
+           Plan incumbent,
+           uint32_t branches,
+           uint64_t seed,
+           uint64_t budget,
+           DrlRolloutStats* stats,
+           const std::function<void(uint32_t, uint32_t)>& progress)
+{
+    DrlEnvironment& env = pool.Get(0);
     DrlRolloutStats s;
     s.branches = branches;
     s.budget = budget;
@@ -60,67 +166,92 @@ DrlRollout(const DrlPolicy& policy,
     s.estimate = uint64_t{branches} * rounds * (env.GetNTotal() - env.GetStartSent()) / 2;
     s.skipped = branches == 0 || s.estimate > budget;
     DrlEnvironment::Snapshot here = env.Save();
+    // The greedy decision from `here` is the first round of the completion of the decision
+    // chosen before: known, with its worth, once a decision was chosen.
+    std::unique_ptr<Branch> known;
     if (!s.skipped && progress)
     {
         progress(0, bestValue.first);
     }
     while (!s.skipped && !s.budgetOut)
     {
-        const uint32_t round = env.GetRound();
-        const uint32_t sentBefore = env.GetNSent();
-        Value chosenValue = NONE;
-        DrlEnvironment::Snapshot chosen;
-        for (uint32_t b = 0; b < branches && !s.budgetOut; ++b)
+        std::vector<Branch> tried(branches);
+        if (known)
         {
-            if (b > 0)
-            {
-                env.Restore(here);
-            }
-            // Decision b of round t has its own generator, whatever was tried before it.
-            std::mt19937_64 rng(DrlPolicy::SampleSeed(seed + 0x51ED27ULL * (round + 1), b));
-            policy.ActRound(env, b == 0 ? DrlPolicy::Mode::GREEDY : DrlPolicy::Mode::SAMPLE, rng);
-            env.CloseRound();
-            ++s.tried;
-            DrlEnvironment::Snapshot child = env.Save();
-            // Finish it greedily, stopping once it cannot end in as few rounds as the best
-            // decision of this round so far (ties go on: the last round's size breaks them).
-            const uint32_t cutoff = chosenValue == NONE ? std::numeric_limits<uint32_t>::max()
-                                                        : chosenValue.first + 1;
-            std::mt19937_64 unused(0);
-            const DrlEpisode e = policy.Run(env,
-                                            DrlPolicy::Mode::GREEDY,
-                                            DrlPolicy::Mode::GREEDY,
-                                            unused,
-                                            false,
-                                            nullptr,
-                                            cutoff);
-            s.scheduled += env.GetNSent() - sentBefore;
-            s.budgetOut = s.scheduled >= budget;
-            if (e.cut)
-            {
-                continue;
-            }
-            const Value value{e.rounds, static_cast<uint32_t>(env.GetLastRound().size())};
+            tried[0] = std::move(*known);
+            tried[0].plan = Plan();
+        }
+        else
+        {
+            tried[0] = TryDecision(policy,
+                                   env,
+                                   here,
+                                   0,
+                                   seed,
+                                   std::numeric_limits<uint32_t>::max(),
+                                   bestValue);
+            s.scheduled += tried[0].scheduled;
+        }
+        ++s.tried;
+        uint32_t chosen = branches; // none yet
+        const auto merge = [&](uint32_t b) {
+            const Value value = tried[b].value;
             if (value < bestValue)
             {
                 bestValue = value;
-                best = env.GetPlan();
-                NS_LOG_INFO("rollout: round " << round << ", decision " << b << ": "
+                best = std::move(tried[b].plan);
+                NS_LOG_INFO("rollout: round " << env.GetRound() << ", decision " << b << ": "
                                               << value.first << " rounds, " << value.second
                                               << " workloads in the last");
             }
-            if (value < chosenValue)
+            if (chosen == branches || value < tried[chosen].value)
             {
-                chosenValue = value;
-                chosen = std::move(child);
+                chosen = b;
+            }
+        };
+        if (!tried[0].cut)
+        {
+            merge(0);
+        }
+        s.budgetOut = s.scheduled >= budget;
+        // The other decisions, SEARCH_WAVE at a time, each cut at what was chosen before its
+        // wave, so that what runs does not depend on the threads.
+        for (uint32_t first = 1; first < branches && !s.budgetOut; first += DrlPolicy::SEARCH_WAVE)
+        {
+            const uint32_t n = std::min(DrlPolicy::SEARCH_WAVE, branches - first);
+            const uint32_t cutoff = chosen == branches ? std::numeric_limits<uint32_t>::max()
+                                                       : tried[chosen].value.first + 1;
+            const Value bar = bestValue;
+            RunInParallel(n, pool.Ready(n), [&](uint32_t w, size_t k) {
+                const auto b = static_cast<uint32_t>(first + k);
+                tried[b] = TryDecision(policy, pool.Get(w), here, b, seed, cutoff, bar);
+            });
+            for (uint32_t b = first; b < first + n && !s.budgetOut; ++b)
+            {
+                ++s.tried;
+                s.scheduled += tried[b].scheduled;
+                s.budgetOut = s.scheduled >= budget;
+                if (!tried[b].cut)
+                {
+                    merge(b);
+                }
             }
         }
-        if (!chosen.engine)
+        if (chosen == branches)
         {
             break; // the budget ran out before any decision was finished
         }
-        env.Restore(chosen);
-        here = std::move(chosen);
+        Branch& next = tried[chosen];
+        if (known && chosen == 0)
+        {
+            next.next = GreedyNext(policy, env, next.child); // not kept the round before
+        }
+        here = std::move(next.child);
+        known = std::make_unique<Branch>();
+        known->cut = false;
+        known->value = next.value;
+        known->child = std::move(next.next);
+        env.Restore(here);
         ++s.rounds;
         if (progress)
         {

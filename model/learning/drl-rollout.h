@@ -57,6 +57,31 @@ Plan DrlRollout(const DrlPolicy& policy,
                 DrlRolloutStats* stats = nullptr,
                 const std::function<void(uint32_t, uint32_t)>& progress = {});
 
+/**
+ * DrlRollout on the pool's threads, with the same result on any number of them: each state's
+ * greedy decision is known from the completion chosen the state before (not run again), and
+ * the other decisions run DrlPolicy::SEARCH_WAVE at a time, each cut at the decision chosen
+ * before its wave; the budget is counted decision by decision in order, and those of a wave
+ * after it ran out are not taken.
+ * \param policy see above
+ * \param pool the environments (worker 0's is the search's own; it is reset)
+ * \param incumbent see above
+ * \param branches see above
+ * \param seed see above
+ * \param budget see above
+ * \param[out] stats see above
+ * \param progress see above
+ * \return see above
+ */
+Plan DrlRollout(const DrlPolicy& policy,
+                DrlEnvironmentPool& pool,
+                Plan incumbent,
+                uint32_t branches,
+                uint64_t seed,
+                uint64_t budget,
+                DrlRolloutStats* stats = nullptr,
+                const std::function<void(uint32_t, uint32_t)>& progress = {});
+
 #endif // ALLREDUCE_HAVE_TORCH
 
 } // namespace ns3

@@ -270,7 +270,8 @@ DrlDecoding::DescribeSearch() const
                          " rounds"
                    : "no fewer rounds");
     }
-    os << "; rescore share " << rescoreShare;
+    os << "; rescore share " << rescoreShare << "; " << threads
+       << (threads == 1 ? " thread" : " threads") << " (the same plan on any number)";
     if (taught)
     {
         os << "; on the checkpoint's taught trees (the flat-tree search's), not symmetric";
@@ -333,6 +334,13 @@ DrlScheduler::GetTypeId()
                           UintegerValue(32),
                           MakeUintegerAccessor(&DrlScheduler::m_samples),
                           MakeUintegerChecker<uint32_t>(0, 100000))
+            .AddAttribute("Threads",
+                          "Threads the search (the sampled episodes and the rollout's "
+                          "decisions) runs on (0: one per core); the plan is the same on any "
+                          "number (doc/allreduce.rst, \"Speed of drl\")",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&DrlScheduler::m_threads),
+                          MakeUintegerChecker<uint32_t>(0, 256))
             .AddAttribute("RolloutBranches",
                           "After the sampled episodes, a rollout search tries this many "
                           "decisions a round (the greedy one and sampled ones), finishes each "
@@ -720,7 +728,7 @@ DrlScheduler::Depart(const SchedulerState& state)
 }
 
 Plan
-DrlScheduler::Search(DrlEnvironment& env,
+DrlScheduler::Search(DrlEnvironmentPool& pool,
                      uint64_t budget,
                      uint64_t seed,
                      DrlDecodeStats& stats,
@@ -731,7 +739,7 @@ DrlScheduler::Search(DrlEnvironment& env,
     {
         m_searchProgress("episode", 0, m_samples + 1, 0);
     }
-    Plan plan = m_policy->Decode(env,
+    Plan plan = m_policy->Decode(pool,
                                  m_samples,
                                  seed,
                                  &stats,
@@ -745,7 +753,7 @@ DrlScheduler::Search(DrlEnvironment& env,
     const uint64_t left = stats.budget - std::min(stats.budget, stats.scheduled);
     const uint32_t incumbent = plan.schedule.GetNRounds();
     plan = DrlRollout(*m_policy,
-                      env,
+                      pool,
                       std::move(plan),
                       m_rolloutBranches,
                       seed,
@@ -784,7 +792,15 @@ DrlScheduler::Replan(const SchedulerState& state, const Departure& departure)
     const uint64_t seed = DrlPolicy::SampleSeed(m_seed, 1 + m_decoding.replans);
     DrlDecodeStats stats;
     DrlRolloutStats rollout;
-    const Plan plan = Search(*env, m_replanBudget, seed, stats, rollout, false);
+    DrlEnvironmentPool pool(
+        *env,
+        [&state]() {
+            auto twin = std::make_unique<DrlEnvironment>(state.GetWorkloads());
+            twin->StartFrom(state);
+            return twin;
+        },
+        m_threads);
+    const Plan plan = Search(pool, m_replanBudget, seed, stats, rollout, false);
     Schedule next;
     const auto& rounds = plan.schedule.rounds;
     next.rounds.assign(rounds.begin() + std::min<size_t>(env->GetStartRound(), rounds.size()),
@@ -824,22 +840,26 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     const ServerTranslations translations = m_symmetric && taught.empty()
                                                 ? ServerTranslations::Find(topology)
                                                 : ServerTranslations();
-    auto env = translations.IsEmpty()
-                   ? MakeDrlEnvironment(topology,
-                                        policy.GetTreesPerRoot(),
-                                        policy.GetTreeSeed(),
-                                        pieces,
-                                        taught)
-                   : MakeSymmetricDrlEnvironment(topology,
-                                                 translations,
-                                                 policy.GetTreesPerRoot(),
-                                                 policy.GetTreeSeed(),
-                                                 pieces);
+    const DrlEnvironmentPool::Maker make = [&]() {
+        return translations.IsEmpty() ? MakeDrlEnvironment(topology,
+                                                           policy.GetTreesPerRoot(),
+                                                           policy.GetTreeSeed(),
+                                                           pieces,
+                                                           taught)
+                                      : MakeSymmetricDrlEnvironment(topology,
+                                                                    translations,
+                                                                    policy.GetTreesPerRoot(),
+                                                                    policy.GetTreeSeed(),
+                                                                    pieces);
+    };
+    auto env = make();
     m_decoding.symmetry = translations.GetDescription();
     m_decoding.taught = !taught.empty();
     DrlDecodeStats stats;
-    Plan plan = Search(*env, m_searchBudget, m_seed, stats, m_decoding.rollout, true);
+    DrlEnvironmentPool pool(*env, make, m_threads);
+    Plan plan = Search(pool, m_searchBudget, m_seed, stats, m_decoding.rollout, true);
     m_decoding.searched = true;
+    m_decoding.threads = pool.GetThreads();
     m_decoding.samples = m_samples;
     m_decoding.finished = stats.finished;
     m_decoding.cut = stats.cut;

@@ -27,6 +27,7 @@ namespace ns3
  */
 
 class DrlEnvironment;
+class DrlEnvironmentPool;
 class DrlPolicy;
 struct DrlDecodeStats;
 
@@ -121,6 +122,7 @@ struct DrlDecoding
     uint32_t cut{0};             //!< sampled episodes of the last MakePlan cut (could not win)
     uint32_t skipped{0};         //!< sampled episodes not run: over the search budget
     uint32_t sampledRounds{0};   //!< rounds of the best of the greedy and sampled episodes
+    uint32_t threads{1};         //!< threads the last MakePlan's search ran on
     uint64_t budget{0};          //!< the SearchBudget of the last MakePlan in workloads (the
                                  //!< attribute over the greedy episode's rounds)
     DrlRolloutStats rollout;     //!< the rollout search of the last MakePlan
@@ -288,14 +290,15 @@ class DrlScheduler : public AllReduceScheduler
     /**
      * The search of MakePlan and of Replan: Decode's greedy and sampled episodes, then the
      * rollout, within a budget.
-     * \param env the environment (from the start, or a live state's: StartFrom)
+     * \param env the environment (from the start, or a live state's: StartFrom), and its twins
+     *        for the other threads
      * \param budget the budget (SearchBudget's unit) \param seed the seed
      * \param[out] stats how Decode went \param[out] rollout how the rollout went
      * \param progress whether to fire SearchProgress
      * \return the plan found, validated
      * \throws std::logic_error when it is invalid (a bug)
      */
-    Plan Search(DrlEnvironment& env,
+    Plan Search(DrlEnvironmentPool& env,
                 uint64_t budget,
                 uint64_t seed,
                 DrlDecodeStats& stats,
@@ -311,6 +314,7 @@ class DrlScheduler : public AllReduceScheduler
     std::string m_model;                 //!< Model attribute
     uint32_t m_samples{32};              //!< Samples attribute
     uint32_t m_rolloutBranches{16};      //!< RolloutBranches attribute
+    uint32_t m_threads{0};               //!< Threads attribute
     bool m_symmetric{true};              //!< Symmetric attribute
     uint64_t m_searchBudget{100000000};  //!< SearchBudget attribute
     uint32_t m_seed{1};                  //!< Seed attribute
