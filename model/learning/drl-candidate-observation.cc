@@ -22,28 +22,6 @@ DrlCandidateObservation::DrlCandidateObservation(const DrlTreeCatalogue& catalog
 {
 }
 
-std::vector<uint32_t>
-DrlCandidateObservation::CountLinkUsers(const SchedulerState& state) const
-{
-    // How many pickable candidates use each link: a candidate that blocks many others is
-    // costly to pick.
-    const auto& candidates = m_candidates->Get();
-    const auto& mask = m_candidates->GetMask();
-    std::vector<uint32_t> users(m_catalogue->GetNDirectedLinks(), 0);
-    for (size_t c = 0; c < candidates.size(); ++c)
-    {
-        if (mask[c])
-        {
-            for (uint32_t l :
-                 m_catalogue->GetWorkloadIn(state, candidates[c].first, candidates[c].second).links)
-            {
-                ++users[l];
-            }
-        }
-    }
-    return users;
-}
-
 void
 DrlCandidateObservation::Write(uint32_t c,
                                const std::vector<uint32_t>& users,
@@ -97,7 +75,9 @@ DrlCandidateObservation::Compute(const std::vector<uint32_t>& which,
 {
     const size_t n = m_candidates->Get().size();
     std::vector<float> out(which.size() * FEATURES, 0.0f);
-    const std::vector<uint32_t> users = CountLinkUsers(state);
+    // How many pickable candidates use each link: a candidate that blocks many others is
+    // costly to pick.
+    const std::vector<uint32_t>& users = m_candidates->GetLinkUsers();
     for (size_t i = 0; i < which.size(); ++i)
     {
         if (which[i] >= n)

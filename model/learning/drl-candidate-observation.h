@@ -76,13 +76,11 @@ class DrlCandidateObservation
                                      const SchedulerState& state) const;
 
   private:
-    /// \param state the state acted on \return per directed link, how many pickable
-    ///        candidates use it
-    std::vector<uint32_t> CountLinkUsers(const SchedulerState& state) const;
     /**
      * Writes the features of a candidate.
      * \param c the candidate
-     * \param users per directed link, how many pickable candidates use it (CountLinkUsers)
+     * \param users per directed link, how many pickable candidates use it
+     *        (DrlRoundCandidates::GetLinkUsers)
      * \param state the state acted on
      * \param committed per root, its tree or NO_INDEX
      * \param f where the FEATURES values go

@@ -225,13 +225,16 @@ SetPolicyImpl::Logits(const torch::Tensor& items,
     const int64_t f = items.size(1);
     const int64_t h = hidden->weight.size(0);
     const bool one = b == 1; // then every item's share is the one row, broadcast
+    // Without gradients, tanh in place (the same values, one tensor fewer each).
+    const bool inPlace = !torch::GradMode::is_enabled();
+    const auto tanh = [inPlace](torch::Tensor x) { return inPlace ? x.tanh_() : torch::tanh(x); };
     const auto inBias = torch::addmm(in->bias.unsqueeze(0),
                                      global,
                                      in->weight.narrow(1, f, global.size(1)).t());
-    auto e = torch::tanh(torch::addmm(one ? inBias : inBias.index_select(0, segment),
-                                      items,
-                                      in->weight.narrow(1, 0, f).t()));
-    e = torch::tanh(torch::addmm(hidden->bias.unsqueeze(0), e, hidden->weight.t()));
+    auto e = tanh(torch::addmm(one ? inBias : inBias.index_select(0, segment),
+                               items,
+                               in->weight.narrow(1, 0, f).t()));
+    e = tanh(torch::addmm(hidden->bias.unsqueeze(0), e, hidden->weight.t()));
     if (one)
     {
         pooled = e.mean(0, true);
@@ -245,9 +248,9 @@ SetPolicyImpl::Logits(const torch::Tensor& items,
     }
     const auto mixBias =
         torch::addmm(mix->bias.unsqueeze(0), pooled, mix->weight.narrow(1, h, h).t());
-    const auto code = torch::tanh(torch::addmm(one ? mixBias : mixBias.index_select(0, segment),
-                                               e,
-                                               mix->weight.narrow(1, 0, h).t()));
+    const auto code = tanh(torch::addmm(one ? mixBias : mixBias.index_select(0, segment),
+                                        e,
+                                        mix->weight.narrow(1, 0, h).t()));
     return torch::addmm(out->bias.unsqueeze(0), code, out->weight.t()).squeeze(1);
 }
 
@@ -965,9 +968,16 @@ DrlPolicy::PickInPasses(DrlEnvironment& env, Mode mode, std::mt19937_64& rng) co
         const std::vector<float> global = FirstFeatures(env.GetGlobalFeatures(),
                                                         DrlEnvironment::GLOBAL_FEATURES,
                                                         m_globalWidth);
-        const auto lc =
-            m_lower->Score(ItemTensor(items, open.size(), m_candidateWidth), GlobalTensor(global))
-                .contiguous();
+        // Views of the features (they outlive the scoring), not copies.
+        const auto lc = m_lower
+                            ->Score(torch::from_blob(const_cast<float*>(items.data()),
+                                                     {static_cast<int64_t>(open.size()),
+                                                      static_cast<int64_t>(m_candidateWidth)},
+                                                     torch::kFloat32),
+                                    torch::from_blob(const_cast<float*>(global.data()),
+                                                     {1, static_cast<int64_t>(global.size())},
+                                                     torch::kFloat32))
+                            .contiguous();
         const float* q = lc.data_ptr<float>();
         // Greedy: best score first (ties by candidate order); sampled: the Gumbel-max trick,
         // whose order is a sample without replacement from the policy's distribution.

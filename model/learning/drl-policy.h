@@ -396,7 +396,7 @@ class DrlPolicy
 
     /// Sampled episodes (Decode) and rollout decisions (DrlRollout) run this many at a time,
     /// on as many threads as there are, each cut at what was known before them.
-    static constexpr uint32_t SEARCH_WAVE = 4;
+    static constexpr uint32_t SEARCH_WAVE = 8;
 
     /**
      * \param seed the search's seed

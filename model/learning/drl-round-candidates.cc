@@ -11,7 +11,8 @@ namespace ns3
 
 DrlRoundCandidates::DrlRoundCandidates(const DrlTreeCatalogue& catalogue)
     : m_catalogue(&catalogue),
-      m_linkCandidates(catalogue.GetNDirectedLinks())
+      m_linkCandidates(catalogue.GetNDirectedLinks()),
+      m_linkUsers(catalogue.GetNDirectedLinks(), 0)
 {
 }
 
@@ -21,6 +22,9 @@ DrlRoundCandidates::Clear()
     m_candidates.clear();
     m_mask.clear();
     m_pickable = 0;
+    m_linkFirst.clear();
+    m_links.clear();
+    std::fill(m_linkUsers.begin(), m_linkUsers.end(), 0);
 }
 
 void
@@ -75,6 +79,9 @@ DrlRoundCandidates::MaskAndIndex(const SchedulerState& state, const ConflictTest
     }
     m_mask.assign(m_candidates.size(), 0);
     m_pickable = 0;
+    m_linkFirst.assign(1, 0);
+    m_links.clear();
+    std::fill(m_linkUsers.begin(), m_linkUsers.end(), 0);
     for (uint32_t c = 0; c < m_candidates.size(); ++c)
     {
         const auto [set, id] = m_candidates[c];
@@ -83,7 +90,21 @@ DrlRoundCandidates::MaskAndIndex(const SchedulerState& state, const ConflictTest
         for (uint32_t l : m_catalogue->GetWorkloadIn(state, set, id).links)
         {
             m_linkCandidates[l].push_back(c);
+            m_links.push_back(l);
+            m_linkUsers[l] += m_mask[c];
         }
+        m_linkFirst.push_back(static_cast<uint32_t>(m_links.size()));
+    }
+}
+
+void
+DrlRoundCandidates::Unmask(uint32_t c)
+{
+    m_mask[c] = 0;
+    --m_pickable;
+    for (uint32_t i = m_linkFirst[c]; i < m_linkFirst[c + 1]; ++i)
+    {
+        --m_linkUsers[m_links[i]];
     }
 }
 
@@ -92,8 +113,7 @@ DrlRoundCandidates::Recheck(uint32_t c, const ConflictTest& conflicts)
 {
     if (m_mask[c] && conflicts(m_candidates[c].first, m_candidates[c].second))
     {
-        m_mask[c] = 0;
-        --m_pickable;
+        Unmask(c);
     }
 }
 
@@ -104,8 +124,7 @@ DrlRoundCandidates::Take(uint32_t index,
                          const ConflictTest& conflicts)
 {
     const auto [set, id] = m_candidates[index];
-    m_mask[index] = 0;
-    --m_pickable;
+    Unmask(index);
     if (rescanAll)
     {
         for (uint32_t c = 0; c < m_candidates.size(); ++c)

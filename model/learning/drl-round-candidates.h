@@ -84,6 +84,13 @@ class DrlRoundCandidates
         return m_pickable;
     }
 
+    /// \return per directed link, the candidates whose mask is 1 that use it (kept up to date
+    ///         pick by pick)
+    const std::vector<uint32_t>& GetLinkUsers() const
+    {
+        return m_linkUsers;
+    }
+
     /// \param t a tree \return its candidates at the start of the round (0 when not selected)
     uint32_t GetNReady(uint32_t t) const
     {
@@ -97,6 +104,8 @@ class DrlRoundCandidates
     /// Masks candidate c when it is pickable and conflicts now.
     /// \param c a candidate \param conflicts the test
     void Recheck(uint32_t c, const ConflictTest& conflicts);
+    /// Masks candidate c, which was pickable. \param c it
+    void Unmask(uint32_t c);
 
     const DrlTreeCatalogue* m_catalogue;                 //!< the trees
     std::vector<Candidate> m_candidates;                 //!< (set, id) this round
@@ -107,6 +116,10 @@ class DrlRoundCandidates
     std::vector<std::pair<uint32_t, uint32_t>> m_treeCandidates; //!< per tree, its candidates
                                                                  //!< [first, last) this round
     std::vector<uint32_t> m_treeReady; //!< per selected tree, ready at the start
+    std::vector<uint32_t> m_linkFirst; //!< per candidate, its first entry in m_links (and one
+                                       //!< more)
+    std::vector<uint32_t> m_links;     //!< the candidates' directed links, one after the other
+    std::vector<uint32_t> m_linkUsers; //!< per directed link, pickable candidates using it
 };
 
 } // namespace ns3

@@ -542,6 +542,7 @@ DrlTrainer::SetThreads(uint32_t threads)
                                     DescribeDrlBlasThreads() + "; or give one thread");
     }
     m_threads = threads;
+    m_evalPools.clear();
 }
 
 void
@@ -893,10 +894,31 @@ void
 DrlTrainer::Evaluate(DrlCurveRow& row)
 {
     std::vector<uint32_t> decoded(m_envs.size(), 0);
-    ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
-        decoded[i] =
-            m_policy.Decode(envOf(i), m_params.evalSamples, m_seed + 101 * i).schedule.GetNRounds();
-    });
+    if (m_envs.size() < m_threads)
+    {
+        // Fewer topologies than threads: one after the other, each decoded on every thread
+        // (the same rounds on any number, DrlPolicy::Decode).
+        m_evalPools.resize(m_envs.size());
+        for (size_t i = 0; i < m_envs.size(); ++i)
+        {
+            if (!m_evalPools[i])
+            {
+                m_evalPools[i] = std::make_unique<DrlEnvironmentPool>(
+                    *m_envs[i],
+                    [this, i]() { return MakeEnvironment(i); },
+                    m_threads);
+            }
+            decoded[i] = m_policy.Decode(*m_evalPools[i], m_params.evalSamples, m_seed + 101 * i)
+                             .schedule.GetNRounds();
+        }
+    }
+    else
+    {
+        ForEach(m_envs.size(), [&](size_t i, const std::function<DrlEnvironment&(size_t)>& envOf) {
+            decoded[i] = m_policy.Decode(envOf(i), m_params.evalSamples, m_seed + 101 * i)
+                             .schedule.GetNRounds();
+        });
+    }
     double rounds = 0;
     double ratio = 0;
     for (size_t i = 0; i < m_envs.size(); ++i)
@@ -973,6 +995,7 @@ DrlTrainer::RebuildEnvironments()
     {
         m_envs[t] = MakeEnvironment(t);
     }
+    m_evalPools.clear(); // they decode on the environments just replaced
     for (auto& envs : m_workerEnvs)
     {
         for (auto& env : envs)

@@ -194,6 +194,9 @@ class DrlTrainer
     std::vector<std::unique_ptr<DrlEnvironment>> m_envs; //!< one per topology
     /// per worker thread after the first, its own environment of each topology (made on use)
     std::vector<std::vector<std::unique_ptr<DrlEnvironment>>> m_workerEnvs;
+    /// Per topology, its environment and twins for decoding on every thread (Evaluate, when
+    /// there are fewer topologies than threads)
+    std::vector<std::unique_ptr<DrlEnvironmentPool>> m_evalPools;
     uint32_t m_threads{1};                               //!< worker threads
     DrlHyperParams m_params;                             //!< hyper-parameters
     uint64_t m_seed;                                     //!< seed
