@@ -1247,9 +1247,14 @@ DrlPolicy::Decode(DrlEnvironmentPool& pool,
     };
     for (uint32_t first = 1; first <= samples; first += SEARCH_WAVE)
     {
-        uint32_t n = 0; // of this wave that run: the budget covers each, and those before it
+        // Of this wave, those that run: a sample starts while the budget left covers a whole
+        // episode after the samples before it in the wave, taken at the mean cost of the
+        // samples so far (a whole episode each before any ran).
+        const uint32_t ran = first - 1;
+        const uint64_t each = ran == 0 ? toSend : (s.scheduled + ran - 1) / ran;
+        uint32_t n = 0;
         while (n < SEARCH_WAVE && first + n <= samples && s.scheduled <= s.budget &&
-               s.budget - s.scheduled >= uint64_t{toSend} * (n + 1))
+               s.budget - s.scheduled >= toSend + each * n)
         {
             ++n;
         }

@@ -378,14 +378,17 @@ class DrlPolicy
      * Decode on the pool's threads: after the greedy episode, the samples run SEARCH_WAVE at a
      * time, each cut at the best rounds known before its wave, so that what runs, and so the
      * plan and the statistics, do not depend on the number of threads. A sample of a wave
-     * starts only while the budget covers it and every sample before it in the wave in full.
+     * starts only while the budget left covers a whole episode after the samples before it
+     * in the wave, each taken at the mean cost of the samples run so far (the first wave:
+     * a whole episode each).
      * \param pool the environments (worker 0's is the search's own)
      * \param samples see above
      * \param seed see above
      * \param[out] stats see above
      * \param budget see above
      * \param progress see above
-     * eturn the best plan
+     * 
+eturn the best plan
      */
     Plan Decode(DrlEnvironmentPool& pool,
                 uint32_t samples,
