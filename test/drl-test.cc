@@ -1405,40 +1405,57 @@ TEST(DrlScheduler, SearchSaysHowItGoes)
 
 TEST(DrlScheduler, SamePlanAndSearchOnAnyNumberOfThreads)
 {
-    // The samples and the rollout's decisions run in waves on the threads given: the plan and
-    // what the search did are the same on one thread, two, or more than there are cores. On
-    // Jellyfish the checkpoint scores again after every pick (taught trees), on BCube in passes.
+    // The samples and the rollout's decisions run in waves of 8 on the threads given: the plan
+    // and what the search did are the same on one thread or more than there are cores. On
+    // Jellyfish the checkpoint scores again after every pick (taught trees), on BCube in
+    // passes; 20 samples and 12 decisions a state take several waves; on BCube(4,1) the budget
+    // binds after a few samples; and a search from a live state (Replan) makes its twins there.
     torch::set_num_threads(1);
-    for (const std::string spec :
-         {"bcube:n=3,k=1", "jellyfish:switches=10,degree=4,servers=1,seed=1"})
+    struct Case
     {
-        const Topology topology = BuildTopology(spec);
+        std::string spec;
+        uint64_t budget;
+    };
+    for (const Case& c : {Case{"bcube:n=3,k=1", 100000000},
+                          Case{"jellyfish:switches=10,degree=4,servers=1,seed=1", 100000000},
+                          Case{"bcube:n=4,k=1", 16 * 480 * 3 / 2}})
+    {
+        const Topology topology = BuildTopology(c.spec);
+        const WorkloadSet ws =
+            WorkloadSet::Build(topology, BuildShortestPathTrees(topology), WorkloadSemantics::MERGE, 1);
         Plan first;
+        Schedule firstLive;
         DrlDecoding one;
-        for (const uint32_t threads : {1u, 2u, 5u})
+        for (const uint32_t threads : {1u, 3u})
         {
             Ptr<DrlScheduler> drl = DynamicCast<DrlScheduler>(CreateScheduler("drl"));
             drl->SetAttribute("Model", StringValue(""));
-            drl->SetAttribute("Samples", UintegerValue(7));
-            drl->SetAttribute("RolloutBranches", UintegerValue(6));
+            drl->SetAttribute("Samples", UintegerValue(20));
+            drl->SetAttribute("RolloutBranches", UintegerValue(12));
+            drl->SetAttribute("SearchBudget", UintegerValue(c.budget));
             drl->SetAttribute("Threads", UintegerValue(threads));
             const Plan plan = drl->MakePlan(topology, 1);
-            const DrlDecoding& d = drl->GetDecoding();
-            EXPECT_EQ(d.threads, IsDrlBlasThreadSafe() ? threads : 1u) << spec;
-            EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid) << spec;
+            const DrlDecoding d = drl->GetDecoding();
+            const Schedule live = RunRounds(*drl, ws); // not its plan's workloads: it replans
+            EXPECT_EQ(d.threads, IsDrlBlasThreadSafe() ? threads : 1u) << c.spec;
+            EXPECT_TRUE(ValidateSchedule(plan.workloads, plan.schedule).valid) << c.spec;
+            EXPECT_GE(drl->GetDecoding().replans, 1u) << c.spec;
             if (threads == 1)
             {
                 first = plan;
+                firstLive = live;
                 one = d;
-                EXPECT_GT(d.rollout.tried, 6u) << spec; // several rounds decided
+                EXPECT_EQ(c.budget < 100000000, d.skipped > 0) << c.spec << ": " << d.DescribeSearch();
                 continue;
             }
-            EXPECT_EQ(plan.schedule.rounds, first.schedule.rounds) << spec << ", " << threads;
-            EXPECT_EQ(d.finished, one.finished) << spec << ", " << threads;
-            EXPECT_EQ(d.cut, one.cut) << spec << ", " << threads;
-            EXPECT_EQ(d.rollout.tried, one.rollout.tried) << spec << ", " << threads;
-            EXPECT_EQ(d.rollout.scheduled, one.rollout.scheduled) << spec << ", " << threads;
-            EXPECT_EQ(d.rollout.rounds, one.rollout.rounds) << spec << ", " << threads;
+            EXPECT_EQ(plan.schedule.rounds, first.schedule.rounds) << c.spec;
+            EXPECT_EQ(live.rounds, firstLive.rounds) << c.spec;
+            EXPECT_EQ(d.finished, one.finished) << c.spec;
+            EXPECT_EQ(d.cut, one.cut) << c.spec;
+            EXPECT_EQ(d.skipped, one.skipped) << c.spec;
+            EXPECT_EQ(d.rollout.tried, one.rollout.tried) << c.spec;
+            EXPECT_EQ(d.rollout.scheduled, one.rollout.scheduled) << c.spec;
+            EXPECT_EQ(d.rollout.rounds, one.rollout.rounds) << c.spec;
         }
     }
 }

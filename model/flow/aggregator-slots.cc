@@ -89,6 +89,12 @@ AggregatorSlots::IsLimited() const
 }
 
 void
+AggregatorSlots::Rebind(const WorkloadSet& workloads)
+{
+    m_workloads = &workloads;
+}
+
+void
 AggregatorSlots::Reset()
 {
     if (!m_limited)

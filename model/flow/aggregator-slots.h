@@ -41,6 +41,9 @@ class AggregatorSlots
     bool IsLimited() const;
     /// Back to the start: every slot free.
     void Reset();
+    /// Reads these workloads from now on (a copy of the ones it was made for).
+    /// \param workloads the workloads; must outlive this object
+    void Rebind(const WorkloadSet& workloads);
     /**
      * \param workload a workload
      * \return empty when it may start as far as slots go (its group holds its slots already, or

@@ -64,6 +64,22 @@ RoundEngine::GetTime() const
     return 0.0;
 }
 
+void
+RoundEngine::CopyStateFrom(const RoundEngine& other)
+{
+    if (other.m_workloads->GetN() != m_workloads->GetN())
+    {
+        throw std::invalid_argument("RoundEngine::CopyStateFrom: an engine of " +
+                                    std::to_string(other.m_workloads->GetN()) +
+                                    " workloads, this one runs " +
+                                    std::to_string(m_workloads->GetN()));
+    }
+    const WorkloadSet* mine = m_workloads;
+    *this = other;
+    m_workloads = mine;
+    m_slots.Rebind(*mine);
+}
+
 WorkloadStatus
 RoundEngine::GetStatus(uint32_t id) const
 {

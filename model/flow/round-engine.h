@@ -50,6 +50,15 @@ class RoundEngine : public SchedulerState
     /// Back to the start: nothing done, round 0, no link used (links down stay down).
     void Reset();
 
+    /**
+     * Takes another engine's state (statuses, rounds, links, slots) and keeps its own
+     * workloads: for an engine of a copy of the same workloads (a search's twin environments,
+     * which restore each other's snapshots).
+     * \param other an engine of workloads equal to this one's
+     * 	hrows std::invalid_argument when it runs another number of workloads
+     */
+    void CopyStateFrom(const RoundEngine& other);
+
     const WorkloadSet& GetWorkloads() const override;
     WorkloadStatus GetStatus(uint32_t id) const override;
     const std::vector<uint32_t>& GetReady() const override;

@@ -120,7 +120,7 @@ DrlEnvironment::Restore(const Snapshot& s)
         throw std::invalid_argument("DrlEnvironment::Restore: not a snapshot of this "
                                     "environment");
     }
-    *m_engine = *s.engine;
+    m_engine->CopyStateFrom(*s.engine); // keeps this environment's workloads
     m_slots.SetUsage(s.slots);
     m_state = m_engine.get();
     m_committed = s.committed;

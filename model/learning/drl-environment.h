@@ -167,8 +167,9 @@ class DrlEnvironment
     Snapshot Save() const;
 
     /**
-     * Back to a state Save gave (of this environment), as if the episode had just closed
-     * that round: the same observations, masks and decisions follow.
+     * Back to a state Save gave (of this environment, or of a twin made the same way:
+     * DrlEnvironmentPool), as if the episode had just closed that round: the same
+     * observations, masks and decisions follow. It keeps reading its own workloads.
      * \param snapshot the state
      */
     void Restore(const Snapshot& snapshot);

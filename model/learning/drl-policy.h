@@ -351,7 +351,9 @@ class DrlPolicy
     /**
      * Best-of-N search: the greedy episode and `samples` sampled ones; the plan of the one
      * with fewest rounds (the first such). A sample stops as soon as it cannot beat the best
-     * so far (Run's cutoff), so that most cost little once a good schedule is known. Sample i
+     * known before its wave (Run's cutoff; the pool overload below says how the samples run
+     * in waves, here all on this thread), so that most cost little once a good schedule is
+     * known. Sample i
      * draws from its own generator (seeded from seed and i), so that more samples only add
      * episodes: the rounds never grow with the budget.
      * \param env the environment
@@ -361,8 +363,8 @@ class DrlPolicy
      * \param budget what the samples may spend, in workloads scheduled times the rounds of the
      *        greedy episode (a round's bookkeeping passes over the workloads left, so an
      *        episode costs about its workloads times its rounds): a sample starts only while
-     *        what they scheduled so far plus one whole episode fits (the greedy episode always
-     *        runs)
+     *        what they scheduled so far plus one whole episode fits, after the samples before
+     *        it in its wave (the greedy episode always runs)
      * \param progress when given, called after every episode: (episodes done, episodes that
      *        may run in all, rounds of the best so far)
      * \return the best plan
@@ -387,8 +389,7 @@ class DrlPolicy
      * \param[out] stats see above
      * \param budget see above
      * \param progress see above
-     * 
-eturn the best plan
+     * \return the best plan
      */
     Plan Decode(DrlEnvironmentPool& pool,
                 uint32_t samples,

@@ -124,6 +124,99 @@ GreedyNext(const DrlPolicy& policy, DrlEnvironment& env, const DrlEnvironment::S
     return env.Save();
 }
 
+/// The best plan the search found so far, and its worth (DrlRollout's).
+struct Found
+{
+    Plan& best;   //!< the plan
+    Value& value; //!< its worth
+};
+
+/**
+ * Tries the decisions of state `here`: decision 0 (the greedy one) from `known` when the state
+ * before gave it, else completed here; the others DrlPolicy::SEARCH_WAVE at a time on the
+ * pool's threads, each cut at the decision chosen before its wave; their results taken in
+ * order, so that nothing depends on the threads.
+ * \return the chosen decision (the first of the least worth), or tried.size() when none was
+ *         finished before the budget ran out
+ */
+uint32_t
+TryState(const DrlPolicy& policy,
+         DrlEnvironmentPool& pool,
+         const DrlEnvironment::Snapshot& here,
+         Branch* known,
+         uint64_t seed,
+         uint64_t budget,
+         std::vector<Branch>& tried,
+         DrlRolloutStats& s,
+         Found found)
+{
+    DrlEnvironment& env = pool.Get(0);
+    const auto branches = static_cast<uint32_t>(tried.size());
+    const uint32_t round = env.GetRound(); // env is at `here`
+    if (known)
+    {
+        tried[0] = std::move(*known);
+        tried[0].plan = Plan();
+    }
+    else
+    {
+        tried[0] = TryDecision(policy,
+                               env,
+                               here,
+                               0,
+                               seed,
+                               std::numeric_limits<uint32_t>::max(),
+                               found.value);
+        s.scheduled += tried[0].scheduled;
+    }
+    ++s.tried;
+    uint32_t chosen = branches; // none yet
+    const auto merge = [&](uint32_t b) {
+        const Value value = tried[b].value;
+        if (value < found.value)
+        {
+            found.value = value;
+            found.best = std::move(tried[b].plan);
+            NS_LOG_INFO("rollout: round " << round << ", decision " << b << ": " << value.first
+                                          << " rounds, " << value.second
+                                          << " workloads in the last");
+        }
+        if (chosen == branches || value < tried[chosen].value)
+        {
+            chosen = b;
+        }
+    };
+    if (!tried[0].cut)
+    {
+        merge(0);
+    }
+    s.budgetOut = s.scheduled >= budget;
+    for (uint32_t first = 1; first < branches && !s.budgetOut; first += DrlPolicy::SEARCH_WAVE)
+    {
+        const uint32_t n = std::min(DrlPolicy::SEARCH_WAVE, branches - first);
+        const uint32_t cutoff = chosen == branches ? std::numeric_limits<uint32_t>::max()
+                                                   : tried[chosen].value.first + 1;
+        const Value bar = found.value;
+        RunInParallel(n, pool.Ready(n), [&](uint32_t w, size_t k) {
+            const auto b = static_cast<uint32_t>(first + k);
+            tried[b] = TryDecision(policy, pool.Get(w), here, b, seed, cutoff, bar);
+        });
+        // In order; those after the budget ran out are not taken (one at a time, they would
+        // not have run).
+        for (uint32_t b = first; b < first + n && !s.budgetOut; ++b)
+        {
+            ++s.tried;
+            s.scheduled += tried[b].scheduled;
+            s.budgetOut = s.scheduled >= budget;
+            if (!tried[b].cut)
+            {
+                merge(b);
+            }
+        }
+    }
+    return chosen;
+}
+
 } // namespace
 
 Plan
@@ -176,67 +269,8 @@ DrlRollout(const DrlPolicy& policy,
     while (!s.skipped && !s.budgetOut)
     {
         std::vector<Branch> tried(branches);
-        if (known)
-        {
-            tried[0] = std::move(*known);
-            tried[0].plan = Plan();
-        }
-        else
-        {
-            tried[0] = TryDecision(policy,
-                                   env,
-                                   here,
-                                   0,
-                                   seed,
-                                   std::numeric_limits<uint32_t>::max(),
-                                   bestValue);
-            s.scheduled += tried[0].scheduled;
-        }
-        ++s.tried;
-        uint32_t chosen = branches; // none yet
-        const auto merge = [&](uint32_t b) {
-            const Value value = tried[b].value;
-            if (value < bestValue)
-            {
-                bestValue = value;
-                best = std::move(tried[b].plan);
-                NS_LOG_INFO("rollout: round " << env.GetRound() << ", decision " << b << ": "
-                                              << value.first << " rounds, " << value.second
-                                              << " workloads in the last");
-            }
-            if (chosen == branches || value < tried[chosen].value)
-            {
-                chosen = b;
-            }
-        };
-        if (!tried[0].cut)
-        {
-            merge(0);
-        }
-        s.budgetOut = s.scheduled >= budget;
-        // The other decisions, SEARCH_WAVE at a time, each cut at what was chosen before its
-        // wave, so that what runs does not depend on the threads.
-        for (uint32_t first = 1; first < branches && !s.budgetOut; first += DrlPolicy::SEARCH_WAVE)
-        {
-            const uint32_t n = std::min(DrlPolicy::SEARCH_WAVE, branches - first);
-            const uint32_t cutoff = chosen == branches ? std::numeric_limits<uint32_t>::max()
-                                                       : tried[chosen].value.first + 1;
-            const Value bar = bestValue;
-            RunInParallel(n, pool.Ready(n), [&](uint32_t w, size_t k) {
-                const auto b = static_cast<uint32_t>(first + k);
-                tried[b] = TryDecision(policy, pool.Get(w), here, b, seed, cutoff, bar);
-            });
-            for (uint32_t b = first; b < first + n && !s.budgetOut; ++b)
-            {
-                ++s.tried;
-                s.scheduled += tried[b].scheduled;
-                s.budgetOut = s.scheduled >= budget;
-                if (!tried[b].cut)
-                {
-                    merge(b);
-                }
-            }
-        }
+        const uint32_t chosen =
+            TryState(policy, pool, here, known.get(), seed, budget, tried, s, {best, bestValue});
         if (chosen == branches)
         {
             break; // the budget ran out before any decision was finished

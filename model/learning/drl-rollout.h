@@ -30,11 +30,13 @@ namespace ns3
  * improves on the greedy episode.
  *
  * A completion stops as soon as it cannot end in as few rounds as the best decision of its round
- * so far (DrlPolicy::Run's cut-off): it could not be chosen. The search returns the best plan
- * it completed or the incumbent (e.g. the best of Decode's samples), whichever is better. It
- * ends when the workloads it scheduled reach `budget`, and does not start when its expected
- * cost (branches x incumbent rounds x half the workloads) is over the budget. Deterministic:
- * decision b of round t draws from a generator seeded by seed, t and b.
+ * chosen before its wave (DrlPolicy::Run's cut-off; here all on this thread, the pool overload
+ * below says how the waves run): it could not be chosen. The search returns the best plan it
+ * completed or the incumbent (e.g. the best of Decode's samples), whichever is better. It ends
+ * when the workloads it scheduled reach `budget` (the decisions of a wave after that are not
+ * taken), and does not start when its expected cost (branches x incumbent rounds x half the
+ * workloads) is over the budget. Deterministic: decision b of round t draws from a generator
+ * seeded by seed, t and b.
  *
  * \param policy the policies
  * \param env the environment (it is reset)

@@ -336,8 +336,8 @@ DrlScheduler::GetTypeId()
                           MakeUintegerChecker<uint32_t>(0, 100000))
             .AddAttribute("Threads",
                           "Threads the search (the sampled episodes and the rollout's "
-                          "decisions) runs on (0: one per core); the plan is the same on any "
-                          "number (doc/allreduce.rst, \"Speed of drl\")",
+                          "decisions) runs on, at most 8 at a time (0: one per core); the plan "
+                          "is the same on any number (doc/allreduce.rst, \"Threads\")",
                           UintegerValue(0),
                           MakeUintegerAccessor(&DrlScheduler::m_threads),
                           MakeUintegerChecker<uint32_t>(0, 256))
@@ -796,7 +796,11 @@ DrlScheduler::Replan(const SchedulerState& state, const Departure& departure)
         *env,
         [&state]() {
             auto twin = std::make_unique<DrlEnvironment>(state.GetWorkloads());
-            twin->StartFrom(state);
+            if (!twin->StartFrom(state))
+            {
+                throw std::logic_error("drl: a twin environment cannot start where the search "
+                                       "does; please report this");
+            }
             return twin;
         },
         m_threads);
@@ -859,7 +863,7 @@ DrlScheduler::MakePlan(const Topology& topology, uint32_t pieces)
     DrlEnvironmentPool pool(*env, make, m_threads);
     Plan plan = Search(pool, m_searchBudget, m_seed, stats, m_decoding.rollout, true);
     m_decoding.searched = true;
-    m_decoding.threads = pool.GetThreads();
+    m_decoding.threads = std::min(pool.GetThreads(), DrlPolicy::SEARCH_WAVE);
     m_decoding.samples = m_samples;
     m_decoding.finished = stats.finished;
     m_decoding.cut = stats.cut;

@@ -92,7 +92,8 @@ struct DrlRolloutStats
     bool budgetOut{false}; //!< stopped when the budget ran out
     uint32_t rounds{0};    //!< rounds decided (states it moved through)
     uint64_t tried{0};     //!< round decisions tried
-    uint64_t scheduled{0}; //!< workloads scheduled (decisions and greedy completions)
+    uint64_t scheduled{0}; //!< workloads scheduled (decisions and greedy completions; a
+                           //!< state's greedy decision, known from the one before, not again)
     uint32_t incumbent{0}; //!< rounds of the plan it started from
     uint32_t found{0};     //!< rounds of the plan it returned
 };

@@ -58,13 +58,38 @@ RunInParallel(size_t n, uint32_t workers, const std::function<void(uint32_t, siz
 namespace
 {
 
+/// \param name a function of OpenBLAS \return it, where the process has OpenBLAS loaded
+///         (under LibTorch, as libblas.so.3 or libopenblas.so.0, even when loaded with
+///         RTLD_LOCAL), else null
+void*
+FindOpenBlas(const char* name)
+{
+    if (void* f = dlsym(RTLD_DEFAULT, name))
+    {
+        return f;
+    }
+    for (const char* lib : {"libopenblas.so.0", "libblas.so.3"})
+    {
+        if (void* handle = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD))
+        {
+            void* f = dlsym(handle, name);
+            dlclose(handle);
+            if (f)
+            {
+                return f;
+            }
+        }
+    }
+    return nullptr;
+}
+
 /// OpenBLAS's openblas_get_parallel: 0 single-threaded build, 1 pthreads, 2 OpenMP; -1 when
 /// the BLAS in the process is not OpenBLAS.
 int
 GetOpenBlasParallel()
 {
     using Get = int (*)();
-    const auto get = reinterpret_cast<Get>(dlsym(RTLD_DEFAULT, "openblas_get_parallel"));
+    const auto get = reinterpret_cast<Get>(FindOpenBlas("openblas_get_parallel"));
     return get ? get() : -1;
 }
 
@@ -76,7 +101,7 @@ SetUpDrlBlas()
     static std::once_flag once;
     std::call_once(once, [] {
         using Set = void (*)(int);
-        const auto set = reinterpret_cast<Set>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+        const auto set = reinterpret_cast<Set>(FindOpenBlas("openblas_set_num_threads"));
         if (set && !std::getenv("OPENBLAS_NUM_THREADS"))
         {
             set(1);

@@ -66,6 +66,10 @@ class DrlTrainer
                uint64_t seed,
                uint32_t pieces = 1);
 
+    // Its evaluation pools make environments through it: it stays where it was made.
+    DrlTrainer(const DrlTrainer&) = delete;
+    DrlTrainer& operator=(const DrlTrainer&) = delete;
+
     /**
      * Runs the training up to `iterations` PPO iterations in all; a second call goes on from
      * where the first stopped.
