@@ -159,7 +159,8 @@ AddOptions(CheckedCommandLine& cmd, Options& o)
     cmd.AddInteger("eval-samples", "sampled episodes besides the greedy one when evaluating",
                    o.params.evalSamples, 0, 100000);
     cmd.AddInteger("threads",
-                   "worker threads for the episodes (default: one per core); any number gives "
+                   "worker threads for the episodes and evaluations (default: one per core; "
+                   "one on a BLAS that is not safe from several threads); any number gives "
                    "the same curve and weights",
                    o.threads,
                    1,
