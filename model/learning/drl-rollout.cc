@@ -47,6 +47,18 @@ struct Branch
     Plan plan;                      //!< its completion's plan, where it beat the bar given
 };
 
+/// One greedy round of both levels from the environment's state, closed (none when done).
+void
+GreedyRound(const DrlPolicy& policy, DrlEnvironment& env)
+{
+    if (!env.IsDone())
+    {
+        std::mt19937_64 unused(0); // greedy decisions draw nothing
+        policy.ActRound(env, DrlPolicy::Mode::GREEDY, unused);
+        env.CloseRound();
+    }
+}
+
 /**
  * Completes the environment's state greedily (its first round apart, kept in r.next), stopping
  * once it cannot end below `cutoff` rounds (as DrlPolicy::Run does).
@@ -54,17 +66,13 @@ struct Branch
 void
 Complete(const DrlPolicy& policy, DrlEnvironment& env, uint32_t cutoff, Value bar, Branch& r)
 {
-    std::mt19937_64 unused(0);
-    if (!env.IsDone())
-    {
-        policy.ActRound(env, DrlPolicy::Mode::GREEDY, unused);
-        env.CloseRound();
-    }
+    GreedyRound(policy, env);
     r.next = env.Save();
     r.cut = !env.IsDone() && cutoff != std::numeric_limits<uint32_t>::max() &&
             uint64_t{env.GetRound()} + env.GetRoundsLeftBound() >= cutoff;
     if (!r.cut)
     {
+        std::mt19937_64 unused(0);
         r.cut = policy
                     .Run(env,
                          DrlPolicy::Mode::GREEDY,
@@ -115,12 +123,7 @@ DrlEnvironment::Snapshot
 GreedyNext(const DrlPolicy& policy, DrlEnvironment& env, const DrlEnvironment::Snapshot& child)
 {
     env.Restore(child);
-    if (!env.IsDone())
-    {
-        std::mt19937_64 unused(0);
-        policy.ActRound(env, DrlPolicy::Mode::GREEDY, unused);
-        env.CloseRound();
-    }
+    GreedyRound(policy, env);
     return env.Save();
 }
 
