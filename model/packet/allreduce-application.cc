@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -147,8 +148,14 @@ AllReduceApplication::GetTypeId()
                           MakeUintegerAccessor(&AllReduceApplication::m_dataRetries),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("SendSize",
-                          "Most bytes handed to the socket in one Send call.",
-                          UintegerValue(65536),
+                          "Most bytes handed to the socket in one Send call; 0 (the default): "
+                          "one segment (SegmentSize) over TCP, 65536 over other sockets. Each "
+                          "call makes a packet of that many bytes of real data, and TCP keeps "
+                          "it until acknowledged while ns-3 recycles packet buffers at the "
+                          "largest size it has freed: sends far above a segment give every "
+                          "later packet a buffer that large (doc/allreduce.rst, \"Against a "
+                          "bare ns-3 run\").",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&AllReduceApplication::m_sendSize),
                           MakeUintegerChecker<uint32_t>(1))
             .AddTraceSource("TransferStarted",
@@ -275,9 +282,17 @@ AllReduceApplication::StartApplication()
         NS_FATAL_ERROR("AllReduceApplication on " << Name() << " cannot listen on port "
                                                     << m_port);
     }
+    // TCP keeps what Send gets as one packet until acknowledged, and hands over all it holds
+    // in sequence as one packet, copied together, unless asked for less: a segment at a time
+    // keeps its packets' buffers segment-sized (SendSize). RdmaSocket copies what it gets and
+    // hands over its packets as they came.
+    m_readSize = std::numeric_limits<uint32_t>::max();
+    m_sendChunk = m_sendSize ? m_sendSize : 65536;
     if (Ptr<TcpSocket> tcp = DynamicCast<TcpSocket>(m_listener))
     {
         ConfigureTcp(tcp); // accepted sockets are forked from the listener and inherit it
+        m_readSize = m_segmentSize;
+        m_sendChunk = m_sendSize ? m_sendSize : m_segmentSize;
     }
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
@@ -394,10 +409,13 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
     Outgoing out;
     out.workload = workload;
     // Snapshot now: this is the data the schedule says the server holds when the round starts.
-    out.bytes.resize(HEADER_BYTES + payload);
     const uint32_t header[2] = {workload, static_cast<uint32_t>(payload)};
-    std::memcpy(out.bytes.data(), header, HEADER_BYTES);
-    std::memcpy(out.bytes.data() + HEADER_BYTES, m_vector.data() + offset, payload);
+    const auto* values = reinterpret_cast<const uint8_t*>(m_vector.data() + offset);
+    out.bytes.reserve(HEADER_BYTES + payload); // copied once, not zeroed first
+    out.bytes.insert(out.bytes.end(),
+                     reinterpret_cast<const uint8_t*>(header),
+                     reinterpret_cast<const uint8_t*>(header) + HEADER_BYTES);
+    out.bytes.insert(out.bytes.end(), values, values + payload);
     m_transferStarted(workload);
 
     const auto open = m_bySourcePort.find(sourcePort);
@@ -566,8 +584,8 @@ AllReduceApplication::SendMore(Ptr<Socket> socket, uint32_t /* available */)
             {
                 return; // SendMore runs again when the buffer drains
             }
-            const auto n = static_cast<uint32_t>(
-                std::min<uint64_t>({out.bytes.size() - out.sent, room, m_sendSize}));
+            const auto n = static_cast<uint32_t>(std::min<uint64_t>(
+                {out.bytes.size() - out.sent, room, m_sendChunk}));
             const int accepted = socket->Send(out.bytes.data() + out.sent, n, 0);
             if (accepted <= 0)
             {
@@ -623,7 +641,7 @@ AllReduceApplication::Receive(Ptr<Socket> socket)
     }
     Incoming& in = it->second;
     Ptr<Packet> packet;
-    while (!m_closed && (packet = socket->Recv()))
+    while (!m_closed && (packet = socket->Recv(m_readSize, 0)))
     {
         const uint32_t size = packet->GetSize();
         if (size == 0)
@@ -700,8 +718,9 @@ AllReduceApplication::Apply(const Incoming& in)
     const Workload& w = m_controller->GetWorkloads().Get(in.workload);
     const uint64_t offset = m_controller->GetLayout().GetOffset(w.chunk, w.piece);
     const uint64_t n = in.payload.size();
-    const float* values = in.payload.data();
-    float* target = m_vector.data() + offset;
+    // Distinct vectors: the compiler may add several values at once.
+    const float* __restrict values = in.payload.data();
+    float* __restrict target = m_vector.data() + offset;
     if (w.phase == Phase::REDUCE)
     {
         for (uint64_t i = 0; i < n; ++i)

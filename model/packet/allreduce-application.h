@@ -258,7 +258,7 @@ class AllReduceApplication : public Application
     uint32_t m_seed{0};       //!< gradient seed
     GradientValues m_values{GRADIENT_INTEGER}; //!< gradient kind
     uint32_t m_segmentSize{0}; //!< TCP segment size
-    uint32_t m_sendSize{0};   //!< most bytes per Send call
+    uint32_t m_sendSize{0};   //!< most bytes per Send call, 0: m_segmentSize
     Time m_minRto;            //!< TCP minimum RTO
     Time m_delAckTimeout;     //!< TCP delayed-ACK timeout
     Time m_connTimeout;       //!< TCP SYN retransmission timeout
@@ -274,6 +274,8 @@ class AllReduceApplication : public Application
     std::map<uint16_t, Ptr<Socket>> m_bySourcePort; //!< the same, by source port
     std::map<Ptr<Socket>, Incoming> m_incoming; //!< connections received on
     std::vector<uint8_t> m_scratch;             //!< a packet that holds more than one transfer
+    uint32_t m_readSize{0};                     //!< most bytes per Recv call
+    uint32_t m_sendChunk{0};                    //!< most bytes per Send call (SendSize's)
     bool m_closed{false};                       //!< CloseAll ran
 
     /// What TCP last did for a transfer this server sent.
