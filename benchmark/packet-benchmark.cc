@@ -16,8 +16,8 @@
 // BareBulkSendBench: our run beside a bare ns-3 run of the same rounds (BulkSend and PacketSink
 // only, the same bytes over the same paths, the same transport), BCube(4,1) 16 MB (greedy) over
 // TCP and over RDMA, and fat-tree k=8 1 MiB (balanced) over TCP, barrier, replayed: wall seconds
-// in Simulator::Run each (the fastest of its runs; the two alternate, each first in turn), their
-// ratio, events and events per second, simulated time.
+// in Simulator::Run each (the median of 5 runs on BCube, 1 on fat-tree; each run in a fresh child
+// process, the two alternating), their ratio, events and events per second, simulated time.
 //
 // DrlOnlineBench: the cost of drl's decisions inside ns-3 (BCube(3,1) and DCell(4,1), 1 MiB,
 // barrier), unperturbed (it follows its plan) and with a link down at 0.3 ms, about a third
@@ -39,9 +39,16 @@
 #include "ns3/packet-sink-helper.h"
 #include "ns3/tcp-socket-base.h"
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 using namespace ns3;
 
@@ -284,11 +291,76 @@ class BareRounds
 
 const char* const BARE_SPECS[] = {"bcube:n=4,k=1", "fattree:k=8"};
 
+/// One side's run, as a child process reports it to the benchmark.
+struct SideRun
+{
+    double seconds{0};   //!< wall seconds in Simulator::Run
+    double events{0};    //!< simulator events
+    double simMs{0};     //!< simulated completion, ms
+    double megabytes{0}; //!< payload delivered, MB
+    char error[480]{};   //!< why it failed; empty when it did not
+};
+
+/**
+ * Runs \p run in a child process of its own and returns what it reports: each run starts
+ * from the same fresh process (ns-3's packet buffer free list, the heap and the attribute
+ * defaults as a user's program has them), not from what the runs before it left.
+ */
+template <typename Run>
+SideRun
+RunInChild(Run run)
+{
+    SideRun result;
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        std::snprintf(result.error, sizeof result.error, "pipe: %s", std::strerror(errno));
+        return result;
+    }
+    const pid_t pid = fork();
+    if (pid == 0)
+    {
+        close(fds[0]);
+        const SideRun mine = run();
+        const ssize_t written = write(fds[1], &mine, sizeof mine);
+        _exit(written == static_cast<ssize_t>(sizeof mine) ? 0 : 1);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    while (pid > 0 && got < sizeof result)
+    {
+        const ssize_t n = read(fds[0], reinterpret_cast<char*>(&result) + got, sizeof result - got);
+        if (n <= 0)
+        {
+            break;
+        }
+        got += static_cast<size_t>(n);
+    }
+    close(fds[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || got != sizeof result ||
+        !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    {
+        std::snprintf(result.error, sizeof result.error,
+                      "the child process of the run failed (fork, a crash or an exit status)");
+    }
+    return result;
+}
+
+/// The median of \p values (not empty).
+double
+Median(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 /**
  * Ours against the bare BulkSend run of the same rounds: wall seconds in Simulator::Run each,
- * the fastest of range(3) runs apiece. The two alternate and take turns going first (ours,
- * bare, bare, ours, ...), so that neither always meets a cold heap or the machine's other
- * load of one moment.
+ * over range(3) pairs of runs, each run in a fresh child process (RunInChild). The two
+ * alternate and take turns going first (ours, bare, bare, ours, ...), so that a drift of the
+ * machine's speed falls on both; the ratio is of their medians.
  */
 void
 BareBulkSendBench(benchmark::State& state)
@@ -296,58 +368,75 @@ BareBulkSendBench(benchmark::State& state)
     const std::string spec = BARE_SPECS[state.range(0)];
     const uint64_t bytes = state.range(1) == 0 ? 1048576 : 16000000;
     const std::string transport = state.range(2) == 0 ? "tcp" : "rdma";
-    const auto runs = static_cast<uint32_t>(state.range(3));
+    const auto pairs = static_cast<uint32_t>(state.range(3));
     const std::string scheduler = spec == "fattree:k=8" ? "balanced" : "greedy";
     state.SetLabel(spec + " " + scheduler + " barrier replay " +
-                   (bytes == 1048576 ? "1MiB " : "16MB ") + transport + ", best of " +
-                   std::to_string(runs));
+                   (bytes == 1048576 ? "1MiB " : "16MB ") + transport + ", median of " +
+                   std::to_string(pairs));
     const Plan plan = CreateScheduler(scheduler)->MakePlan(BuildTopology(spec), 1);
     PacketRunConfig config;
     config.gradientBytes = bytes;
     config.decisions = "replay";
     config.flowMonitor = false;
     config.transport = transport;
-    PacketRunReport ours;
-    double oursBest = 0;
-    double bareBest = 0;
-    BareRounds bareRun(plan.schedule, plan.workloads, bytes, transport);
+    const auto runOurs = [&]() {
+        const PacketRunReport report = RunPacketAllReduce(plan, config, nullptr);
+        SideRun run{report.wallSeconds,
+                    static_cast<double>(report.events),
+                    report.result.completionTime * 1e3,
+                    report.result.payloadBytes / 1e6};
+        if (!report.result.finished || !report.verification.verified)
+        {
+            std::snprintf(run.error, sizeof run.error, "ours: %s%s",
+                          report.result.error.c_str(), report.verification.message.c_str());
+        }
+        return run;
+    };
+    const auto runBare = [&]() {
+        BareRounds bareRun(plan.schedule, plan.workloads, bytes, transport);
+        const double seconds = bareRun.Run();
+        SideRun run{seconds, static_cast<double>(bareRun.events), bareRun.simSeconds * 1e3,
+                    bareRun.bytes / 1e6};
+        if (!bareRun.finished)
+        {
+            std::snprintf(run.error, sizeof run.error,
+                          "the bare run did not deliver every round: %s",
+                          bareRun.Describe().c_str());
+        }
+        return run;
+    };
+    std::vector<double> ours;
+    std::vector<double> bare;
+    SideRun lastOurs;
+    SideRun lastBare;
     for (auto _ : state)
     {
-        for (uint32_t i = 0; i < 2 * runs; ++i)
+        for (uint32_t i = 0; i < 2 * pairs; ++i)
         {
-            if ((i % 2 == 0) == (i / 2 % 2 == 0)) // ours first in even pairs, second in odd
+            const bool oursNow = (i % 2 == 0) == (i / 2 % 2 == 0); // ours first in even pairs
+            const SideRun run = oursNow ? RunInChild(runOurs) : RunInChild(runBare);
+            if (run.error[0] != '\0')
             {
-                ours = RunPacketAllReduce(plan, config, nullptr);
-                if (!ours.result.finished || !ours.verification.verified)
-                {
-                    state.SkipWithError((ours.result.error + ours.verification.message).c_str());
-                    return;
-                }
-                oursBest = oursBest == 0 ? ours.wallSeconds : std::min(oursBest, ours.wallSeconds);
-                continue;
-            }
-            const double bare = bareRun.Run();
-            if (!bareRun.finished)
-            {
-                state.SkipWithError(("the bare run did not deliver every round: " +
-                                     bareRun.Describe())
-                                        .c_str());
+                state.SkipWithError(run.error);
                 return;
             }
-            bareBest = bareBest == 0 ? bare : std::min(bareBest, bare);
+            (oursNow ? ours : bare).push_back(run.seconds);
+            (oursNow ? lastOurs : lastBare) = run;
         }
     }
-    state.counters["ours_s"] = oursBest;
-    state.counters["bare_s"] = bareBest;
-    state.counters["ours_over_bare"] = oursBest / bareBest;
-    state.counters["ours_events"] = static_cast<double>(ours.events);
-    state.counters["bare_events"] = static_cast<double>(bareRun.events);
-    state.counters["ours_events_per_s"] = ours.events / oursBest;
-    state.counters["bare_events_per_s"] = bareRun.events / bareBest;
-    state.counters["ours_sim_ms"] = ours.result.completionTime * 1e3;
-    state.counters["bare_sim_ms"] = bareRun.simSeconds * 1e3;
-    state.counters["ours_MB"] = ours.result.payloadBytes / 1e6;
-    state.counters["bare_MB"] = bareRun.bytes / 1e6;
+    state.counters["ours_s"] = Median(ours);
+    state.counters["bare_s"] = Median(bare);
+    state.counters["ours_over_bare"] = Median(ours) / Median(bare);
+    state.counters["ours_min_s"] = *std::min_element(ours.begin(), ours.end());
+    state.counters["bare_min_s"] = *std::min_element(bare.begin(), bare.end());
+    state.counters["ours_events"] = lastOurs.events;
+    state.counters["bare_events"] = lastBare.events;
+    state.counters["ours_events_per_s"] = lastOurs.events / Median(ours);
+    state.counters["bare_events_per_s"] = lastBare.events / Median(bare);
+    state.counters["ours_sim_ms"] = lastOurs.simMs;
+    state.counters["bare_sim_ms"] = lastBare.simMs;
+    state.counters["ours_MB"] = lastOurs.megabytes;
+    state.counters["bare_MB"] = lastBare.megabytes;
 }
 
 const char* const DRL_ONLINE_SPECS[] = {"bcube:n=3,k=1", "dcell:n=4,k=1"};
@@ -417,8 +506,8 @@ BENCHMARK(LargePacketBench)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 BENCHMARK(BareBulkSendBench)
-    ->Args({0, 1, 0, 3})
-    ->Args({0, 1, 1, 3})
+    ->Args({0, 1, 0, 5})
+    ->Args({0, 1, 1, 5})
     ->Args({1, 0, 0, 1})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
