@@ -157,7 +157,7 @@ AllReduceApplication::GetTypeId()
                           "bare ns-3 run\").",
                           UintegerValue(0),
                           MakeUintegerAccessor(&AllReduceApplication::m_sendSize),
-                          MakeUintegerChecker<uint32_t>(1))
+                          MakeUintegerChecker<uint32_t>())
             .AddTraceSource("TransferStarted",
                             "This server started sending a workload.",
                             MakeTraceSourceAccessor(&AllReduceApplication::m_transferStarted),

@@ -258,7 +258,7 @@ class AllReduceApplication : public Application
     uint32_t m_seed{0};       //!< gradient seed
     GradientValues m_values{GRADIENT_INTEGER}; //!< gradient kind
     uint32_t m_segmentSize{0}; //!< TCP segment size
-    uint32_t m_sendSize{0};   //!< most bytes per Send call, 0: m_segmentSize
+    uint32_t m_sendSize{0};   //!< most bytes per Send call, 0: the transport's (m_sendChunk)
     Time m_minRto;            //!< TCP minimum RTO
     Time m_delAckTimeout;     //!< TCP delayed-ACK timeout
     Time m_connTimeout;       //!< TCP SYN retransmission timeout
