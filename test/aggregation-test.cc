@@ -182,12 +182,12 @@ TEST(AggregationWorkloads, StarReducesInOneRoundPerDirection)
     {
         const Workload& w = Find(ws, 0, Phase::REDUCE, src, 4);
         EXPECT_EQ(w.path, (std::vector<uint32_t>{src, 4}));
-        EXPECT_EQ(w.carries, std::vector<uint32_t>{src});
+        EXPECT_EQ(w.carries.ToVector(), std::vector<uint32_t>{src});
         EXPECT_TRUE(ws.GetDeps(w.id).empty());
         up.push_back(w.id);
     }
     const Workload& sum = Find(ws, 0, Phase::REDUCE, 4, 0);
-    EXPECT_EQ(sum.carries, (std::vector<uint32_t>{1, 2, 3}));
+    EXPECT_EQ(sum.carries.ToVector(), (std::vector<uint32_t>{1, 2, 3}));
     EXPECT_EQ(ws.GetDeps(sum.id).ToVector(), up);
     const Workload& back = Find(ws, 0, Phase::GATHER, 0, 4);
     EXPECT_EQ(ws.GetDeps(back.id).ToVector(), std::vector<uint32_t>{sum.id});
@@ -211,13 +211,13 @@ TEST(AggregationWorkloads, ParameterServerMergesAtSwitchesOnly)
 {
     const WorkloadSet ws = Build(AggregatingStar(), WorkloadSemantics::PARAMETER_SERVER);
     EXPECT_EQ(ws.GetN(), 4u * 8u);
-    EXPECT_EQ(Find(ws, 2, Phase::REDUCE, 0, 4).carries, std::vector<uint32_t>{0});
-    EXPECT_EQ(Find(ws, 2, Phase::REDUCE, 4, 2).carries, (std::vector<uint32_t>{0, 1, 3}));
+    EXPECT_EQ(Find(ws, 2, Phase::REDUCE, 0, 4).carries.ToVector(), std::vector<uint32_t>{0});
+    EXPECT_EQ(Find(ws, 2, Phase::REDUCE, 4, 2).carries.ToVector(), (std::vector<uint32_t>{0, 1, 3}));
     EXPECT_TRUE(ValidateSchedule(ws, ChunkByChunk(ws)).valid);
     // In a two-level network the servers of the far rack do not merge, their switch does.
     const WorkloadSet racks = Build(TwoRacks(true, true), WorkloadSemantics::PARAMETER_SERVER);
-    EXPECT_EQ(Find(racks, 0, Phase::REDUCE, 5, 4).carries, (std::vector<uint32_t>{2, 3}));
-    EXPECT_EQ(Find(racks, 0, Phase::REDUCE, 4, 0).carries, (std::vector<uint32_t>{1, 2, 3}));
+    EXPECT_EQ(Find(racks, 0, Phase::REDUCE, 5, 4).carries.ToVector(), (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(Find(racks, 0, Phase::REDUCE, 4, 0).carries.ToVector(), (std::vector<uint32_t>{1, 2, 3}));
 }
 
 TEST(AggregationWorkloads, ASwitchThatDoesNotAggregateForwards)
@@ -227,13 +227,13 @@ TEST(AggregationWorkloads, ASwitchThatDoesNotAggregateForwards)
     const WorkloadSet ws = Build(TwoRacks(true, false));
     EXPECT_EQ(Find(ws, 0, Phase::REDUCE, 2, 4).path, (std::vector<uint32_t>{2, 5, 4}));
     EXPECT_EQ(Find(ws, 0, Phase::REDUCE, 3, 4).path, (std::vector<uint32_t>{3, 5, 4}));
-    EXPECT_EQ(Find(ws, 0, Phase::REDUCE, 4, 0).carries, (std::vector<uint32_t>{1, 2, 3}));
+    EXPECT_EQ(Find(ws, 0, Phase::REDUCE, 4, 0).carries.ToVector(), (std::vector<uint32_t>{1, 2, 3}));
     // Both aggregate: the right switch merges 2 and 3 first.
     const WorkloadSet both = Build(TwoRacks(true, true));
-    EXPECT_EQ(Find(both, 0, Phase::REDUCE, 5, 4).carries, (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(Find(both, 0, Phase::REDUCE, 5, 4).carries.ToVector(), (std::vector<uint32_t>{2, 3}));
     // Toward root 2 the left switch merges 0 and 1, the right one that sum with 3.
-    EXPECT_EQ(Find(both, 2, Phase::REDUCE, 4, 5).carries, (std::vector<uint32_t>{0, 1}));
-    EXPECT_EQ(Find(both, 2, Phase::REDUCE, 5, 2).carries, (std::vector<uint32_t>{0, 1, 3}));
+    EXPECT_EQ(Find(both, 2, Phase::REDUCE, 4, 5).carries.ToVector(), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(Find(both, 2, Phase::REDUCE, 5, 2).carries.ToVector(), (std::vector<uint32_t>{0, 1, 3}));
     // A stream alone is not stopped (that would only cost a round): two servers joined through
     // two aggregating switches exchange directly.
     Topology line("line", 2, 2);
@@ -654,7 +654,7 @@ TEST(AggregationRouting, TreesTowardAggregatorsMakeStreamsMeetWhereOnlySomeSwitc
     EXPECT_EQ(toward[0].GetParent(5), 7u);
     EXPECT_EQ(toward[0].GetParent(3), 0u); // no aggregator nearer: as before
     const WorkloadSet meet = WorkloadSet::Build(t, toward, WorkloadSemantics::MERGE, 1);
-    EXPECT_EQ(Find(meet, 0, Phase::REDUCE, 7, 0).carries, (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(Find(meet, 0, Phase::REDUCE, 7, 0).carries.ToVector(), (std::vector<uint32_t>{1, 2}));
     EXPECT_EQ(Find(meet, 0, Phase::REDUCE, 7, 0).path, (std::vector<uint32_t>{7, 3, 0}));
     EXPECT_FALSE(IsSameTreeSet(toward, BuildShortestPathTrees(t)));
     // Without aggregators they are the default trees.

@@ -87,7 +87,7 @@ StarReduce(uint32_t id, uint32_t src, uint32_t dst, std::vector<uint32_t> carrie
     w.src = src;
     w.dst = dst;
     w.path = {src, 4, dst};
-    w.carries = std::move(carries);
+    w.carries = ServerSet(carries);
     return w;
 }
 

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 
 using namespace ns3;
 using ns3::test::StarOfFour;
@@ -123,11 +124,11 @@ TEST(Workloads, BCubeTwoOneRootZeroByHand)
     EXPECT_EQ(w[0].dst, 0u);
     EXPECT_EQ(w[0].path, (std::vector<uint32_t>{1, 4, 0}));
     EXPECT_EQ(ws.GetDeps(0).ToVector(), (std::vector<uint32_t>{2}));
-    EXPECT_EQ(w[0].carries, (std::vector<uint32_t>{1, 3}));
+    EXPECT_EQ(w[0].carries.ToVector(), (std::vector<uint32_t>{1, 3}));
     EXPECT_EQ(w[1].path, (std::vector<uint32_t>{2, 6, 0}));
     EXPECT_TRUE(ws.GetDeps(1).empty());
     EXPECT_EQ(w[2].path, (std::vector<uint32_t>{3, 7, 1}));
-    EXPECT_EQ(w[2].carries, (std::vector<uint32_t>{3}));
+    EXPECT_EQ(w[2].carries.ToVector(), (std::vector<uint32_t>{3}));
     // Gather: 0->1 and 0->2 once both reduces into 0 arrived; 1->3 after 0->1.
     EXPECT_EQ(w[3].phase, Phase::GATHER);
     EXPECT_EQ(w[3].path, (std::vector<uint32_t>{0, 4, 1}));
@@ -168,7 +169,7 @@ TEST(Workloads, RingOfFourByHand)
     EXPECT_EQ(r21.src, 3u);
     EXPECT_EQ(r21.dst, 0u);
     EXPECT_EQ(r21.path, (std::vector<uint32_t>{3, 4, 0}));
-    EXPECT_EQ(r21.carries, (std::vector<uint32_t>{1, 2, 3}));
+    EXPECT_EQ(r21.carries.ToVector(), (std::vector<uint32_t>{1, 2, 3}));
     EXPECT_EQ(ws.GetDeps(r21.id).ToVector(), (std::vector<uint32_t>{4 * 1 + 1}));
     // Chunk 1's sum lands on server 0, which starts its gather: 0 -> 1 after reduce step 2.
     const Workload& g01 = ws.Get(12 + 1);
@@ -359,4 +360,84 @@ TEST(Workloads, MoveToTheSameGraphWithOtherLinkRates)
     const Schedule s = RunRounds(*CreateScheduler("balanced"), ws);
     EXPECT_TRUE(ValidateSchedule(moved, s).valid);
     EXPECT_THROW(ws.OnTopology(BuildTopology("dcell:n=2,k=1")), std::invalid_argument);
+}
+
+TEST(ServerSet, KeepsRunsOfConsecutiveServersInAnyOrderGiven)
+{
+    ServerSet s{7, 2, 3, 9, 8, 0};
+    EXPECT_EQ(s.ToVector(), (std::vector<uint32_t>{0, 2, 3, 7, 8, 9}));
+    ASSERT_EQ(s.GetRuns().size(), 3U); // {0}, {2-3}, {7-9}
+    EXPECT_EQ(s.size(), 6U);
+    s.Add(1); // joins {0} and {2-3}
+    s.AddRun(4, 6); // joins everything
+    ASSERT_EQ(s.GetRuns().size(), 1U);
+    EXPECT_EQ(s.size(), 10U);
+    EXPECT_EQ(s.front(), 0U);
+    EXPECT_EQ(s.back(), 9U);
+    s.AddRun(3, 12); // overlaps
+    EXPECT_EQ(s, ServerSet({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+    std::ostringstream os;
+    os << ServerSet{5, 1, 2, 3, 9};
+    EXPECT_EQ(os.str(), "{1-3, 5, 9}");
+}
+
+TEST(ServerSet, ContainsAndReadsBackWhatWasAdded)
+{
+    ServerSet s;
+    EXPECT_TRUE(s.empty());
+    EXPECT_EQ(s.begin(), s.end());
+    std::set<uint32_t> added;
+    uint32_t x = 12345;
+    for (int i = 0; i < 200; ++i)
+    {
+        x = x * 1103515245U + 12345U;
+        const uint32_t server = (x >> 16) % 300;
+        s.Add(server);
+        added.insert(server);
+    }
+    EXPECT_EQ(s.size(), added.size());
+    EXPECT_EQ(s.ToVector(), std::vector<uint32_t>(added.begin(), added.end()));
+    EXPECT_EQ(std::vector<uint32_t>(s.begin(), s.end()), s.ToVector());
+    for (uint32_t server = 0; server < 310; ++server)
+    {
+        EXPECT_EQ(s.Contains(server), added.count(server) == 1) << server;
+    }
+    ServerSet other;
+    other.Add(s);
+    EXPECT_EQ(other, s);
+    s.clear();
+    EXPECT_TRUE(s.empty());
+    EXPECT_FALSE(s.Contains(0));
+}
+
+TEST(ServerSet, RefusesAServerListedTwiceAndARunBackwards)
+{
+    EXPECT_THROW(ServerSet({1, 4, 1}), std::invalid_argument);
+    ServerSet s;
+    EXPECT_THROW(s.AddRun(5, 4), std::invalid_argument);
+    s.AddRun(0, 0xFFFFFFFFU); // the whole range, without overflow
+    EXPECT_EQ(s.GetRuns().size(), 1U);
+    EXPECT_TRUE(s.Contains(0xFFFFFFFFU));
+}
+
+TEST(Workloads, RingCarriesTheRunBehindItsSenderInARunOrTwo)
+{
+    const WorkloadSet ws = Make("fattree:k=4", WorkloadSemantics::RING);
+    const uint32_t n = 16;
+    for (const Workload& w : ws.GetAll())
+    {
+        if (w.phase != Phase::REDUCE)
+        {
+            continue;
+        }
+        // Step t: server c+t sends chunk c carrying c..c+t (around the ring).
+        const uint32_t t = (w.src + n - w.chunk) % n;
+        std::set<uint32_t> expected;
+        for (uint32_t j = 0; j <= t; ++j)
+        {
+            expected.insert((w.chunk + j) % n);
+        }
+        EXPECT_EQ(w.carries.ToVector(), std::vector<uint32_t>(expected.begin(), expected.end()));
+        EXPECT_LE(w.carries.GetRuns().size(), 2U);
+    }
 }

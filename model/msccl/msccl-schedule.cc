@@ -258,7 +258,7 @@ BuildWorkloads(const std::vector<MscclTransfer>& transfers,
             w.src = t.src;
             w.dst = t.dst;
             w.path = routed ? t.path : RoutePath(trees, w.chunk, t.src, t.dst);
-            w.carries = t.carries;
+            w.carries = ServerSet(t.carries);
             w.deps.reserve(t.deps.size());
             for (uint32_t d : t.deps)
             {

@@ -23,7 +23,7 @@ Carries(const WorkloadSet& workloads, uint32_t id, uint32_t server)
     {
         return true; // the whole sum
     }
-    return std::binary_search(w.carries.begin(), w.carries.end(), server);
+    return w.carries.Contains(server);
 }
 
 } // namespace

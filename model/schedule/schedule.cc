@@ -739,7 +739,7 @@ WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule
         os << ", \"deps\": ";
         WriteList(os, workloads.GetDeps(w.id).ToVector());
         os << ", \"carries\": ";
-        WriteList(os, w.phase == Phase::GATHER ? everyone : w.carries);
+        WriteList(os, w.phase == Phase::GATHER ? everyone : w.carries.ToVector());
         os << '}';
     }
     os << "],\n \"rounds\": [";
@@ -1136,9 +1136,17 @@ ParseScheduleJson(std::string text, const std::string& source)
         w.path = toModelList(f.UintList(f.Member(j, "path", field), field + ".path"),
                              field + ".path");
         w.deps = f.UintList(f.Member(j, "deps", field), field + ".deps");
-        w.carries = toModelList(f.UintList(f.Member(j, "carries", field), field + ".carries"),
-                                field + ".carries");
-        std::sort(w.carries.begin(), w.carries.end());
+        const std::vector<uint32_t> carries =
+            toModelList(f.UintList(f.Member(j, "carries", field), field + ".carries"),
+                        field + ".carries");
+        try
+        {
+            w.carries = ServerSet(carries); // in any order
+        }
+        catch (const std::invalid_argument& e)
+        {
+            f.Fail(field + ".carries", e.what());
+        }
     }
     try
     {

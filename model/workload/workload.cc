@@ -121,14 +121,12 @@ FillCarries(std::vector<Workload>& out, const std::vector<uint32_t>& reduces, ui
         Workload& r = out[id];
         if (r.src < nServers)
         {
-            r.carries.push_back(r.src);
+            r.carries.Add(r.src);
         }
         for (uint32_t d : r.deps)
         {
-            const auto& child = out[d].carries;
-            r.carries.insert(r.carries.end(), child.begin(), child.end());
+            r.carries.Add(out[d].carries);
         }
-        std::sort(r.carries.begin(), r.carries.end());
     }
 }
 
@@ -546,11 +544,16 @@ AddRingPiece(std::vector<Workload>& out,
                 w.path = trees[w.dst].GetPathToRoot(w.src);
                 if (phase == 0)
                 {
-                    for (uint32_t j = 0; j <= t; ++j)
+                    // c..c+t around the ring: one run, or two where it wraps past N-1.
+                    if (c + t < n)
                     {
-                        w.carries.push_back((c + j) % n);
+                        w.carries.AddRun(c, c + t);
                     }
-                    std::sort(w.carries.begin(), w.carries.end());
+                    else
+                    {
+                        w.carries.AddRun(0, c + t - n);
+                        w.carries.AddRun(c, n - 1);
+                    }
                     if (t > 0)
                     {
                         w.deps.push_back(id(0, t - 1, c));
@@ -599,7 +602,7 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
                    ", not the chunk's owner " + std::to_string(w.chunk);
         }
         if (w.phase == Phase::REDUCE && w.src < n &&
-            (w.carries.size() != 1 || w.carries[0] != w.src))
+            (w.carries.size() != 1 || w.carries.front() != w.src))
         {
             return "it must carry its sender " + std::to_string(w.src) +
                    "'s contribution alone (no merge)";
@@ -626,20 +629,14 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
 
 /**
  * \return the memory of `total` workloads: the struct, a path and its links of a few hops, the
- *         dependency groups (a chunk's gathers share one list); Ring's reduces also carry
- *         N/2 contributions on average
+ *         dependency groups (a chunk's gathers share one list), a reduce's carries in a run or
+ *         two of consecutive servers
  */
 uint64_t
-EstimateWorkloadBytes(uint64_t total, uint64_t servers, WorkloadSemantics semantics)
+EstimateWorkloadBytes(uint64_t total)
 {
-    const uint64_t each = sizeof(Workload) + 96 + 6 * 4;
-    uint64_t bytes = SaturatingMultiply(total, each);
-    if (semantics == WorkloadSemantics::RING)
-    {
-        const uint64_t carries = SaturatingMultiply(total / 2, SaturatingMultiply(servers / 2, 4));
-        bytes = bytes > UINT64_MAX - carries ? UINT64_MAX : bytes + carries;
-    }
-    return bytes;
+    const uint64_t each = sizeof(Workload) + 96 + 6 * 4 + 32;
+    return SaturatingMultiply(total, each);
 }
 
 } // namespace
@@ -711,7 +708,7 @@ WorkloadSet::CheckSize(const Topology& topology,
     }
     CheckMemory(std::to_string(total) + " " + ToString(semantics) + " workloads on '" +
                     topology.GetName() + "' with " + std::to_string(pieces) + " pieces per chunk",
-                EstimateWorkloadBytes(total, static_cast<uint32_t>(n), semantics),
+                EstimateWorkloadBytes(total),
                 "use fewer pieces or a smaller topology");
     return total;
 }
@@ -954,13 +951,10 @@ WorkloadSet::WorkloadSet(const Topology& topology,
         {
             fail("a reduce workload must carry at least one server's contribution");
         }
-        for (size_t c = 0; c < w.carries.size(); ++c)
+        if (!w.carries.empty() && w.carries.back() >= n)
         {
-            if (w.carries[c] >= n || (c > 0 && w.carries[c] <= w.carries[c - 1]))
-            {
-                fail("carries must list distinct servers 0.." + std::to_string(n - 1) +
-                     " in ascending order");
-            }
+            fail("carries must list servers 0.." + std::to_string(n - 1) + ", got " +
+                 std::to_string(w.carries.back()));
         }
         if (w.phase == Phase::GATHER && !w.carries.empty() && w.carries.size() != n)
         {
@@ -1353,7 +1347,7 @@ WorkloadSet::GetCarries(uint32_t id) const
     const Workload& w = Get(id);
     if (w.phase == Phase::REDUCE)
     {
-        return w.carries;
+        return w.carries.ToVector();
     }
     std::vector<uint32_t> all(m_topology.GetNServers());
     std::iota(all.begin(), all.end(), 0);

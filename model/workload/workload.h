@@ -7,6 +7,7 @@
 
 #include "ns3/flow-tree.h"
 #include "ns3/id-span.h"
+#include "ns3/server-set.h"
 #include "ns3/topology.h"
 
 #include <cstdint>
@@ -77,10 +78,11 @@ struct Workload
      */
     std::vector<uint32_t> deps;
     /**
-     * Servers whose contributions it carries, ascending. For a Gather workload this is every
-     * server and is kept empty here to save memory (see WorkloadSet::GetCarries).
+     * Servers whose contributions it carries, kept as runs of consecutive servers. For a
+     * Gather workload this is every server and is kept empty here to save memory (see
+     * WorkloadSet::GetCarries).
      */
-    std::vector<uint32_t> carries;
+    ServerSet carries;
     std::vector<uint32_t> links;   //!< directed links of the path (link i: 2i a->b, 2i+1 b->a)
 
     /// What names a workload across sets built from the same trees: chunk, piece, phase,
@@ -161,7 +163,7 @@ class WorkloadSet
      * Takes a list of workloads (for example read from a schedule file) and checks it against
      * the topology: ids 0..n-1 in order, servers at both ends, a path that walks existing
      * links from src to dst, chunk and piece in range, dependencies that exist and form no
-     * cycle, carries that are servers in ascending order. Fills each workload's links.
+     * cycle, carries that are servers. Fills each workload's links.
      * \throws std::invalid_argument naming the workload and the field that is wrong
      */
     WorkloadSet(const Topology& topology,
