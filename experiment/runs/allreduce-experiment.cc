@@ -1048,7 +1048,6 @@ ReportPacketRun(const Plan& plan,
     }
     report.foreignBytes -= start.foreignBytes;
     report.result = controller->GetResult();
-    report.run = Plan{controller->GetWorkloads(), controller->GetSchedule()};
     report.verification = controller->Verify();
     report.dataRateBps = static_cast<double>(config.dataRate.GetBitRate());
     report.pieceTime =
@@ -1184,6 +1183,7 @@ RunPacketAllReduce(const Plan& plan,
                            controller,
                            report);
     }
+    report.run = controller->TakeRun(); // its last use: the workloads are not copied again
     Simulator::Destroy();
     return report;
 }

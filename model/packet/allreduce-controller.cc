@@ -266,7 +266,7 @@ AllReduceController::Setup(const WorkloadSet& workloads,
     }
     Ptr<ReplayScheduler> replay = CreateObject<ReplayScheduler>();
     replay->SetAttribute("Order", StringValue(m_mode == BARRIER ? "rounds" : "list"));
-    replay->SetPlan(Plan{workloads, schedule});
+    replay->SetSchedule(schedule); // over the copy Prepare gets: the workloads once per run
     Adopt(workloads, apps, addresses);
     replay->Prepare(m_workloads); // this copy lives as long as the run, as Prepare asks
     m_schedule = schedule;
@@ -462,6 +462,24 @@ const Schedule&
 AllReduceController::GetSchedule() const
 {
     return m_schedule;
+}
+
+Plan
+AllReduceController::TakeRun()
+{
+    Plan run;
+    if (m_state)
+    {
+        run.workloads = m_state->GetWorkloads(); // online: the paths taken (a link went down)
+    }
+    else
+    {
+        run.workloads = std::move(m_workloads);
+    }
+    run.schedule = std::move(m_schedule);
+    m_workloads = WorkloadSet();
+    m_schedule = Schedule{};
+    return run;
 }
 
 const GradientLayout&

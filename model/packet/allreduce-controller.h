@@ -186,6 +186,13 @@ class AllReduceController : public Object
     const WorkloadSet& GetWorkloads() const;
     /// \return the schedule replayed, or online the rounds as decided so far
     const Schedule& GetSchedule() const;
+    /**
+     * Hands over the workloads and the schedule (GetWorkloads, GetSchedule), for a report once
+     * nothing runs any more: the controller keeps neither. Replayed, the workloads move
+     * without a copy.
+     * \return the workloads on the paths they took and the rounds run
+     */
+    Plan TakeRun();
     /// \return the gradient's layout
     const GradientLayout& GetLayout() const;
     /// \return the mode
