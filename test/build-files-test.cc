@@ -126,3 +126,40 @@ TEST(BuildFiles, EveryListedFileExists)
         }
     }
 }
+
+// fuzz/CMakeLists.txt compiles a plain C++ core of its own (no ns-3): every module header its
+// files include must be in it, or the fuzzing build (CI's last stage) fails.
+TEST(BuildFiles, FuzzCoreHoldsEveryModuleHeaderItsFilesInclude)
+{
+    const std::string fuzz = Slurp("fuzz/CMakeLists.txt");
+    std::set<std::string> names; // what the core copies to include/ns3/
+    const std::set<std::string> core = CMakeList(fuzz, "core_sources");
+    for (const auto& path : core)
+    {
+        names.insert(path.substr(path.rfind('/') + 1) + ".h");
+    }
+    const std::regex copied("configure_file\\(\\$\\{repo\\}/model/[a-z-]+/([a-z-]+\\.h)");
+    for (auto it = std::sregex_iterator(fuzz.begin(), fuzz.end(), copied);
+         it != std::sregex_iterator();
+         ++it)
+    {
+        names.insert((*it)[1].str());
+    }
+    const std::regex include("#include \"ns3/([^\"]+)\"");
+    for (const auto& path : core)
+    {
+        for (const char* suffix : {".h", ".cc"})
+        {
+            const std::string file = "model/" + path + suffix;
+            const std::string text = Slurp(file);
+            for (auto it = std::sregex_iterator(text.begin(), text.end(), include);
+                 it != std::sregex_iterator();
+                 ++it)
+            {
+                EXPECT_TRUE(names.count((*it)[1].str()) == 1)
+                    << file << " includes ns3/" << (*it)[1].str()
+                    << ", which fuzz/CMakeLists.txt's core_sources does not compile";
+            }
+        }
+    }
+}
