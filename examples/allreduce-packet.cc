@@ -344,11 +344,12 @@ main(int argc, char* argv[])
         CheckOptions(cmd, o);
         DistributedSession session("allreduce-packet", o.config); // MPI, on several ranks
         Ptr<AllReduceScheduler> online;
-        const Plan plan = MakeRunPlan(o, online);
-        // An invalid schedule is refused by the controller before the simulation starts.
-        const PacketRunReport report =
-            RunPacketAllReduce(plan, o.config, o.config.decisions == "online" ? online : nullptr);
-        return session.IsReporter() ? Report(o, plan, report) : Status(report);
+        Plan plan = MakeRunPlan(o, online);
+        // An invalid schedule is refused by the controller before the simulation starts. The
+        // run keeps the plan (held once) and hands it back as the report's run.
+        const PacketRunReport report = RunPacketAllReduce(
+            std::move(plan), o.config, o.config.decisions == "online" ? online : nullptr);
+        return session.IsReporter() ? Report(o, report.run, report) : Status(report);
     }
     catch (const std::exception& e)
     {

@@ -65,35 +65,32 @@ AllReduceHelper::SetControllerAttribute(std::string name, const AttributeValue& 
 }
 
 ApplicationContainer
-AllReduceHelper::Install(const Plan& plan)
+AllReduceHelper::Install(Plan plan)
 {
-    return Install(plan.workloads, plan.schedule);
+    RefuseWithNetworkRouting("a plan's schedule was made for the plan's own paths; install a "
+                             "scheduler instead, which decides on the paths the network's "
+                             "routing gives");
+    return DoInstall(plan.workloads, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
+        c.Setup(std::move(plan.workloads), std::move(plan.schedule), apps, addr);
+    });
 }
 
 ApplicationContainer
 AllReduceHelper::Install(const WorkloadSet& workloads, const Schedule& schedule)
 {
-    RefuseWithNetworkRouting("a plan's schedule was made for the plan's own paths; install a "
-                             "scheduler instead, which decides on the paths the network's "
-                             "routing gives");
-    return DoInstall(workloads, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
-        c.Setup(workloads, schedule, apps, addr);
-    });
+    return Install(Plan{workloads, schedule});
 }
 
 ApplicationContainer
-AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, const WorkloadSet& workloads)
+AllReduceHelper::Install(Ptr<AllReduceScheduler> scheduler, WorkloadSet workloads)
 {
     if (m_network.UsesNetworkRouting())
     {
         // The scheduler decides on the paths the packets take: the network's.
-        const WorkloadSet routed = m_network.FollowNetworkRouting(workloads);
-        return DoInstall(routed, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
-            c.Setup(routed, scheduler, apps, addr);
-        });
+        workloads = m_network.FollowNetworkRouting(workloads);
     }
     return DoInstall(workloads, nullptr, [&](AllReduceController& c, const auto& apps, const auto& addr) {
-        c.Setup(workloads, scheduler, apps, addr);
+        c.Setup(std::move(workloads), scheduler, apps, addr);
     });
 }
 

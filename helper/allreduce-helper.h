@@ -83,18 +83,20 @@ class AllReduceHelper
 
     /**
      * Installs the applications and the controller for a plan.
-     * \param plan workloads and schedule, for the network's topology
+     * \param plan workloads and schedule, for the network's topology; the controller keeps
+     *        them for the run (move a plan in that you do not need afterwards: a large plan is
+     *        then held once)
      * \return the applications, server i's at index i (then the aggregating switches', in
      *         node order)
      * \throws std::invalid_argument when the plan's topology is not the network's, its schedule
      *         is not valid, or the gradient cannot be split (see AllReduceController::Setup)
      */
-    ApplicationContainer Install(const Plan& plan);
+    ApplicationContainer Install(Plan plan);
     /**
      * \param workloads the workloads \param schedule their rounds
      * \return the applications, server i's at index i (then the aggregating switches', in
      *         node order)
-     * \throws std::invalid_argument as Install(const Plan&)
+     * \throws std::invalid_argument as Install(Plan)
      */
     ApplicationContainer Install(const WorkloadSet& workloads, const Schedule& schedule);
 
@@ -103,13 +105,13 @@ class AllReduceHelper
      * network uses its own routing (DcnTopologyHelper::UseNetworkRouting), each workload's
      * path is replaced by the one the routing gives (DcnTopologyHelper::FollowNetworkRouting).
      * \param scheduler the scheduler
-     * \param workloads the workloads it schedules, for the network's topology
+     * \param workloads the workloads it schedules, for the network's topology (kept by the
+     *        controller, as Install(Plan) keeps a plan's)
      * \return the applications, server i's at index i (then the aggregating switches', in
      *         node order)
-     * \throws std::invalid_argument as Install(const Plan&), or what the scheduler's Prepare
-     *         throws
+     * \throws std::invalid_argument as Install(Plan), or what the scheduler's Prepare throws
      */
-    ApplicationContainer Install(Ptr<AllReduceScheduler> scheduler, const WorkloadSet& workloads);
+    ApplicationContainer Install(Ptr<AllReduceScheduler> scheduler, WorkloadSet workloads);
     /**
      * Installs an online scheduler on the workloads it makes for the network
      * (AllReduceScheduler::MakeWorkloads).
@@ -131,7 +133,7 @@ class AllReduceHelper
      * \param workloads its workloads, on the view
      * \return the applications, the job's server i's at index i
      * \throws std::invalid_argument when the view is not of the network's topology, or as
-     *         Install(const Plan&)
+     *         Install(Plan)
      */
     ApplicationContainer InstallJob(const JobView& view,
                                     Ptr<AllReduceScheduler> scheduler,

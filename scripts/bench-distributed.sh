@@ -4,11 +4,13 @@
 # protocol and completion time, on ns-3's default simulator) and once per synchronizer on
 # RANKS ranks (mpirun), in a release (-O3) ns-3 tree built with MPI; prints per run the
 # completion time, whether it verified, per rank the events, Simulator::Run's wall time and
-# events per second, and the speedup (one process's Run wall time over the slowest rank's).
+# events per second, peak resident memory, and the speedup (one process's Run wall time over
+# the slowest rank's); with LARGEST=1 also the largest rank's peak memory over one process's.
 #
 #   bash scripts/bench-distributed.sh                       # the issue's cases, 2 ranks
 #   RANKS=2 CASES="fattree:k=4@1MiB" bash scripts/bench-distributed.sh
 #   LARGEST=1 bash scripts/bench-distributed.sh              # also fat-tree k=16 at 1 MiB
+#   RANKS=4 CASES=" " LARGEST=1 bash scripts/bench-distributed.sh  # its memory per rank
 #   BUILD_ONLY=1 bash scripts/bench-distributed.sh           # only (re)build the tree
 #   NS3=3.37 bash scripts/bench-distributed.sh               # in ns-3.37
 #   TARGETS="allreduce-packet allreduce-packet-table" BUILD_ONLY=1 ...  # more programs
@@ -88,14 +90,15 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 ranks = d["ranks"]
 slowest = max(r["wall_s"] for r in ranks)
-print("%s | %.6f ms | %s | %s | %.1f s | %s" % (
+print("%s | %.6f ms | %s | %s | %.1f s | %s | %s" % (
     sys.argv[2], d["completion_time_s"] * 1e3, d["verified"],
     " / ".join("%.2f M" % (r["events"] / 1e6) for r in ranks), slowest,
-    " / ".join("%.0f k" % (r["events_per_s"] / 1e3) for r in ranks)))
+    " / ".join("%.0f k" % (r["events_per_s"] / 1e3) for r in ranks),
+    " / ".join("%.0f MiB" % (r["peak_rss_bytes"] / 2**20) for r in ranks)))
 EOF
 }
 
-echo "case | completion | verified | events per rank | Run wall (slowest rank) | events/s per rank"
+echo "case | completion | verified | events per rank | Run wall (slowest rank) | events/s per rank | peak memory per rank"
 for c in $cases; do
   topo=${c%@*}; bytes=${c#*@}
   spec="--topology=$topo --scheduler=balanced --mode=$mode --gradient-bytes=$bytes"
@@ -117,7 +120,17 @@ for label, d in (("granted-time-window", gtw), ("null-message", nm)):
 EOF
 done
 if [ "${LARGEST:-0}" = 1 ]; then
-  run "fattree_k_16-1MiB-$ranks" "$ranks" \
-    "--topology=fattree:k=16 --scheduler=ring --mode=$mode --gradient-bytes=1MiB"
+  spec="--topology=fattree:k=16 --scheduler=ring --mode=$mode --gradient-bytes=1MiB"
+  run "fattree_k_16-1MiB-1" 1 "$spec"
+  run "fattree_k_16-1MiB-$ranks" "$ranks" "$spec"
+  python3 - "$out/fattree_k_16-1MiB-1.json" "$out/fattree_k_16-1MiB-$ranks.json" <<'EOF'
+import json, sys
+one, many = (json.load(open(f)) for f in sys.argv[1:])
+base = one["ranks"][0]["peak_rss_bytes"]
+top = max(r["peak_rss_bytes"] for r in many["ranks"])
+print("  largest rank's peak memory / one process's: %.2f (%.0f / %.0f MiB); same completion: %s"
+      % (top / base, top / 2**20, base / 2**20,
+         many["completion_time_s"] == one["completion_time_s"]))
+EOF
 fi
 note "done"

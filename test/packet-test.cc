@@ -6,6 +6,7 @@
 
 #include "allreduce-experiment.h"
 #include "dynamic-table.h"
+#include "packet-report.h"
 #include "test-helpers.h"
 
 #include "ns3/allreduce-module.h"
@@ -287,6 +288,41 @@ TEST(PacketLevel, AFileWithOtherNodeNumberingReplaysWithTheSameRounds)
         {
             EXPECT_EQ(file.nodeIds[path[i]], written_path[i].get<uint32_t>());
         }
+    }
+}
+
+TEST(PacketLevel, APlanMovedIntoARunComesBackAsTheReportsRun)
+{
+    // allreduce-packet moves its plan into the run (held once) and reports from the run's.
+    for (const std::string decisions : {"replay", "online"})
+    {
+        const Plan plan = MakeTestPlan("bcube:n=3,k=1", "balanced");
+        PacketRunConfig config = SmallPacketRun("barrier");
+        config.decisions = decisions;
+        Plan moved = plan;
+        const PacketRunReport report =
+            RunPacketAllReduce(std::move(moved),
+                               config,
+                               decisions == "online" ? CreateScheduler("balanced") : nullptr);
+        ASSERT_TRUE(report.result.finished) << decisions << ": " << report.result.error;
+        EXPECT_TRUE(report.verification.verified) << report.verification.message;
+        EXPECT_EQ(report.plannedRounds, plan.schedule.GetNRounds()) << decisions;
+        ASSERT_EQ(report.run.workloads.GetN(), plan.workloads.GetN());
+        for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+        {
+            EXPECT_EQ(report.run.workloads.Get(w).path, plan.workloads.Get(w).path);
+            EXPECT_EQ(report.run.workloads.Get(w).carries, plan.workloads.Get(w).carries);
+        }
+        if (decisions == "replay")
+        {
+            EXPECT_EQ(report.run.schedule.rounds, plan.schedule.rounds);
+        }
+        std::ostringstream fromPlan;
+        std::ostringstream fromRun;
+        WritePacketReportJson(fromPlan, plan, config, report, "");
+        WritePacketReportJson(fromRun, report.run, config, report, "");
+        EXPECT_EQ(fromRun.str(), fromPlan.str()) << decisions;
+        EXPECT_EQ(nlohmann::json::parse(fromRun.str()).at("rounds"), plan.schedule.GetNRounds());
     }
 }
 

@@ -683,8 +683,8 @@ ReadFlowSources(Ptr<Ipv4FlowClassifier> classifier)
  *        without), taken off
  * \param start when the measured AllReduce started
  * \param classifier its classifier
- * \param plan the plan that ran
- * \param controller the controller (its address per node, its source port per workload)
+ * \param controller the controller (its workloads, its address per node, its source port
+ *        per workload)
  * \param[in,out] report gets flows and ackFlows
  */
 void
@@ -692,20 +692,20 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
                    const FlowMonitor::FlowStatsContainer& before,
                    Time start,
                    Ptr<Ipv4FlowClassifier> classifier,
-                   const Plan& plan,
                    Ptr<AllReduceController> controller,
                    PacketRunReport& report)
 {
     monitor->CheckForLostPackets();
+    const WorkloadSet& workloads = controller->GetWorkloads();
     // (src address, port) -> the workloads sent from it; a workload that never started has
     // no port under persistent connections, and no flow either.
     std::map<std::pair<uint32_t, uint16_t>, std::vector<uint32_t>> byPort;
-    for (uint32_t w = 0; w < plan.workloads.GetN(); ++w)
+    for (uint32_t w = 0; w < workloads.GetN(); ++w)
     {
         const uint16_t port = controller->GetSourcePort(w);
         if (port != 0)
         {
-            byPort[{controller->GetAddress(plan.workloads.Get(w).src).Get(), port}].push_back(w);
+            byPort[{controller->GetAddress(workloads.Get(w).src).Get(), port}].push_back(w);
         }
     }
     const auto sources = ReadFlowSources(classifier);
@@ -735,8 +735,8 @@ CollectFlowReports(Ptr<FlowMonitor> monitor,
         }
         FlowReport f;
         f.workloads = it->second;
-        f.src = plan.workloads.Get(f.workloads.front()).src;
-        f.dst = plan.workloads.Get(f.workloads.front()).dst;
+        f.src = workloads.Get(f.workloads.front()).src;
+        f.dst = workloads.Get(f.workloads.front()).dst;
         f.txBytes = stats.txBytes;
         f.rxBytes = stats.rxBytes;
         f.txPackets = stats.txPackets;
@@ -921,7 +921,7 @@ ConfigureController(AllReduceHelper& allreduce,
 /// Builds the network and installs the AllReduce (and the background traffic) on it; on an
 /// error, destroys what was built and throws.
 void
-InstallPacketRun(const Plan& plan,
+InstallPacketRun(Plan&& plan,
                  const PacketRunConfig& config,
                  const RunSettings& settings,
                  Ptr<AllReduceScheduler> scheduler,
@@ -938,11 +938,11 @@ InstallPacketRun(const Plan& plan,
         }
         if (scheduler)
         {
-            allreduce.Install(scheduler, plan.workloads);
+            allreduce.Install(scheduler, std::move(plan.workloads));
         }
         else
         {
-            allreduce.Install(plan);
+            allreduce.Install(std::move(plan)); // the controller's now: held once
         }
         if (config.backgroundLoad != 0)
         {
@@ -1033,8 +1033,7 @@ PrepareDistributed(const Plan& plan,
 
 /// Fills the report of a run that ended: links, result, verification and notes.
 void
-ReportPacketRun(const Plan& plan,
-                const PacketRunConfig& config,
+ReportPacketRun(const PacketRunConfig& config,
                 Ptr<AllReduceController> controller,
                 Ptr<LinkLoadMonitor> links,
                 const MeasuredStart& start,
@@ -1052,7 +1051,7 @@ ReportPacketRun(const Plan& plan,
     report.dataRateBps = static_cast<double>(config.dataRate.GetBitRate());
     report.pieceTime =
         controller->GetLayout().GetMaxPieceSize() * sizeof(float) * 8.0 / report.dataRateBps;
-    report.predictedTime = plan.schedule.GetNRounds() * report.pieceTime;
+    report.predictedTime = report.plannedRounds * report.pieceTime;
     for (const LinkDownEvent& down : config.linkDowns)
     {
         if (down.at > Simulator::Now().GetSeconds())
@@ -1069,11 +1068,11 @@ ReportPacketRun(const Plan& plan,
 } // namespace
 
 PacketRunReport
-RunPacketAllReduce(const Plan& plan,
+RunPacketAllReduce(Plan plan,
                    const PacketRunConfig& config,
                    Ptr<AllReduceScheduler> scheduler)
 {
-    const Topology& topo = plan.workloads.GetTopology();
+    const Topology topo = plan.workloads.GetTopology(); // a copy: the plan moves on
     const RunSettings settings = CheckPacketRunConfig(config, topo);
     const bool online = config.decisions == "online";
     if (online != bool(scheduler))
@@ -1122,7 +1121,9 @@ RunPacketAllReduce(const Plan& plan,
     {
         allreduce.SetAttribute("Protocol", TypeIdValue(RdmaSocketFactory::GetTypeId()));
     }
-    InstallPacketRun(plan, config, settings, scheduler, dcn, allreduce, background);
+    PacketRunReport report;
+    report.plannedRounds = plan.schedule.GetNRounds();
+    InstallPacketRun(std::move(plan), config, settings, scheduler, dcn, allreduce, background);
     Ptr<AllReduceController> controller = allreduce.GetController();
     for (const LinkDownEvent& down : config.linkDowns)
     {
@@ -1151,7 +1152,6 @@ RunPacketAllReduce(const Plan& plan,
     MeasuredStart start;
     WatchMeasuredStart(controller, links, monitor, config.warmUps, start);
 
-    PacketRunReport report;
     if (!config.progress.empty())
     {
         allreduce.EnableProgress(std::cerr, config.progress);
@@ -1161,6 +1161,7 @@ RunPacketAllReduce(const Plan& plan,
     report.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     report.events = Simulator::GetEventCount();
+    report.peakBytes = GetPeakResidentBytes();
     report.animation = animation.Close();
     report.transport = config.transport;
     report.counters = dcn.GetTransportCounters();
@@ -1168,7 +1169,7 @@ RunPacketAllReduce(const Plan& plan,
     {
         report.drl = drl->GetDecoding();
     }
-    ReportPacketRun(plan, config, controller, links, start, report);
+    ReportPacketRun(config, controller, links, start, report);
     if (config.distributed)
     {
         MergeDistributedReports(ranks.first, ranks.second, config, report);
@@ -1179,7 +1180,6 @@ RunPacketAllReduce(const Plan& plan,
                            start.flows,
                            start.at,
                            DynamicCast<Ipv4FlowClassifier>(flowHelper.GetClassifier()),
-                           plan,
                            controller,
                            report);
     }

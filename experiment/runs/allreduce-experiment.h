@@ -262,6 +262,7 @@ struct PacketRunReport
 {
     Plan run;                              //!< the workloads on the paths they took, and the
                                            //!< rounds as replayed or decided online
+    uint32_t plannedRounds{0};             //!< the rounds of the plan given to the run
     AllReduceRunResult result;             //!< completion, per-round and per-transfer times
     AllReduceVerification verification;   //!< every server's vector against the exact sum
     std::vector<FlowReport> flows;         //!< data flows, by their first workload (with
@@ -277,6 +278,8 @@ struct PacketRunReport
     double predictedTime{0};               //!< flow-level prediction: the plan's rounds × T_S
     uint64_t events{0};                    //!< simulator events executed
     double wallSeconds{0};                 //!< wall-clock time of Simulator::Run
+    uint64_t peakBytes{0};                 //!< the process's peak resident memory when
+                                           //!< Simulator::Run returned (GetPeakResidentBytes)
     std::vector<std::string> notes;        //!< for the user, e.g. a fault that never fired
     std::string animation;                 //!< what the NetAnim trace holds (DcnAnimationHelper::
                                            //!< Close), empty without one
@@ -296,7 +299,8 @@ struct PacketRunReport
  * simulation, verifies the result and collects the statistics, then destroys the simulation.
  * With config.decisions "replay" the plan's schedule is replayed; with "online" the scheduler
  * decides inside the simulation on the plan's workloads.
- * \param plan workloads and schedule
+ * \param plan workloads and schedule; the run keeps them and hands them back in the report's
+ *        run (move a plan in that you do not need afterwards: a large plan is then held once)
  * \param config the run's settings
  * \param scheduler the scheduler that decides online (with decisions "online" only)
  * \return the report
@@ -304,7 +308,7 @@ struct PacketRunReport
  *         link, stragglers), an invalid schedule or a gradient too small for the pieces, before
  *         the simulation starts
  */
-PacketRunReport RunPacketAllReduce(const Plan& plan,
+PacketRunReport RunPacketAllReduce(Plan plan,
                                    const PacketRunConfig& config,
                                    Ptr<AllReduceScheduler> scheduler = nullptr);
 

@@ -19,6 +19,7 @@
 
 #include <limits>
 #include <stdexcept>
+#include <sys/resource.h>
 
 namespace ns3
 {
@@ -310,6 +311,14 @@ CheckSameOnEveryRank(const Plan& plan, const TopologyPartition& partition)
 #endif
 }
 
+uint64_t
+GetPeakResidentBytes()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<uint64_t>(usage.ru_maxrss) * 1024; // KiB on Linux
+}
+
 void
 MergeDistributedReports(const TopologyPartition& partition,
                         double lookahead,
@@ -322,13 +331,16 @@ MergeDistributedReports(const TopologyPartition& partition,
     d.synchronizer = ranks > 1 ? config.synchronizer : "none (one process)";
     d.cutLinks = static_cast<uint32_t>(partition.GetCutLinks().size());
     d.lookaheadS = lookahead;
-    std::vector<double> mine{static_cast<double>(report.events), report.wallSeconds};
+    std::vector<double> mine{static_cast<double>(report.events),
+                             report.wallSeconds,
+                             static_cast<double>(report.peakBytes)};
+    const auto each = static_cast<int>(mine.size());
     std::vector<double> all = mine;
 #ifdef NS3_MPI
     if (ranks > 1)
     {
-        all.resize(2 * ranks);
-        MPI_Allgather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE,
+        all.resize(each * ranks);
+        MPI_Allgather(mine.data(), each, MPI_DOUBLE, all.data(), each, MPI_DOUBLE,
                       MpiInterface::GetCommunicator());
         CombineResults(report);
     }
@@ -337,8 +349,9 @@ MergeDistributedReports(const TopologyPartition& partition,
     {
         d.ranks.push_back({partition.CountNodes(r),
                            partition.CountServers(r),
-                           static_cast<uint64_t>(all[2 * r]),
-                           all[2 * r + 1]});
+                           static_cast<uint64_t>(all[each * r]),
+                           all[each * r + 1],
+                           static_cast<uint64_t>(all[each * r + 2])});
     }
     report.distributed = d;
 }

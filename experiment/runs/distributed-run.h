@@ -30,7 +30,11 @@ struct RankReport
     uint32_t servers{0};    //!< of which servers
     uint64_t events{0};     //!< simulator events it executed
     double wallSeconds{0};  //!< wall-clock time of its Simulator::Run
+    uint64_t peakBytes{0};  //!< its process's peak resident memory when its run ended
 };
+
+/// \return this process's peak resident memory so far, in bytes (getrusage)
+uint64_t GetPeakResidentBytes();
 
 /**
  * \ingroup allreduce-experiment

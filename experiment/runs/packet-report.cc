@@ -58,7 +58,7 @@ nlohmann::json
 RanksJson(const PacketRunReport& report, const Topology& topo)
 {
     std::vector<RankReport> ranks{{topo.GetNNodes(), topo.GetNServers(), report.events,
-                                   report.wallSeconds}};
+                                   report.wallSeconds, report.peakBytes}};
     if (report.distributed)
     {
         ranks = report.distributed->ranks;
@@ -72,7 +72,8 @@ RanksJson(const PacketRunReport& report, const Topology& topo)
                         {"servers", k.servers},
                         {"events", k.events},
                         {"wall_s", k.wallSeconds},
-                        {"events_per_s", k.wallSeconds > 0 ? k.events / k.wallSeconds : 0.0}});
+                        {"events_per_s", k.wallSeconds > 0 ? k.events / k.wallSeconds : 0.0},
+                        {"peak_rss_bytes", k.peakBytes}});
     }
     return list;
 }
@@ -102,7 +103,7 @@ PrintPacketReport(std::ostream& os,
 {
     const AllReduceRunResult& r = report.result;
     const Topology& topo = plan.workloads.GetTopology();
-    const uint32_t rounds = plan.schedule.GetNRounds();
+    const uint32_t rounds = report.plannedRounds;
     const Totals totals = Sum(report);
     const auto flags = os.flags();
     const auto precision = os.precision(4);
@@ -193,7 +194,8 @@ PrintPacketReport(std::ostream& os,
         {
             const RankReport& k = d.ranks[rank];
             os << "  rank " << rank << "    " << k.nodes << " nodes (" << k.servers
-               << " servers), " << k.events << " events in " << k.wallSeconds << " s wall\n";
+               << " servers), " << k.events << " events in " << k.wallSeconds
+               << " s wall, peak memory " << k.peakBytes / 1048576 << " MiB\n";
         }
     }
     if (!report.animation.empty())
@@ -261,7 +263,7 @@ WritePacketReportJson(std::ostream& os,
         {"loss", config.loss},
         {"finished", r.finished},
         {"completion_time_s", r.completionTime},
-        {"rounds", plan.schedule.GetNRounds()},
+        {"rounds", report.plannedRounds},
         {"decision_mode", config.decisions},
         {"decisions", r.decisions},
         {"decision_wall_s", r.decisionWallS},

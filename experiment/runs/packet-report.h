@@ -19,7 +19,7 @@ namespace ns3
  * completion time beside the flow-level prediction, traffic, link utilization, the simulation's
  * cost and the verification.
  * \param os where to print
- * \param plan the plan that ran
+ * \param plan the plan that ran (its topology, scheduler and workloads: the report's run will do)
  * \param config its settings
  * \param report what the run produced
  */
@@ -32,7 +32,7 @@ void PrintPacketReport(std::ostream& os,
  * \ingroup allreduce-experiment
  * Writes the same as one JSON object, with every data flow and round.
  * \param os where to write
- * \param plan the plan that ran
+ * \param plan the plan that ran (its topology, scheduler and workloads: the report's run will do)
  * \param config its settings
  * \param report what the run produced
  * \param figure the round figure's file, or empty
@@ -48,7 +48,7 @@ void WritePacketReportJson(std::ostream& os,
  * Draws each round's packet-level duration (first start to last finish) beside T_S, the
  * flow-level time of a round.
  * \param prefix output prefix (PREFIX.dat, .plt, .png)
- * \param plan the plan that ran
+ * \param plan the plan that ran (its topology, scheduler and workloads: the report's run will do)
  * \param config its settings
  * \param report what the run produced
  * \return what was made (BarChart::Write)

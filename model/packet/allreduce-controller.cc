@@ -252,8 +252,8 @@ AllReduceController::DoDispose()
 }
 
 void
-AllReduceController::Setup(const WorkloadSet& workloads,
-                           const Schedule& schedule,
+AllReduceController::Setup(WorkloadSet workloads,
+                           Schedule schedule,
                            const std::vector<Ptr<AllReduceApplication>>& apps,
                            const std::vector<Ipv4Address>& addresses)
 {
@@ -267,9 +267,9 @@ AllReduceController::Setup(const WorkloadSet& workloads,
     Ptr<ReplayScheduler> replay = CreateObject<ReplayScheduler>();
     replay->SetAttribute("Order", StringValue(m_mode == BARRIER ? "rounds" : "list"));
     replay->SetSchedule(schedule); // over the copy Prepare gets: the workloads once per run
-    Adopt(workloads, apps, addresses);
+    Adopt(std::move(workloads), apps, addresses); // given by value: a caller may move its own
     replay->Prepare(m_workloads); // this copy lives as long as the run, as Prepare asks
-    m_schedule = schedule;
+    m_schedule = std::move(schedule);
     m_scheduler = replay;
     m_online = false;
     if (m_distributed)
@@ -280,7 +280,7 @@ AllReduceController::Setup(const WorkloadSet& workloads,
 }
 
 void
-AllReduceController::Setup(const WorkloadSet& workloads,
+AllReduceController::Setup(WorkloadSet workloads,
                            Ptr<AllReduceScheduler> scheduler,
                            const std::vector<Ptr<AllReduceApplication>>& apps,
                            const std::vector<Ipv4Address>& addresses)
@@ -298,7 +298,7 @@ AllReduceController::Setup(const WorkloadSet& workloads,
             "online inside it is not supported yet: replay the scheduler's plan instead "
             "(allreduce-packet --decisions=replay)");
     }
-    Adopt(workloads, apps, addresses);
+    Adopt(std::move(workloads), apps, addresses);
     // The scheduler may keep a reference to the workloads (balanced does): give it this copy,
     // which lives as long as the run. The run is scheduled only once it accepted them.
     scheduler->Prepare(m_workloads);
@@ -310,7 +310,7 @@ AllReduceController::Setup(const WorkloadSet& workloads,
 }
 
 void
-AllReduceController::Adopt(const WorkloadSet& workloads,
+AllReduceController::Adopt(WorkloadSet workloads,
                            const std::vector<Ptr<AllReduceApplication>>& apps,
                            const std::vector<Ipv4Address>& addresses)
 {
@@ -346,7 +346,7 @@ AllReduceController::Adopt(const WorkloadSet& workloads,
     // A connection's source port names its flow, so that a flow route can pin its path.
     m_pool.Reset(workloads, nodes, m_firstSourcePort, m_connections == PER_TRANSFER);
     m_layout = layout;
-    m_workloads = workloads;
+    m_workloads = std::move(workloads);
     m_watch.SetWorkloads(m_workloads, m_linkUp);
     m_apps = apps;
     m_addresses = addresses;

@@ -136,8 +136,8 @@ class AllReduceController : public Object
      *         would need more source ports than there are, or WarmUps is set with
      *         per-transfer connections
      */
-    void Setup(const WorkloadSet& workloads,
-               const Schedule& schedule,
+    void Setup(WorkloadSet workloads,
+               Schedule schedule,
                const std::vector<Ptr<AllReduceApplication>>& apps,
                const std::vector<Ipv4Address>& addresses);
     /**
@@ -147,7 +147,7 @@ class AllReduceController : public Object
      * \param apps the application of each server \param addresses each server's address
      * \throws std::invalid_argument as the other Setup, or what the scheduler's Prepare throws
      */
-    void Setup(const WorkloadSet& workloads,
+    void Setup(WorkloadSet workloads,
                Ptr<AllReduceScheduler> scheduler,
                const std::vector<Ptr<AllReduceApplication>>& apps,
                const std::vector<Ipv4Address>& addresses);
@@ -316,7 +316,7 @@ class AllReduceController : public Object
     /// Distributed: ends an unfinished run StallTimeout after its start, on every rank.
     void MissDeadline();
     /// Checks and keeps what both Setups share. \param workloads \param apps \param addresses
-    void Adopt(const WorkloadSet& workloads,
+    void Adopt(WorkloadSet workloads,
                const std::vector<Ptr<AllReduceApplication>>& apps,
                const std::vector<Ipv4Address>& addresses);
     /// \param topo the topology \param apps \param addresses checked against its endpoints
