@@ -52,11 +52,8 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
   tar -C "$tree" --exclude=./build --exclude=./cmake-cache \
     --exclude=./contrib/allreduce -cf - . | tar -C "$src" -xf -
 fi
-note "copying the module to $src/contrib/allreduce"
-rm -rf "$src/contrib/allreduce"
-mkdir -p "$src/contrib/allreduce"
-(cd "$repo" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) |
-  tar -xf - -C "$src/contrib/allreduce"
+note "copying what changed in the module to $src/contrib/allreduce"
+bash "$repo/scripts/copy-module.sh" "$src/contrib/allreduce"
 cd "$src"
 if [ ! -f "$src/cmake-cache/CMakeCache.txt" ]; then
   note "./ns3 configure -d release --enable-mpi"

@@ -86,11 +86,8 @@ fi
 echo "== ns-3 $(cat "$src/VERSION") in $src"
 mkdir -p "$cache" # the logs and the examples' outputs
 
-echo "== copying the module to $src/contrib/allreduce"
-rm -rf "$src/contrib/allreduce"
-mkdir -p "$src/contrib/allreduce"
-(cd "$repo" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) |
-  tar -xf - -C "$src/contrib/allreduce"
+echo "== copying what changed in the module to $src/contrib/allreduce"
+bash "$repo/scripts/copy-module.sh" "$src/contrib/allreduce"
 
 cd "$src"
 echo "== ./ns3 configure: only the allreduce module and what it needs, with examples, tests, MPI"
