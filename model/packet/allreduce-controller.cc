@@ -630,7 +630,7 @@ AllReduceController::ResetRun()
             m_roundLeft[t] = static_cast<uint32_t>(m_schedule.rounds[t].size());
         }
     }
-    m_heldLinks.assign(nw, {});
+    m_heldLinks.assign(m_sharedLinks ? nw : 0, {}); // only a job of a shared cluster holds
     m_bytesLeft = 0;
     for (uint32_t w = 0; w < nw; ++w)
     {

@@ -4,6 +4,7 @@
 
 #include "distributed-driver.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/plan.h"
 
@@ -104,8 +105,6 @@ DistributedDriver::Setup(const WorkloadSet& workloads,
     }
     m_depsLeft.assign(nw, 0);
     m_nodeLeft.assign(nodes, 0);
-    m_roundLeft.clear();
-    m_receivers.assign(m_rounds.size(), 0);
     m_heard.assign(m_rounds.size(), 0);
     std::set<uint32_t> endpoints;
     m_localReceptions = 0;
@@ -116,12 +115,9 @@ DistributedDriver::Setup(const WorkloadSet& workloads,
         endpoints.insert(wl.dst);
         m_depsLeft[w] = static_cast<uint32_t>(workloads.GetDeps(w).size());
         ++m_nodeLeft[wl.dst];
-        if (m_roundLeft[Key(wl.dst, m_roundOf[w])]++ == 0)
-        {
-            ++m_receivers[m_roundOf[w]];
-        }
         m_localReceptions += m_local[wl.dst] ? 1 : 0;
     }
+    CountReceptions(workloads);
     m_endpoints.assign(endpoints.begin(), endpoints.end());
     if (nw > 0 && endpoints.count(coordinator) == 0)
     {
@@ -143,6 +139,48 @@ DistributedDriver::Setup(const WorkloadSet& workloads,
     }
     m_nodesDone = 0;
     m_localArrived = 0;
+}
+
+void
+DistributedDriver::CountReceptions(const WorkloadSet& workloads)
+{
+    std::vector<uint64_t> keys(workloads.GetN()); // (receiver, round) of every workload
+    for (uint32_t w = 0; w < workloads.GetN(); ++w)
+    {
+        keys[w] = Key(workloads.Get(w).dst, m_roundOf[w]);
+    }
+    std::sort(keys.begin(), keys.end());
+    m_receivers.assign(m_rounds.size(), 0);
+    m_roundLeft.clear();
+    for (size_t i = 0; i < keys.size();)
+    {
+        size_t j = i;
+        while (j < keys.size() && keys[j] == keys[i])
+        {
+            ++j;
+        }
+        const auto node = static_cast<uint32_t>(keys[i] >> 32);
+        ++m_receivers[static_cast<uint32_t>(keys[i])];
+        if (m_local[node])
+        {
+            m_roundLeft.emplace_back(keys[i], static_cast<uint32_t>(j - i));
+        }
+        i = j;
+    }
+    m_roundLeft.shrink_to_fit();
+}
+
+uint32_t&
+DistributedDriver::RoundLeft(uint32_t node, uint32_t round)
+{
+    const uint64_t key = Key(node, round);
+    const auto it = std::lower_bound(m_roundLeft.begin(),
+                                     m_roundLeft.end(),
+                                     key,
+                                     [](const auto& entry, uint64_t k) { return entry.first < k; });
+    NS_ABORT_MSG_IF(it == m_roundLeft.end() || it->first != key,
+                    "node " << node << " of this rank receives nothing in round " << round);
+    return it->second;
 }
 
 DistributedDriver::Actions
@@ -241,7 +279,7 @@ DistributedDriver::Finished(uint32_t workload)
         }
     }
     const uint32_t round = m_roundOf[workload];
-    if (--m_roundLeft[Key(node, round)] == 0 && m_barrier)
+    if (--RoundLeft(node, round) == 0 && m_barrier)
     {
         Send(node, m_coordinator, DistributedNotice::ROUND_DONE, round, actions);
     }
