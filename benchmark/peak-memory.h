@@ -5,7 +5,7 @@
 #ifndef NS3_ALLREDUCE_BENCHMARK_PEAK_MEMORY_H
 #define NS3_ALLREDUCE_BENCHMARK_PEAK_MEMORY_H
 
-#include <sys/resource.h>
+#include "distributed-run.h"
 
 namespace ns3
 {
@@ -15,9 +15,7 @@ namespace ns3
 inline double
 PeakRssMiB()
 {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
+    return GetPeakResidentBytes() / 1048576.0;
 }
 
 } // namespace ns3

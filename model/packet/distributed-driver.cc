@@ -92,8 +92,8 @@ DistributedDriver::Setup(const WorkloadSet& workloads,
             rounds.rounds.push_back(round);
         }
     }
-    m_rounds = rounds.rounds;
     m_roundOf = RoundOfEachWorkload(rounds, nw);
+    m_rounds = std::move(rounds.rounds);
     m_position.assign(nw, 0);
     uint32_t position = 0;
     for (const auto& round : m_rounds)
