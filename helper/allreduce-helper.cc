@@ -217,6 +217,16 @@ AllReduceHelper::DoInstall(
                                     "on its DcnTopologyHelper first");
     }
     RefuseMissingProtocol(servers, here);
+    if (controller->IsDistributed() && !view)
+    {
+        // The rank keeps the part of the plan its nodes take part in.
+        std::vector<bool> simulated(topo.GetNNodes());
+        for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
+        {
+            simulated[node] = here(node);
+        }
+        controller->SetSimulatedNodes(std::move(simulated));
+    }
     setup(*controller, list, addresses); // throws before anything changes
     if (controller->IsDistributed())
     {
@@ -305,8 +315,9 @@ AllReduceHelper::Route(Ptr<AllReduceController> controller, const JobView* view)
 void
 AllReduceHelper::RouteDistributed(Ptr<AllReduceController> controller)
 {
-    // Every rank installs every route before the run, on its copy of every node: a rank
-    // cannot install one on another rank's nodes while the run goes on.
+    // Every rank installs the routes through its own nodes before the run (its part of the
+    // plan holds every workload that passes there): a rank cannot install one on another
+    // rank's nodes while the run goes on.
     const WorkloadSet& workloads = controller->GetWorkloads();
     const Topology& topo = workloads.GetTopology();
     std::set<std::pair<uint32_t, uint16_t>> routed;

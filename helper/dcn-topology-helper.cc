@@ -631,22 +631,33 @@ DcnTopologyHelper::InstallFlowRoute(const std::vector<uint32_t>& path,
     }
     const Ipv4Address source = GetPortAddress(path.front(), 0);
     const Ipv4Address destination = GetPortAddress(path.back(), 0);
+    // Distributed: only this rank's nodes forward here (the other ranks route their own).
+    const auto simulated = [this](uint32_t node) {
+        return m_partition.GetNRanks() <= 1 ||
+               m_partition.GetRank(node) == Simulator::GetSystemId();
+    };
     for (size_t i = 0; i < links.size(); ++i)
     {
         const uint32_t here = path[i];
         const uint32_t next = path[i + 1];
-        m_routing[here]->AddFlowRoute(source,
-                                      sourcePort,
-                                      destination,
-                                      destinationPort,
-                                      GetLinkAddress(next, links[i]),
-                                      GetInterface(here, links[i]));
-        m_routing[next]->AddFlowRoute(destination,
-                                      destinationPort,
-                                      source,
-                                      sourcePort,
-                                      GetLinkAddress(here, links[i]),
-                                      GetInterface(next, links[i]));
+        if (simulated(here))
+        {
+            m_routing[here]->AddFlowRoute(source,
+                                          sourcePort,
+                                          destination,
+                                          destinationPort,
+                                          GetLinkAddress(next, links[i]),
+                                          GetInterface(here, links[i]));
+        }
+        if (simulated(next))
+        {
+            m_routing[next]->AddFlowRoute(destination,
+                                          destinationPort,
+                                          source,
+                                          sourcePort,
+                                          GetLinkAddress(here, links[i]),
+                                          GetInterface(next, links[i]));
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -26,17 +27,23 @@ namespace
 
 /**
  * Plays a distributed run's notices without a network: one driver per rank, each holding
- * the nodes partition gives it; a transfer arrives one step after it starts, a notice one step
- * after it is sent. Records at which step each workload started.
+ * the nodes partition gives it (and, with parts, only the workloads they need, as a rank of a
+ * run does); a transfer arrives one step after it starts, a notice one step after it is sent.
+ * Records at which step each workload (by its id in the plan) started.
  */
 class NoticeBench
 {
   public:
-    NoticeBench(const Plan& plan, bool barrier, const TopologyPartition& partition)
+    NoticeBench(const Plan& plan,
+                bool barrier,
+                const TopologyPartition& partition,
+                bool parts = false)
         : m_plan(plan)
     {
         const Topology& topo = plan.workloads.GetTopology();
         m_drivers.resize(partition.GetNRanks());
+        m_parts.resize(partition.GetNRanks()); // not resized again: the drivers point here
+        m_kept.resize(partition.GetNRanks());
         for (uint32_t r = 0; r < partition.GetNRanks(); ++r)
         {
             std::vector<bool> local(topo.GetNNodes());
@@ -45,6 +52,12 @@ class NoticeBench
                 local[node] = partition.GetRank(node) == r;
             }
             m_drivers[r].Setup(m_plan.workloads, m_plan.schedule, barrier, local, 0);
+            if (parts)
+            {
+                m_kept[r] = m_drivers[r].FindNeeded(local);
+                m_parts[r] = plan.workloads.Restrict(m_kept[r]);
+                m_drivers[r].Adopt(m_parts[r], m_kept[r]);
+            }
         }
         m_rank = partition.GetRanks();
         m_startStep.assign(plan.workloads.GetN(), -1);
@@ -63,29 +76,30 @@ class NoticeBench
             late[node] = true;
             m_events.emplace(step, std::make_tuple(2, node, 0u));
         }
-        for (auto& driver : m_drivers)
+        for (uint32_t r = 0; r < m_drivers.size(); ++r)
         {
-            Take(driver.Begin(late), 0);
+            Take(m_drivers[r].Begin(late), 0, r);
         }
         while (!m_events.empty())
         {
             const auto [step, event] = *m_events.begin();
             m_events.erase(m_events.begin());
             const auto [kind, node, value] = event;
-            DistributedDriver& driver = m_drivers[m_rank[node]];
+            const uint32_t rank = m_rank[node];
+            DistributedDriver& driver = m_drivers[rank];
             if (kind == 0)
             {
-                Take(driver.Finished(value), step);
+                Take(driver.Finished(FromPlan(rank, value)), step, rank);
             }
             else if (kind == 2)
             {
-                Take(driver.GradientReady(node), step);
+                Take(driver.GradientReady(node), step, rank);
             }
             else
             {
                 DistributedNotice n;
                 EXPECT_TRUE(DistributedNotice::Deserialize(m_notices[value].Serialize(), n));
-                Take(driver.Receive(node, n), step);
+                Take(driver.Receive(node, n), step, rank);
             }
         }
         return m_ended;
@@ -96,11 +110,43 @@ class NoticeBench
         return m_startStep;
     }
 
-  private:
-    void Take(const DistributedDriver::Actions& a, int step)
+    /// \return per rank, the workloads it holds (all without parts)
+    std::vector<uint32_t> GetPartSizes() const
     {
-        for (uint32_t w : a.start)
+        std::vector<uint32_t> sizes;
+        for (const auto& kept : m_kept)
         {
+            sizes.push_back(kept.empty() ? m_plan.workloads.GetN()
+                                         : static_cast<uint32_t>(kept.size()));
+        }
+        return sizes;
+    }
+
+  private:
+    /// \return rank's workload \p w's id in the plan
+    uint32_t ToPlan(uint32_t rank, uint32_t w) const
+    {
+        return m_kept[rank].empty() ? w : m_kept[rank].at(w);
+    }
+
+    /// \return the plan's workload \p id in rank's part (it must hold it)
+    uint32_t FromPlan(uint32_t rank, uint32_t id) const
+    {
+        const std::vector<uint32_t>& kept = m_kept[rank];
+        if (kept.empty())
+        {
+            return id;
+        }
+        const auto it = std::lower_bound(kept.begin(), kept.end(), id);
+        EXPECT_TRUE(it != kept.end() && *it == id) << "rank " << rank << " lacks " << id;
+        return static_cast<uint32_t>(it - kept.begin());
+    }
+
+    void Take(const DistributedDriver::Actions& a, int step, uint32_t rank)
+    {
+        for (uint32_t local : a.start)
+        {
+            const uint32_t w = ToPlan(rank, local);
             EXPECT_EQ(m_startStep[w], -1) << "workload " << w << " started twice";
             m_startStep[w] = step;
             m_events.emplace(step + 1, std::make_tuple(0, m_plan.workloads.Get(w).dst, w));
@@ -115,6 +161,8 @@ class NoticeBench
 
     const Plan& m_plan;
     std::vector<DistributedDriver> m_drivers;
+    std::vector<WorkloadSet> m_parts;           //!< per rank, its part (parts)
+    std::vector<std::vector<uint32_t>> m_kept;  //!< per rank, its part's plan ids (parts)
     std::vector<uint32_t> m_rank;
     std::vector<int> m_startStep;
     std::vector<DistributedNotice> m_notices;
@@ -240,6 +288,41 @@ TEST(DistributedDriver, ALateServerStartsNothingBeforeItsGradientOnAnyRanks)
                 one = step;
             }
             EXPECT_EQ(step, one) << "the steps depend on the ranks (" << ranks << ")";
+        }
+    }
+}
+
+TEST(DistributedDriver, ARankHoldingOnlyItsPartStartsEveryWorkloadWhenAWholePlanWould)
+{
+    // Merge trees (dependencies across servers), Ring and PS; barrier and async; late servers.
+    const std::map<uint32_t, int> ready{{2, 3}, {5, 7}};
+    for (const auto& [spec, scheduler] :
+         std::vector<std::pair<std::string, std::string>>{{"dcell:n=3,k=1", "balanced"},
+                                                          {"fattree:k=4", "ring"},
+                                                          {"bcube:n=3,k=1", "ps"}})
+    {
+        const Plan plan = MakeTestPlan(spec, scheduler);
+        const Topology& topo = plan.workloads.GetTopology();
+        for (bool barrier : {true, false})
+        {
+            for (uint32_t ranks : {2u, 3u, 4u})
+            {
+                const std::string what = spec + " " + scheduler + (barrier ? " barrier " : " async ") +
+                                         std::to_string(ranks) + " ranks";
+                const TopologyPartition partition =
+                    TopologyPartition::Make(topo, ranks, TopologyPartition::METIS);
+                NoticeBench whole(plan, barrier, partition);
+                NoticeBench parts(plan, barrier, partition, true);
+                EXPECT_EQ(parts.Run(ready), whole.Run(ready)) << what;
+                EXPECT_EQ(parts.GetStartSteps(), whole.GetStartSteps()) << what;
+                EXPECT_EQ(std::count(parts.GetStartSteps().begin(), parts.GetStartSteps().end(), -1),
+                          0)
+                    << what;
+                for (uint32_t size : parts.GetPartSizes())
+                {
+                    EXPECT_LT(size, plan.workloads.GetN()) << what << ": a rank holds it all";
+                }
+            }
         }
     }
 }

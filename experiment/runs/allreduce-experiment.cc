@@ -1123,6 +1123,7 @@ RunPacketAllReduce(Plan plan,
     }
     PacketRunReport report;
     report.plannedRounds = plan.schedule.GetNRounds();
+    report.plannedWorkloads = plan.workloads.GetN();
     InstallPacketRun(std::move(plan), config, settings, scheduler, dcn, allreduce, background);
     Ptr<AllReduceController> controller = allreduce.GetController();
     for (const LinkDownEvent& down : config.linkDowns)
@@ -1172,7 +1173,11 @@ RunPacketAllReduce(Plan plan,
     ReportPacketRun(config, controller, links, start, report);
     if (config.distributed)
     {
-        MergeDistributedReports(ranks.first, ranks.second, config, report);
+        MergeDistributedReports(ranks.first,
+                                ranks.second,
+                                config,
+                                controller->GetPlanIds(),
+                                report);
     }
     if (monitor)
     {

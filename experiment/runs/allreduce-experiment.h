@@ -263,6 +263,8 @@ struct PacketRunReport
     Plan run;                              //!< the workloads on the paths they took, and the
                                            //!< rounds as replayed or decided online
     uint32_t plannedRounds{0};             //!< the rounds of the plan given to the run
+    uint32_t plannedWorkloads{0};          //!< its workloads (a rank of a distributed run
+                                           //!< holds its part of them in run)
     AllReduceRunResult result;             //!< completion, per-round and per-transfer times
     AllReduceVerification verification;   //!< every server's vector against the exact sum
     std::vector<FlowReport> flows;         //!< data flows, by their first workload (with

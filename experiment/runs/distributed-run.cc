@@ -323,8 +323,22 @@ void
 MergeDistributedReports(const TopologyPartition& partition,
                         double lookahead,
                         const PacketRunConfig& config,
+                        const std::vector<uint32_t>& planIds,
                         PacketRunReport& report)
 {
+    if (!planIds.empty()) // this rank's part: its transfers' times by the plan's ids
+    {
+        AllReduceRunResult& r = report.result;
+        for (std::vector<double>* times : {&r.transferStart, &r.transferEnd})
+        {
+            std::vector<double> all(report.plannedWorkloads, -1);
+            for (size_t i = 0; i < planIds.size() && i < times->size(); ++i)
+            {
+                all[planIds[i]] = (*times)[i];
+            }
+            *times = std::move(all);
+        }
+    }
     DistributedReport d;
     const uint32_t ranks = partition.GetNRanks();
     d.partition = TopologyPartition::GetMethodName(partition.GetMethod());

@@ -112,7 +112,7 @@ PrintPacketReport(std::ostream& os,
        << Quantity::FormatTime(config.delay.GetNanoSeconds())
        << (config.loss > 0 ? ", loss " + FormatNumber(config.loss) : "") << "\n"
        << "schedule    " << plan.schedule.scheduler << ", " << rounds << " rounds, "
-       << plan.workloads.GetN() << " workloads, mode " << config.mode << "\n"
+       << report.plannedWorkloads << " workloads, mode " << config.mode << "\n"
        << "transport   " << DescribeTransport(config) << "\n";
     if (!r.warmUpTimes.empty())
     {
@@ -255,7 +255,7 @@ WritePacketReportJson(std::ostream& os,
         {"connections", config.connections},
         {"warm_up_times_s", r.warmUpTimes},
         {"servers", topo.GetNServers()},
-        {"workloads", plan.workloads.GetN()},
+        {"workloads", report.plannedWorkloads},
         {"pieces", plan.workloads.GetPieces()},
         {"gradient_bytes", config.gradientBytes},
         {"data_rate", Quantity::FormatRate(config.dataRate.GetBitRate())},

@@ -409,7 +409,9 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
     Outgoing out;
     out.workload = workload;
     // Snapshot now: this is the data the schedule says the server holds when the round starts.
-    const uint32_t header[2] = {workload, static_cast<uint32_t>(payload)};
+    // The plan's id: a receiver on another rank of a distributed run holds another part.
+    const uint32_t header[2] = {m_controller->GetPlanId(workload),
+                                static_cast<uint32_t>(payload)};
     const auto* values = reinterpret_cast<const uint8_t*>(m_vector.data() + offset);
     out.bytes.reserve(HEADER_BYTES + payload); // copied once, not zeroed first
     out.bytes.insert(out.bytes.end(),
@@ -617,11 +619,11 @@ AllReduceApplication::ReadHeader(Incoming& in)
 {
     uint32_t header[2];
     std::memcpy(header, in.header, HEADER_BYTES);
-    in.workload = header[0];
+    in.workload = m_controller->FindWorkload(header[0]);
     const WorkloadSet& ws = m_controller->GetWorkloads();
     NS_ABORT_MSG_UNLESS(in.workload < ws.GetN() && ws.Get(in.workload).dst == m_node,
-                        Name() << " got a transfer header for workload " << in.workload
-                               << ", which is not addressed to it");
+                        Name() << " got a transfer header for workload " << header[0]
+                               << " of the plan, which is not addressed to it");
     const Workload& w = ws.Get(in.workload);
     const uint64_t expected = m_controller->GetLayout().GetSize(w.chunk, w.piece) * sizeof(float);
     NS_ABORT_MSG_UNLESS(header[1] == expected,

@@ -264,6 +264,11 @@ AllReduceController::Setup(WorkloadSet workloads,
         throw std::invalid_argument("the schedule is not valid for its workloads, so it is not "
                                     "run: " + check.error);
     }
+    std::vector<uint32_t> kept;
+    if (m_distributed) // from here on, the part of the run this rank needs
+    {
+        kept = SetupDistributed(workloads, schedule, apps);
+    }
     Ptr<ReplayScheduler> replay = CreateObject<ReplayScheduler>();
     replay->SetAttribute("Order", StringValue(m_mode == BARRIER ? "rounds" : "list"));
     replay->SetSchedule(schedule); // over the copy Prepare gets: the workloads once per run
@@ -274,7 +279,7 @@ AllReduceController::Setup(WorkloadSet workloads,
     m_online = false;
     if (m_distributed)
     {
-        SetupDistributed();
+        m_driver.Adopt(m_workloads, std::move(kept));
     }
     ScheduleBegin();
 }
@@ -1166,6 +1171,37 @@ AllReduceController::GetNoticePort() const
     return m_noticePort;
 }
 
+void
+AllReduceController::SetSimulatedNodes(std::vector<bool> simulated)
+{
+    m_simulated = std::move(simulated);
+}
+
+const std::vector<uint32_t>&
+AllReduceController::GetPlanIds() const
+{
+    return m_driver.GetKept();
+}
+
+uint32_t
+AllReduceController::GetPlanId(uint32_t workload) const
+{
+    const std::vector<uint32_t>& ids = m_driver.GetKept();
+    return ids.empty() || workload >= ids.size() ? workload : ids[workload];
+}
+
+uint32_t
+AllReduceController::FindWorkload(uint32_t id) const
+{
+    const std::vector<uint32_t>& ids = m_driver.GetKept();
+    if (ids.empty())
+    {
+        return id;
+    }
+    const auto it = std::lower_bound(ids.begin(), ids.end(), id);
+    return it != ids.end() && *it == id ? static_cast<uint32_t>(it - ids.begin()) : NO_INDEX;
+}
+
 std::vector<std::pair<uint32_t, uint32_t>>
 AllReduceController::GetNoticeChannels() const
 {
@@ -1183,10 +1219,12 @@ AllReduceController::GetPort(uint32_t node) const
     return m_apps.at(node)->GetPort();
 }
 
-void
-AllReduceController::SetupDistributed()
+std::vector<uint32_t>
+AllReduceController::SetupDistributed(WorkloadSet& workloads,
+                                      Schedule& schedule,
+                                      const std::vector<Ptr<AllReduceApplication>>& apps)
 {
-    const Topology& topo = m_workloads.GetTopology();
+    const Topology& topo = workloads.GetTopology();
     const auto refuse = [](const std::string& what) {
         throw std::invalid_argument("a distributed run cannot honour " + what);
     };
@@ -1211,21 +1249,21 @@ AllReduceController::SetupDistributed()
     }
     std::vector<bool> local(topo.GetNNodes(), false);
     m_listenPort = 0;
-    for (uint32_t node = 0; node < m_apps.size(); ++node)
+    for (uint32_t node = 0; node < apps.size(); ++node)
     {
-        if (!m_apps[node])
+        if (!apps[node])
         {
             continue;
         }
         local[node] = true;
-        if (m_listenPort != 0 && m_apps[node]->GetPort() != m_listenPort)
+        if (m_listenPort != 0 && apps[node]->GetPort() != m_listenPort)
         {
             throw std::invalid_argument("a distributed run needs every application on the "
                                         "same Port (a node cannot ask another rank's)");
         }
-        m_listenPort = m_apps[node]->GetPort();
+        m_listenPort = apps[node]->GetPort();
     }
-    if (m_listenPort == 0 && m_workloads.GetN() > 0)
+    if (m_listenPort == 0 && workloads.GetN() > 0)
     {
         throw std::invalid_argument(
             "this rank (" + std::to_string(Simulator::GetSystemId()) + ") holds no server and "
@@ -1236,10 +1274,10 @@ AllReduceController::SetupDistributed()
     // every rank computes the same ports, and installs their routes before the run.
     std::map<std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>, uint16_t> ports;
     std::vector<uint32_t> next(topo.GetNNodes(), m_firstSourcePort);
-    m_ports.assign(m_workloads.GetN(), 0);
-    for (uint32_t w = 0; w < m_workloads.GetN(); ++w)
+    m_ports.assign(workloads.GetN(), 0);
+    for (uint32_t w = 0; w < workloads.GetN(); ++w)
     {
-        const Workload& wl = m_workloads.Get(w);
+        const Workload& wl = workloads.Get(w);
         auto [it, added] = ports.try_emplace({wl.src, wl.dst, wl.path}, 0);
         if (added)
         {
@@ -1258,7 +1296,49 @@ AllReduceController::SetupDistributed()
         }
         m_ports[w] = it->second;
     }
-    m_driver.Setup(m_workloads, m_schedule, m_mode == BARRIER, local, m_coordinator);
+    m_driver.Setup(workloads, schedule, m_mode == BARRIER, local, m_coordinator);
+    return KeepRankPart(workloads, schedule);
+}
+
+std::vector<uint32_t>
+AllReduceController::KeepRankPart(WorkloadSet& workloads, Schedule& schedule)
+{
+    if (std::find(m_simulated.begin(), m_simulated.end(), false) == m_simulated.end())
+    {
+        return {}; // every node is here (or which are is not known): it keeps every workload
+    }
+    if (m_simulated.size() != workloads.GetTopology().GetNNodes())
+    {
+        throw std::invalid_argument("SetSimulatedNodes: " + std::to_string(m_simulated.size()) +
+                                    " entries for a topology of " +
+                                    std::to_string(workloads.GetTopology().GetNNodes()) +
+                                    " nodes");
+    }
+    std::vector<uint32_t> kept = m_driver.FindNeeded(m_simulated);
+    NS_LOG_INFO("this rank keeps " << kept.size() << " of " << workloads.GetN() << " workloads");
+    std::vector<uint32_t> index(workloads.GetN(), NO_INDEX); // in the part
+    std::vector<uint16_t> ports(kept.size());
+    for (uint32_t i = 0; i < kept.size(); ++i)
+    {
+        index[kept[i]] = i;
+        ports[i] = m_ports[kept[i]];
+    }
+    m_ports = std::move(ports);
+    for (auto& round : schedule.rounds) // every round stays, empty here or not
+    {
+        std::vector<uint32_t> mine;
+        for (uint32_t w : round)
+        {
+            if (index[w] != NO_INDEX)
+            {
+                mine.push_back(index[w]);
+            }
+        }
+        round = std::move(mine);
+    }
+    std::vector<uint32_t>().swap(index);
+    workloads = workloads.Restrict(kept); // the whole set is freed here
+    return kept;
 }
 
 void

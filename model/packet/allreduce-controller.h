@@ -206,6 +206,26 @@ class AllReduceController : public Object
     /// \return the UDP port of the notices of a distributed run (NoticePort)
     uint16_t GetNoticePort() const;
     /**
+     * Distributed, before Setup: the nodes this rank simulates (by model id; AllReduceHelper
+     * gives them). Setup then keeps only the workloads this rank's nodes send, receive or
+     * forward (and those it must hear of or tell about), so that a rank holds its part of the
+     * plan (doc/allreduce.rst, "Distributed runs"); without them every rank keeps every
+     * workload.
+     * \param simulated per node, whether this rank simulates it
+     */
+    void SetSimulatedNodes(std::vector<bool> simulated);
+    /**
+     * Distributed: per workload of GetWorkloads (this rank's part), its id in the plan given
+     * to Setup; notices, transfer headers and the merged report name workloads by those ids.
+     * \return the ids, ascending; empty when the rank keeps the whole plan
+     */
+    const std::vector<uint32_t>& GetPlanIds() const;
+    /// \param workload of GetWorkloads \return its id in the plan given to Setup
+    uint32_t GetPlanId(uint32_t workload) const;
+    /// \param id a workload's id in the plan given to Setup \return its id in GetWorkloads,
+    ///        NO_INDEX when this rank does not hold it
+    uint32_t FindWorkload(uint32_t id) const;
+    /**
      * Distributed: every (from, to) pair of nodes a notice may travel between, so that their
      * routes can be installed before the run (after Setup).
      * \return the pairs, each once
@@ -303,8 +323,23 @@ class AllReduceController : public Object
      * \param workloads the workloads \throws std::invalid_argument with the estimate
      */
     void CheckConnectionMemory(const WorkloadSet& workloads) const;
-    /// Distributed: refuses what it cannot honour, fixes the ports, sets the driver up.
-    void SetupDistributed();
+    /**
+     * Distributed: refuses what it cannot honour, fixes the ports, sets the driver up and
+     * keeps this rank's part (KeepRankPart).
+     * \param workloads the plan's, made this rank's part \param schedule the same
+     * \param apps per endpoint, its application on this rank (null: another rank's)
+     * \return per workload kept, its id in the plan (empty: all kept)
+     */
+    std::vector<uint32_t> SetupDistributed(WorkloadSet& workloads,
+                                           Schedule& schedule,
+                                           const std::vector<Ptr<AllReduceApplication>>& apps);
+    /**
+     * Distributed, with SetSimulatedNodes: keeps of the workloads, the schedule and the ports
+     * the part this rank needs (DistributedDriver::FindNeeded), renumbered in plan order.
+     * \param workloads made the part \param schedule the same, every round kept
+     * \return per workload kept, its id in the plan (empty: all kept)
+     */
+    std::vector<uint32_t> KeepRankPart(WorkloadSet& workloads, Schedule& schedule);
     /// Distributed: starts the run at this rank's nodes.
     void BeginDistributed();
     /// Distributed: starts transfers, sends notices, ends. \param actions the driver's
@@ -418,6 +453,7 @@ class AllReduceController : public Object
     uint32_t m_coordinator{0};            //!< distributed: the coordinating node
     uint16_t m_noticePort{9};             //!< distributed: the notices' UDP port
     DistributedDriver m_driver;           //!< distributed: when this rank's transfers start
+    std::vector<bool> m_simulated;        //!< distributed: per node, simulated on this rank
     std::vector<uint16_t> m_ports;        //!< distributed: per workload, its source port
     uint16_t m_listenPort{0};             //!< distributed: every application's port
     uint32_t m_endedNodes{0};             //!< distributed: this rank's nodes told of the end

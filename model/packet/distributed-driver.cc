@@ -139,6 +139,161 @@ DistributedDriver::Setup(const WorkloadSet& workloads,
     }
     m_nodesDone = 0;
     m_localArrived = 0;
+    m_kept.clear();
+    IndexGlobal(workloads);
+}
+
+void
+DistributedDriver::IndexGlobal(const WorkloadSet& workloads)
+{
+    std::set<std::pair<uint32_t, uint32_t>> channels;
+    for (uint32_t node : m_endpoints)
+    {
+        if (node != m_coordinator)
+        {
+            channels.emplace(node, m_coordinator); // ROUND_DONE, NODE_DONE
+            channels.emplace(m_coordinator, node); // ROUND_GO, END
+        }
+    }
+    for (uint32_t w = 0; !m_barrier && w < workloads.GetN(); ++w)
+    {
+        const uint32_t at = workloads.Get(w).dst;
+        for (uint32_t x : workloads.GetDependents(w))
+        {
+            if (workloads.Get(x).src != at)
+            {
+                channels.emplace(at, workloads.Get(x).src);
+            }
+        }
+    }
+    m_channels.assign(channels.begin(), channels.end());
+    m_senders.clear();
+    if (m_barrier && m_local[m_coordinator]) // it starts every round at its senders
+    {
+        m_senders.resize(m_rounds.size());
+        for (uint32_t r = 0; r < m_rounds.size(); ++r)
+        {
+            for (uint32_t w : m_rounds[r])
+            {
+                m_senders[r].push_back(workloads.Get(w).src);
+            }
+            std::sort(m_senders[r].begin(), m_senders[r].end());
+            m_senders[r].erase(std::unique(m_senders[r].begin(), m_senders[r].end()),
+                               m_senders[r].end());
+        }
+    }
+}
+
+std::vector<uint32_t>
+DistributedDriver::FindNeeded(const std::vector<bool>& simulated) const
+{
+    const WorkloadSet& all = *m_workloads;
+    const auto here = [&simulated](uint32_t node) {
+        return node < simulated.size() && simulated[node];
+    };
+    std::vector<uint8_t> needed(all.GetN(), 0);
+    for (uint32_t w = 0; w < all.GetN(); ++w)
+    {
+        const Workload& wl = all.Get(w);
+        if (std::none_of(wl.path.begin(), wl.path.end(), here))
+        {
+            continue;
+        }
+        needed[w] = 1;
+        if (here(wl.src)) // its dependencies arrive here, or are announced by their id
+        {
+            for (uint32_t d : all.GetDeps(w))
+            {
+                needed[d] = 1;
+            }
+        }
+        if (here(wl.dst)) // its dependents are started here, or their senders told
+        {
+            for (uint32_t x : all.GetDependents(w))
+            {
+                needed[x] = 1;
+            }
+        }
+    }
+    std::vector<uint32_t> ids;
+    for (uint32_t w = 0; w < all.GetN(); ++w)
+    {
+        if (needed[w])
+        {
+            ids.push_back(w);
+        }
+    }
+    return ids;
+}
+
+void
+DistributedDriver::Adopt(const WorkloadSet& workloads, std::vector<uint32_t> kept)
+{
+    if (kept.empty())
+    {
+        NS_ABORT_MSG_IF(workloads.GetN() != m_roundOf.size(),
+                        "DistributedDriver::Adopt: a set of another size than Setup's");
+        m_workloads = &workloads;
+        return;
+    }
+    NS_ABORT_MSG_IF(workloads.GetN() != kept.size(),
+                    "DistributedDriver::Adopt: " << workloads.GetN() << " workloads, "
+                                                 << kept.size() << " ids");
+    std::vector<uint32_t> local(m_roundOf.size(), NO_INDEX);
+    std::vector<uint32_t> roundOf(kept.size());
+    std::vector<uint32_t> position(kept.size());
+    std::vector<uint32_t> depsLeft(kept.size());
+    for (uint32_t i = 0; i < kept.size(); ++i)
+    {
+        local[kept[i]] = i;
+        roundOf[i] = m_roundOf[kept[i]];
+        position[i] = m_position[kept[i]];
+        depsLeft[i] = m_depsLeft[kept[i]];
+    }
+    for (auto& round : m_rounds)
+    {
+        std::vector<uint32_t> mine;
+        for (uint32_t w : round)
+        {
+            if (local[w] != NO_INDEX)
+            {
+                mine.push_back(local[w]);
+            }
+        }
+        round = std::move(mine); // may be empty here: the round still counts
+    }
+    m_roundOf = std::move(roundOf);
+    m_position = std::move(position);
+    m_depsLeft = std::move(depsLeft);
+    m_kept = std::move(kept);
+    m_workloads = &workloads;
+}
+
+const std::vector<uint32_t>&
+DistributedDriver::GetKept() const
+{
+    return m_kept;
+}
+
+uint32_t
+DistributedDriver::ToSetup(uint32_t workload) const
+{
+    return m_kept.empty() ? workload : m_kept[workload];
+}
+
+uint32_t
+DistributedDriver::FromSetup(uint64_t id) const
+{
+    if (m_kept.empty())
+    {
+        NS_ABORT_MSG_IF(id >= m_roundOf.size(),
+                        "a notice names workload " << id << " of " << m_roundOf.size());
+        return static_cast<uint32_t>(id);
+    }
+    const auto it = std::lower_bound(m_kept.begin(), m_kept.end(), id);
+    NS_ABORT_MSG_IF(it == m_kept.end() || *it != id,
+                    "a notice names workload " << id << ", which this rank does not hold");
+    return static_cast<uint32_t>(it - m_kept.begin());
 }
 
 void
@@ -274,7 +429,11 @@ DistributedDriver::Finished(uint32_t workload)
             }
             else if (told.insert(sender).second)
             {
-                Send(node, sender, DistributedNotice::DEPENDENCY_DONE, workload, actions);
+                Send(node,
+                     sender,
+                     DistributedNotice::DEPENDENCY_DONE,
+                     ToSetup(workload),
+                     actions);
             }
         }
     }
@@ -298,7 +457,7 @@ DistributedDriver::Receive(uint32_t node, const DistributedNotice& notice)
     switch (notice.kind)
     {
     case DistributedNotice::DEPENDENCY_DONE:
-        DependencyDone(node, static_cast<uint32_t>(notice.value), actions);
+        DependencyDone(node, FromSetup(notice.value), actions);
         break;
     case DistributedNotice::ROUND_GO:
         StartRound(node, static_cast<uint32_t>(notice.value), actions);
@@ -333,7 +492,7 @@ DistributedDriver::Send(uint32_t from,
     switch (kind) // the node tells itself: no message
     {
     case DistributedNotice::DEPENDENCY_DONE:
-        DependencyDone(to, value, actions);
+        DependencyDone(to, FromSetup(value), actions);
         break;
     case DistributedNotice::ROUND_GO:
         StartRound(to, value, actions);
@@ -390,12 +549,7 @@ DistributedDriver::CoordinatorHeard(DistributedNotice::Kind kind,
 void
 DistributedDriver::Go(uint32_t round, Actions& actions)
 {
-    std::set<uint32_t> senders;
-    for (uint32_t w : m_rounds[round])
-    {
-        senders.insert(m_workloads->Get(w).src);
-    }
-    for (uint32_t node : senders)
+    for (uint32_t node : m_senders[round])
     {
         Send(m_coordinator, node, DistributedNotice::ROUND_GO, round, actions);
     }
@@ -425,27 +579,7 @@ DistributedDriver::StartRound(uint32_t node, uint32_t round, Actions& actions)
 std::vector<std::pair<uint32_t, uint32_t>>
 DistributedDriver::GetNoticeChannels() const
 {
-    std::set<std::pair<uint32_t, uint32_t>> channels;
-    for (uint32_t node : m_endpoints)
-    {
-        if (node != m_coordinator)
-        {
-            channels.emplace(node, m_coordinator); // ROUND_DONE, NODE_DONE
-            channels.emplace(m_coordinator, node); // ROUND_GO, END
-        }
-    }
-    for (uint32_t w = 0; !m_barrier && w < m_depsLeft.size(); ++w)
-    {
-        const uint32_t at = m_workloads->Get(w).dst;
-        for (uint32_t x : m_workloads->GetDependents(w))
-        {
-            if (m_workloads->Get(x).src != at)
-            {
-                channels.emplace(at, m_workloads->Get(x).src);
-            }
-        }
-    }
-    return {channels.begin(), channels.end()};
+    return m_channels;
 }
 
 const std::vector<uint32_t>&

@@ -94,6 +94,25 @@ class DistributedDriver
                uint32_t coordinator);
 
     /**
+     * The workloads this rank needs (after Setup, with every workload): those its nodes send,
+     * receive or forward, the dependencies of those it sends and the dependents of those it
+     * receives (to know whom to tell).
+     * \param simulated per node (every node, switches too), whether this rank simulates it
+     * \return their ids, ascending
+     */
+    std::vector<uint32_t> FindNeeded(const std::vector<bool>& simulated) const;
+    /**
+     * The set the driver works on from now (after Setup, before Begin): the one given to
+     * Setup, moved, or the part of it this rank needs. Notices keep naming workloads by
+     * their ids in Setup's set.
+     * \param workloads the set \param kept kept[i] is its workload i's id in Setup's set,
+     *        ascending (empty: it is Setup's whole set)
+     */
+    void Adopt(const WorkloadSet& workloads, std::vector<uint32_t> kept = {});
+    /// \return per workload of the adopted set, its id in Setup's set (empty: the same)
+    const std::vector<uint32_t>& GetKept() const;
+
+    /**
      * \param late per node, whether its gradient is ready only later (GradientReady; empty:
      *        every gradient is ready): its workloads wait for it
      * \return what to do at the start
@@ -154,6 +173,12 @@ class DistributedDriver
     void SortByPlan(Actions& actions) const;
     /// \param from a node \param to a node \return their key in the maps
     static uint64_t Key(uint32_t from, uint32_t to);
+    /// Computes the notice channels and, on the coordinator's rank, each round's senders.
+    void IndexGlobal(const WorkloadSet& workloads);
+    /// \param workload of the adopted set \return its id in Setup's set
+    uint32_t ToSetup(uint32_t workload) const;
+    /// \param id a workload of Setup's set \return its id in the adopted set
+    uint32_t FromSetup(uint64_t id) const;
 
     const WorkloadSet* m_workloads{nullptr}; //!< the workloads
     bool m_barrier{false};                   //!< round by round
@@ -161,7 +186,11 @@ class DistributedDriver
     uint32_t m_coordinator{0};               //!< the coordinating node
     std::vector<uint32_t> m_roundOf;         //!< per workload, its round
     std::vector<uint32_t> m_position;        //!< per workload, its place in the plan
-    std::vector<std::vector<uint32_t>> m_rounds; //!< per round, its workloads
+    std::vector<std::vector<uint32_t>> m_rounds; //!< per round, its workloads (of the
+                                             //!< adopted set)
+    std::vector<std::vector<uint32_t>> m_senders; //!< coordinator: per round, its senders
+    std::vector<std::pair<uint32_t, uint32_t>> m_channels; //!< see GetNoticeChannels
+    std::vector<uint32_t> m_kept;            //!< see GetKept
     std::vector<uint32_t> m_depsLeft;        //!< per local-sender workload, deps not arrived
                                              //!< (async; a late sender's gradient counts)
     std::vector<bool> m_late;                //!< per node, its gradient not ready yet

@@ -1389,6 +1389,40 @@ WorkloadSet::OnTopology(const Topology& topology) const
     return moved;
 }
 
+WorkloadSet
+WorkloadSet::Restrict(const std::vector<uint32_t>& ids) const
+{
+    std::vector<uint32_t> local(m_workloads.size(), NO_INDEX);
+    for (size_t i = 0; i < ids.size(); ++i)
+    {
+        if (ids[i] >= m_workloads.size() || (i > 0 && ids[i] <= ids[i - 1]))
+        {
+            throw std::invalid_argument(
+                "WorkloadSet::Restrict: workload ids must be ascending and below " +
+                std::to_string(m_workloads.size()) + ", got " + std::to_string(ids[i]) +
+                " at position " + std::to_string(i));
+        }
+        local[ids[i]] = static_cast<uint32_t>(i);
+    }
+    std::vector<Workload> kept;
+    kept.reserve(ids.size());
+    for (uint32_t id : ids)
+    {
+        Workload w = m_workloads[id];
+        w.id = local[id];
+        for (uint32_t d : GetDeps(id))
+        {
+            if (local[d] != NO_INDEX)
+            {
+                w.deps.push_back(local[d]);
+            }
+        }
+        kept.push_back(std::move(w));
+    }
+    std::vector<uint32_t>().swap(local);
+    return WorkloadSet(m_topology, std::move(kept), m_semantics, m_pieces);
+}
+
 WorkloadSemantics
 WorkloadSet::GetSemantics() const
 {

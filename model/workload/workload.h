@@ -290,6 +290,14 @@ class WorkloadSet
      * \throws std::invalid_argument saying how it differs when it is another graph
      */
     WorkloadSet OnTopology(const Topology& topology) const;
+    /**
+     * Some of these workloads, as a set of their own (a rank of a distributed run keeps those
+     * its nodes take part in: doc/allreduce.rst, "Distributed runs").
+     * \param ids the workloads to keep, ascending; the i-th becomes workload i
+     * \return them, with their paths and carries, and of their dependencies those kept
+     * \throws std::invalid_argument when ids are not ascending or name no workload
+     */
+    WorkloadSet Restrict(const std::vector<uint32_t>& ids) const;
     /// \return the semantics they were built with
     WorkloadSemantics GetSemantics() const;
     /// \return pieces per chunk
