@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -78,9 +79,11 @@ struct Holders
 };
 
 /**
- * Per cell (holder, chunk, piece), the set of servers whose contributions the holder (a server
- * or an aggregating switch, by Holders) holds for that chunk piece, as bits. Servers start
- * with their own contributions, switches with nothing.
+ * Per cell (holder, piece) of one chunk, the set of servers whose contributions the holder (a
+ * server or an aggregating switch, by Holders) holds for that chunk piece, as bits. Chunks do
+ * not mix, so they are simulated one at a time: holders x pieces x servers bits, not that many
+ * times the servers (128 MiB at 1,024 servers). Servers start with their own contributions,
+ * switches with nothing.
  */
 class HeldData
 {
@@ -89,25 +92,27 @@ class HeldData
         : m_servers(servers),
           m_pieces(pieces),
           m_words((servers + 63) / 64),
-          m_bits(static_cast<size_t>(holders) * servers * pieces * m_words, 0)
+          m_bits(static_cast<size_t>(holders) * pieces * m_words, 0)
     {
-        for (uint32_t s = 0; s < servers; ++s)
-        {
-            for (uint32_t c = 0; c < servers; ++c)
-            {
-                for (uint32_t p = 0; p < pieces; ++p)
-                {
-                    Set(s, c, p, s);
-                }
-            }
-        }
     }
 
     /// \return the bytes a HeldData of these sizes takes
     static uint64_t EstimateBytes(uint64_t holders, uint64_t servers, uint64_t pieces)
     {
-        return SaturatingMultiply(SaturatingMultiply(holders, servers),
-                                  SaturatingMultiply(pieces, (servers + 63) / 64 * 8));
+        return SaturatingMultiply(holders, SaturatingMultiply(pieces, (servers + 63) / 64 * 8));
+    }
+
+    /// Starts chunk \p chunk: every server holds its own contribution, switches nothing.
+    void Reset(uint32_t chunk)
+    {
+        std::fill(m_bits.begin(), m_bits.end(), 0);
+        for (uint32_t s = 0; s < m_servers; ++s)
+        {
+            for (uint32_t p = 0; p < m_pieces; ++p)
+            {
+                Set(s, chunk, p, s);
+            }
+        }
     }
 
     bool Has(uint32_t server, uint32_t chunk, uint32_t piece, uint32_t who) const
@@ -173,10 +178,10 @@ class HeldData
     }
 
   private:
-    uint64_t* Word(uint32_t server, uint32_t chunk, uint32_t piece)
+    /// \param chunk the chunk of the last Reset (the only one held, so not needed)
+    uint64_t* Word(uint32_t server, [[maybe_unused]] uint32_t chunk, uint32_t piece)
     {
-        return &m_bits[((static_cast<size_t>(server) * m_servers + chunk) * m_pieces + piece) *
-                       m_words];
+        return &m_bits[(static_cast<size_t>(server) * m_pieces + piece) * m_words];
     }
 
     const uint64_t* Word(uint32_t server, uint32_t chunk, uint32_t piece) const
@@ -188,6 +193,46 @@ class HeldData
     uint32_t m_pieces;
     uint32_t m_words;
     std::vector<uint64_t> m_bits;
+};
+
+/**
+ * The scheduled workloads grouped by chunk, each chunk's in schedule order (chunks do not mix:
+ * the data checks run one chunk at a time).
+ */
+struct ByChunk
+{
+    ByChunk(const WorkloadSet& workloads, const Schedule& schedule)
+        : start(workloads.GetTopology().GetNServers() + 1, 0),
+          position(workloads.GetN(), 0)
+    {
+        const auto& all = workloads.GetAll();
+        uint32_t at = 0;
+        for (const auto& round : schedule.rounds)
+        {
+            for (uint32_t id : round)
+            {
+                ++start[all[id].chunk + 1];
+                position[id] = at++;
+            }
+        }
+        for (size_t c = 1; c < start.size(); ++c)
+        {
+            start[c] += start[c - 1];
+        }
+        ids.resize(at);
+        std::vector<uint32_t> next(start.begin(), start.end() - 1);
+        for (const auto& round : schedule.rounds)
+        {
+            for (uint32_t id : round)
+            {
+                ids[next[all[id].chunk]++] = id;
+            }
+        }
+    }
+
+    std::vector<uint32_t> start;    //!< per chunk and one more, its first entry in ids
+    std::vector<uint32_t> ids;      //!< the workloads, chunk by chunk, in schedule order
+    std::vector<uint32_t> position; //!< per workload, its place in the schedule
 };
 
 /**
@@ -231,38 +276,69 @@ CheckRounds(const WorkloadSet& workloads,
     return "";
 }
 
+/// The first broken rule the data check met: by (round, pass, place in the schedule).
+struct DataError
+{
+    std::tuple<uint32_t, uint32_t, uint32_t> at{UINT32_MAX, UINT32_MAX, UINT32_MAX}; //!< when
+    std::string what; //!< the error (empty: none)
+
+    /// Keeps \p other's error when it comes first.
+    void Keep(std::tuple<uint32_t, uint32_t, uint32_t> when, const std::function<std::string()>& say)
+    {
+        if (when < at)
+        {
+            at = when;
+            what = say();
+        }
+    }
+};
+
 /**
- * Simulates the data round by round, as barrier replay runs it: a sender sends everything it
- * holds of the chunk piece at the start of the round, which must be exactly what the workload
- * carries (the complete sum for a gather); receivers add (reduce) or take (gather) at its end,
- * never adding a contribution twice; at the end every server holds the full sum of every
- * chunk piece.
- * \return the first broken rule, or empty
+ * One chunk's part of CheckData, over its workloads in schedule order.
+ * \param first error so far (round checks), kept if this chunk's comes earlier
+ * \param last error so far of the final check, by (server, chunk, piece)
  */
-std::string
-CheckData(const WorkloadSet& workloads, const Holders& holders, const Schedule& schedule)
+void
+CheckChunkData(const WorkloadSet& workloads,
+               const Holders& holders,
+               const std::vector<uint32_t>& roundOf,
+               const ByChunk& byChunk,
+               uint32_t chunk,
+               HeldData& held,
+               DataError& first,
+               DataError& last)
 {
     const Topology& topology = workloads.GetTopology();
     const uint32_t servers = topology.GetNServers();
     const auto& all = workloads.GetAll();
     const std::vector<uint32_t>& holder = holders.indexOf;
-    HeldData held(static_cast<uint32_t>(holders.nodeOf.size()), servers, workloads.GetPieces());
-    for (uint32_t t = 0; t < schedule.rounds.size(); ++t)
+    held.Reset(chunk);
+    for (uint32_t i = byChunk.start[chunk]; i < byChunk.start[chunk + 1];)
     {
-        const auto& round = schedule.rounds[t];
-        for (uint32_t id : round)
+        const uint32_t t = roundOf[byChunk.ids[i]];
+        uint32_t end = i;
+        while (end < byChunk.start[chunk + 1] && roundOf[byChunk.ids[end]] == t)
         {
+            ++end;
+        }
+        for (uint32_t e = i; e < end; ++e) // the senders, at the start of the round
+        {
+            const uint32_t id = byChunk.ids[e];
             const Workload& w = all[id];
             const uint32_t src = holder[w.src];
+            const auto when = std::make_tuple(t, 0u, byChunk.position[id]);
             if (w.phase == Phase::GATHER)
             {
                 const uint32_t missing = held.FirstMissing(src, w.chunk, w.piece);
                 if (missing < servers)
                 {
-                    return AtRound(t, Name(id) + " gathers " + Where(w) + " from " +
-                                          topology.GetNodeName(w.src) +
-                                          ", which does not hold the complete sum yet (server " +
-                                          std::to_string(missing) + "'s contribution is missing)");
+                    return first.Keep(when, [&] {
+                        return AtRound(t, Name(id) + " gathers " + Where(w) + " from " +
+                                              topology.GetNodeName(w.src) +
+                                              ", which does not hold the complete sum yet "
+                                              "(server " + std::to_string(missing) +
+                                              "'s contribution is missing)");
+                    });
                 }
                 continue;
             }
@@ -270,23 +346,29 @@ CheckData(const WorkloadSet& workloads, const Holders& holders, const Schedule& 
             {
                 if (!held.Has(src, w.chunk, w.piece, c))
                 {
-                    return AtRound(t, Name(id) + " carries server " + std::to_string(c) +
-                                          "'s contribution to " + Where(w) + ", which " +
-                                          topology.GetNodeName(w.src) + " does not hold");
+                    return first.Keep(when, [&] {
+                        return AtRound(t, Name(id) + " carries server " + std::to_string(c) +
+                                              "'s contribution to " + Where(w) + ", which " +
+                                              topology.GetNodeName(w.src) + " does not hold");
+                    });
                 }
             }
             if (held.Count(src, w.chunk, w.piece) != w.carries.size())
             {
-                return AtRound(t, Name(id) + " says it carries " +
-                                      std::to_string(w.carries.size()) + " contributions to " +
-                                      Where(w) + ", but " + topology.GetNodeName(w.src) +
-                                      " holds those of servers " +
-                                      held.Describe(src, w.chunk, w.piece) +
-                                      " and sends all it holds; its carries must list them all");
+                return first.Keep(when, [&] {
+                    return AtRound(t, Name(id) + " says it carries " +
+                                          std::to_string(w.carries.size()) +
+                                          " contributions to " + Where(w) + ", but " +
+                                          topology.GetNodeName(w.src) + " holds those of servers " +
+                                          held.Describe(src, w.chunk, w.piece) +
+                                          " and sends all it holds; its carries must list them "
+                                          "all");
+                });
             }
         }
-        for (uint32_t id : round)
+        for (uint32_t e = i; e < end; ++e) // the receivers, at its end
         {
+            const uint32_t id = byChunk.ids[e];
             const Workload& w = all[id];
             const uint32_t dst = holder[w.dst];
             if (w.phase == Phase::GATHER)
@@ -298,33 +380,67 @@ CheckData(const WorkloadSet& workloads, const Holders& holders, const Schedule& 
             {
                 if (held.Has(dst, w.chunk, w.piece, c))
                 {
-                    return AtRound(t, Name(id) + " adds server " + std::to_string(c) +
-                                          "'s contribution to " + Where(w) + " at " +
-                                          topology.GetNodeName(w.dst) + " a second time");
+                    return first.Keep(std::make_tuple(t, 1u, byChunk.position[id]), [&] {
+                        return AtRound(t, Name(id) + " adds server " + std::to_string(c) +
+                                              "'s contribution to " + Where(w) + " at " +
+                                              topology.GetNodeName(w.dst) + " a second time");
+                    });
                 }
                 held.Set(dst, w.chunk, w.piece, c);
             }
         }
+        i = end;
     }
-    const auto end = static_cast<uint32_t>(schedule.rounds.size());
     for (uint32_t s = 0; s < servers; ++s)
     {
-        for (uint32_t c = 0; c < servers; ++c)
+        for (uint32_t p = 0; p < workloads.GetPieces(); ++p)
         {
-            for (uint32_t p = 0; p < workloads.GetPieces(); ++p)
+            const uint32_t missing = held.FirstMissing(s, chunk, p);
+            if (missing < servers)
             {
-                const uint32_t missing = held.FirstMissing(s, c, p);
-                if (missing < servers)
-                {
-                    return "after round " + std::to_string(end > 0 ? end - 1 : 0) + ": server " +
-                           std::to_string(s) + " does not hold the full sum of chunk " +
-                           std::to_string(c) + " piece " + std::to_string(p) + " (server " +
-                           std::to_string(missing) + "'s contribution is missing)";
-                }
+                return last.Keep(std::make_tuple(s, chunk, p), [&] {
+                    return "server " + std::to_string(s) +
+                           " does not hold the full sum of chunk " + std::to_string(chunk) +
+                           " piece " + std::to_string(p) + " (server " + std::to_string(missing) +
+                           "'s contribution is missing)";
+                });
             }
         }
     }
-    return "";
+}
+
+/**
+ * Simulates the data round by round, as barrier replay runs it: a sender sends everything it
+ * holds of the chunk piece at the start of the round, which must be exactly what the workload
+ * carries (the complete sum for a gather); receivers add (reduce) or take (gather) at its end,
+ * never adding a contribution twice; at the end every server holds the full sum of every
+ * chunk piece. Chunk by chunk (they do not mix), reporting what a simulation of all of them at
+ * once would meet first.
+ * \return the first broken rule, or empty
+ */
+std::string
+CheckData(const WorkloadSet& workloads,
+          const Holders& holders,
+          const Schedule& schedule,
+          const std::vector<uint32_t>& roundOf,
+          const ByChunk& byChunk)
+{
+    const uint32_t servers = workloads.GetTopology().GetNServers();
+    HeldData held(static_cast<uint32_t>(holders.nodeOf.size()), servers, workloads.GetPieces());
+    DataError first;
+    DataError last;
+    for (uint32_t chunk = 0; chunk < servers; ++chunk)
+    {
+        CheckChunkData(workloads, holders, roundOf, byChunk, chunk, held, first, last);
+    }
+    if (!first.what.empty())
+    {
+        return first.what;
+    }
+    const auto end = static_cast<uint32_t>(schedule.rounds.size());
+    return last.what.empty()
+               ? ""
+               : "after round " + std::to_string(end > 0 ? end - 1 : 0) + ": " + last.what;
 }
 
 /// How a workload touches a cell (server, chunk, piece) of the data.
@@ -478,18 +594,20 @@ FindUnordered(const WorkloadSet& workloads,
 }
 
 /**
- * Checks that the data does not depend on the order in which workloads run, as long as every
- * workload runs after its dependencies (as async replay runs them). Per cell, accesses that do
- * not commute (a read and a write, an add and a replace) must be ordered by the dependencies:
- * the later one must descend from the earlier one. Reads commute with reads, adds with adds
- * and replaces with replaces, so per cell it is enough that every access of a run of equal
- * accesses (in round order) descends from every access of the run before.
+ * CheckOrder's work for the cells of one chunk.
+ * \param runStamp per workload, scratch (NO_INDEX between calls)
+ * \param counted per workload, scratch, with \p tick
  * \return the first pair left unordered, or empty
  */
 std::string
-CheckOrder(const WorkloadSet& workloads,
-           const Holders& holders,
-           const std::vector<uint32_t>& roundOf)
+CheckChunkOrder(const WorkloadSet& workloads,
+                const Holders& holders,
+                const std::vector<uint32_t>& roundOf,
+                const ByChunk& byChunk,
+                uint32_t chunk,
+                std::vector<uint32_t>& runStamp,
+                std::vector<uint32_t>& counted,
+                uint32_t& tick)
 {
     const Topology& topology = workloads.GetTopology();
     const uint64_t servers = topology.GetNServers();
@@ -497,9 +615,10 @@ CheckOrder(const WorkloadSet& workloads,
     const auto& all = workloads.GetAll();
     const std::vector<uint32_t>& holder = holders.indexOf;
     std::vector<CellEvent> events;
-    events.reserve(2 * all.size());
-    for (const Workload& w : all)
+    events.reserve(2 * (byChunk.start[chunk + 1] - byChunk.start[chunk]));
+    for (uint32_t e = byChunk.start[chunk]; e < byChunk.start[chunk + 1]; ++e)
     {
+        const Workload& w = all[byChunk.ids[e]];
         const uint64_t part = static_cast<uint64_t>(w.chunk) * pieces + w.piece;
         events.push_back({holder[w.src] * servers * pieces + part, roundOf[w.id], CELL_READ, w.id});
         events.push_back({holder[w.dst] * servers * pieces + part, roundOf[w.id],
@@ -511,9 +630,6 @@ CheckOrder(const WorkloadSet& workloads,
     });
     // Per later workload, whether every access of the run before is one of its direct
     // dependencies; the others become queries, grouped by chunk piece.
-    std::vector<uint32_t> runStamp(all.size(), NO_INDEX);
-    std::vector<uint32_t> counted(all.size(), NO_INDEX); // a dependency counted, per check
-    uint32_t tick = 0;
     std::map<uint64_t, std::vector<OrderQuery>> queries; // chunk * k + piece -> queries
     uint32_t previous = NO_INDEX; // first event of the run before, in this cell
     uint32_t previousCount = 0;
@@ -586,6 +702,43 @@ CheckOrder(const WorkloadSet& workloads,
     return "";
 }
 
+
+/**
+ * Checks that the data does not depend on the order in which workloads run, as long as every
+ * workload runs after its dependencies (as async replay runs them). Per cell, accesses that do
+ * not commute (a read and a write, an add and a replace) must be ordered by the dependencies:
+ * the later one must descend from the earlier one. Reads commute with reads, adds with adds
+ * and replaces with replaces, so per cell it is enough that every access of a run of equal
+ * accesses (in round order) descends from every access of the run before.
+ * \return the first pair left unordered, or empty
+ */
+std::string
+CheckOrder(const WorkloadSet& workloads,
+           const Holders& holders,
+           const std::vector<uint32_t>& roundOf,
+           const ByChunk& byChunk)
+{
+    std::vector<uint32_t> runStamp(workloads.GetN(), NO_INDEX);
+    std::vector<uint32_t> counted(workloads.GetN(), NO_INDEX); // a dependency counted, per check
+    uint32_t tick = 0;
+    // Chunk by chunk (cells of different chunks never meet), in the order of their groups.
+    for (uint32_t chunk = 0; chunk + 1 < byChunk.start.size(); ++chunk)
+    {
+        const std::string error = CheckChunkOrder(workloads,
+                                                  holders,
+                                                  roundOf,
+                                                  byChunk,
+                                                  chunk,
+                                                  runStamp,
+                                                  counted,
+                                                  tick);
+        if (!error.empty())
+        {
+            return error;
+        }
+    }
+    return "";
+}
 } // namespace
 
 ScheduleCheck
@@ -598,8 +751,8 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
     {
         const uint64_t count = holders.nodeOf.size();
         CheckMemory("simulating the data of " + std::to_string(count) + " servers and "
-                        "aggregating switches x " + std::to_string(topology.GetNServers()) +
-                        " chunks x " + std::to_string(workloads.GetPieces()) + " pieces",
+                        "aggregating switches x " + std::to_string(workloads.GetPieces()) +
+                        " pieces, a chunk at a time",
                     HeldData::EstimateBytes(count, topology.GetNServers(), workloads.GetPieces()),
                     "validate a smaller schedule");
     }
@@ -610,13 +763,16 @@ ValidateSchedule(const WorkloadSet& workloads, const Schedule& schedule)
     }
     std::vector<uint32_t> roundOf;
     check.error = CheckRounds(workloads, schedule, roundOf);
-    if (check.error.empty())
+    if (!check.error.empty())
     {
-        check.error = CheckData(workloads, holders, schedule);
+        check.valid = false;
+        return check;
     }
+    const ByChunk byChunk(workloads, schedule);
+    check.error = CheckData(workloads, holders, schedule, roundOf, byChunk);
     if (check.error.empty())
     {
-        check.error = CheckOrder(workloads, holders, roundOf);
+        check.error = CheckOrder(workloads, holders, roundOf, byChunk);
     }
     check.valid = check.error.empty();
     return check;
