@@ -413,6 +413,12 @@ DcnTopologyHelper::GetPartition() const
     return m_partition;
 }
 
+bool
+DcnTopologyHelper::IsSimulatedHere(uint32_t node) const
+{
+    return m_partition.GetNRanks() <= 1 || m_partition.GetRank(node) == Simulator::GetSystemId();
+}
+
 Ptr<ArrivalSequencer>
 DcnTopologyHelper::SequenceArrivals()
 {
@@ -585,9 +591,9 @@ DcnTopologyHelper::InstallFlowTreeRoutes(const std::vector<FlowTree>& trees)
         for (uint32_t node = 0; node < m_topology.GetNNodes(); ++node)
         {
             const uint32_t parent = tree.GetParent(node);
-            if (parent == NO_INDEX)
+            if (parent == NO_INDEX || !IsSimulatedHere(node))
             {
-                continue; // the root itself, or a node outside the tree
+                continue; // the root itself, a node outside the tree, or another rank's
             }
             const auto link = static_cast<uint32_t>(m_topology.FindLink(node, parent));
             const uint32_t iface = GetInterface(node, link);
@@ -631,16 +637,11 @@ DcnTopologyHelper::InstallFlowRoute(const std::vector<uint32_t>& path,
     }
     const Ipv4Address source = GetPortAddress(path.front(), 0);
     const Ipv4Address destination = GetPortAddress(path.back(), 0);
-    // Distributed: only this rank's nodes forward here (the other ranks route their own).
-    const auto simulated = [this](uint32_t node) {
-        return m_partition.GetNRanks() <= 1 ||
-               m_partition.GetRank(node) == Simulator::GetSystemId();
-    };
     for (size_t i = 0; i < links.size(); ++i)
     {
         const uint32_t here = path[i];
         const uint32_t next = path[i + 1];
-        if (simulated(here))
+        if (IsSimulatedHere(here))
         {
             m_routing[here]->AddFlowRoute(source,
                                           sourcePort,
@@ -649,7 +650,7 @@ DcnTopologyHelper::InstallFlowRoute(const std::vector<uint32_t>& path,
                                           GetLinkAddress(next, links[i]),
                                           GetInterface(here, links[i]));
         }
-        if (simulated(next))
+        if (IsSimulatedHere(next))
         {
             m_routing[next]->AddFlowRoute(destination,
                                           destinationPort,

@@ -381,6 +381,12 @@ class DcnTopologyHelper
     void Require(bool done, const std::string& step, const std::string& first) const;
     /// Throws std::logic_error when the network was read (it is the user's) \param step
     void RefuseOnReadNetwork(const std::string& step) const;
+    /**
+     * \param node a node (model id)
+     * \return whether this process simulates it: every node on one rank, else its rank's
+     *         (routes go only there: another rank's copy of a node forwards nothing)
+     */
+    bool IsSimulatedHere(uint32_t node) const;
     /// Throws std::logic_error on lossless links (UseLosslessEthernet) \param step
     void RefuseOnLossless(const std::string& step) const;
     /**

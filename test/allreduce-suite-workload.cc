@@ -208,6 +208,17 @@ class ValidatorTestCase : public TestCase
                               "round 0: workload 0 carries server 3's contribution to chunk 0 "
                               "piece 0, which server 1 does not hold",
                               "data the sender does not hold");
+        // Chunks are checked one at a time; the error reported is still the earliest: chunk
+        // 1's in round 0, not chunk 0's in round 1.
+        Workload later = StarReduce(0, 1, 0, {1, 3}); // chunk 0: server 1 lacks 3's
+        Workload earlier = StarReduce(1, 2, 1, {2, 3}); // chunk 1: server 2 lacks 3's
+        earlier.chunk = 1;
+        Schedule swapped;
+        swapped.rounds = {{1}, {0}};
+        NS_TEST_EXPECT_MSG_EQ(Verdict(OnStar({later, earlier}), swapped),
+                              "round 0: workload 1 carries server 3's contribution to chunk 1 "
+                              "piece 0, which server 2 does not hold",
+                              "the earliest error over the chunks");
         const WorkloadSet reduceOnly =
             OnStar({StarReduce(0, 1, 0, {1}), StarReduce(1, 2, 0, {2}), StarReduce(2, 3, 0, {3})});
         NS_TEST_EXPECT_MSG_EQ(Verdict(reduceOnly, three),

@@ -55,7 +55,8 @@ class NoticeBench
             if (parts)
             {
                 m_kept[r] = m_drivers[r].FindNeeded(local);
-                m_parts[r] = plan.workloads.Restrict(m_kept[r]);
+                m_parts[r] = plan.workloads;
+                m_parts[r].Keep(m_kept[r]);
                 m_drivers[r].Adopt(m_parts[r], m_kept[r]);
             }
         }

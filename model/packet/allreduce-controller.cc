@@ -1337,7 +1337,7 @@ AllReduceController::KeepRankPart(WorkloadSet& workloads, Schedule& schedule)
         round = std::move(mine);
     }
     std::vector<uint32_t>().swap(index);
-    workloads = workloads.Restrict(kept); // the whole set is freed here
+    workloads.Keep(kept); // in place: the rest is freed here, the part never held twice
     return kept;
 }
 

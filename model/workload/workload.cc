@@ -1389,8 +1389,8 @@ WorkloadSet::OnTopology(const Topology& topology) const
     return moved;
 }
 
-WorkloadSet
-WorkloadSet::Restrict(const std::vector<uint32_t>& ids) const
+void
+WorkloadSet::Keep(const std::vector<uint32_t>& ids)
 {
     std::vector<uint32_t> local(m_workloads.size(), NO_INDEX);
     for (size_t i = 0; i < ids.size(); ++i)
@@ -1398,29 +1398,42 @@ WorkloadSet::Restrict(const std::vector<uint32_t>& ids) const
         if (ids[i] >= m_workloads.size() || (i > 0 && ids[i] <= ids[i - 1]))
         {
             throw std::invalid_argument(
-                "WorkloadSet::Restrict: workload ids must be ascending and below " +
+                "WorkloadSet::Keep: workload ids must be ascending and below " +
                 std::to_string(m_workloads.size()) + ", got " + std::to_string(ids[i]) +
                 " at position " + std::to_string(i));
         }
         local[ids[i]] = static_cast<uint32_t>(i);
     }
-    std::vector<Workload> kept;
-    kept.reserve(ids.size());
-    for (uint32_t id : ids)
+    // Ascending ids: workload i comes from ids[i] >= i, which nothing before overwrote. The
+    // dependency indexes still describe the whole set until Index below.
+    for (size_t i = 0; i < ids.size(); ++i)
     {
-        Workload w = m_workloads[id];
-        w.id = local[id];
-        for (uint32_t d : GetDeps(id))
+        std::vector<uint32_t> deps;
+        for (uint32_t d : GetDeps(ids[i]))
         {
             if (local[d] != NO_INDEX)
             {
-                w.deps.push_back(local[d]);
+                deps.push_back(local[d]);
             }
         }
-        kept.push_back(std::move(w));
+        if (ids[i] != i)
+        {
+            m_workloads[i] = std::move(m_workloads[ids[i]]);
+        }
+        m_workloads[i].id = static_cast<uint32_t>(i);
+        m_workloads[i].deps = std::move(deps);
     }
     std::vector<uint32_t>().swap(local);
-    return WorkloadSet(m_topology, std::move(kept), m_semantics, m_pieces);
+    m_workloads.resize(ids.size());
+    m_workloads.shrink_to_fit();
+    for (std::vector<uint32_t>* index :
+         {&m_groupOf, &m_groupDeps, &m_usersStart, &m_users, &m_groupsOf, &m_height, &m_depth})
+    {
+        std::vector<uint32_t>().swap(*index);
+    }
+    std::vector<uint64_t>().swap(m_groupDepsStart);
+    std::vector<uint64_t>().swap(m_groupsOfStart);
+    Index();
 }
 
 WorkloadSemantics

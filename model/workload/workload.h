@@ -291,13 +291,15 @@ class WorkloadSet
      */
     WorkloadSet OnTopology(const Topology& topology) const;
     /**
-     * Some of these workloads, as a set of their own (a rank of a distributed run keeps those
-     * its nodes take part in: doc/allreduce.rst, "Distributed runs").
-     * \param ids the workloads to keep, ascending; the i-th becomes workload i
-     * \return them, with their paths and carries, and of their dependencies those kept
-     * \throws std::invalid_argument when ids are not ascending or name no workload
+     * Keeps some of these workloads and drops the others, in place (a rank of a distributed
+     * run keeps those its nodes take part in: doc/allreduce.rst, "Distributed runs"); the
+     * kept ones move, so that the set is never held twice.
+     * \param ids the workloads to keep, ascending; the i-th becomes workload i, with its path
+     *        and carries, and of its dependencies those kept
+     * \throws std::invalid_argument, before anything changes, when ids are not ascending or
+     *         name no workload
      */
-    WorkloadSet Restrict(const std::vector<uint32_t>& ids) const;
+    void Keep(const std::vector<uint32_t>& ids);
     /// \return the semantics they were built with
     WorkloadSemantics GetSemantics() const;
     /// \return pieces per chunk
