@@ -17,6 +17,9 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <chrono>
 #include <map>
 #include <stdexcept>
@@ -1338,6 +1341,11 @@ AllReduceController::KeepRankPart(WorkloadSet& workloads, Schedule& schedule)
     }
     std::vector<uint32_t>().swap(index);
     workloads.Keep(kept); // in place: the rest is freed here, the part never held twice
+#ifdef __GLIBC__
+    // The part's paths and lists lie scattered among the freed ones', whose pages no large
+    // allocation (a gradient) could reuse: give them back to the system.
+    malloc_trim(0);
+#endif
     return kept;
 }
 

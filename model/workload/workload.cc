@@ -1424,8 +1424,7 @@ WorkloadSet::Keep(const std::vector<uint32_t>& ids)
         m_workloads[i].deps = std::move(deps);
     }
     std::vector<uint32_t>().swap(local);
-    m_workloads.resize(ids.size());
-    m_workloads.shrink_to_fit();
+    // The whole set's indexes go first: the smaller list is then made where they were.
     for (std::vector<uint32_t>* index :
          {&m_groupOf, &m_groupDeps, &m_usersStart, &m_users, &m_groupsOf, &m_height, &m_depth})
     {
@@ -1433,6 +1432,8 @@ WorkloadSet::Keep(const std::vector<uint32_t>& ids)
     }
     std::vector<uint64_t>().swap(m_groupDepsStart);
     std::vector<uint64_t>().swap(m_groupsOfStart);
+    m_workloads.resize(ids.size());
+    m_workloads.shrink_to_fit();
     Index();
 }
 
