@@ -216,7 +216,8 @@ class AllReduceController : public Object
     void SetSimulatedNodes(std::vector<bool> simulated);
     /**
      * Distributed: per workload of GetWorkloads (this rank's part), its id in the plan given
-     * to Setup; notices, transfer headers and the merged report name workloads by those ids.
+     * to Setup; notices, transfer headers and the merged report name workloads by those ids,
+     * while GetWorkloads, GetResult and the trace sources name them by their place in the part.
      * \return the ids, ascending; empty when the rank keeps the whole plan
      */
     const std::vector<uint32_t>& GetPlanIds() const;
