@@ -217,16 +217,9 @@ AllReduceHelper::DoInstall(
                                     "on its DcnTopologyHelper first");
     }
     RefuseMissingProtocol(servers, here);
-    if (controller->IsDistributed() && !view)
-    {
-        // The rank keeps the part of the plan its nodes take part in.
-        std::vector<bool> simulated(topo.GetNNodes());
-        for (uint32_t node = 0; node < topo.GetNNodes(); ++node)
-        {
-            simulated[node] = here(node);
-        }
-        controller->SetSimulatedNodes(std::move(simulated));
-    }
+    // Distributed, the rank keeps the part of the plan its nodes take part in.
+    controller->SetSimulatedNodes(controller->IsDistributed() ? m_network.GetSimulatedNodes()
+                                                              : std::vector<bool>{});
     setup(*controller, list, addresses); // throws before anything changes
     if (controller->IsDistributed())
     {

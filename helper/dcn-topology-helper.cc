@@ -419,6 +419,17 @@ DcnTopologyHelper::IsSimulatedHere(uint32_t node) const
     return m_partition.GetNRanks() <= 1 || m_partition.GetRank(node) == Simulator::GetSystemId();
 }
 
+std::vector<bool>
+DcnTopologyHelper::GetSimulatedNodes() const
+{
+    std::vector<bool> simulated(m_topology.GetNNodes());
+    for (uint32_t node = 0; node < simulated.size(); ++node)
+    {
+        simulated[node] = IsSimulatedHere(node);
+    }
+    return simulated;
+}
+
 Ptr<ArrivalSequencer>
 DcnTopologyHelper::SequenceArrivals()
 {
@@ -637,28 +648,29 @@ DcnTopologyHelper::InstallFlowRoute(const std::vector<uint32_t>& path,
     }
     const Ipv4Address source = GetPortAddress(path.front(), 0);
     const Ipv4Address destination = GetPortAddress(path.back(), 0);
+    // At a node of this rank, the flow (from, fromPort) -> (to, toPort) leaves over link
+    // towards neighbour.
+    const auto route = [this](uint32_t node,
+                              uint32_t neighbour,
+                              uint32_t link,
+                              Ipv4Address from,
+                              uint16_t fromPort,
+                              Ipv4Address to,
+                              uint16_t toPort) {
+        if (IsSimulatedHere(node))
+        {
+            m_routing[node]->AddFlowRoute(from,
+                                          fromPort,
+                                          to,
+                                          toPort,
+                                          GetLinkAddress(neighbour, link),
+                                          GetInterface(node, link));
+        }
+    };
     for (size_t i = 0; i < links.size(); ++i)
     {
-        const uint32_t here = path[i];
-        const uint32_t next = path[i + 1];
-        if (IsSimulatedHere(here))
-        {
-            m_routing[here]->AddFlowRoute(source,
-                                          sourcePort,
-                                          destination,
-                                          destinationPort,
-                                          GetLinkAddress(next, links[i]),
-                                          GetInterface(here, links[i]));
-        }
-        if (IsSimulatedHere(next))
-        {
-            m_routing[next]->AddFlowRoute(destination,
-                                          destinationPort,
-                                          source,
-                                          sourcePort,
-                                          GetLinkAddress(here, links[i]),
-                                          GetInterface(next, links[i]));
-        }
+        route(path[i], path[i + 1], links[i], source, sourcePort, destination, destinationPort);
+        route(path[i + 1], path[i], links[i], destination, destinationPort, source, sourcePort);
     }
 }
 

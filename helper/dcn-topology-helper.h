@@ -354,6 +354,15 @@ class DcnTopologyHelper
     /// \param id a model node id \return its node
     Ptr<Node> GetNode(uint32_t id) const;
     /**
+     * \param node a node (model id)
+     * \return whether this process simulates it: every node on one rank, else its rank's
+     *         (SetPartition; routes go only there: another rank's copy of a node forwards
+     *         nothing)
+     */
+    bool IsSimulatedHere(uint32_t node) const;
+    /// \return per node (model id), IsSimulatedHere
+    std::vector<bool> GetSimulatedNodes() const;
+    /**
      * \param node an ns-3 node created by this helper
      * \return its model node id
      * \throws std::invalid_argument when this helper did not create it
@@ -381,12 +390,6 @@ class DcnTopologyHelper
     void Require(bool done, const std::string& step, const std::string& first) const;
     /// Throws std::logic_error when the network was read (it is the user's) \param step
     void RefuseOnReadNetwork(const std::string& step) const;
-    /**
-     * \param node a node (model id)
-     * \return whether this process simulates it: every node on one rank, else its rank's
-     *         (routes go only there: another rank's copy of a node forwards nothing)
-     */
-    bool IsSimulatedHere(uint32_t node) const;
     /// Throws std::logic_error on lossless links (UseLosslessEthernet) \param step
     void RefuseOnLossless(const std::string& step) const;
     /**

@@ -124,30 +124,19 @@ class NoticeBench
     }
 
   private:
-    /// \return rank's workload \p w's id in the plan
-    uint32_t ToPlan(uint32_t rank, uint32_t w) const
-    {
-        return m_kept[rank].empty() ? w : m_kept[rank].at(w);
-    }
-
     /// \return the plan's workload \p id in rank's part (it must hold it)
     uint32_t FromPlan(uint32_t rank, uint32_t id) const
     {
-        const std::vector<uint32_t>& kept = m_kept[rank];
-        if (kept.empty())
-        {
-            return id;
-        }
-        const auto it = std::lower_bound(kept.begin(), kept.end(), id);
-        EXPECT_TRUE(it != kept.end() && *it == id) << "rank " << rank << " lacks " << id;
-        return static_cast<uint32_t>(it - kept.begin());
+        const uint32_t w = m_drivers[rank].FindWorkload(id);
+        EXPECT_NE(w, NO_INDEX) << "rank " << rank << " lacks " << id;
+        return w;
     }
 
     void Take(const DistributedDriver::Actions& a, int step, uint32_t rank)
     {
         for (uint32_t local : a.start)
         {
-            const uint32_t w = ToPlan(rank, local);
+            const uint32_t w = m_drivers[rank].GetSetupId(local);
             EXPECT_EQ(m_startStep[w], -1) << "workload " << w << " started twice";
             m_startStep[w] = step;
             m_events.emplace(step + 1, std::make_tuple(0, m_plan.workloads.Get(w).dst, w));

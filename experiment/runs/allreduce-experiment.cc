@@ -1031,6 +1031,29 @@ PrepareDistributed(const Plan& plan,
     return {partition, lookahead};
 }
 
+/**
+ * A connection request (SYN) is sent again after ConnTimeout, doubling, six times (0.63 s
+ * from 10 ms): on long links it must cover a round trip of the longest path, or every
+ * connection fails while every link is up.
+ * \return the round trip of the longest path
+ * \throws std::invalid_argument when the stall timeout is shorter than two of them
+ */
+Time
+CheckStallTimeout(const WorkloadSet& workloads, const PacketRunConfig& config)
+{
+    const Time longest = LongestRoundTrip(workloads, config.delay);
+    if (config.stallTimeout < 2 * longest)
+    {
+        throw std::invalid_argument(
+            "--stall-timeout=" + FormatExactSeconds(config.stallTimeout) +
+            "s is shorter than two round trips of the longest path (" +
+            FormatExactSeconds(2 * longest) + " s with these link delays): a run would be "
+            "called stalled before its first data arrives; give --stall-timeout=" +
+            FormatExactSeconds(4 * longest) + "s or more");
+    }
+    return longest;
+}
+
 /// Fills the report of a run that ended: links, result, verification and notes.
 void
 ReportPacketRun(const PacketRunConfig& config,
@@ -1081,19 +1104,7 @@ RunPacketAllReduce(Plan plan,
                                            : "a scheduler is given, but decisions are replayed: "
                                              "set decisions to online");
     }
-    // A connection request (SYN) is sent again after ConnTimeout, doubling, six times (0.63 s
-    // from 10 ms): on long links it must cover a round trip of the longest path, or every
-    // connection fails while every link is up.
-    const Time longest = LongestRoundTrip(plan.workloads, config.delay);
-    if (config.stallTimeout < 2 * longest)
-    {
-        throw std::invalid_argument(
-            "--stall-timeout=" + FormatExactSeconds(config.stallTimeout) +
-            "s is shorter than two round trips of the longest path (" +
-            FormatExactSeconds(2 * longest) + " s with these link delays): a run would be "
-            "called stalled before its first data arrives; give --stall-timeout=" +
-            FormatExactSeconds(4 * longest) + "s or more");
-    }
+    const Time longest = CheckStallTimeout(plan.workloads, config);
     DcnTopologyHelper dcn(topo);
     dcn.SetDeviceAttribute("DataRate", DataRateValue(config.dataRate));
     dcn.SetChannelAttribute("Delay", TimeValue(config.delay));
@@ -1173,11 +1184,8 @@ RunPacketAllReduce(Plan plan,
     ReportPacketRun(config, controller, links, start, report);
     if (config.distributed)
     {
-        MergeDistributedReports(ranks.first,
-                                ranks.second,
-                                config,
-                                controller->GetPlanIds(),
-                                report);
+        const auto& [partition, lookahead] = ranks;
+        MergeDistributedReports(partition, lookahead, config, controller->GetPlanIds(), report);
     }
     if (monitor)
     {

@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/plan.h"
 #include "ns3/nstime.h"
 #include "ns3/pointer.h"
 #include "ns3/replay-scheduler.h"
@@ -1189,20 +1190,13 @@ AllReduceController::GetPlanIds() const
 uint32_t
 AllReduceController::GetPlanId(uint32_t workload) const
 {
-    const std::vector<uint32_t>& ids = m_driver.GetKept();
-    return ids.empty() || workload >= ids.size() ? workload : ids[workload];
+    return m_driver.GetSetupId(workload);
 }
 
 uint32_t
 AllReduceController::FindWorkload(uint32_t id) const
 {
-    const std::vector<uint32_t>& ids = m_driver.GetKept();
-    if (ids.empty())
-    {
-        return id;
-    }
-    const auto it = std::lower_bound(ids.begin(), ids.end(), id);
-    return it != ids.end() && *it == id ? static_cast<uint32_t>(it - ids.begin()) : NO_INDEX;
+    return m_driver.FindWorkload(id);
 }
 
 std::vector<std::pair<uint32_t, uint32_t>>
@@ -1319,27 +1313,13 @@ AllReduceController::KeepRankPart(WorkloadSet& workloads, Schedule& schedule)
     }
     std::vector<uint32_t> kept = m_driver.FindNeeded(m_simulated);
     NS_LOG_INFO("this rank keeps " << kept.size() << " of " << workloads.GetN() << " workloads");
-    std::vector<uint32_t> index(workloads.GetN(), NO_INDEX); // in the part
     std::vector<uint16_t> ports(kept.size());
     for (uint32_t i = 0; i < kept.size(); ++i)
     {
-        index[kept[i]] = i;
         ports[i] = m_ports[kept[i]];
     }
     m_ports = std::move(ports);
-    for (auto& round : schedule.rounds) // every round stays, empty here or not
-    {
-        std::vector<uint32_t> mine;
-        for (uint32_t w : round)
-        {
-            if (index[w] != NO_INDEX)
-            {
-                mine.push_back(index[w]);
-            }
-        }
-        round = std::move(mine);
-    }
-    std::vector<uint32_t>().swap(index);
+    KeepInRounds(schedule.rounds, kept);
     workloads.Keep(kept); // in place: the rest is freed here, the part never held twice
 #ifdef __GLIBC__
     // The part's paths and lists lie scattered among the freed ones', whose pages no large

@@ -239,29 +239,16 @@ DistributedDriver::Adopt(const WorkloadSet& workloads, std::vector<uint32_t> kep
     NS_ABORT_MSG_IF(workloads.GetN() != kept.size(),
                     "DistributedDriver::Adopt: " << workloads.GetN() << " workloads, "
                                                  << kept.size() << " ids");
-    std::vector<uint32_t> local(m_roundOf.size(), NO_INDEX);
     std::vector<uint32_t> roundOf(kept.size());
     std::vector<uint32_t> position(kept.size());
     std::vector<uint32_t> depsLeft(kept.size());
     for (uint32_t i = 0; i < kept.size(); ++i)
     {
-        local[kept[i]] = i;
         roundOf[i] = m_roundOf[kept[i]];
         position[i] = m_position[kept[i]];
         depsLeft[i] = m_depsLeft[kept[i]];
     }
-    for (auto& round : m_rounds)
-    {
-        std::vector<uint32_t> mine;
-        for (uint32_t w : round)
-        {
-            if (local[w] != NO_INDEX)
-            {
-                mine.push_back(local[w]);
-            }
-        }
-        round = std::move(mine); // may be empty here: the round still counts
-    }
+    KeepInRounds(m_rounds, kept); // a round may be empty here: it still counts
     m_roundOf = std::move(roundOf);
     m_position = std::move(position);
     m_depsLeft = std::move(depsLeft);
@@ -276,24 +263,29 @@ DistributedDriver::GetKept() const
 }
 
 uint32_t
-DistributedDriver::ToSetup(uint32_t workload) const
+DistributedDriver::GetSetupId(uint32_t workload) const
 {
-    return m_kept.empty() ? workload : m_kept[workload];
+    return m_kept.empty() || workload >= m_kept.size() ? workload : m_kept[workload];
+}
+
+uint32_t
+DistributedDriver::FindWorkload(uint64_t id) const
+{
+    if (m_kept.empty())
+    {
+        return static_cast<uint32_t>(id); // the whole set (or none yet): ids are the same
+    }
+    const auto it = std::lower_bound(m_kept.begin(), m_kept.end(), id);
+    return it != m_kept.end() && *it == id ? static_cast<uint32_t>(it - m_kept.begin()) : NO_INDEX;
 }
 
 uint32_t
 DistributedDriver::FromSetup(uint64_t id) const
 {
-    if (m_kept.empty())
-    {
-        NS_ABORT_MSG_IF(id >= m_roundOf.size(),
-                        "a notice names workload " << id << " of " << m_roundOf.size());
-        return static_cast<uint32_t>(id);
-    }
-    const auto it = std::lower_bound(m_kept.begin(), m_kept.end(), id);
-    NS_ABORT_MSG_IF(it == m_kept.end() || *it != id,
+    const uint32_t workload = FindWorkload(id);
+    NS_ABORT_MSG_IF(workload == NO_INDEX || workload >= m_roundOf.size(),
                     "a notice names workload " << id << ", which this rank does not hold");
-    return static_cast<uint32_t>(it - m_kept.begin());
+    return workload;
 }
 
 void
@@ -432,7 +424,7 @@ DistributedDriver::Finished(uint32_t workload)
                 Send(node,
                      sender,
                      DistributedNotice::DEPENDENCY_DONE,
-                     ToSetup(workload),
+                     GetSetupId(workload),
                      actions);
             }
         }

@@ -111,6 +111,12 @@ class DistributedDriver
     void Adopt(const WorkloadSet& workloads, std::vector<uint32_t> kept = {});
     /// \return per workload of the adopted set, its id in Setup's set (empty: the same)
     const std::vector<uint32_t>& GetKept() const;
+    /// \param workload of the adopted set \return its id in Setup's set
+    uint32_t GetSetupId(uint32_t workload) const;
+    /// \param id a workload of Setup's set \return its id in the adopted set, NO_INDEX when
+    ///        the adopted part does not hold it (the same id when the driver holds the whole
+    ///        set, or none: the caller checks it against its set)
+    uint32_t FindWorkload(uint64_t id) const;
 
     /**
      * \param late per node, whether its gradient is ready only later (GradientReady; empty:
@@ -175,9 +181,8 @@ class DistributedDriver
     static uint64_t Key(uint32_t from, uint32_t to);
     /// Computes the notice channels and, on the coordinator's rank, each round's senders.
     void IndexGlobal(const WorkloadSet& workloads);
-    /// \param workload of the adopted set \return its id in Setup's set
-    uint32_t ToSetup(uint32_t workload) const;
-    /// \param id a workload of Setup's set \return its id in the adopted set
+    /// \param id a workload of Setup's set, named by a notice \return its id in the adopted
+    ///        set (it must hold it)
     uint32_t FromSetup(uint64_t id) const;
 
     const WorkloadSet* m_workloads{nullptr}; //!< the workloads

@@ -59,6 +59,24 @@ RoundOfEachWorkload(const Schedule& schedule, uint32_t n)
     return roundOf;
 }
 
+void
+KeepInRounds(std::vector<std::vector<uint32_t>>& rounds, const std::vector<uint32_t>& kept)
+{
+    for (auto& round : rounds)
+    {
+        std::vector<uint32_t> mine;
+        for (uint32_t id : round)
+        {
+            const auto it = std::lower_bound(kept.begin(), kept.end(), id);
+            if (it != kept.end() && *it == id)
+            {
+                mine.push_back(static_cast<uint32_t>(it - kept.begin()));
+            }
+        }
+        round = std::move(mine);
+    }
+}
+
 namespace
 {
 

@@ -43,6 +43,14 @@ std::vector<uint32_t> RoundOfEachWorkload(const Schedule& schedule, uint32_t n);
 
 /**
  * \ingroup allreduce-schedule
+ * Keeps, in each round, only some workloads, renumbered as a WorkloadSet::Keep of the same ids
+ * renumbers them; every round stays, empty or not (a rank of a distributed run keeps its part).
+ * \param rounds per round, workload ids \param kept the ids kept, ascending
+ */
+void KeepInRounds(std::vector<std::vector<uint32_t>>& rounds, const std::vector<uint32_t>& kept);
+
+/**
+ * \ingroup allreduce-schedule
  * The plan of a schedule that chose, per root, one of several candidate flow trees: the merge
  * workloads on the chosen trees, and their rounds taken from the candidates' workloads. With
  * aggregating switches, where candidate sets may merge at different switches on equal trees,
