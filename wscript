@@ -150,6 +150,7 @@ def build(bld):
         'model/common/quantity.h',
         'model/common/portable-random.h',
         'model/common/id-span.h',
+        'model/common/inline-vector.h',
         'model/common/short-name-registry.h',
         'model/topology/topology.h',
         'model/topology/topology-generators.h',

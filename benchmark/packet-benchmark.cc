@@ -248,7 +248,7 @@ class BareRounds
         {
             const Workload& w = m_workloads.Get(id);
             const uint16_t port = static_cast<uint16_t>(FIRST_PORT + id);
-            m_dcn->InstallFlowRoute(w.path, port, SINK_PORT);
+            m_dcn->InstallFlowRoute(w.path.ToVector(), port, SINK_PORT);
             BulkSendHelper send(m_factory,
                                 InetSocketAddress(m_dcn->GetServerAddress(w.dst), SINK_PORT));
             send.SetAttribute("Local",

@@ -298,7 +298,7 @@ AllReduceHelper::Route(Ptr<AllReduceController> controller, const JobView* view)
     };
     controller->SetRouteCallback(Callback<void, uint32_t>([network, raw, clusterPath](uint32_t w) {
         const Workload& wl = raw->GetWorkloads().Get(w);
-        network->InstallFlowRoute(clusterPath(wl.path),
+        network->InstallFlowRoute(clusterPath(wl.path.ToVector()),
                                   raw->GetSourcePort(w),
                                   raw->GetApplication(wl.dst)->GetPort());
     }));
@@ -319,7 +319,7 @@ AllReduceHelper::RouteDistributed(Ptr<AllReduceController> controller)
         const Workload& wl = workloads.Get(w);
         if (routed.emplace(wl.src, controller->GetSourcePort(w)).second)
         {
-            m_network.InstallFlowRoute(wl.path,
+            m_network.InstallFlowRoute(wl.path.ToVector(),
                                        controller->GetSourcePort(w),
                                        controller->GetPort(wl.dst));
         }
@@ -428,7 +428,7 @@ AllReduceHelper::GetTakenPath(uint32_t workload) const
     const Workload& w = m_controller->GetWorkloads().Get(workload);
     if (!m_paths)
     {
-        return w.path; // the module's routes pin each transfer to its workload's path
+        return w.path.ToVector(); // the module's routes pin each transfer to its workload's path
     }
     return m_paths->GetPath({m_controller->GetAddress(w.src),
                              m_controller->GetSourcePort(workload),

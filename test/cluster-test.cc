@@ -416,10 +416,10 @@ TEST(SharedLinks, CountsTransfersAndAsksWaitersLeastWorkFirst)
 {
     Ptr<SharedLinks> links = CreateObject<SharedLinks>();
     links->SetNDirectedLinks(4);
-    links->Hold({0, 1});
-    links->Hold({1});
+    links->Hold(std::vector<uint32_t>{0, 1});
+    links->Hold(std::vector<uint32_t>{1});
     EXPECT_EQ(links->GetInFlight(), (std::vector<uint32_t>{1, 2, 0, 0}));
-    EXPECT_THROW(links->Hold({4}), std::out_of_range);
+    EXPECT_THROW(links->Hold(std::vector<uint32_t>{4}), std::out_of_range);
     std::vector<int> asked;
     links->AddWaiter(Callback<double>([] { return 5.0; }),
                      Callback<void>([&asked] { asked.push_back(5); }));
@@ -428,12 +428,12 @@ TEST(SharedLinks, CountsTransfersAndAsksWaitersLeastWorkFirst)
     links->AddWaiter(Callback<double>([] { return 2.0; }),
                      Callback<void>([&asked] { asked.push_back(2); }));
     links->RemoveWaiter(gone);
-    links->Release({1});
+    links->Release(std::vector<uint32_t>{1});
     EXPECT_TRUE(asked.empty()); // asked in an event of its own, after the releaser decided
     Simulator::Run();
     EXPECT_EQ(asked, (std::vector<int>{2, 5}));
     EXPECT_EQ(links->GetInFlight(), (std::vector<uint32_t>{1, 1, 0, 0}));
-    EXPECT_THROW(links->Release({2}), std::logic_error);
+    EXPECT_THROW(links->Release(std::vector<uint32_t>{2}), std::logic_error);
     Simulator::Destroy();
 }
 

@@ -55,7 +55,7 @@ TEST(JobView, AServerOutsideTheJobRelaysWithoutMerging)
     ASSERT_EQ(ws.GetN(), 4u);
     for (const Workload& w : ws.GetAll())
     {
-        const std::vector<uint32_t> path = job.ToCluster(w.path);
+        const std::vector<uint32_t> path = job.ToCluster(w.path.ToVector());
         const std::vector<uint32_t> along = {0, 3, 1, 4, 2};
         const std::vector<uint32_t> back = {2, 4, 1, 3, 0};
         EXPECT_TRUE(path == along || path == back) << "workload " << w.id;
@@ -108,7 +108,7 @@ TEST(JobView, LinksKeepTheirNumbersAndDirections)
         WorkloadSet::Build(view, BuildShortestPathTrees(view), WorkloadSemantics::MERGE, 1);
     for (const Workload& w : ws.GetAll())
     {
-        const std::vector<uint32_t> path = job.ToCluster(w.path);
+        const std::vector<uint32_t> path = job.ToCluster(w.path.ToVector());
         for (size_t h = 0; h + 1 < path.size(); ++h)
         {
             const auto link = static_cast<uint32_t>(slow.FindLink(path[h], path[h + 1]));

@@ -607,7 +607,7 @@ PathsByWorkload(const Plan& plan)
     std::map<std::pair<Workload::Key, std::vector<uint32_t>>, std::vector<uint32_t>> out;
     for (const Workload& w : plan.workloads.GetAll())
     {
-        out[{w.GetKey(), plan.workloads.GetCarries(w.id)}] = w.path;
+        out[{w.GetKey(), plan.workloads.GetCarries(w.id)}] = w.path.ToVector();
     }
     return out;
 }

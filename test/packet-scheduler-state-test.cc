@@ -145,7 +145,7 @@ TEST(PacketSchedulerState, ALinkDownBlocksItsWorkloadsAndAShortestPathGoesAround
     EXPECT_TRUE(state.CanStart(id));
     state.Start(id);
     // In flight, it moves its busy marks with it.
-    state.SetPath(id, w.path);
+    state.SetPath(id, w.path.ToVector());
     for (uint32_t l : w.links)
     {
         EXPECT_TRUE(state.IsLinkBusy(l));

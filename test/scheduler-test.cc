@@ -634,7 +634,7 @@ TEST(ReplayScheduler, WorksAheadWhenTheFrontierIsHeldUpLeavingItsLinksFree)
         EXPECT_EQ(decide(r, false, true), rest) << "round " << r;
         const std::vector<uint32_t> ahead = decide(r, true, true);
         aheadRounds += ahead.size() > rest.size();
-        const std::vector<uint32_t>& needed = ws.Get(heldUp).links;
+        const auto& needed = ws.Get(heldUp).links;
         for (uint32_t id : ahead)
         {
             if (std::binary_search(rest.begin(), rest.end(), id))

@@ -362,6 +362,36 @@ TEST(Workloads, MoveToTheSameGraphWithOtherLinkRates)
     EXPECT_THROW(ws.OnTopology(BuildTopology("dcell:n=2,k=1")), std::invalid_argument);
 }
 
+TEST(InlineVector, HoldsTheSameValuesInsideAndOnTheHeap)
+{
+    InlineVector<uint32_t, 3> v{7, 8};
+    EXPECT_EQ(v.capacity(), 3U); // inside
+    for (uint32_t i = 0; i < 10; ++i)
+    {
+        v.push_back(v[i]); // a value of its own, also when it grows
+    }
+    EXPECT_GT(v.capacity(), 3U); // on the heap
+    const std::vector<uint32_t> expected{7, 8, 7, 8, 7, 8, 7, 8, 7, 8, 7, 8};
+    EXPECT_EQ(v, expected);
+    InlineVector<uint32_t, 3> copy = v;
+    InlineVector<uint32_t, 3> moved = std::move(v);
+    EXPECT_EQ(copy, moved);
+    EXPECT_TRUE(v.empty()); // NOLINT(bugprone-use-after-move): a moved-from vector is empty
+    moved.erase(moved.begin() + 1, moved.end() - 1);
+    moved.insert(moved.begin() + 1, 5);
+    EXPECT_EQ(moved.ToVector(), (std::vector<uint32_t>{7, 5, 8}));
+    moved.resize(5);
+    EXPECT_EQ(moved.ToVector(), (std::vector<uint32_t>{7, 5, 8, 0, 0}));
+    EXPECT_EQ(std::vector<uint32_t>(moved.rbegin(), moved.rend()),
+              (std::vector<uint32_t>{0, 0, 8, 5, 7}));
+    InlineVector<uint32_t, 3> small{1, 2};
+    small = std::move(copy); // a heap block taken over
+    EXPECT_EQ(small, expected);
+    small = {4};
+    EXPECT_EQ(small.ToVector(), (std::vector<uint32_t>{4}));
+    EXPECT_LT(small, moved);
+}
+
 TEST(ServerSet, KeepsRunsOfConsecutiveServersInAnyOrderGiven)
 {
     ServerSet s{7, 2, 3, 9, 8, 0};

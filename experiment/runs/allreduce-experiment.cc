@@ -882,7 +882,7 @@ LongestRoundTrip(const WorkloadSet& workloads, Time delay)
     int64_t longest = 0;
     for (uint32_t w = 0; w < workloads.GetN(); ++w)
     {
-        const std::vector<uint32_t>& path = workloads.Get(w).path;
+        const auto& path = workloads.Get(w).path;
         int64_t ns = 0;
         for (size_t i = 1; i < path.size(); ++i)
         {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -26,6 +27,15 @@ class IdSpan
     IdSpan(const uint32_t* data, size_t size)
         : m_data(data),
           m_size(size)
+    {
+    }
+
+    /// \param ids a contiguous container of ids (std::vector, InlineVector), which must outlive
+    /// the span
+    template <typename C, typename = decltype(std::declval<const C&>().data())>
+    IdSpan(const C& ids) // NOLINT: a view of the container, as std::span would be
+        : m_data(ids.data()),
+          m_size(ids.size())
     {
     }
 

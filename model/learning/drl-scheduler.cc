@@ -645,7 +645,7 @@ DrlScheduler::Follow(Schedule rounds, const WorkloadSet& workloads)
     m_plannedPaths.resize(workloads.GetN());
     for (uint32_t id = 0; id < workloads.GetN(); ++id)
     {
-        m_plannedPaths[id] = workloads.Get(id).path;
+        m_plannedPaths[id] = workloads.Get(id).path.ToVector();
     }
 }
 

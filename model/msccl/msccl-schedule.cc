@@ -832,7 +832,7 @@ StepWriter::Add(const Event& e)
         tb.send = static_cast<int32_t>(peer);
         step.type = MscclStepType::SEND;
         step.round = e.round;
-        step.path = w.path;
+        step.path = w.path.ToVector();
         placed = AddStep(r, t, step, first, ready + 1);
         m_readsSince[cell].push_back(placed);
     }

@@ -767,7 +767,7 @@ AllReduceController::StartTransfer(uint32_t workload)
     if (m_sharedLinks)
     {
         m_sharedLinks->Hold(w.links);
-        m_heldLinks[workload] = w.links;
+        m_heldLinks[workload] = w.links.ToVector();
     }
     m_apps[w.src]->StartTransfer(workload, m_addresses[w.dst], m_pool.GetSourcePort(workload));
 }
@@ -1011,7 +1011,7 @@ AllReduceController::Reroute()
                 return m_state->IsLinkDown(l);
             }))
         {
-            path = planned.path; // its own path is up again
+            path = planned.path.ToVector(); // its own path is up again
         }
         else if (m_state->FindDownLink(id) != NO_INDEX)
         {
@@ -1275,7 +1275,7 @@ AllReduceController::SetupDistributed(WorkloadSet& workloads,
     for (uint32_t w = 0; w < workloads.GetN(); ++w)
     {
         const Workload& wl = workloads.Get(w);
-        auto [it, added] = ports.try_emplace({wl.src, wl.dst, wl.path}, 0);
+        auto [it, added] = ports.try_emplace({wl.src, wl.dst, wl.path.ToVector()}, 0);
         if (added)
         {
             // The notice and listening ports are taken: a flow route's key has no protocol.

@@ -89,7 +89,7 @@ ConnectionPool::Take(const Workload& w, Callback<bool, uint16_t> timedOut)
     m_connectionOf[w.id] = pick.connection;
     m_sourcePort[w.id] = c.port;
     pick.pathChanged = c.path != w.path;
-    c.path = w.path;
+    c.path = w.path.ToVector();
     pick.picked = true;
     return pick;
 }

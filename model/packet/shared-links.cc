@@ -41,7 +41,7 @@ SharedLinks::GetInFlight() const
 }
 
 void
-SharedLinks::Hold(const std::vector<uint32_t>& links)
+SharedLinks::Hold(IdSpan links)
 {
     for (uint32_t l : links)
     {
@@ -59,7 +59,7 @@ SharedLinks::Hold(const std::vector<uint32_t>& links)
 }
 
 void
-SharedLinks::Release(const std::vector<uint32_t>& links)
+SharedLinks::Release(IdSpan links)
 {
     for (uint32_t l : links)
     {

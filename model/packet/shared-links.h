@@ -9,6 +9,8 @@
 #include "ns3/event-id.h"
 #include "ns3/object.h"
 
+#include "ns3/id-span.h"
+
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -44,13 +46,13 @@ class SharedLinks : public Object
      * \param links the directed links of a transfer that starts
      * \throws std::out_of_range for a link that does not exist
      */
-    void Hold(const std::vector<uint32_t>& links);
+    void Hold(IdSpan links);
 
     /**
      * \param links the directed links of a transfer that ended (as held)
      * \throws std::logic_error for a link not held
      */
-    void Release(const std::vector<uint32_t>& links);
+    void Release(IdSpan links);
 
     /**
      * \param workLeft says how much work the waiter has left (any unit common to all waiters)

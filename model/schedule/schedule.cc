@@ -891,7 +891,7 @@ WriteScheduleJson(std::ostream& os, const WorkloadSet& workloads, const Schedule
         os << (w.id ? ",\n  " : "\n  ") << "{\"id\": " << w.id << ", \"chunk\": " << w.chunk
            << ", \"piece\": " << w.piece << ", \"phase\": \"" << ToString(w.phase)
            << "\", \"src\": " << w.src << ", \"dst\": " << w.dst << ", \"path\": ";
-        WriteList(os, w.path);
+        WriteList(os, w.path.ToVector());
         os << ", \"deps\": ";
         WriteList(os, workloads.GetDeps(w.id).ToVector());
         os << ", \"carries\": ";

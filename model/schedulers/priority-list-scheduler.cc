@@ -312,9 +312,9 @@ PriorityListScheduler::IsOpen(IdSpan links) const
 }
 
 bool
-PriorityListScheduler::TryStart(SchedulerState& state, uint32_t id, const std::vector<uint32_t>& links)
+PriorityListScheduler::TryStart(SchedulerState& state, uint32_t id, IdSpan links)
 {
-    if (!IsOpen(IdSpan(links.data(), links.size())))
+    if (!IsOpen(links))
     {
         return false;
     }

@@ -136,7 +136,7 @@ class PriorityListScheduler : public AllReduceScheduler
      * \param state the state \param id the workload \param links its directed links
      * \return true when it started
      */
-    bool TryStart(SchedulerState& state, uint32_t id, const std::vector<uint32_t>& links);
+    bool TryStart(SchedulerState& state, uint32_t id, IdSpan links);
     /// The decision with fixed priorities, reading the sorted list. \param state the state
     void SelectInOrder(SchedulerState& state);
     /// The decision with changing priorities, by path. \param state the state

@@ -11,7 +11,7 @@
 namespace ns3
 {
 
-ServerSet::const_iterator::const_iterator(const std::vector<Run>* runs,
+ServerSet::const_iterator::const_iterator(const Runs* runs,
                                           std::size_t run,
                                           uint32_t server)
     : m_runs(runs),
@@ -157,7 +157,7 @@ ServerSet::Add(const ServerSet& other)
 void
 ServerSet::clear()
 {
-    std::vector<Run>().swap(m_runs);
+    m_runs = Runs();
     m_size = 0;
 }
 
@@ -195,7 +195,7 @@ ServerSet::back() const
     return m_runs.back().last;
 }
 
-const std::vector<ServerSet::Run>&
+const ServerSet::Runs&
 ServerSet::GetRuns() const
 {
     return m_runs;

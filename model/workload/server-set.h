@@ -5,6 +5,8 @@
 #ifndef NS3_ALLREDUCE_SERVER_SET_H
 #define NS3_ALLREDUCE_SERVER_SET_H
 
+#include "ns3/inline-vector.h"
+
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
@@ -32,6 +34,9 @@ class ServerSet
         uint32_t last;  //!< its last server
     };
 
+    /// The runs, ascending; up to two kept inside the set (a Ring workload carries one or two).
+    using Runs = InlineVector<Run, 2>;
+
     /// Reads the servers in ascending order.
     class const_iterator
     {
@@ -44,7 +49,7 @@ class ServerSet
 
         const_iterator() = default;
         /// \param runs the set's runs \param run the run it is in \param server the server
-        const_iterator(const std::vector<Run>* runs, std::size_t run, uint32_t server);
+        const_iterator(const Runs* runs, std::size_t run, uint32_t server);
         /// \return the server
         uint32_t operator*() const;
         /// \return the next server
@@ -57,7 +62,7 @@ class ServerSet
         bool operator!=(const const_iterator& o) const;
 
       private:
-        const std::vector<Run>* m_runs{nullptr}; //!< the set's runs
+        const Runs* m_runs{nullptr}; //!< the set's runs
         std::size_t m_run{0};                    //!< the run it is in (size: the end)
         uint32_t m_server{0};                    //!< the server
     };
@@ -94,7 +99,7 @@ class ServerSet
     /// \return the largest server (the set must not be empty)
     uint32_t back() const;
     /// \return its runs of consecutive servers, ascending, apart by at least one server
-    const std::vector<Run>& GetRuns() const;
+    const Runs& GetRuns() const;
     /// \return its servers, ascending
     std::vector<uint32_t> ToVector() const;
 
@@ -109,7 +114,7 @@ class ServerSet
     bool operator!=(const ServerSet& o) const;
 
   private:
-    std::vector<Run> m_runs; //!< ascending, not touching
+    Runs m_runs; //!< ascending, not touching
     uint32_t m_size{0};      //!< servers in all
 };
 

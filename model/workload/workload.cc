@@ -1018,7 +1018,7 @@ WorkloadSet::IndexLinksAndGroups(const std::vector<uint32_t>& sameDepsAs)
             m_groupDeps.insert(m_groupDeps.end(), w.deps.begin(), w.deps.end());
             m_groupDepsStart.push_back(m_groupDeps.size());
         }
-        std::vector<uint32_t>().swap(w.deps);
+        w.deps = decltype(w.deps)();
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include "ns3/flow-tree.h"
 #include "ns3/id-span.h"
+#include "ns3/inline-vector.h"
 #include "ns3/server-set.h"
 #include "ns3/topology.h"
 
@@ -70,20 +71,20 @@ struct Workload
     Phase phase{Phase::REDUCE};    //!< reduce-scatter or all-gather
     uint32_t src{0};               //!< sending node: a server or an aggregating switch
     uint32_t dst{0};               //!< receiving node: a server or an aggregating switch
-    std::vector<uint32_t> path;    //!< nodes from src to dst, both included
+    InlineVector<uint32_t, 8> path; //!< nodes from src to dst, both included
     /**
      * Workloads that must finish in an earlier round, as given to a WorkloadSet built from a
      * list. A set keeps them in dependency groups, shared by the workloads that wait for the
      * same ones, and leaves this empty: read them with WorkloadSet::GetDeps.
      */
-    std::vector<uint32_t> deps;
+    InlineVector<uint32_t, 2> deps;
     /**
      * Servers whose contributions it carries, kept as runs of consecutive servers. For a
      * Gather workload this is every server and is kept empty here to save memory (see
      * WorkloadSet::GetCarries).
      */
     ServerSet carries;
-    std::vector<uint32_t> links;   //!< directed links of the path (link i: 2i a->b, 2i+1 b->a)
+    InlineVector<uint32_t, 6> links; //!< directed links of the path (link i: 2i a->b, 2i+1 b->a)
 
     /// What names a workload across sets built from the same trees: chunk, piece, phase,
     /// sender and receiver (its id differs from set to set).
