@@ -17,7 +17,9 @@
 #include <mpi.h>
 #endif
 
+#include <algorithm>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <sys/resource.h>
 
@@ -90,15 +92,77 @@ FirstText(const std::string& mine)
     return text;
 }
 
+/**
+ * Gives rank 0, which reports, every transfer's start and end by the plan's ids: the earliest
+ * start and the latest end any rank saw (-1 where none did). Each rank sends only its part's
+ * times; the others are left with none (before, every rank expanded its part to the whole
+ * plan's size and combined them all: 2 x 16 MiB a rank at fat-tree k=16).
+ * \param planIds per workload of this rank's part, its id in the plan
+ * \param planned the plan's workloads \param start, end this rank's times, by its part's ids
+ */
+void
+GatherTransferTimes(const std::vector<uint32_t>& planIds,
+                    uint64_t planned,
+                    std::vector<double>& start,
+                    std::vector<double>& end)
+{
+    const MPI_Comm comm = MpiInterface::GetCommunicator();
+    const bool root = MpiInterface::GetSystemId() == 0;
+    const auto ranks = static_cast<int>(MpiInterface::GetSize());
+    std::vector<uint32_t> whole; // a rank that kept the whole plan names it in order
+    if (planIds.empty())
+    {
+        whole.resize(start.size());
+        std::iota(whole.begin(), whole.end(), 0U);
+    }
+    const std::vector<uint32_t>& local = planIds.empty() ? whole : planIds;
+    const int mine = static_cast<int>(std::min({local.size(), start.size(), end.size()}));
+    std::vector<int> counts(root ? ranks : 0);
+    MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+    std::vector<int> offsets(counts.size(), 0);
+    uint64_t total = 0;
+    for (size_t i = 0; i < counts.size(); ++i)
+    {
+        offsets[i] = static_cast<int>(total);
+        total += counts[i];
+    }
+    if (total > static_cast<uint64_t>(std::numeric_limits<int>::max()))
+    {
+        throw std::length_error("the ranks' transfers (" + std::to_string(total) +
+                                ") are too many for one MPI message");
+    }
+    std::vector<uint32_t> ids(total);
+    MPI_Gatherv(local.data(), mine, MPI_UINT32_T, ids.data(), counts.data(), offsets.data(),
+                MPI_UINT32_T, 0, comm);
+    for (std::vector<double>* times : {&start, &end})
+    {
+        std::vector<double> got(total);
+        MPI_Gatherv(times->data(), mine, MPI_DOUBLE, got.data(), counts.data(), offsets.data(),
+                    MPI_DOUBLE, 0, comm);
+        std::vector<double>().swap(*times);
+        if (!root)
+        {
+            continue;
+        }
+        times->assign(planned, -1);
+        for (uint64_t k = 0; k < total; ++k)
+        {
+            double& t = (*times)[ids[k]];
+            if (got[k] >= 0 && (t < 0 || (times == &start ? got[k] < t : got[k] > t)))
+            {
+                t = got[k];
+            }
+        }
+    }
+}
+
 /// Makes this rank's result and verification the whole run's.
 void
 CombineResults(PacketRunReport& report)
 {
     AllReduceRunResult& r = report.result;
     const std::string rank = "rank " + std::to_string(MpiInterface::GetSystemId()) + ": ";
-    CombineStarts(r.transferStart);
     CombineStarts(r.roundStart);
-    Combine(r.transferEnd, MPI_DOUBLE, MPI_MAX);
     Combine(r.roundEnd, MPI_DOUBLE, MPI_MAX);
     std::vector<double> times{r.completionTime, report.verification.maxError, report.wallSeconds};
     Combine(times, MPI_DOUBLE, MPI_MAX);
@@ -326,9 +390,15 @@ MergeDistributedReports(const TopologyPartition& partition,
                         const std::vector<uint32_t>& planIds,
                         PacketRunReport& report)
 {
-    if (!planIds.empty()) // this rank's part: its transfers' times by the plan's ids
+    AllReduceRunResult& r = report.result;
+    if (partition.GetNRanks() > 1)
     {
-        AllReduceRunResult& r = report.result;
+#ifdef NS3_MPI
+        GatherTransferTimes(planIds, report.plannedWorkloads, r.transferStart, r.transferEnd);
+#endif
+    }
+    else if (!planIds.empty()) // this rank's part: its transfers' times by the plan's ids
+    {
         for (std::vector<double>* times : {&r.transferStart, &r.transferEnd})
         {
             std::vector<double> all(report.plannedWorkloads, -1);

@@ -110,15 +110,16 @@ void CheckSameOnEveryRank(const Plan& plan, const TopologyPartition& partition);
 
 /**
  * \ingroup allreduce-experiment
- * After a distributed run, makes every rank's report the whole run's: per-transfer and
- * per-round times, bytes, the verification (each rank checked its own servers) and the ranks'
- * events and wall times (DistributedReport). On one rank it only fills the DistributedReport.
+ * After a distributed run, makes every rank's report the whole run's: per-round times, bytes,
+ * the verification (each rank checked its own servers) and the ranks' events and wall times
+ * (DistributedReport); rank 0, which reports, also gets every transfer's times, and the other
+ * ranks keep none. On one rank it only fills the DistributedReport.
  * \param partition the run's partition \param lookahead the smallest cut link delay, seconds
  * \param config its settings
  * \param planIds per workload of this rank's part, its id in the plan
  *        (AllReduceController::GetPlanIds; empty: the rank held the whole plan)
- * \param report this rank's report, made the whole run's (per-transfer times by the plan's
- *        ids, report.plannedWorkloads of them)
+ * \param report this rank's report, made the whole run's (on rank 0 per-transfer times by the
+ *        plan's ids, report.plannedWorkloads of them)
  */
 void MergeDistributedReports(const TopologyPartition& partition,
                              double lookahead,
