@@ -116,20 +116,25 @@ GatherTransferTimes(const std::vector<uint32_t>& planIds,
         std::iota(whole.begin(), whole.end(), 0U);
     }
     const std::vector<uint32_t>& local = planIds.empty() ? whole : planIds;
-    const int mine = static_cast<int>(std::min({local.size(), start.size(), end.size()}));
-    std::vector<int> counts(root ? ranks : 0);
-    MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-    std::vector<int> offsets(counts.size(), 0);
-    uint64_t total = 0;
-    for (size_t i = 0; i < counts.size(); ++i)
-    {
-        offsets[i] = static_cast<int>(total);
-        total += counts[i];
-    }
+    const uint64_t part = std::min({local.size(), start.size(), end.size()});
+    uint64_t total = part;
+    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
     if (total > static_cast<uint64_t>(std::numeric_limits<int>::max()))
     {
         throw std::length_error("the ranks' transfers (" + std::to_string(total) +
-                                ") are too many for one MPI message");
+                                ") are too many for one MPI message"); // on every rank
+    }
+    const auto mine = static_cast<int>(part);
+    std::vector<int> counts(root ? ranks : 0);
+    MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+    std::vector<int> offsets(counts.size(), 0);
+    for (size_t i = 1; i < counts.size(); ++i)
+    {
+        offsets[i] = offsets[i - 1] + counts[i - 1];
+    }
+    if (!root)
+    {
+        total = 0; // only the root receives
     }
     std::vector<uint32_t> ids(total);
     MPI_Gatherv(local.data(), mine, MPI_UINT32_T, ids.data(), counts.data(), offsets.data(),

@@ -345,7 +345,9 @@ WritePacketReportJson(std::ostream& os,
     }
     // Streamed: dump(2) would first make one string of it all (130 MB at fat-tree k=16,
     // whose per-transfer times are 4.2 M lines).
+    const char fill = os.fill(' '); // the indent is the stream's fill character
     os << std::setw(2) << doc << std::endl;
+    os.fill(fill);
 }
 
 std::string

@@ -628,14 +628,15 @@ CheckSemantics(const Workload& w, WorkloadSemantics semantics, uint32_t n)
 }
 
 /**
- * \return the memory of `total` workloads: the struct, a path and its links of a few hops, the
- *         dependency groups (a chunk's gathers share one list), a reduce's carries in a run or
- *         two of consecutive servers
+ * \return the memory of `total` workloads: the struct, which holds a path of a few hops, its
+ *         links and a reduce's carries (a run or two of consecutive servers) inside itself;
+ *         the dependency groups and indexes (a chunk's gathers share one list); and 32 bytes
+ *         for the longer lists some keep on the heap
  */
 uint64_t
 EstimateWorkloadBytes(uint64_t total)
 {
-    const uint64_t each = sizeof(Workload) + 96 + 6 * 4 + 32;
+    const uint64_t each = sizeof(Workload) + 6 * 4 + 32;
     return SaturatingMultiply(total, each);
 }
 
