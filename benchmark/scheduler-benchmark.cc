@@ -6,14 +6,14 @@
 // an AllReduce with each scheduler (workloads + rounds), on BCube(5,1), DCell(6,1) and the
 // large cases BCube(8,2) (512 servers, 523,264 workloads) and DCell(3,2) (156 servers), and
 // at data-center scale fat-tree k=16 (1,024 servers, 2,095,104 workloads; AtScaleBench/4/j:
-// each scheduler meets the bandwidth bound, 2,046 rounds, in 5-20 s).
+// each scheduler meets the bandwidth bound, 2,046 rounds, in 2-10 s).
 // Also validating each plan (ValidateSchedule alone: rounds, data and order).
 // Reports wall time, rounds, and the process's peak resident memory after the case
 // (cases run from small to large, so the peak belongs to the largest case run so far: run one
 // case alone for its own peak).
 //
 //   build/benchmark/allreduce-benchmarks --benchmark_filter=Plan
-//   build/benchmark/allreduce-benchmarks --benchmark_filter='AtScaleBench/4/1$'   # one case
+//   build/benchmark/allreduce-benchmarks --benchmark_filter='AtScaleBench/4/1/'   # one case
 
 #include "peak-memory.h"
 
