@@ -322,7 +322,14 @@ TEST(PacketLevel, APlanMovedIntoARunComesBackAsTheReportsRun)
         WritePacketReportJson(fromPlan, plan, config, report, "");
         WritePacketReportJson(fromRun, report.run, config, report, "");
         EXPECT_EQ(fromRun.str(), fromPlan.str()) << decisions;
-        EXPECT_EQ(nlohmann::json::parse(fromRun.str()).at("rounds"), plan.schedule.GetNRounds());
+        const nlohmann::json doc = nlohmann::json::parse(fromRun.str());
+        EXPECT_EQ(doc.at("rounds"), plan.schedule.GetNRounds());
+        // The per-transfer times are written straight to the stream: the same numbers, in
+        // the text the whole document would print.
+        EXPECT_EQ(doc.at("transfer_start_s").get<std::vector<double>>(),
+                  report.result.transferStart);
+        EXPECT_EQ(doc.at("transfer_end_s").get<std::vector<double>>(), report.result.transferEnd);
+        EXPECT_EQ(fromRun.str(), doc.dump(2) + "\n") << decisions;
     }
 }
 
