@@ -345,10 +345,13 @@ main(int argc, char* argv[])
         DistributedSession session("allreduce-packet", o.config); // MPI, on several ranks
         Ptr<AllReduceScheduler> online;
         Plan plan = MakeRunPlan(o, online);
+        if (o.config.decisions != "online")
+        {
+            online = nullptr; // what it kept to decide (its priorities of the whole plan) goes
+        }
         // An invalid schedule is refused by the controller before the simulation starts. The
         // run keeps the plan (held once) and hands it back as the report's run.
-        const PacketRunReport report = RunPacketAllReduce(
-            std::move(plan), o.config, o.config.decisions == "online" ? online : nullptr);
+        const PacketRunReport report = RunPacketAllReduce(std::move(plan), o.config, online);
         return session.IsReporter() ? Report(o, report.run, report) : Status(report);
     }
     catch (const std::exception& e)

@@ -490,9 +490,20 @@ DcnTopologyHelper::InstallStack(InternetStackHelper& stack)
     }
     else if (m_withTrafficControl)
     {
-        for (const NetDeviceContainer& devices : m_links)
+        for (uint32_t i = 0; i < m_links.size(); ++i)
         {
-            m_trafficControl.Install(devices);
+            m_trafficControl.Install(m_links[i]);
+            // Another rank's node sends nothing here: its queue discs go again. (Made first,
+            // so that the random streams ns-3 numbers as objects are made stay as on one
+            // process, for discs that draw, such as RED.)
+            const TopologyLink& link = m_topology.GetLink(i);
+            for (uint32_t end = 0; end < 2; ++end)
+            {
+                if (!IsSimulatedHere(end == 0 ? link.a : link.b))
+                {
+                    m_trafficControl.Uninstall(m_links[i].Get(end));
+                }
+            }
         }
     }
     m_stackInstalled = true;

@@ -36,6 +36,9 @@
 #include <stdexcept>
 #include <tinyxml2.h>
 #include <unordered_map>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace ns3
 {
@@ -1182,11 +1185,6 @@ RunPacketAllReduce(Plan plan,
         report.drl = drl->GetDecoding();
     }
     ReportPacketRun(config, controller, links, start, report);
-    if (config.distributed)
-    {
-        const auto& [partition, lookahead] = ranks;
-        MergeDistributedReports(partition, lookahead, config, controller->GetPlanIds(), report);
-    }
     if (monitor)
     {
         CollectFlowReports(monitor,
@@ -1197,7 +1195,19 @@ RunPacketAllReduce(Plan plan,
                            report);
     }
     report.run = controller->TakeRun(); // its last use: the workloads are not copied again
+    const std::vector<uint32_t> planIds = controller->GetPlanIds();
     Simulator::Destroy();
+    if (config.distributed)
+    {
+        // With the network gone (MPI lives on until the session ends), its memory given back
+        // to the system: rank 0 gathers every transfer's times where the gradients and the
+        // network were, not on top of them.
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
+        const auto& [partition, lookahead] = ranks;
+        MergeDistributedReports(partition, lookahead, config, planIds, report);
+    }
     return report;
 }
 
