@@ -15,7 +15,8 @@
 //
 // BareBulkSendBench: our run beside a bare ns-3 run of the same rounds (BulkSend and PacketSink
 // only, the same bytes over the same paths, the same transport), BCube(4,1) 16 MB (greedy) over
-// TCP and over RDMA, and fat-tree k=8 1 MiB (balanced) over TCP, barrier, replayed: wall seconds
+// TCP (ours on its persistent connections, and on a connection per transfer as BulkSend opens)
+// and over RDMA, and fat-tree k=8 1 MiB (balanced) over TCP, barrier, replayed: wall seconds
 // in Simulator::Run each (the median of 5 runs on BCube, 1 on fat-tree; each run in a fresh child
 // process, the two alternating), their ratio, events and events per second, simulated time.
 //
@@ -369,9 +370,11 @@ BareBulkSendBench(benchmark::State& state)
     const uint64_t bytes = state.range(1) == 0 ? 1048576 : 16000000;
     const std::string transport = state.range(2) == 0 ? "tcp" : "rdma";
     const auto pairs = static_cast<uint32_t>(state.range(3));
+    const std::string connections = state.range(4) == 0 ? "persistent" : "per-transfer";
     const std::string scheduler = spec == "fattree:k=8" ? "balanced" : "greedy";
     state.SetLabel(spec + " " + scheduler + " barrier replay " +
-                   (bytes == 1048576 ? "1MiB " : "16MB ") + transport + ", median of " +
+                   (bytes == 1048576 ? "1MiB " : "16MB ") + transport +
+                   (transport == "tcp" ? " " + connections : "") + ", median of " +
                    std::to_string(pairs));
     const Plan plan = CreateScheduler(scheduler)->MakePlan(BuildTopology(spec), 1);
     PacketRunConfig config;
@@ -379,6 +382,7 @@ BareBulkSendBench(benchmark::State& state)
     config.decisions = "replay";
     config.flowMonitor = false;
     config.transport = transport;
+    config.connections = connections;
     const auto runOurs = [&]() {
         const PacketRunReport report = RunPacketAllReduce(plan, config, nullptr);
         SideRun run{report.wallSeconds,
@@ -508,9 +512,10 @@ BENCHMARK(LargePacketBench)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 BENCHMARK(BareBulkSendBench)
-    ->Args({0, 1, 0, 5})
-    ->Args({0, 1, 1, 5})
-    ->Args({1, 0, 0, 1})
+    ->Args({0, 1, 0, 5, 0})
+    ->Args({0, 1, 0, 5, 1})
+    ->Args({0, 1, 1, 5, 0})
+    ->Args({1, 0, 0, 1, 0})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 BENCHMARK(DrlOnlineBench)
