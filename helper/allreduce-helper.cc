@@ -241,18 +241,13 @@ AllReduceHelper::DoInstall(
         }
         controller->SetLinkLoadMonitor(monitor);
     }
-    for (uint32_t s = 0; s < servers.size(); ++s)
+    for (uint32_t i = 0; i < list.size(); ++i) // the job's servers, then the nodes beyond them
     {
-        if (list[s])
+        if (list[i])
         {
-            m_network.GetServer(servers[s])->AddApplication(list[s]);
-        }
-    }
-    for (uint32_t node = static_cast<uint32_t>(servers.size()); node < list.size(); ++node)
-    {
-        if (list[node])
-        {
-            m_network.GetNode(node)->AddApplication(list[node]);
+            Ptr<Node> node = i < servers.size() ? m_network.GetServer(servers[i])
+                                                : m_network.GetNode(i);
+            node->AddApplication(list[i]);
         }
     }
     m_controller = controller;
