@@ -197,6 +197,7 @@ AllReduceApplication::DoDispose()
     m_outgoing.clear();
     m_bySourcePort.clear();
     m_incoming.clear();
+    m_spare.clear();
     Application::DoDispose();
 }
 
@@ -263,6 +264,7 @@ void
 AllReduceApplication::Restart()
 {
     NS_LOG_FUNCTION(this);
+    CheckNotSending(0, m_vector.size());
     m_vector = MakeInitialGradient();
 }
 
@@ -357,6 +359,7 @@ AllReduceApplication::CloseAll(bool connections)
     // Sockets are closed and silenced but stay in the maps: this may run inside Receive (the
     // last transfer ends the collective), which still holds its entry.
     m_closed = true;
+    m_spare = {}; // nothing more arrives
     if (m_notices)
     {
         m_notices->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
@@ -408,16 +411,15 @@ AllReduceApplication::StartTransfer(uint32_t workload, Ipv4Address to, uint16_t 
 
     Outgoing out;
     out.workload = workload;
-    // Snapshot now: this is the data the schedule says the server holds when the round starts.
+    // The values now are the data the schedule says the server holds when the round starts,
+    // read from the vector as they are sent: nothing changes them before they have all left
+    // (CheckNotSending).
     // The plan's id: a receiver on another rank of a distributed run holds another part.
     const uint32_t header[2] = {m_controller->GetPlanId(workload),
                                 static_cast<uint32_t>(payload)};
-    const auto* values = reinterpret_cast<const uint8_t*>(m_vector.data() + offset);
-    out.bytes.reserve(HEADER_BYTES + payload); // copied once, not zeroed first
-    out.bytes.insert(out.bytes.end(),
-                     reinterpret_cast<const uint8_t*>(header),
-                     reinterpret_cast<const uint8_t*>(header) + HEADER_BYTES);
-    out.bytes.insert(out.bytes.end(), values, values + payload);
+    std::memcpy(out.header, header, HEADER_BYTES);
+    out.offset = offset;
+    out.payload = payload;
     m_transferStarted(workload);
 
     const auto open = m_bySourcePort.find(sourcePort);
@@ -579,16 +581,33 @@ AllReduceApplication::SendMore(Ptr<Socket> socket, uint32_t /* available */)
     while (!sender.queue.empty())
     {
         Outgoing& out = sender.queue.front();
-        while (out.sent < out.bytes.size())
+        while (out.sent < out.GetSize())
         {
             const uint32_t room = socket->GetTxAvailable();
             if (room == 0)
             {
                 return; // SendMore runs again when the buffer drains
             }
-            const auto n = static_cast<uint32_t>(std::min<uint64_t>(
-                {out.bytes.size() - out.sent, room, m_sendChunk}));
-            const int accepted = socket->Send(out.bytes.data() + out.sent, n, 0);
+            const auto n = static_cast<uint32_t>(
+                std::min<uint64_t>({out.GetSize() - out.sent, room, m_sendChunk}));
+            const uint8_t* bytes = m_opening.data();
+            if (out.sent >= HEADER_BYTES)
+            {
+                bytes = GetPayload(out) + (out.sent - HEADER_BYTES);
+            }
+            else
+            {
+                // The Send that opens the transfer: its header, then its payload's first bytes.
+                const auto head = static_cast<uint32_t>(HEADER_BYTES - out.sent);
+                m_opening.resize(n);
+                bytes = m_opening.data();
+                std::memcpy(m_opening.data(), out.header + out.sent, std::min(head, n));
+                if (n > head)
+                {
+                    std::memcpy(m_opening.data() + head, GetPayload(out), n - head);
+                }
+            }
+            const int accepted = socket->Send(bytes, n, 0);
             if (accepted <= 0)
             {
                 return;
@@ -629,6 +648,13 @@ AllReduceApplication::ReadHeader(Incoming& in)
     NS_ABORT_MSG_UNLESS(header[1] == expected,
                         "workload " << in.workload << " announces " << header[1]
                                     << " bytes, its piece has " << expected);
+    if (in.payload.capacity() == 0 && !m_spare.empty())
+    {
+        // A connection per transfer: the payload of one that ended. resize() then zeroes only
+        // what it grows by.
+        in.payload = std::move(m_spare.back());
+        m_spare.pop_back();
+    }
     in.payload.resize(expected / sizeof(float));
     in.got = 0;
 }
@@ -707,11 +733,37 @@ AllReduceApplication::Finish(Ptr<Socket> socket, Incoming& in)
     {
         socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
         socket->Close();
+        if (m_spare.size() < MAX_SPARE_PAYLOADS)
+        {
+            m_spare.push_back(std::move(in.payload)); // the next connection's, values and all
+        }
         m_incoming.erase(socket); // in is gone
     }
     m_transferFinished(workload);
     m_controller->NotifyTransferFinished(workload); // may end the collective: CloseAll
     return !perTransfer && !m_closed;
+}
+
+const uint8_t*
+AllReduceApplication::GetPayload(const Outgoing& out) const
+{
+    return reinterpret_cast<const uint8_t*>(m_vector.data() + out.offset);
+}
+
+void
+AllReduceApplication::CheckNotSending(uint64_t first, uint64_t n) const
+{
+    for (const auto& [socket, sender] : m_outgoing)
+    {
+        for (const Outgoing& out : sender.queue)
+        {
+            const uint64_t values = out.payload / sizeof(float);
+            NS_ABORT_MSG_IF(values > 0 && out.offset < first + n && first < out.offset + values,
+                            Name() << " would change values that workload " << out.workload
+                                   << ", still being sent, carries: a piece must not change "
+                                      "at its sender before it has left (its dependencies)");
+        }
+    }
 }
 
 void
@@ -720,6 +772,7 @@ AllReduceApplication::Apply(const Incoming& in)
     const Workload& w = m_controller->GetWorkloads().Get(in.workload);
     const uint64_t offset = m_controller->GetLayout().GetOffset(w.chunk, w.piece);
     const uint64_t n = in.payload.size();
+    CheckNotSending(offset, n);
     // Distinct vectors: the compiler may add several values at once.
     const float* __restrict values = in.payload.data();
     float* __restrict target = m_vector.data() + offset;

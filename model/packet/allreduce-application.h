@@ -172,12 +172,25 @@ class AllReduceApplication : public Application
     void StartApplication() override;
     void StopApplication() override;
 
-    /// A transfer this server is sending.
+    /**
+     * A transfer this server is sending: its header, then its piece's values, read from the
+     * vector as they are handed to the socket. Nothing changes them before they have all been
+     * handed over: what arrives into a piece at its sender is a dependency of the sending, or
+     * depends on it (CheckNotSending).
+     */
     struct Outgoing
     {
-        uint32_t workload{0};        //!< its workload
-        std::vector<uint8_t> bytes;  //!< header and payload, snapshot at the start
-        uint64_t sent{0};            //!< bytes handed to the socket so far
+        uint32_t workload{0};            //!< its workload
+        uint8_t header[HEADER_BYTES]{};  //!< the header that opens it
+        uint64_t offset{0};              //!< its piece's first value in the vector
+        uint64_t payload{0};             //!< its payload bytes
+        uint64_t sent{0};                //!< bytes handed to the socket so far, header first
+
+        /// \return the bytes of header and payload
+        uint64_t GetSize() const
+        {
+            return HEADER_BYTES + payload;
+        }
     };
 
     /// A connection this server sends on: its transfers in order.
@@ -238,6 +251,18 @@ class AllReduceApplication : public Application
      */
     void Apply(const Incoming& in);
     /**
+     * Aborts, naming the workload, when a transfer still being handed to a socket carries
+     * values in [first, first + n) of the vector, which is about to change (the plan's
+     * dependencies rule that out).
+     * \param first the first value \param n values
+     */
+    void CheckNotSending(uint64_t first, uint64_t n) const;
+    /**
+     * \param out a transfer being sent
+     * \return its payload's bytes, in the vector
+     */
+    const uint8_t* GetPayload(const Outgoing& out) const;
+    /**
      * A transfer has arrived whole: applies it, makes the connection ready for the next one
      * (persistent) or closes it (per transfer), and tells the controller.
      * \param socket its connection \param in its state (gone when per transfer)
@@ -274,6 +299,9 @@ class AllReduceApplication : public Application
     std::map<uint16_t, Ptr<Socket>> m_bySourcePort; //!< the same, by source port
     std::map<Ptr<Socket>, Incoming> m_incoming; //!< connections received on
     std::vector<uint8_t> m_scratch;             //!< a packet that holds more than one transfer
+    std::vector<uint8_t> m_opening;             //!< the Send that holds a transfer's header
+    std::vector<std::vector<float>> m_spare;    //!< payloads of connections that ended
+    static constexpr size_t MAX_SPARE_PAYLOADS = 4; //!< most payloads kept in m_spare
     uint32_t m_readSize{0};                     //!< most bytes per Recv call
     uint32_t m_sendChunk{0};                    //!< most bytes per Send call (SendSize's)
     bool m_closed{false};                       //!< CloseAll ran
